@@ -1,0 +1,32 @@
+complete -c trace-filter -s f -l from -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
+jsonl\t''"
+complete -c trace-filter -s o -l output -d 'Write to FILE instead of standard output' -r
+complete -c trace-filter -s t -l to -d 'Write FORMAT (the record stream as TSV by default)' -r -f -a "tsv\t''
+jsonl\t''"
+complete -c trace-filter -s k -l kind -d 'Keep rows of these kinds (comma-separated or repeated)' -r -f -a "meta\t''
+container\t''
+enter\t''
+leave\t''
+state\t''
+event\t''
+send\t''
+recv\t''
+msg\t''
+coll\t''
+counter\t''
+claim\t''
+dep\t''
+signal\t''"
+complete -c trace-filter -s l -l loc -d 'Keep rows whose location matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
+complete -c trace-filter -s c -l cat -d 'Keep rows whose category matches GLOB (repeatable: any)' -r
+complete -c trace-filter -s n -l name -d 'Keep rows whose name matches REGEX (unanchored; use ^...$ for whole names)' -r
+complete -c trace-filter -l start -d 'Keep rows at or after TIME (ns, or with a unit: 1.5ms, 2s, 10us)' -r
+complete -c trace-filter -l end -d 'Keep rows before TIME (same syntax as --start)' -r
+complete -c trace-filter -s a -l attr -d 'Keep rows with attribute KEY (equal to VALUE if given; repeatable: all)' -r
+complete -c trace-filter -l json -d 'Write the stream as JSON Lines (same as `-t jsonl`)'
+complete -c trace-filter -l no-header -d 'Leave out the TSV header line (for tools that want bare rows)'
+complete -c trace-filter -l line-buffered -d 'Flush after every row (for following a live trace)'
+complete -c trace-filter -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
+complete -c trace-filter -s v -l invert -d 'Keep the rows that do not match instead (meta and needed containers stay)'
+complete -c trace-filter -s h -l help -d 'Print help'
+complete -c trace-filter -s V -l version -d 'Print version'

@@ -1,0 +1,112 @@
+//! Writes a large synthetic record stream for benchmarks:
+//! `cargo run --release --example gen-stream -- ROWS [--json] > big.tsv`.
+//!
+//! The mix resembles an MPI trace: per-thread nested enter/leave, message halves,
+//! counters with attributes, and instant events, in completion-time order.
+
+use std::io::Write;
+
+use tracepipe::format::{RecordSink, WriteOptions};
+use tracepipe::io::Output;
+use tracepipe::record::{Kind, Record};
+use tracepipe::stream::{jsonl::JsonlWriter, tsv::TsvWriter};
+
+const FUNCTIONS: [&str; 6] = [
+    "main",
+    "solve",
+    "MPI_Send",
+    "MPI_Recv",
+    "compute_flux",
+    "io_write",
+];
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rows: u64 = args
+        .first()
+        .map(|s| s.parse())
+        .transpose()?
+        .unwrap_or(1_000_000);
+    let json = args.iter().any(|a| a == "--json");
+    let out = Output::new("<stdout>", Box::new(std::io::stdout().lock()));
+    let mut sink: Box<dyn RecordSink> = if json {
+        Box::new(JsonlWriter::new(out))
+    } else {
+        Box::new(TsvWriter::new(out, &WriteOptions::default()))
+    };
+    let threads = 16usize;
+    let mut rec = Record::default();
+    rec.kind = Kind::Container;
+    rec.loc.push_str("node0");
+    rec.cat.push_str("node");
+    sink.write(&rec)?;
+    for t in 0..threads {
+        rec.clear();
+        rec.kind = Kind::Container;
+        rec.time = Some(0);
+        rec.loc = format!("rank{t}");
+        rec.cat.push_str("process");
+        rec.name = format!("MPI rank {t}");
+        rec.peer.push_str("node0");
+        sink.write(&rec)?;
+    }
+    let mut depth = vec![0usize; threads];
+    let mut state: u64 = 0x2545f4914f6cdd1d;
+    let mut time: i64 = 1_000;
+    let mut written = 0u64;
+    let locs: Vec<String> = (0..threads).map(|t| format!("rank{t}")).collect();
+    while written < rows {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        time += (state % 997) as i64;
+        let t = (state >> 20) as usize % threads;
+        rec.clear();
+        rec.time = Some(time);
+        rec.loc.push_str(&locs[t]);
+        match (state >> 32) % 10 {
+            0..=3 if depth[t] < 6 => {
+                rec.kind = Kind::Enter;
+                rec.cat.push_str("USER");
+                rec.name.push_str(FUNCTIONS[depth[t]]);
+                rec.depth = Some(depth[t] as u32);
+                depth[t] += 1;
+            }
+            0..=5 if depth[t] > 0 => {
+                depth[t] -= 1;
+                rec.kind = Kind::Leave;
+                rec.cat.push_str("USER");
+                rec.name.push_str(FUNCTIONS[depth[t]]);
+                rec.depth = Some(depth[t] as u32);
+            }
+            6 | 7 => {
+                rec.kind = if state & 1 == 0 {
+                    Kind::Send
+                } else {
+                    Kind::Recv
+                };
+                rec.peer.push_str(&locs[(t + 1) % threads]);
+                rec.comm.push_str("MPI_COMM_WORLD");
+                rec.tag = Some((state % 64) as i64);
+                rec.size = Some(state % 65536);
+            }
+            8 => {
+                rec.kind = Kind::Counter;
+                rec.name.push_str("PAPI_TOT_INS");
+                rec.value = (state % 1_000_000_007).to_string();
+                rec.push_attr("mode", "acc");
+            }
+            _ => {
+                rec.kind = Kind::Event;
+                rec.name.push_str("iteration");
+                rec.value = (written / 1000).to_string();
+                rec.push_attr("file", "solver.c");
+            }
+        }
+        sink.write(&rec)?;
+        written += 1;
+    }
+    sink.finish()?;
+    std::io::stdout().flush()?;
+    Ok(())
+}

@@ -1,0 +1,125 @@
+//! `trace-filter`: keep the rows that match, as a valid stream.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use clap::builder::PossibleValuesParser;
+use clap::Parser;
+
+use crate::cli::{self, InputArgs, OutputArgs};
+use crate::error::{Error, Result};
+use crate::format::ReadOptions;
+use crate::ops::{
+    self,
+    filter::{compile_name, AttrCondition, FilterSink, Glob, Predicate},
+    window::{parse_time, Window},
+};
+use crate::record::Kind;
+
+const EXAMPLES: &str = "\
+Examples:
+  trace-filter -k send,recv run.tsv                  message halves only
+  trace-filter -l 'rank[0-3]*' -n '^MPI_' run.tsv    MPI calls of ranks 0-3
+  trace-filter --start 1.5s --end 2s run.tsv         rows overlapping [1.5 s, 2 s)
+  trace-filter -a mode=abs -k counter run.tsv        absolute counter samples
+  trace-cat --spans run.paje | trace-filter -k state -v -n Idle
+
+Rows are kept whole: a complete row (state, msg, claim, ...) is kept when it
+overlaps the window, not clipped; use trace-slice to cut with history.
+`meta` rows, and the `container` rows of kept rows (with their parents), are
+always written, so the output is a valid stream. Memory: one row per container.";
+
+/// Keep the rows of a record stream that match every given condition.
+#[derive(Parser, Debug)]
+#[command(name = "trace-filter", version, after_help = EXAMPLES)]
+pub struct Args {
+    /// Inputs.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// Keep rows of these kinds (comma-separated or repeated).
+    #[arg(short = 'k', long = "kind", value_name = "KIND", value_delimiter = ',',
+          value_parser = PossibleValuesParser::new(Kind::ALL.map(Kind::as_str)))]
+    pub kinds: Vec<String>,
+
+    /// Keep rows whose location matches GLOB (`*`, `?`, `[a-z]`; repeatable: any).
+    #[arg(short = 'l', long = "loc", value_name = "GLOB")]
+    pub locs: Vec<String>,
+
+    /// Keep rows whose category matches GLOB (repeatable: any).
+    #[arg(short = 'c', long = "cat", value_name = "GLOB")]
+    pub cats: Vec<String>,
+
+    /// Keep rows whose name matches REGEX (unanchored; use ^...$ for whole names).
+    #[arg(short = 'n', long = "name", value_name = "REGEX")]
+    pub name: Option<String>,
+
+    /// Keep rows at or after TIME (ns, or with a unit: 1.5ms, 2s, 10us).
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub start: Option<String>,
+
+    /// Keep rows before TIME (same syntax as --start).
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub end: Option<String>,
+
+    /// Keep rows with attribute KEY (equal to VALUE if given; repeatable: all).
+    #[arg(short = 'a', long = "attr", value_name = "KEY[=VALUE]")]
+    pub attrs: Vec<String>,
+
+    /// Keep the rows that do not match instead (meta and needed containers stay).
+    #[arg(short = 'v', long)]
+    pub invert: bool,
+}
+
+impl Args {
+    /// Builds the predicate, reporting bad values as usage errors.
+    pub fn predicate(&self) -> Result<Predicate> {
+        let usage = Error::Usage;
+        let time = |t: &Option<String>| t.as_deref().map(parse_time).transpose().map_err(usage);
+        let (start, end) = (time(&self.start)?, time(&self.end)?);
+        if let (Some(s), Some(e)) = (start, end) {
+            if e <= s {
+                return Err(Error::Usage(format!(
+                    "empty window: --end ({e} ns) is not after --start ({s} ns)"
+                )));
+            }
+        }
+        let globs = |v: &[String]| {
+            v.iter()
+                .map(|g| Glob::new(g).map_err(usage))
+                .collect::<Result<Vec<_>>>()
+        };
+        Ok(Predicate {
+            kinds: self
+                .kinds
+                .iter()
+                .filter_map(|k| Kind::parse(k.as_bytes()))
+                .collect(),
+            locs: globs(&self.locs)?,
+            cats: globs(&self.cats)?,
+            name: self.name.as_deref().map(compile_name).transpose()?,
+            window: (start.is_some() || end.is_some()).then(|| Window::new(start, end)),
+            attrs: self
+                .attrs
+                .iter()
+                .map(|a| AttrCondition::parse(a).map_err(usage))
+                .collect::<Result<Vec<_>>>()?,
+            invert: self.invert,
+        })
+    }
+}
+
+/// Runs `trace-filter`.
+pub fn run(args: Args) -> Result<()> {
+    let predicate = args.predicate()?;
+    let counter = Rc::new(Cell::new(0));
+    let mut source = cli::open_source(&args.input, &ReadOptions::default(), &counter)?;
+    let writer = cli::open_sink(&args.output, source.extra_columns())?;
+    let mut sink = FilterSink::new(writer, predicate);
+    let mut progress = cli::progress(&args.output, &counter);
+    ops::pump(&mut *source, &mut sink, &mut progress)
+}

@@ -1,0 +1,394 @@
+//! Opening inputs and outputs, the line reader shared by text formats, and the
+//! progress indicator.
+
+use std::cell::Cell;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use memchr::memchr;
+
+use crate::error::{Error, Result};
+
+/// Buffer size for reading inputs and writing outputs.
+pub const BUFFER_SIZE: usize = 256 * 1024;
+
+/// Longest line a text reader accepts; longer ones are an error rather than an
+/// unbounded allocation.
+pub const MAX_LINE: usize = 64 * 1024 * 1024;
+
+/// Shared count of bytes read from all inputs, for the progress indicator.
+pub type ByteCounter = Rc<Cell<u64>>;
+
+/// One input named on the command line: a file, a directory (for folder formats
+/// such as Pallas) or standard input.
+pub struct Input {
+    /// The name used in messages (`<stdin>` for `-`).
+    pub name: String,
+    /// The path, or `None` for standard input.
+    pub path: Option<PathBuf>,
+    /// The byte stream; `None` for a directory.
+    pub reader: Option<Box<dyn BufRead>>,
+}
+
+impl Input {
+    /// Opens `arg` (`-` is standard input). Every byte read is added to `counter`.
+    pub fn open(arg: &str, counter: &ByteCounter) -> Result<Input> {
+        if arg == "-" {
+            let reader = Counting {
+                inner: io::stdin(),
+                counter: counter.clone(),
+            };
+            return Ok(Input {
+                name: "<stdin>".to_string(),
+                path: None,
+                reader: Some(Box::new(BufReader::with_capacity(BUFFER_SIZE, reader))),
+            });
+        }
+        let path = PathBuf::from(arg);
+        let meta = std::fs::metadata(&path).map_err(|e| Error::io(arg, e))?;
+        if meta.is_dir() {
+            return Ok(Input {
+                name: arg.to_string(),
+                path: Some(path),
+                reader: None,
+            });
+        }
+        let file = File::open(&path).map_err(|e| Error::io(arg, e))?;
+        let reader = Counting {
+            inner: file,
+            counter: counter.clone(),
+        };
+        Ok(Input {
+            name: arg.to_string(),
+            path: Some(path),
+            reader: Some(Box::new(BufReader::with_capacity(BUFFER_SIZE, reader))),
+        })
+    }
+
+    /// An in-memory input, for tests and library users.
+    pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Input {
+        Input {
+            name: name.to_string(),
+            path: None,
+            reader: Some(Box::new(io::Cursor::new(bytes))),
+        }
+    }
+
+    /// The first bytes of the input without consuming them (empty for a directory).
+    pub fn peek(&mut self) -> Result<&[u8]> {
+        match &mut self.reader {
+            Some(r) => r.fill_buf().map_err(|e| Error::io(self.name.clone(), e)),
+            None => Ok(&[]),
+        }
+    }
+
+    /// The file extension, lower-cased.
+    pub fn extension(&self) -> Option<String> {
+        self.path
+            .as_deref()
+            .and_then(Path::extension)
+            .map(|e| e.to_string_lossy().to_ascii_lowercase())
+    }
+
+    /// Takes the byte stream out, or fails for a directory.
+    pub fn into_reader(self) -> Result<(String, Box<dyn BufRead>)> {
+        match self.reader {
+            Some(r) => Ok((self.name, r)),
+            None => Err(Error::Usage(format!(
+                "{}: is a directory, not a stream of this format",
+                self.name
+            ))),
+        }
+    }
+}
+
+struct Counting<R> {
+    inner: R,
+    counter: ByteCounter,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.counter.set(self.counter.get() + n as u64);
+        Ok(n)
+    }
+}
+
+/// Opens the output: a file for `Some(path)` (other than `-`), else standard output,
+/// buffered. Line-buffered output flushes after every line (for live pipes).
+pub fn open_output(path: Option<&str>, line_buffered: bool) -> Result<Output> {
+    let (name, inner): (String, Box<dyn Write>) = match path {
+        Some(p) if p != "-" => {
+            let f = File::create(p).map_err(|e| Error::io(p, e))?;
+            (p.to_string(), Box::new(f))
+        }
+        _ => ("<stdout>".to_string(), Box::new(io::stdout().lock())),
+    };
+    Ok(Output {
+        name,
+        inner: io::BufWriter::with_capacity(BUFFER_SIZE, inner),
+        line_buffered,
+    })
+}
+
+/// A buffered, named output. Errors name the output; a closed pipe is reported as
+/// such so the command can end quietly.
+pub struct Output {
+    name: String,
+    inner: io::BufWriter<Box<dyn Write>>,
+    line_buffered: bool,
+}
+
+impl Output {
+    /// An output writing into any `Write` (tests, library users).
+    pub fn new(name: &str, w: Box<dyn Write>) -> Output {
+        Output {
+            name: name.to_string(),
+            inner: io::BufWriter::with_capacity(BUFFER_SIZE, w),
+            line_buffered: false,
+        }
+    }
+
+    /// Writes bytes that end at a line boundary.
+    pub fn write_line(&mut self, bytes: &[u8]) -> Result<()> {
+        self.inner
+            .write_all(bytes)
+            .map_err(|e| Error::io(self.name.clone(), e))?;
+        if self.line_buffered {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Flushes everything written so far.
+    pub fn flush(&mut self) -> Result<()> {
+        self.inner
+            .flush()
+            .map_err(|e| Error::io(self.name.clone(), e))
+    }
+}
+
+/// One line from a [`LineReader`].
+pub struct Line<'a> {
+    /// The bytes without the `\n`.
+    pub text: &'a [u8],
+    /// 1-based line number.
+    pub number: u64,
+    /// True when the input ended before the line's newline.
+    pub truncated: bool,
+    /// The input's name.
+    pub file: &'a str,
+}
+
+impl Line<'_> {
+    /// A data error located at this line.
+    pub fn error(&self, msg: impl Into<String>) -> Error {
+        Error::line(self.file, self.number, msg)
+    }
+}
+
+/// Reads newline-terminated lines into one reused buffer, counting lines.
+///
+/// A last line without its newline is reported by [`LineReader::truncated`] so a
+/// format can treat a cut file as an error.
+pub struct LineReader<R> {
+    inner: R,
+    name: String,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    scanned: usize,
+    eof: bool,
+    line: u64,
+    truncated: bool,
+}
+
+impl<R: Read> LineReader<R> {
+    /// A line reader over `inner`, named `name` in errors.
+    pub fn new(name: &str, inner: R) -> LineReader<R> {
+        LineReader {
+            inner,
+            name: name.to_string(),
+            buf: vec![0; BUFFER_SIZE],
+            start: 0,
+            end: 0,
+            scanned: 0,
+            eof: false,
+            line: 0,
+            truncated: false,
+        }
+    }
+
+    /// The input's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The 1-based number of the line last returned.
+    pub fn line_number(&self) -> u64 {
+        self.line
+    }
+
+    /// True when the line last returned had no final newline.
+    pub fn truncated(&self) -> bool {
+        self.truncated
+    }
+
+    /// The next line without its `\n` (a `\r` before it is kept), or `None` at end.
+    pub fn next_line(&mut self) -> Result<Option<&[u8]>> {
+        Ok(self.next_located()?.map(|l| l.text))
+    }
+
+    /// The next line with its number and input name, or `None` at end.
+    pub fn next_located(&mut self) -> Result<Option<Line<'_>>> {
+        loop {
+            if let Some(i) = memchr(b'\n', &self.buf[self.scanned..self.end]) {
+                let from = self.start;
+                let to = self.scanned + i;
+                self.start = to + 1;
+                self.scanned = self.start;
+                self.line += 1;
+                return Ok(Some(Line {
+                    text: &self.buf[from..to],
+                    number: self.line,
+                    truncated: false,
+                    file: &self.name,
+                }));
+            }
+            self.scanned = self.end;
+            if self.eof {
+                if self.start == self.end {
+                    return Ok(None);
+                }
+                let from = self.start;
+                self.start = self.end;
+                self.line += 1;
+                self.truncated = true;
+                return Ok(Some(Line {
+                    text: &self.buf[from..self.end],
+                    number: self.line,
+                    truncated: true,
+                    file: &self.name,
+                }));
+            }
+            self.fill()?;
+        }
+    }
+
+    fn fill(&mut self) -> Result<()> {
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.scanned -= self.start;
+            self.start = 0;
+        }
+        if self.end == self.buf.len() {
+            if self.buf.len() >= MAX_LINE {
+                return Err(Error::line(
+                    &self.name,
+                    self.line + 1,
+                    format!("line longer than {MAX_LINE} bytes"),
+                ));
+            }
+            let new_len = (self.buf.len() * 2).min(MAX_LINE);
+            self.buf.resize(new_len, 0);
+        }
+        loop {
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(());
+                }
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(());
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Error::io(self.name.clone(), e)),
+            }
+        }
+    }
+}
+
+/// A one-line progress indicator on stderr, drawn only when stderr is a terminal
+/// and at most a few times a second.
+pub struct Progress {
+    enabled: bool,
+    bytes: ByteCounter,
+    rows: u64,
+    started: Instant,
+    last_draw: Instant,
+    drawn: bool,
+}
+
+impl Progress {
+    /// A progress indicator over `bytes`; drawn only if `wanted` and stderr is a tty.
+    pub fn new(bytes: ByteCounter, wanted: bool) -> Progress {
+        let now = Instant::now();
+        Progress {
+            enabled: wanted && io::stderr().is_terminal(),
+            bytes,
+            rows: 0,
+            started: now,
+            last_draw: now,
+            drawn: false,
+        }
+    }
+
+    /// Counts one row; redraws now and then.
+    #[inline]
+    pub fn tick(&mut self) {
+        self.rows += 1;
+        if self.enabled && self.rows % 65536 == 0 {
+            self.draw();
+        }
+    }
+
+    fn draw(&mut self) {
+        let now = Instant::now();
+        if now.duration_since(self.last_draw) < Duration::from_millis(250) {
+            return;
+        }
+        self.last_draw = now;
+        let secs = now.duration_since(self.started).as_secs_f64().max(1e-9);
+        let mb = self.bytes.get() as f64 / 1e6;
+        eprint!(
+            "\r{} rows, {:.1} MB read, {:.0} MB/s   ",
+            self.rows,
+            mb,
+            mb / secs
+        );
+        self.drawn = true;
+    }
+
+    /// Erases the indicator line.
+    pub fn finish(&mut self) {
+        if self.drawn {
+            eprint!("\r{:60}\r", "");
+            self.drawn = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_reader_handles_long_lines_and_missing_newline() {
+        let long = "x".repeat(BUFFER_SIZE * 3);
+        let text = format!("a\n{long}\nlast");
+        let mut r = LineReader::new("t", text.as_bytes());
+        assert_eq!(r.next_line().unwrap(), Some(&b"a"[..]));
+        assert_eq!(r.next_line().unwrap().map(<[u8]>::len), Some(long.len()));
+        assert!(!r.truncated());
+        assert_eq!(r.next_line().unwrap(), Some(&b"last"[..]));
+        assert!(r.truncated());
+        assert_eq!(r.line_number(), 3);
+        assert_eq!(r.next_line().unwrap(), None);
+    }
+}

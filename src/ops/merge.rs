@@ -1,0 +1,207 @@
+//! K-way merge of time-ordered sources into one time-ordered source.
+//!
+//! Memory: one buffered record per input plus the leading `meta` rows. Ties go to
+//! the earlier input, and rows of one input keep their order. Structural rows
+//! (`container`) ride with the row before them in their own input, so they still
+//! precede every use.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::error::{warn, Error, Location, Result};
+use crate::format::RecordSource;
+use crate::record::{Kind, Record};
+
+/// Name of the meta row holding the absolute time (ns since the Unix epoch) of
+/// stream time 0.
+pub const META_ORIGIN: &str = "origin";
+
+struct Lane {
+    source: Box<dyn RecordSource>,
+    head: Record,
+    /// Completion time of the last row read from this input (the key that
+    /// structural rows inherit).
+    clock: i64,
+    /// Added to every time of this input to align origins.
+    shift: i64,
+}
+
+/// Merges several sources by completion time.
+///
+/// When inputs declare different `origin` meta values, their times are shifted
+/// to the earliest origin so that they are compared on one clock.
+pub struct Merger {
+    lanes: Vec<Lane>,
+    heap: BinaryHeap<Reverse<(i64, usize)>>,
+    metas: std::vec::IntoIter<Record>,
+    /// Input whose head was handed out and must be refilled before the next pop.
+    refill: Option<usize>,
+    last: Option<usize>,
+    extra: Vec<String>,
+}
+
+impl Merger {
+    /// Reads the leading `meta` rows of every source and the first row after them.
+    pub fn new(sources: Vec<Box<dyn RecordSource>>) -> Result<Merger> {
+        let mut lanes = Vec::with_capacity(sources.len());
+        let mut metas: Vec<Vec<Record>> = Vec::new();
+        let mut extra: Vec<String> = Vec::new();
+        let mut with_head = Vec::new();
+        for (i, mut source) in sources.into_iter().enumerate() {
+            for name in source.extra_columns() {
+                if !extra.contains(name) {
+                    extra.push(name.clone());
+                }
+            }
+            let mut own = Vec::new();
+            let mut head = Record::default();
+            let mut has_head = false;
+            while source.next_record(&mut head)? {
+                if head.kind == Kind::Meta {
+                    own.push(head.clone());
+                } else {
+                    has_head = true;
+                    break;
+                }
+            }
+            metas.push(own);
+            lanes.push(Lane {
+                source,
+                head,
+                clock: i64::MIN,
+                shift: 0,
+            });
+            if has_head {
+                with_head.push(i);
+            }
+        }
+        let merged_metas = align_origins(&mut lanes, metas)?;
+        let mut heap = BinaryHeap::new();
+        for i in with_head {
+            let lane = &mut lanes[i];
+            shift(&mut lane.head, lane.shift).map_err(|e| e.at(lane.source.location()))?;
+            lane.clock = key_of(&lane.head, lane.clock);
+            heap.push(Reverse((lane.clock, i)));
+        }
+        Ok(Merger {
+            lanes,
+            heap,
+            metas: merged_metas.into_iter(),
+            refill: None,
+            last: None,
+            extra,
+        })
+    }
+}
+
+fn key_of(rec: &Record, clock: i64) -> i64 {
+    if rec.kind.is_structural() {
+        clock
+    } else {
+        rec.completion().unwrap_or(clock)
+    }
+}
+
+fn shift(rec: &mut Record, by: i64) -> Result<()> {
+    if by == 0 {
+        return Ok(());
+    }
+    for t in [&mut rec.time, &mut rec.end].into_iter().flatten() {
+        *t = t
+            .checked_add(by)
+            .ok_or_else(|| Error::Record("time overflows when aligning origins".into()))?;
+    }
+    Ok(())
+}
+
+/// Decides per-input shifts from their `origin` rows and returns the merged meta
+/// rows: identical rows once, one `origin` row for the common origin.
+fn align_origins(lanes: &mut [Lane], metas: Vec<Vec<Record>>) -> Result<Vec<Record>> {
+    let mut origins = Vec::with_capacity(lanes.len());
+    for (lane, own) in lanes.iter().zip(&metas) {
+        let origin = match own.iter().find(|m| m.name == META_ORIGIN) {
+            Some(m) => Some(m.value.parse::<i64>().map_err(|_| Error::Data {
+                at: lane.source.location(),
+                msg: format!(
+                    "meta `origin` must be integer ns since the Unix epoch, found `{}`",
+                    m.value
+                ),
+            })?),
+            None => None,
+        };
+        origins.push(origin);
+    }
+    let known: Vec<i64> = origins.iter().flatten().copied().collect();
+    let common = known.iter().min().copied();
+    let differ = known.iter().any(|o| Some(*o) != common);
+    if differ {
+        for (lane, origin) in lanes.iter_mut().zip(&origins) {
+            match origin {
+                Some(o) => lane.shift = o - common.unwrap_or(0),
+                None => warn(format!(
+                    "{}: no `origin` meta row; its times are merged without alignment",
+                    lane.source.location()
+                )),
+            }
+        }
+    }
+    let mut out: Vec<Record> = Vec::new();
+    for own in metas {
+        for m in own {
+            if differ && m.name == META_ORIGIN {
+                continue;
+            }
+            if !out.iter().any(|o| o.name == m.name && o.value == m.value) {
+                out.push(m);
+            }
+        }
+    }
+    if differ {
+        if let Some(c) = common {
+            out.push(Record::meta(META_ORIGIN, &c.to_string()));
+        }
+    }
+    Ok(out)
+}
+
+impl RecordSource for Merger {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        if let Some(m) = self.metas.next() {
+            *rec = m;
+            return Ok(true);
+        }
+        if let Some(i) = self.refill.take() {
+            let lane = &mut self.lanes[i];
+            if lane.source.next_record(&mut lane.head)? {
+                shift(&mut lane.head, lane.shift).map_err(|e| e.at(lane.source.location()))?;
+                if lane.head.kind == Kind::Meta {
+                    return Err(Error::Data {
+                        at: lane.source.location(),
+                        msg: "`meta` row after other rows: meta rows come first".into(),
+                    });
+                }
+                let key = key_of(&lane.head, lane.clock);
+                lane.clock = key;
+                self.heap.push(Reverse((key, i)));
+            }
+        }
+        let Some(Reverse((_, i))) = self.heap.pop() else {
+            return Ok(false);
+        };
+        std::mem::swap(rec, &mut self.lanes[i].head);
+        self.refill = Some(i);
+        self.last = Some(i);
+        Ok(true)
+    }
+
+    fn location(&self) -> Location {
+        match self.last {
+            Some(i) => self.lanes[i].source.location(),
+            None => Location::File("<merge>".into()),
+        }
+    }
+
+    fn extra_columns(&self) -> &[String] {
+        &self.extra
+    }
+}

@@ -1,0 +1,564 @@
+//! The record model: kinds, columns and the typed row every command works on.
+//!
+//! `docs/stream.md` is the normative description; this module is its code.
+//! A [`Record`] owns its text fields so readers can refill one record in place
+//! (`clear` keeps the capacity) and the hot path does not allocate per row.
+
+use std::fmt::Write as _;
+
+/// Version written in the `format` meta row.
+pub const FORMAT_VERSION: &str = "tracepipe-stream/1";
+
+/// Name of the meta row that carries [`FORMAT_VERSION`].
+pub const META_FORMAT: &str = "format";
+
+/// The standard columns, in stream order. New columns are only ever appended.
+pub const COLUMNS: [&str; 15] = [
+    "kind", "time", "end", "loc", "cat", "name", "depth", "peer", "comm", "tag", "size", "id",
+    "value", "flags", "attrs",
+];
+
+/// Index of a standard column in [`COLUMNS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Column {
+    Kind,
+    Time,
+    End,
+    Loc,
+    Cat,
+    Name,
+    Depth,
+    Peer,
+    Comm,
+    Tag,
+    Size,
+    Id,
+    Value,
+    Flags,
+    Attrs,
+}
+
+impl Column {
+    /// All standard columns in stream order.
+    pub const ALL: [Column; 15] = [
+        Column::Kind,
+        Column::Time,
+        Column::End,
+        Column::Loc,
+        Column::Cat,
+        Column::Name,
+        Column::Depth,
+        Column::Peer,
+        Column::Comm,
+        Column::Tag,
+        Column::Size,
+        Column::Id,
+        Column::Value,
+        Column::Flags,
+        Column::Attrs,
+    ];
+
+    /// The column's header name.
+    pub fn name(self) -> &'static str {
+        COLUMNS[self as usize]
+    }
+
+    /// The standard column with this header name.
+    pub fn from_name(name: &str) -> Option<Column> {
+        COLUMNS
+            .iter()
+            .position(|c| *c == name)
+            .map(|i| Column::ALL[i])
+    }
+}
+
+/// What a row is. See `docs/stream.md` for the columns each kind uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// A stream property: `name` is the key, `value` the value.
+    Meta,
+    /// Declares a location (`loc`) with its parent (`peer`), type (`cat`) and name.
+    Container,
+    /// Pushes a frame on the stack of `loc`.
+    Enter,
+    /// Pops the top frame of the stack of `loc`.
+    Leave,
+    /// A complete frame: `time`..`end` on `loc` at `depth`.
+    State,
+    /// An instant.
+    Event,
+    /// The sending half of a message.
+    Send,
+    /// The receiving half of a message.
+    Recv,
+    /// A matched message from `loc` (at `time`) to `peer` (at `end`).
+    Msg,
+    /// One participant's part of a collective operation.
+    Coll,
+    /// A sample of a counter or variable.
+    Counter,
+    /// A claim of an amount of a resource over `time`..`end`.
+    Claim,
+    /// A causal dependency from a source (`time`) to a destination (`end`).
+    Dep,
+    /// One piece of a continuous signal over `time`..`end`.
+    Signal,
+}
+
+impl Kind {
+    /// Every kind, in the order of `docs/stream.md`.
+    pub const ALL: [Kind; 14] = [
+        Kind::Meta,
+        Kind::Container,
+        Kind::Enter,
+        Kind::Leave,
+        Kind::State,
+        Kind::Event,
+        Kind::Send,
+        Kind::Recv,
+        Kind::Msg,
+        Kind::Coll,
+        Kind::Counter,
+        Kind::Claim,
+        Kind::Dep,
+        Kind::Signal,
+    ];
+
+    /// The kind's name as written in the `kind` column.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Meta => "meta",
+            Kind::Container => "container",
+            Kind::Enter => "enter",
+            Kind::Leave => "leave",
+            Kind::State => "state",
+            Kind::Event => "event",
+            Kind::Send => "send",
+            Kind::Recv => "recv",
+            Kind::Msg => "msg",
+            Kind::Coll => "coll",
+            Kind::Counter => "counter",
+            Kind::Claim => "claim",
+            Kind::Dep => "dep",
+            Kind::Signal => "signal",
+        }
+    }
+
+    /// Parses a `kind` cell.
+    pub fn parse(s: &[u8]) -> Option<Kind> {
+        Some(match s {
+            b"meta" => Kind::Meta,
+            b"container" => Kind::Container,
+            b"enter" => Kind::Enter,
+            b"leave" => Kind::Leave,
+            b"state" => Kind::State,
+            b"event" => Kind::Event,
+            b"send" => Kind::Send,
+            b"recv" => Kind::Recv,
+            b"msg" => Kind::Msg,
+            b"coll" => Kind::Coll,
+            b"counter" => Kind::Counter,
+            b"claim" => Kind::Claim,
+            b"dep" => Kind::Dep,
+            b"signal" => Kind::Signal,
+            _ => return None,
+        })
+    }
+
+    /// Complete kinds span `time`..`end` and are placed at their completion time.
+    pub fn is_complete(self) -> bool {
+        matches!(
+            self,
+            Kind::State | Kind::Msg | Kind::Coll | Kind::Claim | Kind::Dep | Kind::Signal
+        )
+    }
+
+    /// Structural kinds (`meta`, `container`) describe the stream rather than
+    /// happen in it; they are exempt from the time order.
+    pub fn is_structural(self) -> bool {
+        matches!(self, Kind::Meta | Kind::Container)
+    }
+
+    /// Whether a row of this kind must have a `time`.
+    pub fn requires_time(self) -> bool {
+        !self.is_structural()
+    }
+
+    /// Whether a row of this kind must have an `end`.
+    pub fn requires_end(self) -> bool {
+        self.is_complete()
+    }
+
+    /// Whether a row of this kind must name a `loc`.
+    pub fn requires_loc(self) -> bool {
+        matches!(
+            self,
+            Kind::Container
+                | Kind::Enter
+                | Kind::Leave
+                | Kind::State
+                | Kind::Send
+                | Kind::Recv
+                | Kind::Msg
+                | Kind::Coll
+                | Kind::Counter
+                | Kind::Claim
+                | Kind::Signal
+        )
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One row of the stream.
+///
+/// Text columns are `String`s where empty means absent (the TSV form cannot tell
+/// the two apart, so neither does the model). `attrs` holds the encoded
+/// `key=value;...` form; use [`Record::attrs`] and [`Record::push_attr`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// The row kind.
+    pub kind: Kind,
+    /// Start (or only) time, integer ns from the stream origin.
+    pub time: Option<i64>,
+    /// End time of complete kinds, integer ns from the stream origin.
+    pub end: Option<i64>,
+    /// The location the row happens on.
+    pub loc: String,
+    /// Category (paradigm, container or entity type).
+    pub cat: String,
+    /// Name (function, state value, event name, meta key).
+    pub name: String,
+    /// Nesting level of a frame, 0 outermost.
+    pub depth: Option<u32>,
+    /// The other location (message partner, parent container, dependency target).
+    pub peer: String,
+    /// Communicator.
+    pub comm: String,
+    /// Message tag.
+    pub tag: Option<i64>,
+    /// Size in bytes.
+    pub size: Option<u64>,
+    /// Identifier (request id, link key, claim id, instance number).
+    pub id: String,
+    /// Value (counter sample, amount, capacity, meta value). Kept as written.
+    pub value: String,
+    /// One letter per flag, see [`flags`].
+    pub flags: String,
+    /// Encoded attributes, see [`Attrs`].
+    pub attrs: String,
+    /// Values of columns this version does not know, by column name; only
+    /// non-empty ones are kept.
+    pub extra: Vec<(String, String)>,
+}
+
+/// Flag letters of the `flags` column.
+pub mod flags {
+    /// Synthetic: made by a tool (slicing, span closing), not present in the source.
+    pub const SYNTHETIC: char = 'S';
+    /// Clipped: times were cut to a window or to the end of the input.
+    pub const CLIPPED: char = 'C';
+    /// Unmatched: a message half without its partner.
+    pub const UNMATCHED: char = 'U';
+    /// Reversed: the receive completes before the send (clock skew).
+    pub const REVERSED: char = 'R';
+    /// Lossy: a value could not be represented exactly.
+    pub const LOSSY: char = 'E';
+}
+
+impl Default for Record {
+    fn default() -> Self {
+        Record::new(Kind::Event)
+    }
+}
+
+impl Record {
+    /// An empty record of `kind`.
+    pub fn new(kind: Kind) -> Record {
+        Record {
+            kind,
+            time: None,
+            end: None,
+            loc: String::new(),
+            cat: String::new(),
+            name: String::new(),
+            depth: None,
+            peer: String::new(),
+            comm: String::new(),
+            tag: None,
+            size: None,
+            id: String::new(),
+            value: String::new(),
+            flags: String::new(),
+            attrs: String::new(),
+            extra: Vec::new(),
+        }
+    }
+
+    /// A `meta` row `name = value`.
+    pub fn meta(name: &str, value: &str) -> Record {
+        let mut r = Record::new(Kind::Meta);
+        r.name.push_str(name);
+        r.value.push_str(value);
+        r
+    }
+
+    /// Empties every field, keeping allocated capacity.
+    pub fn clear(&mut self) {
+        self.kind = Kind::Event;
+        self.time = None;
+        self.end = None;
+        self.loc.clear();
+        self.cat.clear();
+        self.name.clear();
+        self.depth = None;
+        self.peer.clear();
+        self.comm.clear();
+        self.tag = None;
+        self.size = None;
+        self.id.clear();
+        self.value.clear();
+        self.flags.clear();
+        self.attrs.clear();
+        self.extra.clear();
+    }
+
+    /// The time at which the row is complete: `max(time, end)` for complete
+    /// kinds, `time` otherwise. This is the stream's sort key.
+    pub fn completion(&self) -> Option<i64> {
+        match (self.time, self.end) {
+            (Some(t), Some(e)) if self.kind != Kind::Container => Some(t.max(e)),
+            (Some(t), _) => Some(t),
+            (None, e) if self.kind != Kind::Container => e,
+            _ => None,
+        }
+    }
+
+    /// Iterates over the decoded attributes.
+    pub fn attrs(&self) -> Attrs<'_> {
+        Attrs { rest: &self.attrs }
+    }
+
+    /// Appends one attribute, encoding it.
+    pub fn push_attr(&mut self, key: &str, value: &str) {
+        if !self.attrs.is_empty() {
+            self.attrs.push(';');
+        }
+        encode_attr_part(key, &mut self.attrs);
+        self.attrs.push('=');
+        encode_attr_part(value, &mut self.attrs);
+    }
+
+    /// The decoded value of the first attribute named `key`.
+    pub fn attr(&self, key: &str) -> Option<String> {
+        self.attrs().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// Adds a flag letter unless present.
+    pub fn add_flag(&mut self, flag: char) {
+        if !self.flags.contains(flag) {
+            self.flags.push(flag);
+        }
+    }
+
+    /// The value of a standard column rendered as text (empty when absent).
+    /// Used by generic predicates and writers; not for hot loops.
+    pub fn column_text(&self, col: Column) -> String {
+        let num = |v: Option<i64>| v.map(|n| n.to_string()).unwrap_or_default();
+        match col {
+            Column::Kind => self.kind.as_str().to_string(),
+            Column::Time => num(self.time),
+            Column::End => num(self.end),
+            Column::Loc => self.loc.clone(),
+            Column::Cat => self.cat.clone(),
+            Column::Name => self.name.clone(),
+            Column::Depth => self.depth.map(|d| d.to_string()).unwrap_or_default(),
+            Column::Peer => self.peer.clone(),
+            Column::Comm => self.comm.clone(),
+            Column::Tag => num(self.tag),
+            Column::Size => self.size.map(|d| d.to_string()).unwrap_or_default(),
+            Column::Id => self.id.clone(),
+            Column::Value => self.value.clone(),
+            Column::Flags => self.flags.clone(),
+            Column::Attrs => self.attrs.clone(),
+        }
+    }
+
+    /// Checks the rules every row obeys whatever its source: required columns
+    /// per kind, well-formed `flags` and `attrs`.
+    pub fn validate(&self) -> Result<(), String> {
+        let kind = self.kind;
+        if kind.requires_time() && self.time.is_none() {
+            return Err(format!("a `{kind}` row needs a `time`"));
+        }
+        if kind.requires_end() && self.end.is_none() {
+            return Err(format!("a `{kind}` row needs an `end`"));
+        }
+        if kind.requires_loc() && self.loc.is_empty() {
+            return Err(format!("a `{kind}` row needs a `loc`"));
+        }
+        if kind == Kind::Meta && self.name.is_empty() {
+            return Err("a `meta` row needs a `name` (its key)".to_string());
+        }
+        if let Some(c) = self.flags.chars().find(|c| !c.is_ascii_uppercase()) {
+            return Err(format!(
+                "bad flag {c:?} in `flags`: expected upper-case letters"
+            ));
+        }
+        validate_attrs(&self.attrs)
+    }
+}
+
+/// Iterator over decoded `(key, value)` pairs of an encoded attribute string.
+pub struct Attrs<'a> {
+    rest: &'a str,
+}
+
+impl Iterator for Attrs<'_> {
+    type Item = (String, String);
+
+    fn next(&mut self) -> Option<(String, String)> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let (item, rest) = match self.rest.find(';') {
+            Some(i) => (&self.rest[..i], &self.rest[i + 1..]),
+            None => (self.rest, ""),
+        };
+        self.rest = rest;
+        let (k, v) = item.split_once('=').unwrap_or((item, ""));
+        Some((decode_attr_part(k), decode_attr_part(v)))
+    }
+}
+
+/// Appends `s` to `out` with the attribute escapes (`%` `;` `=` as `%25` `%3B` `%3D`).
+pub fn encode_attr_part(s: &str, out: &mut String) {
+    if !s.contains(['%', ';', '=']) {
+        out.push_str(s);
+        return;
+    }
+    for c in s.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            ';' => out.push_str("%3B"),
+            '=' => out.push_str("%3D"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// Decodes one key or value of an attribute string (assumed valid).
+pub fn decode_attr_part(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('%') {
+        out.push_str(&rest[..i]);
+        let code = rest.get(i + 1..i + 3).unwrap_or("");
+        out.push(match code {
+            "25" => '%',
+            "3B" => ';',
+            "3D" => '=',
+            _ => '%',
+        });
+        rest = rest.get(i + 3..).unwrap_or("");
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Checks an encoded attribute string: `key=value` items separated by `;`,
+/// non-empty keys, and only the three `%` escapes.
+pub fn validate_attrs(attrs: &str) -> Result<(), String> {
+    if attrs.is_empty() {
+        return Ok(());
+    }
+    for item in attrs.split(';') {
+        let Some((k, v)) = item.split_once('=') else {
+            return Err(format!(
+                "bad `attrs` item {item:?}: expected key=value (escape `;` `=` `%` as %3B %3D %25)"
+            ));
+        };
+        if k.is_empty() {
+            return Err(format!("bad `attrs` item {item:?}: empty key"));
+        }
+        if v.contains('=') {
+            return Err(format!(
+                "bad `attrs` item {item:?}: `=` in a value must be written %3D"
+            ));
+        }
+        for part in [k, v] {
+            let mut rest = part;
+            while let Some(i) = rest.find('%') {
+                match rest.get(i + 1..i + 3) {
+                    Some("25" | "3B" | "3D") => rest = &rest[i + 3..],
+                    _ => {
+                        return Err(format!(
+                            "bad escape in `attrs` item {item:?}: only %25 %3B %3D are allowed"
+                        ))
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Renders an integer nanosecond time as seconds with 9 decimals (for messages).
+pub fn format_seconds(ns: i64) -> String {
+    let mut s = String::new();
+    let sign = if ns < 0 { "-" } else { "" };
+    let a = ns.unsigned_abs();
+    let _ = write!(s, "{sign}{}.{:09}", a / 1_000_000_000, a % 1_000_000_000);
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attrs_round_trip_through_escapes() {
+        let mut r = Record::new(Kind::Event);
+        r.push_attr("a=b", "x;y%z");
+        r.push_attr("plain", "");
+        assert_eq!(r.attrs, "a%3Db=x%3By%25z;plain=");
+        let got: Vec<_> = r.attrs().collect();
+        assert_eq!(
+            got,
+            vec![
+                ("a=b".to_string(), "x;y%z".to_string()),
+                ("plain".to_string(), String::new())
+            ]
+        );
+        assert!(validate_attrs(&r.attrs).is_ok());
+    }
+
+    #[test]
+    fn attrs_validation_rejects_malformed() {
+        assert!(validate_attrs("novalue").is_err());
+        assert!(validate_attrs("=v").is_err());
+        assert!(validate_attrs("k=a=b").is_err());
+        assert!(validate_attrs("k=%41").is_err());
+        assert!(validate_attrs("k=%3").is_err());
+    }
+
+    #[test]
+    fn completion_is_max_of_time_and_end_for_complete_kinds() {
+        let mut r = Record::new(Kind::Dep);
+        r.time = Some(10);
+        r.end = Some(4);
+        assert_eq!(r.completion(), Some(10));
+        r.kind = Kind::Container;
+        r.end = Some(40);
+        assert_eq!(r.completion(), Some(10));
+        assert_eq!(format_seconds(-1_500_000_000), "-1.500000000");
+    }
+}

@@ -1,0 +1,434 @@
+//! The JSON Lines form of the stream: one object per row, keys named as the TSV
+//! columns, empty columns omitted, `attrs` as an object of strings.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::io::BufRead;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+use super::{is_json_number, push_int, push_uint, StreamCheck, Verdict};
+use crate::error::{Location, Result};
+use crate::format::{Probe, ReadOptions, RecordSink, RecordSource, WriteOptions};
+use crate::io::{Input, LineReader, Output};
+use crate::record::{encode_attr_part, Column, Kind, Record, FORMAT_VERSION, META_FORMAT};
+
+/// True when the first non-blank byte is `{`.
+pub fn sniff(p: &Probe) -> bool {
+    p.head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+}
+
+/// Registry constructor for [`JsonlReader`].
+pub fn open_reader(input: Input, _: &ReadOptions) -> Result<Box<dyn RecordSource>> {
+    let (name, reader) = input.into_reader()?;
+    Ok(Box::new(JsonlReader::new(&name, reader)))
+}
+
+/// Registry constructor for [`JsonlWriter`].
+pub fn open_writer(out: Output, _: &WriteOptions) -> Result<Box<dyn RecordSink>> {
+    Ok(Box::new(JsonlWriter::new(out)))
+}
+
+/// Reads the JSON Lines stream. Blank lines are skipped; unknown keys are kept as
+/// [`Record::extra`] values.
+pub struct JsonlReader<R> {
+    lines: LineReader<R>,
+    check: StreamCheck,
+}
+
+impl<R: BufRead> JsonlReader<R> {
+    /// A reader over `inner`, named `name` in errors.
+    pub fn new(name: &str, inner: R) -> JsonlReader<R> {
+        JsonlReader {
+            lines: LineReader::new(name, inner),
+            check: StreamCheck::default(),
+        }
+    }
+}
+
+impl<R: BufRead> RecordSource for JsonlReader<R> {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        loop {
+            let Some(line) = self.lines.next_located()? else {
+                return Ok(false);
+            };
+            let located = |msg: String| line.error(msg);
+            if line.text.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            if line.truncated {
+                return Err(located(
+                    "truncated row (no final newline): the input was cut".into(),
+                ));
+            }
+            parse_line(line.text, rec).map_err(located)?;
+            match self.check.check(rec).map_err(located)? {
+                Verdict::Keep => return Ok(true),
+                Verdict::Consumed => continue,
+            }
+        }
+    }
+
+    fn location(&self) -> Location {
+        Location::Line {
+            file: self.lines.name().to_string(),
+            line: self.lines.line_number(),
+        }
+    }
+}
+
+/// Parses one JSON object into `rec`.
+pub fn parse_line(line: &[u8], rec: &mut Record) -> Result<(), String> {
+    let mut de = serde_json::Deserializer::from_slice(line);
+    RecordSeed(rec)
+        .deserialize(&mut de)
+        .and_then(|()| de.end())
+        .map_err(|e| {
+            let msg = e.to_string();
+            // serde_json counts lines within the slice; the column is what helps.
+            match msg.rsplit_once(" at line 1 column ") {
+                Some((m, col)) => format!("{m} (at column {col})"),
+                None => msg,
+            }
+        })
+}
+
+/// A string borrowed from the input when it has no escapes.
+struct Text<'de>(Cow<'de, str>);
+
+impl<'de> de::Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+struct RecordSeed<'a>(&'a mut Record);
+
+impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+fn set_text(field: &mut String, v: Option<Text>) {
+    field.clear();
+    if let Some(t) = v {
+        field.push_str(&t.0);
+    }
+}
+
+/// The text of a scalar kept as written: strings decoded, numbers and booleans
+/// verbatim.
+fn scalar_text<E: de::Error>(raw: &RawValue, key: &str) -> Result<String, E> {
+    let s = raw.get();
+    match s.as_bytes().first() {
+        Some(b'"') => serde_json::from_str::<String>(s).map_err(E::custom),
+        Some(b'n') => Ok(String::new()),
+        Some(b'{' | b'[') | None => Err(E::custom(format!(
+            "`{key}` must be a string or a number, not an object or array"
+        ))),
+        _ => Ok(s.to_string()),
+    }
+}
+
+impl<'de> Visitor<'de> for RecordSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object with a `kind` key")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let rec = self.0;
+        rec.clear();
+        let mut have_kind = false;
+        while let Some(key) = map.next_key::<Text>()? {
+            match Column::from_name(&key.0) {
+                Some(Column::Kind) => {
+                    let k: Text = map.next_value()?;
+                    rec.kind = Kind::parse(k.0.as_bytes())
+                        .ok_or_else(|| de::Error::custom(format!("unknown kind `{}`", k.0)))?;
+                    have_kind = true;
+                }
+                Some(Column::Time) => rec.time = map.next_value()?,
+                Some(Column::End) => rec.end = map.next_value()?,
+                Some(Column::Depth) => rec.depth = map.next_value()?,
+                Some(Column::Tag) => rec.tag = map.next_value()?,
+                Some(Column::Size) => rec.size = map.next_value()?,
+                Some(Column::Loc) => set_text(&mut rec.loc, map.next_value()?),
+                Some(Column::Cat) => set_text(&mut rec.cat, map.next_value()?),
+                Some(Column::Name) => set_text(&mut rec.name, map.next_value()?),
+                Some(Column::Peer) => set_text(&mut rec.peer, map.next_value()?),
+                Some(Column::Comm) => set_text(&mut rec.comm, map.next_value()?),
+                Some(Column::Id) => set_text(&mut rec.id, map.next_value()?),
+                Some(Column::Flags) => set_text(&mut rec.flags, map.next_value()?),
+                Some(Column::Value) => {
+                    let raw: &RawValue = map.next_value()?;
+                    rec.value = scalar_text(raw, "value")?;
+                }
+                Some(Column::Attrs) => {
+                    rec.attrs.clear();
+                    map.next_value_seed(AttrsSeed(&mut rec.attrs))?;
+                }
+                None => {
+                    let raw: &RawValue = map.next_value()?;
+                    let v = scalar_text(raw, &key.0)?;
+                    let name = key.0.into_owned();
+                    rec.extra.retain(|(n, _)| *n != name);
+                    if !v.is_empty() {
+                        rec.extra.push((name, v));
+                    }
+                }
+            }
+        }
+        if !have_kind {
+            return Err(de::Error::custom("missing `kind`"));
+        }
+        Ok(())
+    }
+}
+
+struct AttrsSeed<'a>(&'a mut String);
+
+impl<'de> DeserializeSeed<'de> for AttrsSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de> Visitor<'de> for AttrsSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object of string values for `attrs`")
+    }
+
+    fn visit_none<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let out = self.0;
+        while let Some(key) = map.next_key::<Text>()? {
+            if key.0.is_empty() {
+                return Err(de::Error::custom("empty key in `attrs`"));
+            }
+            let raw: &RawValue = map.next_value()?;
+            let value = scalar_text(raw, &key.0)?;
+            if !out.is_empty() {
+                out.push(';');
+            }
+            encode_attr_part(&key.0, out);
+            out.push('=');
+            encode_attr_part(&value, out);
+        }
+        Ok(())
+    }
+}
+
+/// Writes the JSON Lines stream, starting with the `format` meta row.
+pub struct JsonlWriter {
+    out: Output,
+    started: bool,
+    line: Vec<u8>,
+}
+
+impl JsonlWriter {
+    /// A writer over `out`.
+    pub fn new(out: Output) -> JsonlWriter {
+        JsonlWriter {
+            out,
+            started: false,
+            line: Vec::with_capacity(256),
+        }
+    }
+
+    fn start(&mut self) -> Result<()> {
+        self.started = true;
+        self.line.clear();
+        encode_row(&Record::meta(META_FORMAT, FORMAT_VERSION), &mut self.line);
+        self.out.write_line(&self.line)
+    }
+}
+
+fn push_json_string(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut from = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0..=0x1f | 0x7f => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[from..i]);
+        if esc.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[usize::from(b >> 4)]);
+            out.push(HEX[usize::from(b & 0xf)]);
+        } else {
+            out.extend_from_slice(esc);
+        }
+        from = i + 1;
+    }
+    out.extend_from_slice(&bytes[from..]);
+    out.push(b'"');
+}
+
+/// Appends the JSON line of `rec` (with its newline).
+pub fn encode_row(rec: &Record, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"kind\":\"");
+    out.extend_from_slice(rec.kind.as_str().as_bytes());
+    out.push(b'"');
+    let key = |out: &mut Vec<u8>, k: &str| {
+        out.extend_from_slice(b",\"");
+        out.extend_from_slice(k.as_bytes());
+        out.extend_from_slice(b"\":");
+    };
+    let text = |out: &mut Vec<u8>, k: &str, v: &str| {
+        if !v.is_empty() {
+            key(out, k);
+            push_json_string(out, v);
+        }
+    };
+    if let Some(t) = rec.time {
+        key(out, "time");
+        push_int(out, t);
+    }
+    if let Some(t) = rec.end {
+        key(out, "end");
+        push_int(out, t);
+    }
+    text(out, "loc", &rec.loc);
+    text(out, "cat", &rec.cat);
+    text(out, "name", &rec.name);
+    if let Some(d) = rec.depth {
+        key(out, "depth");
+        push_uint(out, u64::from(d));
+    }
+    text(out, "peer", &rec.peer);
+    text(out, "comm", &rec.comm);
+    if let Some(t) = rec.tag {
+        key(out, "tag");
+        push_int(out, t);
+    }
+    if let Some(s) = rec.size {
+        key(out, "size");
+        push_uint(out, s);
+    }
+    text(out, "id", &rec.id);
+    if is_json_number(&rec.value) {
+        key(out, "value");
+        out.extend_from_slice(rec.value.as_bytes());
+    } else {
+        text(out, "value", &rec.value);
+    }
+    text(out, "flags", &rec.flags);
+    if !rec.attrs.is_empty() {
+        key(out, "attrs");
+        out.push(b'{');
+        for (i, (k, v)) in rec.attrs().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            push_json_string(out, &k);
+            out.push(b':');
+            push_json_string(out, &v);
+        }
+        out.push(b'}');
+    }
+    for (k, v) in &rec.extra {
+        out.push(b',');
+        push_json_string(out, k);
+        out.push(b':');
+        push_json_string(out, v);
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+impl RecordSink for JsonlWriter {
+    fn write(&mut self, rec: &Record) -> Result<()> {
+        if !self.started {
+            self.start()?;
+        }
+        self.line.clear();
+        encode_row(rec, &mut self.line);
+        self.out.write_line(&self.line)
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        if !self.started {
+            self.start()?;
+        }
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_round_trips_through_json() {
+        let mut r = Record::new(Kind::Send);
+        r.time = Some(-5);
+        r.loc = "p\t0\"x".into();
+        r.peer = "p1".into();
+        r.tag = Some(7);
+        r.size = Some(1024);
+        r.value = "1.50".into();
+        r.push_attr("k;=", "v\u{1}é");
+        r.extra.push(("future".into(), "x".into()));
+        let mut line = Vec::new();
+        encode_row(&r, &mut line);
+        let mut back = Record::default();
+        parse_line(&line[..line.len() - 1], &mut back).unwrap();
+        assert_eq!(back, r);
+        assert!(String::from_utf8(line).unwrap().contains("\"value\":1.50"));
+    }
+
+    #[test]
+    fn rejects_bad_json() {
+        let mut r = Record::default();
+        assert!(parse_line(br#"{"time":1}"#, &mut r)
+            .unwrap_err()
+            .contains("missing `kind`"));
+        assert!(parse_line(br#"{"kind":"nope"}"#, &mut r)
+            .unwrap_err()
+            .contains("unknown kind"));
+        assert!(parse_line(br#"{"kind":"event","time":1.5}"#, &mut r).is_err());
+        assert!(parse_line(br#"{"kind":"event"} x"#, &mut r).is_err());
+    }
+}

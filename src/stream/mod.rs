@@ -1,0 +1,375 @@
+//! The stream codec: the TSV and JSON Lines forms of the record stream, and the
+//! rules both readers enforce (see `docs/stream.md`).
+
+pub mod jsonl;
+pub mod tsv;
+
+use crate::fasthash::FastSet;
+use crate::record::{Kind, Record, FORMAT_VERSION, META_FORMAT};
+
+/// Checks the stream-level rules on each row a stream reader produces: meta rows
+/// first, the `format` version, completion-time order, and locations declared
+/// before use. Memory: one entry per declared location.
+#[derive(Default)]
+pub struct StreamCheck {
+    seen_data: bool,
+    last_completion: Option<i64>,
+    declared: FastSet<String>,
+    last_loc: String,
+}
+
+/// What a reader does with a row after [`StreamCheck::check`].
+#[derive(Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Pass the row on.
+    Keep,
+    /// The row is the `format` meta row: consumed here, the writer writes its own.
+    Consumed,
+}
+
+impl StreamCheck {
+    /// Validates `rec` against the rows before it.
+    pub fn check(&mut self, rec: &Record) -> Result<Verdict, String> {
+        rec.validate()?;
+        match rec.kind {
+            Kind::Meta => {
+                if self.seen_data {
+                    return Err("`meta` row after other rows: meta rows come first".into());
+                }
+                if rec.name == META_FORMAT {
+                    let major = FORMAT_VERSION.rsplit('/').next().unwrap_or("1");
+                    let ok = rec
+                        .value
+                        .strip_prefix("tracepipe-stream/")
+                        .is_some_and(|v| v.split('.').next() == Some(major));
+                    if !ok {
+                        return Err(format!(
+                            "unsupported stream format `{}` (this program reads {FORMAT_VERSION})",
+                            rec.value
+                        ));
+                    }
+                    return Ok(Verdict::Consumed);
+                }
+                return Ok(Verdict::Keep);
+            }
+            Kind::Container => {
+                self.seen_data = true;
+                if !rec.peer.is_empty() && !self.declared.contains(&rec.peer) {
+                    return Err(format!(
+                        "container `{}` names parent `{}`, which no earlier `container` row declares",
+                        rec.loc, rec.peer
+                    ));
+                }
+                if !self.declared.contains(&rec.loc) {
+                    self.declared.insert(rec.loc.clone());
+                }
+                return Ok(Verdict::Keep);
+            }
+            _ => self.seen_data = true,
+        }
+        if !rec.loc.is_empty() && rec.loc != self.last_loc {
+            if !self.declared.contains(&rec.loc) {
+                return Err(format!(
+                    "location `{}` is used before a `container` row declares it",
+                    rec.loc
+                ));
+            }
+            self.last_loc.clear();
+            self.last_loc.push_str(&rec.loc);
+        }
+        let at = rec.completion();
+        if let (Some(prev), Some(now)) = (self.last_completion, at) {
+            if now < prev {
+                return Err(format!(
+                    "row completes at {now} ns, before the previous row ({prev} ns): rows must be in completion-time order"
+                ));
+            }
+        }
+        if at.is_some() {
+            self.last_completion = at;
+        }
+        Ok(Verdict::Keep)
+    }
+}
+
+/// What [`scan_row`] found in a row besides its field boundaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowScan {
+    /// Every byte is ASCII (so the row is valid UTF-8).
+    pub ascii: bool,
+    /// The row contains a backslash (so some field may need unescaping).
+    pub backslash: bool,
+}
+
+/// Finds the end of every tab-separated field of `line` (the last end is
+/// `line.len()`) in one pass, eight bytes at a time, and reports whether the row
+/// is pure ASCII and whether it holds a backslash.
+#[inline]
+pub fn scan_row(line: &[u8], ends: &mut Vec<usize>) -> RowScan {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // Exact per-byte "is zero" flags (high bit of each byte), no false positives.
+    #[inline]
+    fn zero_bytes(x: u64) -> u64 {
+        !(((x & LOW7) + LOW7) | x) & HI
+    }
+    ends.clear();
+    let mut high = 0u64;
+    let mut backslashes = 0u64;
+    let mut chunks = line.chunks_exact(8);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        high |= w;
+        backslashes |= zero_bytes(w ^ (LO * u64::from(b'\\')));
+        let mut tabs = zero_bytes(w ^ (LO * u64::from(b'\t')));
+        while tabs != 0 {
+            ends.push(base + (tabs.trailing_zeros() / 8) as usize);
+            tabs &= tabs - 1;
+        }
+        base += 8;
+    }
+    let mut ascii = high & HI == 0;
+    let mut backslash = backslashes != 0;
+    for (i, &b) in chunks.remainder().iter().enumerate() {
+        ascii &= b < 0x80;
+        backslash |= b == b'\\';
+        if b == b'\t' {
+            ends.push(base + i);
+        }
+    }
+    ends.push(line.len());
+    RowScan { ascii, backslash }
+}
+
+/// Appends `s` with the TSV escapes `\t` `\n` `\r` `\\`.
+#[inline]
+pub fn escape_tsv(s: &str, out: &mut Vec<u8>) {
+    let bytes = s.as_bytes();
+    if !bytes
+        .iter()
+        .any(|&b| b == b'\t' || b == b'\n' || b == b'\r' || b == b'\\')
+    {
+        out.extend_from_slice(bytes);
+        return;
+    }
+    for &b in bytes {
+        match b {
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b => out.push(b),
+        }
+    }
+}
+
+/// Replaces `out` with the unescaped form of the TSV field `s`.
+pub fn unescape_tsv(s: &str, out: &mut String) -> Result<(), String> {
+    out.clear();
+    let mut rest = s;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        let c = match rest.as_bytes().get(i + 1) {
+            Some(b't') => '\t',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b'\\') => '\\',
+            Some(_) => {
+                let seq: String = rest[i..].chars().take(2).collect();
+                return Err(format!(
+                    "bad escape `{seq}`: only \\t \\n \\r \\\\ are allowed"
+                ));
+            }
+            None => return Err("bad escape: `\\` at the end of a field".into()),
+        };
+        out.push(c);
+        rest = &rest[i + 2..];
+    }
+    out.push_str(rest);
+    Ok(())
+}
+
+/// Appends the decimal form of `n`.
+#[inline]
+pub fn push_int(out: &mut Vec<u8>, n: i64) {
+    if n < 0 {
+        out.push(b'-');
+    }
+    push_uint(out, n.unsigned_abs());
+}
+
+/// Appends the decimal form of `n`.
+#[inline]
+pub fn push_uint(out: &mut Vec<u8>, mut n: u64) {
+    let mut tmp = [0u8; 20];
+    let mut i = tmp.len();
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&tmp[i..]);
+}
+
+/// Parses a canonical decimal integer (`0`, or an optional `-` and digits without
+/// a leading zero), so that writing it back gives the same bytes.
+#[inline]
+pub fn parse_int(s: &[u8]) -> Option<i64> {
+    let (neg, digits) = match s.first() {
+        Some(b'-') => (true, &s[1..]),
+        _ => (false, s),
+    };
+    let magnitude = parse_uint(digits)?;
+    if neg {
+        if magnitude == 0 {
+            return None;
+        }
+        0i64.checked_sub_unsigned(magnitude)
+    } else {
+        i64::try_from(magnitude).ok()
+    }
+}
+
+/// Parses a canonical unsigned decimal integer.
+#[inline]
+pub fn parse_uint(s: &[u8]) -> Option<u64> {
+    if s.is_empty() || s.len() > 20 || (s[0] == b'0' && s.len() > 1) {
+        return None;
+    }
+    if s.len() <= 19 {
+        // Nineteen digits cannot overflow a u64: no checks per digit.
+        let mut n: u64 = 0;
+        for &b in s {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            n = n * 10 + u64::from(d);
+        }
+        return Some(n);
+    }
+    let mut n: u64 = 0;
+    for &b in s {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(u64::from(d))?;
+    }
+    Some(n)
+}
+
+/// True when `s` is a JSON number literal, so it can be written unquoted.
+pub fn is_json_number(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_are_canonical() {
+        assert_eq!(parse_int(b"0"), Some(0));
+        assert_eq!(parse_int(b"-12"), Some(-12));
+        assert_eq!(parse_int(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(parse_int(b"-9223372036854775808"), Some(i64::MIN));
+        assert_eq!(parse_int(b"9223372036854775808"), None);
+        for bad in [&b""[..], b"-", b"-0", b"007", b"+1", b"1.0", b"1e3", b" 1"] {
+            assert_eq!(parse_int(bad), None, "{bad:?}");
+        }
+        let mut out = Vec::new();
+        push_int(&mut out, i64::MIN);
+        assert_eq!(out, b"-9223372036854775808");
+    }
+
+    #[test]
+    fn escapes_round_trip() {
+        let s = "a\tb\nc\rd\\e=f,g;h é";
+        let mut enc = Vec::new();
+        escape_tsv(s, &mut enc);
+        assert_eq!(enc, b"a\\tb\\nc\\rd\\\\e=f,g;h \xc3\xa9");
+        let mut dec = String::new();
+        unescape_tsv(std::str::from_utf8(&enc).unwrap(), &mut dec).unwrap();
+        assert_eq!(dec, s);
+        assert!(unescape_tsv("a\\x", &mut dec).is_err());
+        assert!(unescape_tsv("a\\", &mut dec).is_err());
+    }
+
+    #[test]
+    fn scan_row_finds_every_tab() {
+        let mut ends = Vec::new();
+        for line in [
+            &b""[..],
+            b"\t",
+            b"abc",
+            b"a\tb\t\tc",
+            b"0123456\t89abcdef\t\t\t\t\t\t\t\t\t",
+            "kind\t\u{e9}\\t\tx".as_bytes(),
+        ] {
+            let scan = scan_row(line, &mut ends);
+            let mut want: Vec<usize> = line
+                .iter()
+                .enumerate()
+                .filter(|(_, &b)| b == b'\t')
+                .map(|(i, _)| i)
+                .collect();
+            want.push(line.len());
+            assert_eq!(ends, want, "{line:?}");
+            assert_eq!(scan.ascii, line.is_ascii());
+            assert_eq!(scan.backslash, line.contains(&b'\\'));
+        }
+    }
+
+    #[test]
+    fn json_numbers() {
+        for ok in ["0", "-1", "1.5", "2e10", "1E-3", "-0.0"] {
+            assert!(is_json_number(ok), "{ok}");
+        }
+        for bad in ["", "01", "1.", ".5", "inf", "NaN", "1e", "+1", "0x10"] {
+            assert!(!is_json_number(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+
+/// The standard header line.
+pub const HEADER: &str =
+    "kind\ttime\tend\tloc\tcat\tname\tdepth\tpeer\tcomm\ttag\tsize\tid\tvalue\tflags\tattrs";
+
+/// A command of this crate, with the environment scrubbed of anything it reads.
+pub fn bin(name: &str) -> Command {
+    let mut cmd = Command::cargo_bin(name).expect("binary built");
+    cmd.env_remove("RUST_LOG");
+    cmd
+}
+
+/// A file under `tests/data`.
+pub fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+/// A fresh scratch directory for one test.
+pub fn scratch(test: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// Builds a TSV row from `(column, value)` pairs; other columns are empty.
+pub fn row(fields: &[(&str, &str)]) -> String {
+    HEADER
+        .split('\t')
+        .map(|c| {
+            fields
+                .iter()
+                .find(|(k, _)| *k == c)
+                .map(|(_, v)| *v)
+                .unwrap_or("")
+        })
+        .collect::<Vec<_>>()
+        .join("\t")
+}
+
+/// A stream: the header, the `format` meta row, then `rows`.
+pub fn stream(rows: &[String]) -> String {
+    let mut s = format!(
+        "{HEADER}\n{}\n",
+        row(&[
+            ("kind", "meta"),
+            ("name", "format"),
+            ("value", "tracepipe-stream/1")
+        ])
+    );
+    for r in rows {
+        s.push_str(r);
+        s.push('\n');
+    }
+    s
+}
+
+/// The lines of `text` after the header and the format row.
+pub fn body(text: &str) -> Vec<String> {
+    text.lines().skip(2).map(str::to_string).collect()
+}
+
+/// The `kind` of a TSV line.
+pub fn kind_of(line: &str) -> &str {
+    line.split('\t').next().unwrap_or("")
+}
+
+/// Column `name` of a TSV line.
+pub fn col<'a>(line: &'a str, name: &str) -> &'a str {
+    let i = HEADER.split('\t').position(|c| c == name).expect("column");
+    line.split('\t').nth(i).unwrap_or("")
+}
+
+/// A small deterministic pseudo-random generator (xorshift), for property tests.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}

@@ -1,0 +1,183 @@
+//! trace-filter: predicates, and a valid stream as output.
+
+mod common;
+
+use common::*;
+use predicates::prelude::*;
+
+fn run(args: &[&str]) -> Vec<String> {
+    let out = bin("trace-filter")
+        .args(args)
+        .arg(data("../../examples/pingpong.tsv"))
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    // Whatever was kept, the output is a valid stream.
+    bin("trace-cat")
+        .write_stdin(text.clone())
+        .assert()
+        .success();
+    body(&text)
+}
+
+fn names(lines: &[String], kind: &str) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|l| kind_of(l) == kind)
+        .map(|l| format!("{}@{}", col(l, "name"), col(l, "time")))
+        .collect()
+}
+
+#[test]
+fn keeps_kinds_with_their_containers() {
+    let lines = run(&["-k", "recv"]);
+    let kinds: Vec<&str> = lines.iter().map(|l| kind_of(l)).collect();
+    // meta rows, then node0 (parent of rank1), rank1, rank0 (the peer), then rows.
+    assert_eq!(
+        kinds,
+        vec![
+            "meta",
+            "meta",
+            "container",
+            "container",
+            "container",
+            "recv",
+            "recv",
+            "recv"
+        ]
+    );
+    let containers: Vec<&str> = lines
+        .iter()
+        .filter(|l| kind_of(l) == "container")
+        .map(|l| col(l, "loc"))
+        .collect();
+    assert_eq!(containers, vec!["node0", "rank1", "rank0"]);
+}
+
+#[test]
+fn keeps_by_location_name_and_window() {
+    let lines = run(&["-l", "rank1", "-k", "enter", "-n", "^comp"]);
+    assert_eq!(
+        names(&lines, "enter"),
+        vec!["compute@2000", "compute@5000", "compute@8000"]
+    );
+    // The container rows are written, but only those needed (no rank0).
+    assert!(!lines.iter().any(|l| col(l, "loc") == "rank0"));
+    let lines = run(&["--start", "4us", "--end", "5000", "-k", "enter,leave"]);
+    assert_eq!(
+        names(&lines, "enter"),
+        vec!["MPI_Send@4000", "MPI_Recv@4050"]
+    );
+    assert_eq!(
+        names(&lines, "leave"),
+        vec!["compute@4000", "MPI_Send@4400", "MPI_Recv@4950"]
+    );
+}
+
+#[test]
+fn window_keeps_overlapping_complete_rows_whole() {
+    let spans = bin("trace-cat")
+        .arg("--spans")
+        .arg(data("../../examples/pingpong.tsv"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = bin("trace-filter")
+        .args(["-k", "state", "--start", "2500", "--end", "2600"])
+        .write_stdin(spans)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let got: Vec<(String, String, String)> = body(&text)
+        .iter()
+        .filter(|l| kind_of(l) == "state")
+        .map(|l| {
+            (
+                col(l, "name").into(),
+                col(l, "time").into(),
+                col(l, "end").into(),
+            )
+        })
+        .collect();
+    let want = [
+        ("compute", "2000", "4000"),
+        ("main", "0", "10010"),
+        ("main", "0", "10020"),
+    ];
+    assert_eq!(
+        got,
+        want.map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+    );
+}
+
+#[test]
+fn attributes_and_invert() {
+    let lines = run(&["-a", "mode=abs"]);
+    assert_eq!(names(&lines, "counter").len(), 3);
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| kind_of(l) != "meta" && kind_of(l) != "container")
+            .count(),
+        3
+    );
+    let lines = run(&["-a", "note=a=b"]);
+    assert_eq!(names(&lines, "event"), vec!["checkpoint@10000"]);
+    let lines = run(&["-a", "iteration"]);
+    assert_eq!(names(&lines, "enter").len(), 3);
+    // --invert keeps the complement (meta and needed containers always stay).
+    let all = run(&[]);
+    let kept = run(&["-k", "enter,leave"]);
+    let rest = run(&["-v", "-k", "enter,leave"]);
+    let data_rows = |v: &[String]| {
+        v.iter()
+            .filter(|l| kind_of(l) != "meta" && kind_of(l) != "container")
+            .count()
+    };
+    assert_eq!(data_rows(&kept) + data_rows(&rest), data_rows(&all));
+    assert!(!rest.iter().any(|l| kind_of(l) == "enter"));
+}
+
+#[test]
+fn bad_arguments_are_usage_errors() {
+    for args in [
+        vec!["--start", "1parsec"],
+        vec!["--start", "5", "--end", "5"],
+        vec!["-n", "("],
+        vec!["-l", "p["],
+        vec!["-a", "=x"],
+        vec!["-k", "nonsense"],
+    ] {
+        bin("trace-filter")
+            .args(&args)
+            .write_stdin("")
+            .assert()
+            .code(2)
+            .stderr(predicate::str::is_empty().not());
+    }
+}
+
+#[test]
+fn reads_json_and_writes_json() {
+    let json = bin("trace-cat")
+        .arg("--json")
+        .arg(data("../../examples/pingpong.tsv"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = bin("trace-filter")
+        .args(["--json", "-k", "send"])
+        .write_stdin(json)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let sends = text
+        .lines()
+        .filter(|l| l.starts_with(r#"{"kind":"send""#))
+        .count();
+    assert_eq!(sends, 3);
+}

@@ -1,0 +1,347 @@
+//! The stream codec: round trips, header handling, and every bad-input class.
+
+mod common;
+
+use common::*;
+use predicates::prelude::*;
+
+#[test]
+fn tsv_passes_through_byte_for_byte() {
+    let expected = std::fs::read(data("nasty.tsv")).unwrap();
+    let out = bin("trace-cat").arg(data("nasty.tsv")).assert().success();
+    assert_eq!(out.get_output().stdout, expected);
+}
+
+#[test]
+fn tsv_json_tsv_round_trip_is_exact() {
+    let expected = std::fs::read(data("nasty.tsv")).unwrap();
+    let json = bin("trace-cat")
+        .arg("--json")
+        .arg(data("nasty.tsv"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    // Every line is a JSON object with the same key names as the columns.
+    for line in String::from_utf8(json.clone()).unwrap().lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(v.get("kind").is_some(), "{line}");
+    }
+    let back = bin("trace-cat")
+        .write_stdin(json.clone())
+        .assert()
+        .success();
+    assert_eq!(back.get_output().stdout, expected);
+    // And JSON -> JSON is stable too.
+    let again = bin("trace-cat")
+        .arg("--json")
+        .write_stdin(json.clone())
+        .assert()
+        .success();
+    assert_eq!(again.get_output().stdout, json);
+}
+
+#[test]
+fn json_uses_the_documented_shape() {
+    let input = stream(&[
+        row(&[("kind", "container"), ("loc", "p"), ("cat", "process")]),
+        row(&[
+            ("kind", "counter"),
+            ("time", "5"),
+            ("loc", "p"),
+            ("name", "x"),
+            ("value", "2.5"),
+            ("attrs", "mode=abs;unit=B%3Ds"),
+        ]),
+        row(&[
+            ("kind", "event"),
+            ("time", "6"),
+            ("loc", "p"),
+            ("value", "07"),
+        ]),
+    ]);
+    let out = bin("trace-cat")
+        .arg("--json")
+        .write_stdin(input)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        r#"{"kind":"meta","name":"format","value":"tracepipe-stream/1"}"#
+    );
+    assert_eq!(
+        lines[2],
+        r#"{"kind":"counter","time":5,"loc":"p","name":"x","value":2.5,"attrs":{"mode":"abs","unit":"B=s"}}"#
+    );
+    assert_eq!(
+        lines[3],
+        r#"{"kind":"event","time":6,"loc":"p","value":"07"}"#
+    );
+}
+
+#[test]
+fn unknown_columns_are_kept_and_passed_through() {
+    let input = format!(
+        "{HEADER}\tgpu_stream\nevent\t1\t\t\t\tx\t\t\t\t\t\t\t\t\t\ts7\nevent\t2\t\t\t\ty\t\t\t\t\t\t\t\t\t\t\n"
+    );
+    let out = bin("trace-cat").write_stdin(input).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], format!("{HEADER}\tgpu_stream"));
+    assert!(lines[2].ends_with("\ts7"), "{}", lines[2]);
+    assert_eq!(lines[2].split('\t').count(), 16);
+    // JSON keeps it as a key, and JSON -> JSON keeps it.
+    let out = bin("trace-cat")
+        .arg("--json")
+        .write_stdin(format!(
+            "{HEADER}\tgpu_stream\nevent\t1\t\t\t\tx\t\t\t\t\t\t\t\t\t\ts7\n"
+        ))
+        .assert()
+        .success();
+    let json = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(json.contains(r#""gpu_stream":"s7""#), "{json}");
+}
+
+#[test]
+fn columns_are_found_by_name_in_any_order() {
+    let input = "name\tkind\ttime\nx\tevent\t5\n";
+    let out = bin("trace-cat").write_stdin(input).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let line = text.lines().nth(2).unwrap();
+    assert_eq!(kind_of(line), "event");
+    assert_eq!(col(line, "time"), "5");
+    assert_eq!(col(line, "name"), "x");
+}
+
+#[test]
+fn empty_input_is_an_empty_stream() {
+    let out = bin("trace-cat").write_stdin("").assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(text.lines().count(), 2);
+}
+
+/// Runs trace-cat on `input` (as file `bad.tsv`) and expects failure naming `line`.
+fn rejects(test: &str, input: &[u8], line: u64, what: &str) {
+    let dir = scratch(test);
+    let file = dir.join("bad.tsv");
+    std::fs::write(&file, input).unwrap();
+    bin("trace-cat")
+        .arg(&file)
+        .assert()
+        .failure()
+        .code(1)
+        .stdout(predicate::str::is_empty().or(predicate::str::contains(what).not()))
+        .stderr(predicate::str::contains(format!("bad.tsv:{line}: ")))
+        .stderr(predicate::str::contains(what));
+}
+
+fn good_prefix() -> String {
+    stream(&[row(&[("kind", "container"), ("loc", "p")])])
+}
+
+#[test]
+fn rejects_wrong_column_count() {
+    let input = format!("{}event\t1\n", good_prefix());
+    rejects("colcount", input.as_bytes(), 4, "wrong column count");
+    let input = format!(
+        "{}{}\textra\n",
+        good_prefix(),
+        row(&[("kind", "event"), ("time", "1")])
+    );
+    rejects("colcount2", input.as_bytes(), 4, "wrong column count");
+}
+
+#[test]
+fn rejects_bad_numbers() {
+    for (col, value) in [
+        ("time", "1.5"),
+        ("end", "x"),
+        ("depth", "-1"),
+        ("tag", "01"),
+        ("size", "1e3"),
+    ] {
+        let mut fields = vec![("kind", "state"), ("time", "1"), ("end", "2"), ("loc", "p")];
+        fields.retain(|(c, _)| *c != col);
+        fields.push((col, value));
+        let input = format!("{}{}\n", good_prefix(), row(&fields));
+        rejects(
+            &format!("num-{col}"),
+            input.as_bytes(),
+            4,
+            &format!("bad number in `{col}`"),
+        );
+    }
+}
+
+#[test]
+fn rejects_unknown_kind() {
+    let input = format!(
+        "{}{}\n",
+        good_prefix(),
+        row(&[("kind", "frobnicate"), ("time", "1")])
+    );
+    rejects("kind", input.as_bytes(), 4, "unknown kind `frobnicate`");
+}
+
+#[test]
+fn rejects_bad_escape() {
+    let input = format!(
+        "{}{}\n",
+        good_prefix(),
+        row(&[("kind", "event"), ("time", "1"), ("name", "a\\qb")])
+    );
+    rejects("escape", input.as_bytes(), 4, "bad escape");
+}
+
+#[test]
+fn rejects_invalid_utf8() {
+    let mut input = good_prefix().into_bytes();
+    input.extend_from_slice(row(&[("kind", "event"), ("time", "1"), ("name", "X")]).as_bytes());
+    let at = input.iter().rposition(|&b| b == b'X').unwrap();
+    input[at] = 0xff;
+    input.push(b'\n');
+    rejects("utf8", &input, 4, "invalid UTF-8");
+}
+
+#[test]
+fn rejects_rows_out_of_order() {
+    let input = format!(
+        "{}{}\n{}\n",
+        good_prefix(),
+        row(&[("kind", "event"), ("time", "10")]),
+        row(&[("kind", "state"), ("time", "1"), ("end", "9"), ("loc", "p")])
+    );
+    rejects("order", input.as_bytes(), 5, "completion-time order");
+}
+
+#[test]
+fn rejects_undeclared_location_and_missing_columns() {
+    let input = format!(
+        "{}{}\n",
+        good_prefix(),
+        row(&[("kind", "enter"), ("time", "1"), ("loc", "q")])
+    );
+    rejects(
+        "undeclared",
+        input.as_bytes(),
+        4,
+        "location `q` is used before",
+    );
+    let input = format!(
+        "{}{}\n",
+        good_prefix(),
+        row(&[("kind", "state"), ("time", "1"), ("loc", "p")])
+    );
+    rejects("noend", input.as_bytes(), 4, "needs an `end`");
+}
+
+#[test]
+fn rejects_bad_attrs_and_flags() {
+    let input = format!(
+        "{}{}\n",
+        good_prefix(),
+        row(&[("kind", "event"), ("time", "1"), ("attrs", "a=1;b")])
+    );
+    rejects("attrs", input.as_bytes(), 4, "bad `attrs` item");
+    let input = format!(
+        "{}{}\n",
+        good_prefix(),
+        row(&[("kind", "event"), ("time", "1"), ("flags", "s")])
+    );
+    rejects("flags", input.as_bytes(), 4, "bad flag");
+}
+
+#[test]
+fn rejects_meta_after_data_and_foreign_versions() {
+    let input = format!(
+        "{}{}\n",
+        good_prefix(),
+        row(&[("kind", "meta"), ("name", "late")])
+    );
+    rejects("latemeta", input.as_bytes(), 4, "meta rows come first");
+    let input = format!(
+        "{HEADER}\n{}\n",
+        row(&[
+            ("kind", "meta"),
+            ("name", "format"),
+            ("value", "tracepipe-stream/2")
+        ])
+    );
+    rejects("version", input.as_bytes(), 2, "unsupported stream format");
+}
+
+#[test]
+fn rejects_truncated_input_and_bad_header() {
+    let input = format!(
+        "{}{}",
+        good_prefix(),
+        row(&[("kind", "event"), ("time", "1")])
+    );
+    rejects("truncated", input.as_bytes(), 4, "truncated row");
+    let dir = scratch("header");
+    let file = dir.join("bad.tsv");
+    std::fs::write(&file, "time\tname\n1\tx\n").unwrap();
+    bin("trace-cat")
+        .arg(&file)
+        .arg("-f")
+        .arg("tsv")
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "bad.tsv:1: expected a stream header",
+        ));
+}
+
+#[test]
+fn rejects_bad_json_lines() {
+    let dir = scratch("json");
+    let file = dir.join("bad.jsonl");
+    let cases = [
+        (r#"{"kind":"event","time":"soon"}"#, "invalid type"),
+        (
+            r#"{"kind":"event","time":1,"attrs":{"a":[1]}}"#,
+            "not an object or array",
+        ),
+        (r#"{"kind":"nope","time":1}"#, "unknown kind `nope`"),
+        (r#"{"kind":"event","time":1"#, "EOF"),
+        (r#"{"time":1}"#, "missing `kind`"),
+    ];
+    for (line, what) in cases {
+        std::fs::write(
+            &file,
+            format!("{{\"kind\":\"meta\",\"name\":\"x\"}}\n\n{line}\n"),
+        )
+        .unwrap();
+        bin("trace-cat")
+            .arg(&file)
+            .assert()
+            .failure()
+            .stdout(predicate::str::contains("\"x\"").not())
+            .stderr(predicate::str::contains("bad.jsonl:3: "))
+            .stderr(predicate::str::contains(what));
+    }
+}
+
+#[test]
+fn nothing_is_written_as_if_valid_after_an_error() {
+    // The bad row is the last one; rows before it may be written, but never a row
+    // after it, and never the bad one.
+    let input = format!(
+        "{}{}\n{}\n{}\n",
+        good_prefix(),
+        row(&[("kind", "event"), ("time", "1"), ("name", "good")]),
+        row(&[("kind", "event"), ("time", "x"), ("name", "bad")]),
+        row(&[("kind", "event"), ("time", "3"), ("name", "after")])
+    );
+    let out = bin("trace-cat")
+        .write_stdin(input)
+        .assert()
+        .failure()
+        .code(1);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(!text.contains("bad") && !text.contains("after"), "{text}");
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("<stdin>:5: "));
+}
