@@ -35,8 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Box::new(TsvWriter::new(out, &WriteOptions::default()))
     };
     let threads = 16usize;
-    let mut rec = Record::default();
-    rec.kind = Kind::Container;
+    let mut rec = Record::new(Kind::Container);
     rec.loc.push_str("node0");
     rec.cat.push_str("node");
     sink.write(&rec)?;
