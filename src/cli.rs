@@ -26,6 +26,20 @@ pub struct InputArgs {
     #[arg(short = 'f', long = "from", value_name = "FORMAT",
           value_parser = PossibleValuesParser::new(format::names(true)))]
     pub from: Option<String>,
+
+    /// Skip invalid lines of text traces with a warning each (and a count at the
+    /// end) instead of stopping at the first one.
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+impl InputArgs {
+    /// The reader options these arguments ask for.
+    pub fn read_options(&self) -> ReadOptions {
+        ReadOptions {
+            lenient: self.lenient,
+        }
+    }
 }
 
 /// Output options shared by every command that writes a stream.
@@ -70,11 +84,8 @@ impl OutputArgs {
 
 /// Opens every input and returns one source: the input itself, or a time merge
 /// of all of them.
-pub fn open_source(
-    args: &InputArgs,
-    opts: &ReadOptions,
-    counter: &ByteCounter,
-) -> Result<Box<dyn RecordSource>> {
+pub fn open_source(args: &InputArgs, counter: &ByteCounter) -> Result<Box<dyn RecordSource>> {
+    let opts = &args.read_options();
     let mut sources = Vec::with_capacity(args.inputs.len());
     for arg in &args.inputs {
         let input = Input::open(arg, counter)?;

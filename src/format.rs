@@ -10,6 +10,7 @@ use crate::error::{Error, Location, Result};
 use crate::io::{Input, Output};
 use crate::record::Record;
 use crate::stream;
+use crate::trace;
 
 /// Something that yields records in stream order: a format reader, a merge of
 /// several sources, a test fixture.
@@ -123,6 +124,14 @@ pub static FORMATS: &[Format] = &[
         sniff: stream::jsonl::sniff,
         reader: Some(stream::jsonl::open_reader),
         writer: Some(stream::jsonl::open_writer),
+    },
+    Format {
+        name: "trace",
+        description: "TRACE (TNO-ESI TRACE4CPS) text traces; read whole into memory (about 120 bytes per element)",
+        extensions: &["etf"],
+        sniff: trace::sniff,
+        reader: Some(trace::reader::open_reader),
+        writer: Some(trace::writer::open_writer),
     },
 ];
 

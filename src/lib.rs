@@ -16,6 +16,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod decimal;
 pub mod error;
 pub mod fasthash;
 pub mod format;
@@ -23,6 +24,7 @@ pub mod io;
 pub mod ops;
 pub mod record;
 pub mod stream;
+pub mod trace;
 
 pub use error::{Error, Result};
 pub use record::{Kind, Record};

@@ -7,7 +7,7 @@ use clap::Parser;
 
 use crate::cli::{self, InputArgs, OutputArgs};
 use crate::error::Result;
-use crate::format::{ReadOptions, RecordSink, FORMATS};
+use crate::format::{RecordSink, FORMATS};
 use crate::ops::{self, spans::SpanBuilder};
 
 const EXAMPLES: &str = "\
@@ -53,7 +53,7 @@ pub fn run(args: Args) -> Result<()> {
         return list_formats(&args.output);
     }
     let counter = Rc::new(Cell::new(0));
-    let mut source = cli::open_source(&args.input, &ReadOptions::default(), &counter)?;
+    let mut source = cli::open_source(&args.input, &counter)?;
     let writer = cli::open_sink(&args.output, source.extra_columns())?;
     let mut sink: Box<dyn RecordSink> = if args.spans {
         Box::new(SpanBuilder::new(writer))

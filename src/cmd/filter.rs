@@ -8,7 +8,6 @@ use clap::Parser;
 
 use crate::cli::{self, InputArgs, OutputArgs};
 use crate::error::{Error, Result};
-use crate::format::ReadOptions;
 use crate::ops::{
     self,
     filter::{compile_name, AttrCondition, FilterSink, Glob, Predicate},
@@ -117,7 +116,7 @@ impl Args {
 pub fn run(args: Args) -> Result<()> {
     let predicate = args.predicate()?;
     let counter = Rc::new(Cell::new(0));
-    let mut source = cli::open_source(&args.input, &ReadOptions::default(), &counter)?;
+    let mut source = cli::open_source(&args.input, &counter)?;
     let writer = cli::open_sink(&args.output, source.extra_columns())?;
     let mut sink = FilterSink::new(writer, predicate);
     let mut progress = cli::progress(&args.output, &counter);

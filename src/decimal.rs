@@ -1,0 +1,210 @@
+//! Exact decimal numbers: text formats write times as decimals in some unit, the
+//! stream holds integer nanoseconds. Converting through `f64` would lose
+//! nanoseconds on long traces, so this module converts the digits exactly.
+
+/// A parsed decimal number: `mantissa * 10^exp`, with its sign.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decimal {
+    /// True for a negative number (never for zero).
+    pub negative: bool,
+    /// The significant digits as an integer.
+    pub mantissa: u128,
+    /// Power of ten applied to the mantissa.
+    pub exp: i32,
+}
+
+/// Most significant digits a [`Decimal`] keeps exactly.
+const MAX_DIGITS: usize = 36;
+
+impl Decimal {
+    /// Parses `[+-]digits[.digits][(e|E)[+-]digits]` (also `.5` and `5.`).
+    /// Rejects NaN, infinities, hexadecimal and suffixes.
+    pub fn parse(text: &str) -> Option<Decimal> {
+        let b = text.as_bytes();
+        let mut i = 0;
+        let negative = match b.first() {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let mut mantissa: u128 = 0;
+        let mut digits = 0usize;
+        let mut significant = 0usize;
+        let mut exp: i64 = 0;
+        let mut seen_point = false;
+        while i < b.len() {
+            match b[i] {
+                d @ b'0'..=b'9' => {
+                    digits += 1;
+                    if mantissa == 0 && d == b'0' {
+                        // Leading zeros are not significant.
+                    } else {
+                        significant += 1;
+                        if significant > MAX_DIGITS {
+                            return None;
+                        }
+                        mantissa = mantissa * 10 + u128::from(d - b'0');
+                    }
+                    if seen_point {
+                        exp -= 1;
+                    }
+                }
+                b'.' if !seen_point => seen_point = true,
+                _ => break,
+            }
+            i += 1;
+        }
+        if digits == 0 {
+            return None;
+        }
+        if i < b.len() {
+            if !matches!(b[i], b'e' | b'E') {
+                return None;
+            }
+            i += 1;
+            let (sign, digits) = match b.get(i) {
+                Some(b'-') => (-1, &text[i + 1..]),
+                Some(b'+') => (1, &text[i + 1..]),
+                _ => (1, &text[i..]),
+            };
+            if digits.is_empty() || digits.len() > 6 || !digits.bytes().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            exp += sign * digits.parse::<i64>().ok()?;
+        }
+        Some(Decimal {
+            negative: negative && mantissa != 0,
+            mantissa,
+            exp: i32::try_from(exp).ok()?,
+        })
+    }
+
+    /// True when the number is greater than zero.
+    pub fn is_positive(&self) -> bool {
+        !self.negative && self.mantissa != 0
+    }
+
+    /// True when the number has no fractional part.
+    pub fn is_integer(&self) -> bool {
+        if self.exp >= 0 || self.mantissa == 0 {
+            return true;
+        }
+        let scale = 10u128.checked_pow(self.exp.unsigned_abs());
+        scale.is_some_and(|s| self.mantissa % s == 0)
+    }
+
+    /// The value times `factor`, rounded to the nearest integer (halves away from
+    /// zero), with `true` when rounding changed it. `None` when out of i64 range.
+    pub fn scaled(&self, factor: u64) -> Option<(i64, bool)> {
+        let base = self.mantissa.checked_mul(u128::from(factor))?;
+        let (magnitude, inexact) = if self.exp >= 0 {
+            let p = 10u128.checked_pow(self.exp.unsigned_abs())?;
+            (base.checked_mul(p)?, false)
+        } else {
+            match 10u128.checked_pow(self.exp.unsigned_abs()) {
+                Some(div) => {
+                    let (q, r) = (base / div, base % div);
+                    (if r * 2 >= div { q + 1 } else { q }, r != 0)
+                }
+                // Smaller than any representable unit: rounds to zero.
+                None => (0, base != 0),
+            }
+        };
+        let magnitude = i128::try_from(magnitude).ok()?;
+        let value = if self.negative { -magnitude } else { magnitude };
+        Some((i64::try_from(value).ok()?, inexact))
+    }
+
+    /// The value as `f64` (for comparisons and statistics, not for times).
+    pub fn to_f64(&self) -> f64 {
+        let v = self.mantissa as f64 * 10f64.powi(self.exp);
+        if self.negative {
+            -v
+        } else {
+            v
+        }
+    }
+}
+
+/// Writes `value / factor` as a short decimal that [`Decimal::scaled`] turns back
+/// into exactly `value` (exact when `factor` is a power of ten).
+pub fn format_scaled(value: i64, factor: u64) -> String {
+    let negative = value < 0;
+    let magnitude = value.unsigned_abs();
+    let (q, mut r) = (magnitude / factor, magnitude % factor);
+    let mut out = String::new();
+    if negative {
+        out.push('-');
+    }
+    out.push_str(&q.to_string());
+    if r != 0 {
+        out.push('.');
+        // Long division; 18 digits leave an error far below half a unit of `value`
+        // for every factor used here (at most 3.6e12).
+        let mut frac = String::new();
+        for _ in 0..18 {
+            let d = (u128::from(r) * 10) / u128::from(factor);
+            r = ((u128::from(r) * 10) % u128::from(factor)) as u64;
+            frac.push(char::from(b'0' + d as u8));
+            if r == 0 {
+                break;
+            }
+        }
+        out.push_str(frac.trim_end_matches('0'));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ns(text: &str, factor: u64) -> (i64, bool) {
+        Decimal::parse(text).unwrap().scaled(factor).unwrap()
+    }
+
+    #[test]
+    fn parses_java_style_decimals() {
+        assert_eq!(ns("13.2", 1_000_000_000), (13_200_000_000, false));
+        assert_eq!(ns(".5", 1_000), (500, false));
+        assert_eq!(ns("5.", 1), (5, false));
+        assert_eq!(ns("+1e-3", 1_000_000_000), (1_000_000, false));
+        assert_eq!(ns("2.5E2", 1), (250, false));
+        assert_eq!(ns("-0.0e0", 1), (0, false));
+        assert_eq!(ns("100.5", 1), (101, true));
+        assert_eq!(ns("-100.5", 1), (-101, true));
+        assert_eq!(ns("0.0833", 1_000_000), (83_300, false));
+        assert_eq!(ns("1e-30", 1), (0, true));
+        for bad in ["", ".", "-", "NaN", "Infinity", "0x10", "1.0d", "1e", "1e+", "1..2", "1e-+3", "1 2"] {
+            assert!(Decimal::parse(bad).is_none(), "{bad}");
+        }
+        assert!(Decimal::parse("1e400").unwrap().scaled(1).is_none());
+        assert!(Decimal::parse("0").map(|d| !d.is_positive()).unwrap());
+        assert!(Decimal::parse("1600000000000").unwrap().is_integer());
+        assert!(!Decimal::parse("1600000000000.5").unwrap().is_integer());
+        assert!(Decimal::parse("12.50e1").unwrap().is_integer());
+    }
+
+    #[test]
+    fn formats_back_exactly() {
+        for (v, f) in [
+            (13_200_000_000i64, 1_000_000_000u64),
+            (1, 60_000_000_000),
+            (-7, 3_600_000_000_000),
+            (123_456_789, 1_000),
+            (0, 1),
+            (i64::MAX, 60_000_000_000),
+        ] {
+            let s = format_scaled(v, f);
+            assert_eq!(ns(&s, f).0, v, "{v} / {f} = {s}");
+        }
+        assert_eq!(format_scaled(13_200_000_000, 1_000_000_000), "13.2");
+        assert_eq!(format_scaled(-500, 1_000), "-0.5");
+    }
+}
