@@ -1,8 +1,11 @@
 complete -c trace-cat -s f -l from -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
-jsonl\t''"
+jsonl\t''
+trace\t''"
 complete -c trace-cat -s o -l output -d 'Write to FILE instead of standard output' -r
 complete -c trace-cat -s t -l to -d 'Write FORMAT (the record stream as TSV by default)' -r -f -a "tsv\t''
-jsonl\t''"
+jsonl\t''
+trace\t''"
+complete -c trace-cat -l lenient -d 'Skip invalid lines of text traces with a warning each (and a count at the end) instead of stopping at the first one'
 complete -c trace-cat -l json -d 'Write the stream as JSON Lines (same as `-t jsonl`)'
 complete -c trace-cat -l no-header -d 'Leave out the TSV header line (for tools that want bare rows)'
 complete -c trace-cat -l line-buffered -d 'Flush after every row (for following a live trace)'

@@ -23,18 +23,18 @@ _trace__filter() {
 
     case "${cmd}" in
         trace__filter)
-            opts="-f -o -t -k -l -c -n -a -v -h -V --from --output --to --json --no-header --line-buffered --no-progress --kind --loc --cat --name --start --end --attr --invert --help --version"
+            opts="-f -o -t -k -l -c -n -a -v -h -V --from --lenient --output --to --json --no-header --line-buffered --no-progress --kind --loc --cat --name --start --end --attr --invert --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --from)
-                    COMPREPLY=($(compgen -W "tsv jsonl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl trace" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl trace" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -46,11 +46,11 @@ _trace__filter() {
                     return 0
                     ;;
                 --to)
-                    COMPREPLY=($(compgen -W "tsv jsonl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl trace" -- "${cur}"))
                     return 0
                     ;;
                 -t)
-                    COMPREPLY=($(compgen -W "tsv jsonl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl trace" -- "${cur}"))
                     return 0
                     ;;
                 --kind)

@@ -1,8 +1,10 @@
 complete -c trace-filter -s f -l from -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
-jsonl\t''"
+jsonl\t''
+trace\t''"
 complete -c trace-filter -s o -l output -d 'Write to FILE instead of standard output' -r
 complete -c trace-filter -s t -l to -d 'Write FORMAT (the record stream as TSV by default)' -r -f -a "tsv\t''
-jsonl\t''"
+jsonl\t''
+trace\t''"
 complete -c trace-filter -s k -l kind -d 'Keep rows of these kinds (comma-separated or repeated)' -r -f -a "meta\t''
 container\t''
 enter\t''
@@ -23,6 +25,7 @@ complete -c trace-filter -s n -l name -d 'Keep rows whose name matches REGEX (un
 complete -c trace-filter -l start -d 'Keep rows at or after TIME (ns, or with a unit: 1.5ms, 2s, 10us)' -r
 complete -c trace-filter -l end -d 'Keep rows before TIME (same syntax as --start)' -r
 complete -c trace-filter -s a -l attr -d 'Keep rows with attribute KEY (equal to VALUE if given; repeatable: all)' -r
+complete -c trace-filter -l lenient -d 'Skip invalid lines of text traces with a warning each (and a count at the end) instead of stopping at the first one'
 complete -c trace-filter -l json -d 'Write the stream as JSON Lines (same as `-t jsonl`)'
 complete -c trace-filter -l no-header -d 'Leave out the TSV header line (for tools that want bare rows)'
 complete -c trace-filter -l line-buffered -d 'Flush after every row (for following a live trace)'

@@ -18,7 +18,12 @@ fn main() -> std::io::Result<()> {
     let resources = 64u64;
     for r in 0..resources {
         let offset = r % 8 == 7;
-        writeln!(out, "R {r} {} {offset} ; name = res{r}, kind = {}", if offset { 4096 } else { 4 }, if offset { "memory" } else { "cpu" })?;
+        writeln!(
+            out,
+            "R {r} {} {offset} ; name = res{r}, kind = {}",
+            if offset { 4096 } else { 4 },
+            if offset { "memory" } else { "cpu" }
+        )?;
     }
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = || {
@@ -36,9 +41,22 @@ fn main() -> std::io::Result<()> {
         let t0 = slot as f64 * 2.5 + (next() % 100) as f64 / 10.0;
         let t1 = t0 + 1.0 + (next() % 500) as f64 / 4.0;
         if r % 8 == 7 {
-            writeln!(out, "C {slot} {t0} {t1} {r} {} {} ; task = t{}, frame = {}", next() % 2048, 1 + next() % 2048, slot % 97, slot / 1000)?;
+            writeln!(
+                out,
+                "C {slot} {t0} {t1} {r} {} {} ; task = t{}, frame = {}",
+                next() % 2048,
+                1 + next() % 2048,
+                slot % 97,
+                slot / 1000
+            )?;
         } else {
-            writeln!(out, "C {slot} {t0} {t1} {r} {} ; task = t{}, frame = {}", 1 + next() % 4, slot % 97, slot / 1000)?;
+            writeln!(
+                out,
+                "C {slot} {t0} {t1} {r} {} ; task = t{}, frame = {}",
+                1 + next() % 4,
+                slot % 97,
+                slot / 1000
+            )?;
         }
     }
     for e in 0..events {
@@ -58,7 +76,13 @@ fn main() -> std::io::Result<()> {
     let span = claims as f64 * 2.5;
     let step = span / 1000.0;
     for i in 0..1000 {
-        writeln!(out, "F 0 {} {} {} 0.01 0", i as f64 * step, (i + 1) as f64 * step, i % 7)?;
+        writeln!(
+            out,
+            "F 0 {} {} {} 0.01 0",
+            i as f64 * step,
+            (i + 1) as f64 * step,
+            i % 7
+        )?;
     }
     out.flush()
 }

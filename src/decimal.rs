@@ -73,7 +73,8 @@ impl Decimal {
                 Some(b'+') => (1, &text[i + 1..]),
                 _ => (1, &text[i..]),
             };
-            if digits.is_empty() || digits.len() > 6 || !digits.bytes().all(|c| c.is_ascii_digit()) {
+            if digits.is_empty() || digits.len() > 6 || !digits.bytes().all(|c| c.is_ascii_digit())
+            {
                 return None;
             }
             exp += sign * digits.parse::<i64>().ok()?;
@@ -135,30 +136,35 @@ impl Decimal {
 /// Writes `value / factor` as a short decimal that [`Decimal::scaled`] turns back
 /// into exactly `value` (exact when `factor` is a power of ten).
 pub fn format_scaled(value: i64, factor: u64) -> String {
-    let negative = value < 0;
+    let mut out = String::new();
+    push_scaled(&mut out, value, factor);
+    out
+}
+
+/// Appends `value / factor` as [`format_scaled`] writes it.
+pub fn push_scaled(out: &mut String, value: i64, factor: u64) {
+    use std::fmt::Write as _;
     let magnitude = value.unsigned_abs();
     let (q, mut r) = (magnitude / factor, magnitude % factor);
-    let mut out = String::new();
-    if negative {
+    if value < 0 {
         out.push('-');
     }
-    out.push_str(&q.to_string());
+    let _ = write!(out, "{q}");
     if r != 0 {
         out.push('.');
-        // Long division; 18 digits leave an error far below half a unit of `value`
-        // for every factor used here (at most 3.6e12).
-        let mut frac = String::new();
+        // Long division; 18 digits leave an error far below half a unit of
+        // `value` for every factor used here (at most 3.6e12).
         for _ in 0..18 {
-            let d = (u128::from(r) * 10) / u128::from(factor);
-            r = ((u128::from(r) * 10) % u128::from(factor)) as u64;
-            frac.push(char::from(b'0' + d as u8));
+            let wide = u128::from(r) * 10;
+            out.push(char::from(b'0' + (wide / u128::from(factor)) as u8));
+            r = (wide % u128::from(factor)) as u64;
             if r == 0 {
                 break;
             }
         }
-        out.push_str(frac.trim_end_matches('0'));
+        let trimmed = out.trim_end_matches('0').len();
+        out.truncate(trimmed);
     }
-    out
 }
 
 #[cfg(test)]
@@ -181,7 +187,9 @@ mod tests {
         assert_eq!(ns("-100.5", 1), (-101, true));
         assert_eq!(ns("0.0833", 1_000_000), (83_300, false));
         assert_eq!(ns("1e-30", 1), (0, true));
-        for bad in ["", ".", "-", "NaN", "Infinity", "0x10", "1.0d", "1e", "1e+", "1..2", "1e-+3", "1 2"] {
+        for bad in [
+            "", ".", "-", "NaN", "Infinity", "0x10", "1.0d", "1e", "1e+", "1..2", "1e-+3", "1 2",
+        ] {
             assert!(Decimal::parse(bad).is_none(), "{bad}");
         }
         assert!(Decimal::parse("1e400").unwrap().scaled(1).is_none());

@@ -127,7 +127,7 @@ pub static FORMATS: &[Format] = &[
     },
     Format {
         name: "trace",
-        description: "TRACE (TNO-ESI TRACE4CPS) text traces; read whole into memory (about 120 bytes per element)",
+        description: "TRACE (.etf, TNO-ESI TRACE4CPS); not time-ordered, so read whole: memory about 3x the file",
         extensions: &["etf"],
         sniff: trace::sniff,
         reader: Some(trace::reader::open_reader),

@@ -16,8 +16,13 @@ Examples:
   trace-cat rank0.tsv rank1.tsv > all.tsv   merge streams by time
   trace-cat --json run.tsv | jq 'select(.kind == \"send\")'
   trace-cat --spans run.tsv | trace-filter -k state
+  trace-cat plant.etf > plant.tsv           read a TRACE file (claims, signals...)
+  trace-cat -t trace run.tsv > run.etf      write a TRACE file for TRACE4CPS
 
-Memory: one buffered row per input when merging; --spans keeps the open frames.";
+Memory: streams are read in one pass (one buffered row per input when merging;
+--spans keeps the open frames). TRACE files list elements in any order, so they
+are read whole and sorted: about 3 times the file size. Writing TRACE also holds
+the output until the end (resources must come first).";
 
 /// Read any supported trace or record stream and write the normalized record
 /// stream (TSV by default), or convert it to another format.

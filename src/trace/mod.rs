@@ -44,8 +44,7 @@ pub const UNITS: [(&str, &str, u64); 6] = [
 /// The unit a file without a `TU` line uses.
 pub const DEFAULT_UNIT: usize = 3;
 
-/// What each dependency type links: (source is a claim, source at claim end,
-/// destination is a claim, destination at claim end). Events have no end.
+/// The (source, destination) endpoints of each dependency type, by type number.
 pub const DEP_TYPES: [(Endpoint, Endpoint); 9] = [
     (Endpoint::ClaimStart, Endpoint::ClaimStart),
     (Endpoint::ClaimStart, Endpoint::ClaimEnd),
@@ -79,23 +78,24 @@ impl Endpoint {
     }
 }
 
-/// The dependency type linking `src` to `dst`.
-pub fn dep_type(src: Endpoint, dst: Endpoint) -> Option<usize> {
-    DEP_TYPES.iter().position(|&(s, d)| s == src && d == dst)
-}
-
-/// Decodes an attribute list: items split on unescaped `,`, key and value on the
-/// first unescaped `=`, `\,` and `\=` unescaped (other backslashes kept), both
-/// trimmed. An empty list is fine; an item without `=` or with an empty key is not.
-pub fn parse_attrs(text: &str) -> Result<Vec<(String, String)>, String> {
-    let mut out = Vec::new();
+/// Decodes an attribute list and calls `each` with every key and value.
+///
+/// Items split on unescaped `,`, key and value on the first unescaped `=`; `\,`
+/// and `\=` are unescaped (other backslashes kept); key and value are trimmed.
+/// An empty list is fine; an item without `=` or with an empty key is not.
+/// `key` and `value` are scratch buffers, reused so that no item allocates.
+pub fn decode_attrs(
+    text: &str,
+    key: &mut String,
+    value: &mut String,
+    mut each: impl FnMut(&str, &str),
+) -> Result<(), String> {
     if text.trim().is_empty() {
-        return Ok(out);
+        return Ok(());
     }
-    let mut key = String::new();
-    let mut value = String::new();
+    key.clear();
+    value.clear();
     let mut in_value = false;
-    let mut chars = text.chars().peekable();
     let mut finish = |key: &mut String, value: &mut String, in_value: bool| {
         if !in_value {
             return Err(format!(
@@ -107,32 +107,31 @@ pub fn parse_attrs(text: &str) -> Result<Vec<(String, String)>, String> {
         if k.is_empty() {
             return Err("attribute with an empty key".to_string());
         }
-        out.push((k.to_string(), value.trim().to_string()));
+        each(k, value.trim());
         key.clear();
         value.clear();
         Ok(())
     };
+    let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
-        let target = if in_value { &mut value } else { &mut key };
+        let target = if in_value { &mut *value } else { &mut *key };
         match c {
             '\\' if matches!(chars.peek(), Some(',' | '=')) => {
                 target.push(chars.next().unwrap_or_default());
             }
             ',' => {
-                finish(&mut key, &mut value, in_value)?;
+                finish(key, value, in_value)?;
                 in_value = false;
             }
             '=' if !in_value => in_value = true,
             c => target.push(c),
         }
     }
-    finish(&mut key, &mut value, in_value)?;
-    Ok(out)
+    finish(key, value, in_value)
 }
 
-/// Appends `s` with `,` and `=` escaped (and a backslash before either kept
-/// apart), trimmed spaces protected by the reader's trimming rule being moot:
-/// keys and values are written as they are stored, which are already trimmed.
+/// Appends `s` with `,` and `=` escaped. Leading and trailing spaces cannot be
+/// represented (readers trim them).
 pub fn escape_attr(s: &str, out: &mut String) {
     for c in s.chars() {
         if c == ',' || c == '=' {
@@ -168,10 +167,24 @@ pub fn sniff(p: &Probe) -> bool {
 mod tests {
     use super::*;
 
+    /// Decodes an attribute list into pairs (see [`decode_attrs`]).
+    fn parse_attrs(text: &str) -> Result<Vec<(String, String)>, String> {
+        let mut out = Vec::new();
+        let (mut k, mut v) = (String::new(), String::new());
+        decode_attrs(text, &mut k, &mut v, |k, v| {
+            out.push((k.to_string(), v.to_string()))
+        })?;
+        Ok(out)
+    }
+
     #[test]
     fn attributes_follow_the_escaping_rules() {
         let got = parse_attrs(r"title = a\=b\, c   ,   empty\,ish = yes ,path=C:\=root").unwrap();
-        let want = [("title", "a=b, c"), ("empty,ish", "yes"), ("path", "C:=root")];
+        let want = [
+            ("title", "a=b, c"),
+            ("empty,ish", "yes"),
+            ("path", "C:=root"),
+        ];
         assert_eq!(
             got,
             want.map(|(k, v)| (k.to_string(), v.to_string())).to_vec()

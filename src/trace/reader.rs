@@ -1,16 +1,16 @@
 //! Reads and validates a TRACE file, then emits it as a time-ordered stream.
 //!
 //! TRACE files list elements in any order, so the whole file is read first:
-//! every element is kept in a compact form (text in one arena), checked, and
-//! sorted by completion time. Memory grows with the file: roughly 120 bytes per
-//! claim, event, dependency or fragment plus its attribute text.
+//! every element is kept in a compact form (its text in one arena), checked, and
+//! sorted by completion time. Memory grows with the file: about 60 bytes per
+//! element plus its attribute text, so roughly 1.5 to 2 times the file size.
 
-use std::collections::hash_map::Entry;
+use std::fmt::Write as _;
 use std::io::BufRead;
 
 use super::{
-    parse_attrs, Endpoint, ATTR_DST, ATTR_OFFSET, ATTR_SRC, ATTR_USES_OFFSET,
-    DEFAULT_UNIT, DEP_TYPES, META_ATTR, RESOURCE_LOC, SIGNAL_LOC, UNITS,
+    decode_attrs, Endpoint, ATTR_DST, ATTR_OFFSET, ATTR_SRC, ATTR_USES_OFFSET, DEFAULT_UNIT,
+    DEP_TYPES, META_ATTR, RESOURCE_LOC, SIGNAL_LOC, UNITS,
 };
 use crate::decimal::Decimal;
 use crate::error::{warn, Error, Location, Result};
@@ -18,7 +18,7 @@ use crate::fasthash::FastMap;
 use crate::format::{ReadOptions, RecordSource};
 use crate::io::{Input, LineReader};
 use crate::ops::merge::META_ORIGIN;
-use crate::record::{encode_attr_part, flags, Kind, Record};
+use crate::record::{decode_attr_part, encode_attr_part, flags, Kind, Record};
 
 /// Registry constructor.
 pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
@@ -26,11 +26,14 @@ pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSou
     Ok(Box::new(TraceReader::new(&name, reader, opts)?))
 }
 
-/// A range of the text arena.
+/// Marks a dependency endpoint without a resource (an event).
+const NO_RESOURCE: u32 = u32::MAX;
+
+/// A range of the text arena (the arena is limited to 4 GiB of text).
 #[derive(Debug, Clone, Copy, Default)]
 struct Span {
-    start: usize,
-    len: usize,
+    start: u32,
+    len: u32,
 }
 
 #[derive(Debug)]
@@ -39,29 +42,26 @@ struct Resource {
     line: u64,
     capacity: Span,
     uses_offset: bool,
-    name: Option<Span>,
     attrs: Span,
 }
 
 #[derive(Debug)]
 struct Signal {
     id: Span,
+    /// Line of the `S` line; 0 while only fragments have named the signal.
     line: u64,
-    name: Option<Span>,
     attrs: Span,
     fragments: u64,
+    last_end: Option<i64>,
 }
 
 #[derive(Debug)]
 enum Item {
     Event {
         id: Span,
-        t: Span,
     },
     Claim {
         id: u64,
-        t0: Span,
-        t1: Span,
         resource: u64,
         offset: Option<Span>,
         amount: Span,
@@ -71,13 +71,11 @@ enum Item {
         kind: u8,
         src: Span,
         dst: Span,
-        /// Resources of the endpoints (claims only), resolved at the end.
-        locs: (Option<u64>, Option<u64>),
+        /// Resources of claim endpoints (`NO_RESOURCE` for events), resolved at the end.
+        resources: [u32; 2],
     },
     Fragment {
-        signal: Span,
-        t0: Span,
-        t1: Span,
+        signal: u32,
         coefficients: Span,
     },
 }
@@ -86,11 +84,53 @@ enum Item {
 struct Element {
     item: Item,
     line: u64,
-    name: Option<Span>,
     attrs: Span,
-    /// Start and end in ns, known once the time unit is (after the whole file).
+    /// The encoded value of the first `name` attribute (empty when none).
+    name: Span,
+    /// Start and end in ns (an event has both equal; a dependency's are its
+    /// endpoints' times, resolved at the end).
     times: (i64, i64),
     lossy: bool,
+}
+
+/// Element ids: canonical natural numbers in a numeric map, other tokens by text.
+#[derive(Default)]
+struct Ids {
+    numbers: FastMap<u64, u32>,
+    tokens: FastMap<String, u32>,
+}
+
+impl Ids {
+    fn key(token: &str) -> Option<u64> {
+        crate::stream::parse_uint(token.as_bytes())
+    }
+
+    fn get(&self, token: &str) -> Option<u32> {
+        match Self::key(token) {
+            Some(n) => self.numbers.get(&n).copied(),
+            None => self.tokens.get(token).copied(),
+        }
+    }
+
+    /// Inserts `token`; returns the index already there, if any.
+    fn insert(&mut self, token: &str, index: u32) -> Option<u32> {
+        match Self::key(token) {
+            Some(n) => match self.numbers.entry(n) {
+                std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(index);
+                    None
+                }
+            },
+            None => {
+                if let Some(&i) = self.tokens.get(token) {
+                    return Some(i);
+                }
+                self.tokens.insert(token.to_string(), index);
+                None
+            }
+        }
+    }
 }
 
 /// Everything read from one TRACE file.
@@ -100,13 +140,15 @@ struct Trace {
     offset_ms: Option<i64>,
     trace_attrs: Vec<(String, String)>,
     resources: Vec<Resource>,
-    resource_index: FastMap<u64, usize>,
+    resource_index: FastMap<u64, u32>,
     signals: Vec<Signal>,
-    signal_index: FastMap<String, usize>,
+    signal_index: FastMap<String, u32>,
     elements: Vec<Element>,
-    events: FastMap<String, usize>,
-    claims: FastMap<u64, usize>,
-    deps: FastMap<String, u64>,
+    events: Ids,
+    claims: FastMap<u64, u32>,
+    deps: Ids,
+    key: String,
+    value: String,
 }
 
 /// What went wrong on a line: in strict mode the first problem stops the read;
@@ -118,7 +160,6 @@ struct Problems<'a> {
 }
 
 impl Problems<'_> {
-    /// Reports `msg` at `line`: an error (strict) or a warning (lenient).
     fn report(&mut self, line: u64, msg: String) -> Result<()> {
         if self.lenient {
             warn(format!("{}:{line}: {msg} (skipped)", self.file));
@@ -130,41 +171,107 @@ impl Problems<'_> {
     }
 }
 
+/// The tokens of a line before its first `;` (at most 8), and the text after it.
+struct Fields<'a> {
+    tokens: [&'a str; 8],
+    count: usize,
+    attrs: &'a str,
+}
+
+impl<'a> Fields<'a> {
+    fn split(rest: &'a str) -> Fields<'a> {
+        // Byte search: `;` is ASCII, so the split is at a char boundary.
+        let (head, attrs) = match memchr::memchr(b';', rest.as_bytes()) {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, ""),
+        };
+        let mut tokens = [""; 8];
+        let mut count = 0;
+        // Fields are separated by ASCII white space (a byte scan; tokens are then
+        // cut at ASCII bytes, which are char boundaries).
+        let bytes = head.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            let start = i;
+            while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            if i > start {
+                if count < tokens.len() {
+                    tokens[count] = &head[start..i];
+                }
+                count += 1;
+            }
+        }
+        Fields {
+            tokens,
+            count,
+            attrs,
+        }
+    }
+
+    fn expect(&self, n: std::ops::RangeInclusive<usize>, shape: &str) -> Result<(), String> {
+        if n.contains(&self.count) {
+            Ok(())
+        } else {
+            Err(format!(
+                "expected `{shape}`, found {} field(s) before `;`",
+                self.count
+            ))
+        }
+    }
+}
+
 impl Trace {
-    fn push_text(&mut self, s: &str) -> Span {
+    fn push_text(&mut self, s: &str) -> Result<Span, String> {
         let start = self.arena.len();
         self.arena.push_str(s);
-        Span {
-            start,
-            len: s.len(),
-        }
+        self.span_from(start)
+    }
+
+    fn span_from(&self, start: usize) -> Result<Span, String> {
+        let too_big = || "the TRACE reader holds at most 4 GiB of text in memory".to_string();
+        Ok(Span {
+            start: u32::try_from(start).map_err(|_| too_big())?,
+            len: u32::try_from(self.arena.len() - start).map_err(|_| too_big())?,
+        })
     }
 
     fn text(&self, span: Span) -> &str {
-        &self.arena[span.start..span.start + span.len]
+        let start = span.start as usize;
+        &self.arena[start..start + span.len as usize]
     }
 
-    /// Stores decoded attributes in stream form; returns it and the `name` value.
-    fn push_attrs(&mut self, attrs: &[(String, String)]) -> (Span, Option<Span>) {
+    /// Decodes a TRACE attribute list into the arena in stream form; returns it
+    /// and the encoded value of its first `name` attribute.
+    fn push_attrs(&mut self, text: &str) -> Result<(Span, Span), String> {
         let start = self.arena.len();
-        for (i, (k, v)) in attrs.iter().enumerate() {
-            if i > 0 {
-                self.arena.push(';');
+        let Trace {
+            arena, key, value, ..
+        } = self;
+        let mut first = true;
+        let mut name = (0, 0);
+        decode_attrs(text, key, value, |k, v| {
+            if !first {
+                arena.push(';');
             }
-            encode_attr_part(k, &mut self.arena);
-            self.arena.push('=');
-            encode_attr_part(v, &mut self.arena);
-        }
-        let span = Span {
-            start,
-            len: self.arena.len() - start,
+            first = false;
+            encode_attr_part(k, arena);
+            arena.push('=');
+            let value_start = arena.len();
+            encode_attr_part(v, arena);
+            if k.as_bytes() == b"name" && name == (0, 0) {
+                name = (value_start, arena.len());
+            }
+        })?;
+        let name = Span {
+            start: u32::try_from(name.0).unwrap_or_default(),
+            len: u32::try_from(name.1 - name.0).unwrap_or_default(),
         };
-        let name = attrs
-            .iter()
-            .rev()
-            .find(|(k, _)| k == "name")
-            .map(|(_, v)| v.clone());
-        (span, name.map(|n| self.push_text(&n)))
+        Ok((self.span_from(start)?, name))
     }
 
     fn to_ns(&self, text: &str, what: &str) -> Result<(i64, bool), String> {
@@ -172,6 +279,31 @@ impl Trace {
             .ok_or_else(|| format!("bad number for {what}: `{text}` (expected a real number)"))?;
         d.scaled(UNITS[self.unit].2)
             .ok_or_else(|| format!("{what} `{text}` is out of range (more than 292 years in ns)"))
+    }
+
+    /// A `TU` line after timed lines: rescales what was converted with the
+    /// default unit.
+    fn rescale(&mut self, from: usize) -> Result<(), String> {
+        let (old, new) = (i128::from(UNITS[from].2), i128::from(UNITS[self.unit].2));
+        let scale = |t: i64| -> Result<(i64, bool), String> {
+            let num = i128::from(t) * new;
+            let v = num / old + i128::from((num % old).abs() * 2 >= old) * num.signum();
+            let v = i64::try_from(v)
+                .map_err(|_| "a time is out of range in the new unit".to_string())?;
+            Ok((v, num % old != 0))
+        };
+        for e in &mut self.elements {
+            let (a, la) = scale(e.times.0)?;
+            let (b, lb) = scale(e.times.1)?;
+            e.times = (a, b);
+            e.lossy |= la || lb;
+        }
+        for s in &mut self.signals {
+            if let Some(t) = s.last_end {
+                s.last_end = Some(scale(t)?.0);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -197,26 +329,12 @@ fn natural(text: &str, what: &str) -> Result<u64, String> {
             return Ok(n);
         }
     }
-    Err(format!(
-        "bad {what} `{text}`: expected a natural number"
-    ))
+    Err(format!("bad {what} `{text}`: expected a natural number"))
 }
 
-/// The fields of a line: tokens before the first `;`, and the attribute text.
-fn split_line(rest: &str) -> (Vec<&str>, &str) {
-    let (head, attrs) = rest.split_once(';').unwrap_or((rest, ""));
-    (head.split_whitespace().collect(), attrs)
-}
-
-fn expect_fields(tokens: &[&str], n: std::ops::RangeInclusive<usize>, shape: &str) -> Result<(), String> {
-    if n.contains(&tokens.len()) {
-        Ok(())
-    } else {
-        Err(format!(
-            "expected `{shape}`, found {} field(s) before `;`",
-            tokens.len()
-        ))
-    }
+fn element_index(trace: &Trace) -> Result<u32, String> {
+    u32::try_from(trace.elements.len())
+        .map_err(|_| "more than 4 billion elements in one TRACE file".to_string())
 }
 
 fn read_trace<R: BufRead>(name: &str, inner: R, problems: &mut Problems) -> Result<Trace> {
@@ -230,9 +348,11 @@ fn read_trace<R: BufRead>(name: &str, inner: R, problems: &mut Problems) -> Resu
         signals: Vec::new(),
         signal_index: FastMap::default(),
         elements: Vec::new(),
-        events: FastMap::default(),
+        events: Ids::default(),
         claims: FastMap::default(),
-        deps: FastMap::default(),
+        deps: Ids::default(),
+        key: String::new(),
+        value: String::new(),
     };
     let mut tu_line: Option<u64> = None;
     let mut o_line: Option<u64> = None;
@@ -244,6 +364,13 @@ fn read_trace<R: BufRead>(name: &str, inner: R, problems: &mut Problems) -> Resu
             bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
         }
         let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        if line.truncated {
+            return Err(Error::line(
+                name,
+                number,
+                "truncated line (no final newline): the file was cut",
+            ));
+        }
         let Ok(text) = std::str::from_utf8(bytes) else {
             problems.report(number, "invalid UTF-8: TRACE files are UTF-8 text".into())?;
             continue;
@@ -256,266 +383,276 @@ fn read_trace<R: BufRead>(name: &str, inner: R, problems: &mut Problems) -> Resu
             .find(|c: char| c.is_whitespace() || c == ';')
             .unwrap_or(text.len());
         let (token, rest) = text.split_at(token_end);
-        let outcome: Result<(), String> = match token {
-            "TU" => match (tu_line, &rest.split_whitespace().collect::<Vec<_>>()[..]) {
-                (Some(first), _) => Err(format!(
-                    "duplicate time unit: a second `TU` line (the first is line {first}); TU may appear at most once"
-                )),
-                (None, [unit]) => match UNITS.iter().position(|(n, _, _)| n == unit) {
-                    Some(u) => {
-                        trace.unit = u;
-                        tu_line = Some(number);
-                        Ok(())
-                    }
-                    None => Err(format!(
-                        "unknown time unit `{unit}` (expected one of {})",
-                        UNITS.map(|u| u.0).join(", ")
-                    )),
-                },
-                (None, _) => Err("expected `TU <unit>`".into()),
-            },
-            "O" => match (o_line, &rest.split_whitespace().collect::<Vec<_>>()[..]) {
+        let outcome: Result<(), String> = match token.as_bytes() {
+            b"TU" => read_unit(&mut trace, rest, number, &mut tu_line),
+            b"O" => match (o_line, Fields::split(rest)) {
                 (Some(first), _) => Err(format!(
                     "duplicate offset: a second `O` line (the first is line {first}); O may appear at most once"
                 )),
-                (None, [value]) => match value.parse::<i64>() {
-                    Ok(ms) if !value.starts_with('+') => {
-                        trace.offset_ms = Some(ms);
-                        o_line = Some(number);
-                        Ok(())
-                    }
-                    _ => Err(format!(
-                        "offset `{value}` is not an integer (O is integer milliseconds since the Unix epoch)"
-                    )),
-                },
-                (None, _) => Err("expected `O <integer milliseconds>`".into()),
-            },
-            "T" => parse_attrs(rest).map(|attrs| {
-                for (k, v) in attrs {
-                    match trace.trace_attrs.iter_mut().find(|(key, _)| *key == k) {
-                        Some(slot) => {
-                            warn(format!(
-                                "{name}:{number}: trace attribute `{k}` given again; the last value wins"
-                            ));
-                            slot.1 = v;
+                (None, f) if f.count == 1 && f.attrs.is_empty() => {
+                    let value = f.tokens[0];
+                    match value.parse::<i64>() {
+                        Ok(ms) if !value.starts_with('+') => {
+                            trace.offset_ms = Some(ms);
+                            o_line = Some(number);
+                            Ok(())
                         }
-                        None => trace.trace_attrs.push((k, v)),
+                        _ => Err(format!(
+                            "offset `{value}` is not an integer (O is integer milliseconds since the Unix epoch)"
+                        )),
                     }
                 }
-            }),
-            "R" => read_resource(&mut trace, rest, number),
-            "S" => read_signal(&mut trace, rest, number),
-            "E" => read_event(&mut trace, rest, number),
-            "C" => read_claim(&mut trace, rest, number),
-            "D" => read_dep(&mut trace, rest, number),
-            "F" => read_fragment(&mut trace, rest, number),
-            "TS" | "TSS" | "TSP" | "TSR" => Err(format!(
+                (None, _) => Err("expected `O <integer milliseconds>`".into()),
+            },
+            b"T" => read_trace_attrs(&mut trace, rest, name, number),
+            b"R" => read_resource(&mut trace, rest, number),
+            b"S" => read_signal(&mut trace, rest, number),
+            b"E" => read_event(&mut trace, rest, number),
+            b"C" => read_claim(&mut trace, rest, number),
+            b"D" => read_dep(&mut trace, rest, number),
+            b"F" => read_fragment(&mut trace, rest, number),
+            b"TS" | b"TSS" | b"TSP" | b"TSR" => Err(format!(
                 "unsupported line kind `{token}`: time series (a newer TRACE4CPS extension) are not supported yet"
             )),
-            "" => Err("expected a line kind (TU, O, T, E, R, C, D, S, F) before `;`".into()),
-            other => Err(format!(
-                "unknown line kind `{other}` (expected TU, O, T, E, R, C, D, S, F or a # comment)"
+            b"" => Err("expected a line kind (TU, O, T, E, R, C, D, S, F) before `;`".into()),
+            _ => Err(format!(
+                "unknown line kind `{token}` (expected TU, O, T, E, R, C, D, S, F or a # comment)"
             )),
         };
         if let Err(msg) = outcome {
             problems.report(number, msg)?;
         }
-        if line.truncated {
-            return Err(Error::line(
-                name,
-                number,
-                "truncated line (no final newline): the file was cut",
-            ));
-        }
     }
     Ok(trace)
 }
 
-fn read_resource(trace: &mut Trace, rest: &str, line: u64) -> Result<(), String> {
-    let (tokens, attrs) = split_line(rest);
-    expect_fields(&tokens, 3..=3, "R <id> <capacity> <uses offset> ; <attributes>")?;
-    let id = natural(tokens[0], "resource id")?;
-    positive(tokens[1], "capacity")?;
-    let uses_offset = match tokens[2].to_ascii_lowercase().as_str() {
-        "true" => true,
-        "false" => false,
-        other => {
-            return Err(format!(
-                "bad <uses offset> `{other}`: expected true or false"
-            ))
-        }
+fn read_unit(
+    trace: &mut Trace,
+    rest: &str,
+    line: u64,
+    seen: &mut Option<u64>,
+) -> Result<(), String> {
+    if let Some(first) = seen {
+        return Err(format!(
+            "duplicate time unit: a second `TU` line (the first is line {first}); TU may appear at most once"
+        ));
+    }
+    let f = Fields::split(rest);
+    if f.count != 1 || !f.attrs.is_empty() {
+        return Err("expected `TU <unit>`".into());
+    }
+    let unit = f.tokens[0];
+    let Some(u) = UNITS.iter().position(|(n, _, _)| *n == unit) else {
+        return Err(format!(
+            "unknown time unit `{unit}` (expected one of {})",
+            UNITS.map(|u| u.0).join(", ")
+        ));
     };
-    let attrs = parse_attrs(attrs)?;
+    let before = trace.unit;
+    trace.unit = u;
+    *seen = Some(line);
+    if u != before && !trace.elements.is_empty() {
+        trace.rescale(before)?;
+    }
+    Ok(())
+}
+
+fn read_trace_attrs(trace: &mut Trace, rest: &str, file: &str, line: u64) -> Result<(), String> {
+    let Trace {
+        key,
+        value,
+        trace_attrs,
+        ..
+    } = trace;
+    decode_attrs(rest, key, value, |k, v| {
+        match trace_attrs.iter_mut().find(|(key, _)| key == k) {
+            Some(slot) => {
+                warn(format!(
+                    "{file}:{line}: trace attribute `{k}` given again; the last value wins"
+                ));
+                slot.1 = v.to_string();
+            }
+            None => trace_attrs.push((k.to_string(), v.to_string())),
+        }
+    })
+}
+
+fn read_resource(trace: &mut Trace, rest: &str, line: u64) -> Result<(), String> {
+    let f = Fields::split(rest);
+    f.expect(3..=3, "R <id> <capacity> <uses offset> ; <attributes>")?;
+    let id = natural(f.tokens[0], "resource id")?;
+    positive(f.tokens[1], "capacity")?;
+    let uses_offset = if f.tokens[2].eq_ignore_ascii_case("true") {
+        true
+    } else if f.tokens[2].eq_ignore_ascii_case("false") {
+        false
+    } else {
+        return Err(format!(
+            "bad <uses offset> `{}`: expected true or false",
+            f.tokens[2]
+        ));
+    };
     if let Some(&i) = trace.resource_index.get(&id) {
         return Err(format!(
             "duplicate resource id {id} (first defined on line {})",
-            trace.resources[i].line
+            trace.resources[i as usize].line
         ));
     }
-    let capacity = trace.push_text(tokens[1]);
-    let (attrs, name) = trace.push_attrs(&attrs);
-    trace.resource_index.insert(id, trace.resources.len());
+    let capacity = trace.push_text(f.tokens[1])?;
+    let (attrs, _) = trace.push_attrs(f.attrs)?;
+    trace
+        .resource_index
+        .insert(id, trace.resources.len() as u32);
     trace.resources.push(Resource {
         id,
         line,
         capacity,
         uses_offset,
-        name,
         attrs,
     });
     Ok(())
 }
 
-fn read_signal(trace: &mut Trace, rest: &str, line: u64) -> Result<(), String> {
-    let (tokens, attrs) = split_line(rest);
-    expect_fields(&tokens, 1..=1, "S <signal id> ; <attributes>")?;
-    let attrs = parse_attrs(attrs)?;
-    let id = tokens[0];
+/// The index of signal `id`, created (without its `S` line) when new.
+fn signal_slot(trace: &mut Trace, id: &str) -> Result<u32, String> {
     if let Some(&i) = trace.signal_index.get(id) {
-        if trace.signals[i].line != 0 {
+        return Ok(i);
+    }
+    let span = trace.push_text(id)?;
+    let index = trace.signals.len() as u32;
+    trace.signal_index.insert(id.to_string(), index);
+    trace.signals.push(Signal {
+        id: span,
+        line: 0,
+        attrs: Span::default(),
+        fragments: 0,
+        last_end: None,
+    });
+    Ok(index)
+}
+
+fn read_signal(trace: &mut Trace, rest: &str, line: u64) -> Result<(), String> {
+    let f = Fields::split(rest);
+    f.expect(1..=1, "S <signal id> ; <attributes>")?;
+    let id = f.tokens[0];
+    if let Some(&i) = trace.signal_index.get(id) {
+        let first = trace.signals[i as usize].line;
+        if first != 0 {
             return Err(format!(
-                "duplicate signal id {id}: exactly one `S` line per signal (first on line {})",
-                trace.signals[i].line
+                "duplicate signal id {id}: exactly one `S` line per signal (first on line {first})"
             ));
         }
     }
-    let id_span = trace.push_text(id);
-    let (attrs, name) = trace.push_attrs(&attrs);
-    match trace.signal_index.get(id) {
-        Some(&i) => {
-            let s = &mut trace.signals[i];
-            s.line = line;
-            s.name = name;
-            s.attrs = attrs;
-        }
-        None => {
-            trace.signal_index.insert(id.to_string(), trace.signals.len());
-            trace.signals.push(Signal {
-                id: id_span,
-                line,
-                name,
-                attrs,
-                fragments: 0,
-            });
-        }
-    }
+    let (attrs, _) = trace.push_attrs(f.attrs)?;
+    let index = signal_slot(trace, id)? as usize;
+    let s = &mut trace.signals[index];
+    s.line = line;
+    s.attrs = attrs;
     Ok(())
 }
 
 fn read_event(trace: &mut Trace, rest: &str, line: u64) -> Result<(), String> {
-    let (tokens, attrs) = split_line(rest);
-    expect_fields(&tokens, 2..=2, "E <event id> <t> ; <attributes>")?;
-    real(tokens[1], "the event time")?;
-    let attrs = parse_attrs(attrs)?;
-    match trace.events.entry(tokens[0].to_string()) {
-        Entry::Occupied(e) => {
-            return Err(format!(
-                "duplicate event id {} (first defined on line {})",
-                tokens[0], trace.elements[*e.get()].line
-            ))
-        }
-        Entry::Vacant(v) => {
-            v.insert(trace.elements.len());
-        }
+    let f = Fields::split(rest);
+    f.expect(2..=2, "E <event id> <t> ; <attributes>")?;
+    let (t, lossy) = trace.to_ns(f.tokens[1], "the event time")?;
+    let index = element_index(trace)?;
+    let (attrs, name) = trace.push_attrs(f.attrs)?;
+    if let Some(first) = trace.events.insert(f.tokens[0], index) {
+        return Err(format!(
+            "duplicate event id {} (first defined on line {})",
+            f.tokens[0], trace.elements[first as usize].line
+        ));
     }
-    let id = trace.push_text(tokens[0]);
-    let t = trace.push_text(tokens[1]);
-    let (attrs, name) = trace.push_attrs(&attrs);
+    let id = trace.push_text(f.tokens[0])?;
     trace.elements.push(Element {
-        item: Item::Event { id, t },
+        item: Item::Event { id },
         line,
-        name,
         attrs,
-        times: (0, 0),
-        lossy: false,
+        name,
+        times: (t, t),
+        lossy,
     });
     Ok(())
 }
 
 fn read_claim(trace: &mut Trace, rest: &str, line: u64) -> Result<(), String> {
-    let (tokens, attrs) = split_line(rest);
-    expect_fields(
-        &tokens,
+    let f = Fields::split(rest);
+    f.expect(
         5..=6,
         "C <claim id> <t0> <t1> <resource id> <offset>? <amount> ; <attributes>",
     )?;
-    let id = natural(tokens[0], "claim id")?;
-    real(tokens[1], "the claim start")?;
-    real(tokens[2], "the claim end")?;
-    let resource = natural(tokens[3], "resource id")?;
-    let (offset, amount) = if tokens.len() == 6 {
-        real(tokens[4], "the offset")?;
-        (Some(tokens[4]), tokens[5])
+    let t = &f.tokens;
+    let id = natural(t[0], "claim id")?;
+    let (t0, lossy0) = trace.to_ns(t[1], "the claim start")?;
+    let (t1, lossy1) = trace.to_ns(t[2], "the claim end")?;
+    if t1 < t0 {
+        return Err(format!("claim ends before it starts ({} < {})", t[2], t[1]));
+    }
+    let resource = natural(t[3], "resource id")?;
+    let (offset, amount) = if f.count == 6 {
+        real(t[4], "the offset")?;
+        (Some(t[4]), t[5])
     } else {
-        (None, tokens[4])
+        (None, t[4])
     };
     positive(amount, "the amount")?;
-    let attrs = parse_attrs(attrs)?;
+    let index = element_index(trace)?;
     if let Some(&first) = trace.claims.get(&id) {
         return Err(format!(
             "duplicate claim id {id} (first defined on line {})",
-            trace.elements[first].line
+            trace.elements[first as usize].line
         ));
     }
-    trace.claims.insert(id, trace.elements.len());
-    let offset = offset.map(|o| trace.push_text(o));
-    let amount = trace.push_text(amount);
-    let t0 = trace.push_text(tokens[1]);
-    let t1 = trace.push_text(tokens[2]);
-    let (attrs, name) = trace.push_attrs(&attrs);
+    let (attrs, name) = trace.push_attrs(f.attrs)?;
+    trace.claims.insert(id, index);
+    let offset = offset.map(|o| trace.push_text(o)).transpose()?;
+    let amount = trace.push_text(amount)?;
     trace.elements.push(Element {
         item: Item::Claim {
             id,
-            t0,
-            t1,
             resource,
             offset,
             amount,
         },
         line,
-        name,
         attrs,
-        times: (0, 0),
-        lossy: false,
+        name,
+        times: (t0, t1),
+        lossy: lossy0 || lossy1,
     });
     Ok(())
 }
 
 fn read_dep(trace: &mut Trace, rest: &str, line: u64) -> Result<(), String> {
-    let (tokens, attrs) = split_line(rest);
-    expect_fields(&tokens, 4..=4, "D <dep id> <type> <src id> <dst id> ; <attributes>")?;
-    let kind = match tokens[1].parse::<u8>() {
-        Ok(k) if usize::from(k) < DEP_TYPES.len() && tokens[1].bytes().all(|b| b.is_ascii_digit()) => k,
-        _ => {
-            return Err(format!(
-                "bad dependency type `{}`: expected 0..8",
-                tokens[1]
-            ))
-        }
+    let f = Fields::split(rest);
+    f.expect(4..=4, "D <dep id> <type> <src id> <dst id> ; <attributes>")?;
+    let t = &f.tokens;
+    let kind = match t[1].parse::<u8>() {
+        Ok(k) if usize::from(k) < DEP_TYPES.len() && t[1].bytes().all(|b| b.is_ascii_digit()) => k,
+        _ => return Err(format!("bad dependency type `{}`: expected 0..8", t[1])),
     };
-    let attrs = parse_attrs(attrs)?;
-    if let Some(first) = trace.deps.get(tokens[0]) {
+    let index = element_index(trace)?;
+    if let Some(first) = trace.deps.insert(t[0], index) {
         return Err(format!(
-            "duplicate dependency id {} (first defined on line {first})",
-            tokens[0]
+            "duplicate dependency id {} (first defined on line {})",
+            t[0], trace.elements[first as usize].line
         ));
     }
-    trace.deps.insert(tokens[0].to_string(), line);
-    let id = trace.push_text(tokens[0]);
-    let src = trace.push_text(tokens[2]);
-    let dst = trace.push_text(tokens[3]);
-    let (attrs, name) = trace.push_attrs(&attrs);
+    let (attrs, name) = trace.push_attrs(f.attrs)?;
+    let id = trace.push_text(t[0])?;
+    let src = trace.push_text(t[2])?;
+    let dst = trace.push_text(t[3])?;
     trace.elements.push(Element {
         item: Item::Dep {
             id,
             kind,
             src,
             dst,
-            locs: (None, None),
+            resources: [NO_RESOURCE; 2],
         },
         line,
-        name,
         attrs,
+        name,
         times: (0, 0),
         lossy: false,
     });
@@ -523,60 +660,84 @@ fn read_dep(trace: &mut Trace, rest: &str, line: u64) -> Result<(), String> {
 }
 
 fn read_fragment(trace: &mut Trace, rest: &str, line: u64) -> Result<(), String> {
-    if rest.contains(';') {
+    if memchr::memchr(b';', rest.as_bytes()).is_some() {
         return Err("`F` lines take no attributes (no `;`)".into());
     }
-    let tokens: Vec<&str> = rest.split_whitespace().collect();
-    expect_fields(&tokens, 6..=6, "F <signal id> <t0> <t1> <c> <b> <a>")?;
-    real(tokens[1], "the fragment start")?;
-    real(tokens[2], "the fragment end")?;
-    for (text, what) in tokens[3..].iter().zip(["c", "b", "a"]) {
-        real(text, &format!("coefficient {what}"))?;
+    let f = Fields::split(rest);
+    f.expect(6..=6, "F <signal id> <t0> <t1> <c> <b> <a>")?;
+    let t = &f.tokens;
+    let (t0, lossy0) = trace.to_ns(t[1], "the fragment start")?;
+    let (t1, lossy1) = trace.to_ns(t[2], "the fragment end")?;
+    if t1 <= t0 {
+        return Err(format!(
+            "empty fragment domain [{}, {}): the end must be after the start",
+            t[1], t[2]
+        ));
     }
-    let index = match trace.signal_index.get(tokens[0]) {
-        Some(&i) => i,
-        None => {
-            // A fragment before its S line: the S line may still come.
-            let id = trace.push_text(tokens[0]);
-            trace.signal_index.insert(tokens[0].to_string(), trace.signals.len());
-            trace.signals.push(Signal {
-                id,
-                line: 0,
-                name: None,
-                attrs: Span::default(),
-                fragments: 0,
-            });
-            trace.signals.len() - 1
+    for (text, what) in t[3..6]
+        .iter()
+        .zip(["coefficient c", "coefficient b", "coefficient a"])
+    {
+        real(text, what)?;
+    }
+    let signal = signal_slot(trace, t[0])?;
+    let s = &mut trace.signals[signal as usize];
+    if let Some(prev) = s.last_end {
+        if prev != t0 {
+            let how = if t0 > prev { "a gap" } else { "an overlap" };
+            return Err(format!(
+                "fragments of signal {} are not consecutive: {how} before {} (each fragment must start where the previous one ends)",
+                t[0], t[1]
+            ));
         }
-    };
-    trace.signals[index].fragments += 1;
-    let signal_id = trace.signals[index].id;
-    let coefficients = trace.push_text(&format!(
-        "c={};b={};a={}",
-        tokens[3], tokens[4], tokens[5]
-    ));
-    let t0 = trace.push_text(tokens[1]);
-    let t1 = trace.push_text(tokens[2]);
+    }
+    s.last_end = Some(t1);
+    s.fragments += 1;
+    let start = trace.arena.len();
+    let _ = write!(trace.arena, "c={};b={};a={}", t[3], t[4], t[5]);
+    let coefficients = trace.span_from(start)?;
     trace.elements.push(Element {
         item: Item::Fragment {
-            signal: signal_id,
-            t0,
-            t1,
+            signal,
             coefficients,
         },
         line,
-        name: None,
         attrs: Span::default(),
-        times: (0, 0),
-        lossy: false,
+        name: Span::default(),
+        times: (t0, t1),
+        lossy: lossy0 || lossy1,
     });
     Ok(())
 }
 
-/// Converts times (the unit is known now) and checks what needs the whole file:
-/// claim and fragment domains, consecutive fragments, references, offsets,
-/// signals with fragments. Resolves dependency endpoints. Returns which elements
-/// to drop (lenient mode only).
+impl Trace {
+    /// The time of a dependency endpoint and, for a claim, its resource.
+    fn endpoint(&self, id: &str, end: Endpoint) -> Option<(i64, Option<u64>)> {
+        match end {
+            Endpoint::Event => {
+                let i = self.events.get(id)?;
+                Some((self.elements[i as usize].times.0, None))
+            }
+            _ => {
+                let &i = self.claims.get(&natural(id, "").ok()?)?;
+                let e = &self.elements[i as usize];
+                let t = if end == Endpoint::ClaimEnd {
+                    e.times.1
+                } else {
+                    e.times.0
+                };
+                match e.item {
+                    Item::Claim { resource, .. } => Some((t, Some(resource))),
+                    _ => None,
+                }
+            }
+        }
+    }
+}
+
+/// Checks what needs the whole file (references, offsets, signals with
+/// fragments) and resolves dependency times. Problems are reported in line
+/// order. Returns which elements to drop (lenient mode only).
 fn check_references(trace: &mut Trace, problems: &mut Problems) -> Result<Vec<bool>> {
     let mut findings: Vec<(u64, String, Option<usize>)> = Vec::new();
     for s in &trace.signals {
@@ -591,76 +752,6 @@ fn check_references(trace: &mut Trace, problems: &mut Problems) -> Result<Vec<bo
             ));
         }
     }
-    let mut last_end: FastMap<usize, i64> = FastMap::default();
-    for index in 0..trace.elements.len() {
-        let e = &trace.elements[index];
-        let (spans, what) = match &e.item {
-            Item::Event { t, .. } => ((*t, *t), "event time"),
-            Item::Claim { t0, t1, .. } => ((*t0, *t1), "claim time"),
-            Item::Fragment { t0, t1, .. } => ((*t0, *t1), "fragment time"),
-            Item::Dep { .. } => continue,
-        };
-        let converted = trace
-            .to_ns(trace.text(spans.0), what)
-            .and_then(|a| Ok((a, trace.to_ns(trace.text(spans.1), what)?)));
-        let ((t0, lossy0), (t1, lossy1)) = match converted {
-            Ok(v) => v,
-            Err(msg) => {
-                findings.push((e.line, msg, Some(index)));
-                continue;
-            }
-        };
-        let (a, b) = (trace.text(spans.0), trace.text(spans.1));
-        let mut problem = None;
-        match &e.item {
-            Item::Claim { .. } if t1 < t0 => {
-                problem = Some(format!("claim ends before it starts ({b} < {a})"));
-            }
-            Item::Fragment { signal, .. } => {
-                let id = trace.text(*signal);
-                let s = trace.signal_index.get(id).copied().unwrap_or_default();
-                if t1 <= t0 {
-                    problem = Some(format!(
-                        "empty fragment domain [{a}, {b}): the end must be after the start"
-                    ));
-                } else if let Some(&prev) = last_end.get(&s) {
-                    if prev != t0 {
-                        let how = if t0 > prev { "a gap" } else { "an overlap" };
-                        problem = Some(format!(
-                            "fragments of signal {id} are not consecutive: {how} before {a} (each fragment must start where the previous one ends)"
-                        ));
-                    }
-                }
-                if problem.is_none() {
-                    last_end.insert(s, t1);
-                }
-            }
-            _ => {}
-        }
-        if let Some(msg) = problem {
-            findings.push((e.line, msg, Some(index)));
-        }
-        let e = &mut trace.elements[index];
-        e.times = (t0, t1);
-        e.lossy = lossy0 || lossy1;
-    }
-    let endpoint = |trace: &Trace, id: &str, end: Endpoint| -> Option<(i64, Option<u64>)> {
-        match end {
-            Endpoint::Event => {
-                let &i = trace.events.get(id)?;
-                Some((trace.elements[i].times.0, None))
-            }
-            _ => {
-                let &i = trace.claims.get(&id.parse::<u64>().ok()?)?;
-                let e = &trace.elements[i];
-                let t = if end == Endpoint::ClaimEnd { e.times.1 } else { e.times.0 };
-                match e.item {
-                    Item::Claim { resource, .. } => Some((t, Some(resource))),
-                    _ => None,
-                }
-            }
-        }
-    };
     let mut resolved = Vec::new();
     for (index, e) in trace.elements.iter().enumerate() {
         match &e.item {
@@ -673,7 +764,7 @@ fn check_references(trace: &mut Trace, problems: &mut Problems) -> Result<Vec<bo
                     Some(index),
                 )),
                 Some(&r) => {
-                    let uses = trace.resources[r].uses_offset;
+                    let uses = trace.resources[r as usize].uses_offset;
                     if uses && offset.is_none() {
                         findings.push((e.line, format!("claim offset missing: resource {resource} uses offsets, so its claims need `<offset> <amount>`"), Some(index)));
                     } else if !uses && offset.is_some() {
@@ -685,10 +776,16 @@ fn check_references(trace: &mut Trace, problems: &mut Problems) -> Result<Vec<bo
                 let (src_kind, dst_kind) = DEP_TYPES[usize::from(*kind)];
                 let (src_id, dst_id) = (trace.text(*src), trace.text(*dst));
                 match (
-                    endpoint(trace, src_id, src_kind),
-                    endpoint(trace, dst_id, dst_kind),
+                    trace.endpoint(src_id, src_kind),
+                    trace.endpoint(dst_id, dst_kind),
                 ) {
-                    (Some(a), Some(b)) => resolved.push((index, (a.0, b.0), (a.1, b.1))),
+                    (Some(a), Some(b)) => {
+                        let slot = |r: Option<u64>| {
+                            r.and_then(|r| trace.resource_index.get(&r).copied())
+                                .unwrap_or(NO_RESOURCE)
+                        };
+                        resolved.push((index, (a.0, b.0), [slot(a.1), slot(b.1)]));
+                    }
                     (a, _) => {
                         let (which, id, k) = if a.is_none() {
                             ("source", src_id, src_kind)
@@ -709,12 +806,9 @@ fn check_references(trace: &mut Trace, problems: &mut Problems) -> Result<Vec<bo
                 }
             }
             Item::Fragment { signal, .. } => {
-                let id = trace.text(*signal);
-                if trace
-                    .signal_index
-                    .get(id)
-                    .is_none_or(|&i| trace.signals[i].line == 0)
-                {
+                let s = &trace.signals[*signal as usize];
+                if s.line == 0 {
+                    let id = trace.text(s.id);
                     findings.push((
                         e.line,
                         format!("fragment of unknown signal {id} (no `S {id}` line)"),
@@ -725,11 +819,11 @@ fn check_references(trace: &mut Trace, problems: &mut Problems) -> Result<Vec<bo
             Item::Event { .. } => {}
         }
     }
-    for (index, times, locs) in resolved {
+    for (index, times, slots) in resolved {
         let e = &mut trace.elements[index];
         e.times = times;
-        if let Item::Dep { locs: l, .. } = &mut e.item {
-            *l = locs;
+        if let Item::Dep { resources, .. } = &mut e.item {
+            *resources = slots;
         }
     }
     findings.sort_by_key(|f| f.0);
@@ -740,34 +834,27 @@ fn check_references(trace: &mut Trace, problems: &mut Problems) -> Result<Vec<bo
             dropped[i] = true;
         }
     }
-    // A dependency on a dropped element goes too (lenient mode).
+    // A dependency on a dropped claim goes too (lenient mode).
     if dropped.iter().any(|&d| d) {
-        let gone_claims: Vec<u64> = trace
-            .elements
-            .iter()
-            .zip(&dropped)
-            .filter_map(|(e, &d)| match e.item {
-                Item::Claim { id, .. } if d => Some(id),
-                _ => None,
-            })
-            .collect();
-        for (e, d) in trace.elements.iter().zip(dropped.iter_mut()) {
-            if let Item::Dep { kind, src, dst, .. } = &e.item {
-                let (sk, dk) = DEP_TYPES[usize::from(*kind)];
-                let hits = |id: Span, k: Endpoint| {
-                    k != Endpoint::Event
-                        && trace
-                            .text(id)
-                            .parse::<u64>()
-                            .is_ok_and(|c| gone_claims.contains(&c))
-                };
-                if !*d && (hits(*src, sk) || hits(*dst, dk)) {
-                    warn(format!(
-                        "{}:{}: dependency dropped with the claim it names",
-                        problems.file, e.line
-                    ));
-                    *d = true;
-                }
+        for i in 0..trace.elements.len() {
+            let e = &trace.elements[i];
+            let Item::Dep { kind, src, dst, .. } = e.item else {
+                continue;
+            };
+            let (sk, dk) = DEP_TYPES[usize::from(kind)];
+            let gone = |id: Span, k: Endpoint| {
+                k != Endpoint::Event
+                    && natural(trace.text(id), "")
+                        .ok()
+                        .and_then(|c| trace.claims.get(&c))
+                        .is_some_and(|&c| dropped[c as usize])
+            };
+            if !dropped[i] && (gone(src, sk) || gone(dst, dk)) {
+                warn(format!(
+                    "{}:{}: dependency dropped with the claim it names",
+                    problems.file, e.line
+                ));
+                dropped[i] = true;
             }
         }
     }
@@ -780,7 +867,7 @@ pub struct TraceReader {
     trace: Trace,
     /// Meta and container rows first, then the elements by completion time.
     prelude: std::vec::IntoIter<Record>,
-    order: std::vec::IntoIter<(i64, usize)>,
+    order: std::vec::IntoIter<(i64, u32)>,
     line: u64,
 }
 
@@ -806,12 +893,12 @@ impl TraceReader {
                 "{name}: {lossy} element(s) have times finer than a nanosecond; rounded and flagged E"
             ));
         }
-        let mut order: Vec<(i64, usize)> = trace
+        let mut order: Vec<(i64, u32)> = trace
             .elements
             .iter()
             .enumerate()
             .filter(|(i, _)| !dropped[*i])
-            .map(|(i, e)| (e.times.0.max(e.times.1), i))
+            .map(|(i, e)| (e.times.0.max(e.times.1), i as u32))
             .collect();
         // Elements are numbered in file order, so equal times keep file order.
         order.sort_unstable();
@@ -823,6 +910,25 @@ impl TraceReader {
             order: order.into_iter(),
             line: 0,
         })
+    }
+}
+
+/// Appends an encoded attribute value, decoded.
+fn push_decoded(encoded: &str, out: &mut String) {
+    if encoded.contains('%') {
+        out.push_str(&decode_attr_part(encoded));
+    } else {
+        out.push_str(encoded);
+    }
+}
+
+/// The decoded value of the first `name` attribute of an encoded attribute list.
+fn name_of(encoded: &str, out: &mut String) {
+    for item in encoded.split(';') {
+        if let Some(v) = item.strip_prefix("name=") {
+            push_decoded(v, out);
+            return;
+        }
     }
 }
 
@@ -845,9 +951,7 @@ fn prelude(name: &str, trace: &Trace) -> Vec<Record> {
         let mut rec = Record::new(Kind::Container);
         rec.loc = format!("{RESOURCE_LOC}{}", r.id);
         rec.cat.push_str("resource");
-        if let Some(n) = r.name {
-            rec.name.push_str(trace.text(n));
-        }
+        name_of(trace.text(r.attrs), &mut rec.name);
         rec.value.push_str(trace.text(r.capacity));
         if r.uses_offset {
             rec.push_attr(ATTR_USES_OFFSET, "true");
@@ -859,9 +963,7 @@ fn prelude(name: &str, trace: &Trace) -> Vec<Record> {
         let mut rec = Record::new(Kind::Container);
         rec.loc = format!("{SIGNAL_LOC}{}", trace.text(s.id));
         rec.cat.push_str("signal");
-        if let Some(n) = s.name {
-            rec.name.push_str(trace.text(n));
-        }
+        name_of(trace.text(s.attrs), &mut rec.name);
         append_attrs(&mut rec, trace.text(s.attrs));
         rows.push(rec);
     }
@@ -888,16 +990,15 @@ impl RecordSource for TraceReader {
             return Ok(false);
         };
         let trace = &self.trace;
-        let e = &trace.elements[index];
+        let e = &trace.elements[index as usize];
         self.line = e.line;
         rec.clear();
-        if let Some(n) = e.name {
-            rec.name.push_str(trace.text(n));
-        }
+        rec.time = Some(e.times.0);
+        let attrs = trace.text(e.attrs);
+        push_decoded(trace.text(e.name), &mut rec.name);
         match e.item {
-            Item::Event { id, .. } => {
+            Item::Event { id } => {
                 rec.kind = Kind::Event;
-                rec.time = Some(e.times.0);
                 rec.id.push_str(trace.text(id));
             }
             Item::Claim {
@@ -905,13 +1006,11 @@ impl RecordSource for TraceReader {
                 resource,
                 offset,
                 amount,
-                ..
             } => {
                 rec.kind = Kind::Claim;
-                rec.time = Some(e.times.0);
                 rec.end = Some(e.times.1);
-                rec.loc = format!("{RESOURCE_LOC}{resource}");
-                rec.id = id.to_string();
+                let _ = write!(rec.loc, "{RESOURCE_LOC}{resource}");
+                let _ = write!(rec.id, "{id}");
                 rec.value.push_str(trace.text(amount));
                 if let Some(o) = offset {
                     rec.push_attr(ATTR_OFFSET, trace.text(o));
@@ -922,36 +1021,34 @@ impl RecordSource for TraceReader {
                 kind,
                 src,
                 dst,
-                locs,
+                resources,
             } => {
                 rec.kind = Kind::Dep;
-                rec.time = Some(e.times.0);
                 rec.end = Some(e.times.1);
-                if let Some(r) = locs.0 {
-                    rec.loc = format!("{RESOURCE_LOC}{r}");
-                }
-                if let Some(r) = locs.1 {
-                    rec.peer = format!("{RESOURCE_LOC}{r}");
+                let (src, dst) = (trace.text(src), trace.text(dst));
+                for (slot, out) in resources.into_iter().zip([&mut rec.loc, &mut rec.peer]) {
+                    if let Some(r) = trace.resources.get(slot as usize) {
+                        let _ = write!(out, "{RESOURCE_LOC}{}", r.id);
+                    }
                 }
                 rec.id.push_str(trace.text(id));
-                rec.cat = kind.to_string();
-                rec.push_attr(ATTR_SRC, trace.text(src));
-                rec.push_attr(ATTR_DST, trace.text(dst));
+                let _ = write!(rec.cat, "{kind}");
+                rec.push_attr(ATTR_SRC, src);
+                rec.push_attr(ATTR_DST, dst);
             }
             Item::Fragment {
                 signal,
                 coefficients,
-                ..
             } => {
                 rec.kind = Kind::Signal;
-                rec.time = Some(e.times.0);
                 rec.end = Some(e.times.1);
-                rec.loc = format!("{SIGNAL_LOC}{}", trace.text(signal));
+                let s = &trace.signals[signal as usize];
+                let _ = write!(rec.loc, "{SIGNAL_LOC}{}", trace.text(s.id));
                 rec.attrs.push_str(trace.text(coefficients));
                 rec.push_attr("time_unit", UNITS[trace.unit].1);
             }
         }
-        append_attrs(rec, trace.text(e.attrs));
+        append_attrs(rec, attrs);
         if e.lossy {
             rec.add_flag(flags::LOSSY);
         }
@@ -964,12 +1061,4 @@ impl RecordSource for TraceReader {
             line: self.line,
         }
     }
-}
-
-/// The dependency type of a stream `dep` row written by this reader.
-pub fn dep_type_of(rec: &Record) -> Option<usize> {
-    rec.cat
-        .parse::<usize>()
-        .ok()
-        .filter(|&t| t < DEP_TYPES.len())
 }

@@ -10,12 +10,13 @@
 //! in memory and written at the end.
 
 use std::collections::HashSet;
+use std::fmt::Write as _;
 
 use super::{
-    escape_attr, ATTR_DST, ATTR_OFFSET, ATTR_SRC, ATTR_USES_OFFSET, META_ATTR,
-    PREFIX, RESOURCE_LOC, SIGNAL_LOC, UNITS,
+    escape_attr, ATTR_DST, ATTR_OFFSET, ATTR_SRC, ATTR_USES_OFFSET, META_ATTR, PREFIX,
+    RESOURCE_LOC, SIGNAL_LOC, UNITS,
 };
-use crate::decimal::{format_scaled, Decimal};
+use crate::decimal::{push_scaled, Decimal};
 use crate::error::{warn, Error, Result};
 use crate::fasthash::FastMap;
 use crate::format::{RecordSink, WriteOptions};
@@ -75,8 +76,8 @@ pub struct TraceWriter {
     resource_of: FastMap<String, usize>,
     signals: Vec<String>,
     signal_of: FastMap<String, String>,
-    /// Element lines (E, C, D, F) with times still in ns, rendered at the end.
-    elements: Vec<Line>,
+    /// Element lines (E, C, D, F), written after the resources and signals.
+    elements: String,
     resource_ids: Ids,
     signal_ids: Ids,
     event_ids: Ids,
@@ -86,15 +87,6 @@ pub struct TraceWriter {
     last_time: i64,
     renumbered: u64,
 }
-
-/// An element line: fixed text pieces around times that are rendered once the
-/// output unit is final.
-enum Piece {
-    Text(String),
-    Time(i64),
-}
-
-struct Line(Vec<Piece>);
 
 impl TraceWriter {
     /// A writer over `out`. Times are written in the stream's original unit when
@@ -110,7 +102,7 @@ impl TraceWriter {
             resource_of: FastMap::default(),
             signals: Vec::new(),
             signal_of: FastMap::default(),
-            elements: Vec::new(),
+            elements: String::new(),
             resource_ids: Ids::default(),
             signal_ids: Ids::default(),
             event_ids: Ids::default(),
@@ -125,7 +117,7 @@ impl TraceWriter {
     fn meta(&mut self, rec: &Record) {
         if let Some(key) = rec.name.strip_prefix(META_ATTR) {
             self.trace_attrs.push((key.to_string(), rec.value.clone()));
-        } else if rec.name == "time_unit" && !self.unit_from_meta {
+        } else if rec.name == "time_unit" && !self.unit_from_meta && self.elements.is_empty() {
             if let Some(u) = UNITS.iter().position(|u| u.1 == rec.value) {
                 self.unit = u;
                 self.unit_from_meta = true;
@@ -186,7 +178,11 @@ impl TraceWriter {
         let extra: Vec<(&str, &str)> = if native {
             vec![("name", &rec.name)]
         } else {
-            let name = if rec.name.is_empty() { &rec.loc } else { &rec.name };
+            let name = if rec.name.is_empty() {
+                &rec.loc
+            } else {
+                &rec.name
+            };
             vec![
                 ("name", name),
                 ("loc", &rec.loc),
@@ -196,7 +192,8 @@ impl TraceWriter {
         };
         let attrs = Self::attributes(rec, &extra);
         let line = format!("R {id} {capacity} {uses_offset} ; {attrs}");
-        self.resource_of.insert(rec.loc.clone(), self.resources.len());
+        self.resource_of
+            .insert(rec.loc.clone(), self.resources.len());
         self.resources.push(ResourceLine {
             id: id.parse().unwrap_or_default(),
             uses_offset,
@@ -238,13 +235,13 @@ impl TraceWriter {
             String::new()
         };
         let attrs = Self::attributes(rec, columns);
-        self.elements.push(Line(vec![
-            Piece::Text(format!("C {id} ")),
-            Piece::Time(start.min(end)),
-            Piece::Text(" ".into()),
-            Piece::Time(start.max(end)),
-            Piece::Text(format!(" {rid}{offset} {amount} ; {attrs}")),
-        ]));
+        let factor = self.factor();
+        let out = &mut self.elements;
+        let _ = write!(out, "C {id} ");
+        push_scaled(out, start.min(end), factor);
+        out.push(' ');
+        push_scaled(out, start.max(end), factor);
+        let _ = writeln!(out, " {rid}{offset} {amount} ; {attrs}");
         Ok(())
     }
 
@@ -253,19 +250,17 @@ impl TraceWriter {
         if !kept {
             self.renumbered += 1;
         }
-        self.elements.push(Line(vec![
-            Piece::Text(format!("E {id} ")),
-            Piece::Time(time),
-            Piece::Text(format!(" ; {attrs}")),
-        ]));
+        let factor = self.factor();
+        let out = &mut self.elements;
+        let _ = write!(out, "E {id} ");
+        push_scaled(out, time, factor);
+        let _ = writeln!(out, " ; {attrs}");
         id
     }
 
     fn dependency(&mut self, wanted: &str, kind: usize, src: &str, dst: &str, attrs: String) {
         let (id, _) = self.dep_ids.take(wanted);
-        self.elements.push(Line(vec![Piece::Text(format!(
-            "D {id} {kind} {src} {dst} ; {attrs}"
-        ))]));
+        let _ = writeln!(self.elements, "D {id} {kind} {src} {dst} ; {attrs}");
     }
 
     /// A message or foreign dependency: an event at each end and a type-4 dependency.
@@ -279,11 +274,27 @@ impl TraceWriter {
             ("size", size.as_str()),
             ("value", rec.value.as_str()),
         ];
-        let mut from = vec![("name", rec.name.as_str()), ("kind", what), ("end", "source"), ("loc", rec.loc.as_str()), ("peer", rec.peer.as_str())];
+        let mut from = vec![
+            ("name", rec.name.as_str()),
+            ("kind", what),
+            ("end", "source"),
+            ("loc", rec.loc.as_str()),
+            ("peer", rec.peer.as_str()),
+        ];
         from.extend(common);
-        let mut to = vec![("name", rec.name.as_str()), ("kind", what), ("end", "destination"), ("loc", rec.peer.as_str()), ("peer", rec.loc.as_str())];
+        let mut to = vec![
+            ("name", rec.name.as_str()),
+            ("kind", what),
+            ("end", "destination"),
+            ("loc", rec.peer.as_str()),
+            ("peer", rec.loc.as_str()),
+        ];
         to.extend(common);
-        let src = self.event(rec.time.unwrap_or_default(), "", Self::attributes(rec, &from));
+        let src = self.event(
+            rec.time.unwrap_or_default(),
+            "",
+            Self::attributes(rec, &from),
+        );
         let dst = self.event(rec.end.unwrap_or_default(), "", Self::attributes(rec, &to));
         let attrs = Self::attributes(rec, &[("kind", what), ("id", &rec.id), ("type", &rec.cat)]);
         self.dependency(&rec.id, 4, &src, &dst, attrs);
@@ -301,16 +312,29 @@ impl TraceWriter {
         let key = (rec.loc.clone(), rec.name.clone());
         if !self.series.contains_key(&key) {
             let (id, _) = self.signal_ids.take("");
-            let label = if rec.name.is_empty() { "counter" } else { &rec.name };
-            let attrs = Self::attributes(rec, &[("name", label), ("loc", &rec.loc), ("type", "counter")]);
+            let label = if rec.name.is_empty() {
+                "counter"
+            } else {
+                &rec.name
+            };
+            let attrs = Self::attributes(
+                rec,
+                &[("name", label), ("loc", &rec.loc), ("type", "counter")],
+            );
             self.signals.push(format!("S {id} ; {attrs}"));
-            self.series.insert(key.clone(), Series { signal: id, last: None });
+            self.series.insert(
+                key.clone(),
+                Series {
+                    signal: id,
+                    last: None,
+                },
+            );
         }
         let series = self.series.get_mut(&key).expect("inserted above");
         if let Some((t0, value)) = series.last.take() {
             if time > t0 {
                 let signal = series.signal.clone();
-                self.elements.push(fragment(&signal, t0, time, &value, "0", "0"));
+                self.fragment(&signal, t0, time, &value, "0", "0");
             } else {
                 warn(format!(
                     "counter `{}` on `{}`: two samples at {time} ns; the earlier one is left out",
@@ -333,48 +357,46 @@ impl TraceWriter {
         let (mut c, mut b, mut a) = (get("c"), get("b"), get("a"));
         // Coefficients are per unit of the fragment's own time unit; rescale when
         // the file uses another one.
-        if let Some(from) = rec.attr("time_unit").and_then(|u| UNITS.iter().position(|x| x.1 == u)) {
+        if let Some(from) = rec
+            .attr("time_unit")
+            .and_then(|u| UNITS.iter().position(|x| x.1 == u))
+        {
             if from != self.unit {
                 let k = UNITS[self.unit].2 as f64 / UNITS[from].2 as f64;
                 let scale = |s: &str, p: i32| {
-                    Decimal::parse(s).map(|d| format!("{}", d.to_f64() * k.powi(p))).unwrap_or_else(|| s.to_string())
+                    Decimal::parse(s)
+                        .map(|d| format!("{}", d.to_f64() * k.powi(p)))
+                        .unwrap_or_else(|| s.to_string())
                 };
                 b = scale(&b, 1);
                 a = scale(&a, 2);
                 c = scale(&c, 0);
             }
         }
-        self.elements.push(fragment(
+        self.fragment(
             &signal,
             rec.time.unwrap_or_default(),
             rec.end.unwrap_or_default(),
             &c,
             &b,
             &a,
-        ));
+        );
         Ok(())
     }
 
-    fn render(&self, line: &Line, out: &mut String) {
-        let factor = UNITS[self.unit].2;
-        for piece in &line.0 {
-            match piece {
-                Piece::Text(t) => out.push_str(t),
-                Piece::Time(ns) => out.push_str(&format_scaled(*ns, factor)),
-            }
-        }
-        out.push('\n');
+    fn factor(&self) -> u64 {
+        UNITS[self.unit].2
     }
-}
 
-fn fragment(signal: &str, t0: i64, t1: i64, c: &str, b: &str, a: &str) -> Line {
-    Line(vec![
-        Piece::Text(format!("F {signal} ")),
-        Piece::Time(t0),
-        Piece::Text(" ".into()),
-        Piece::Time(t1),
-        Piece::Text(format!(" {c} {b} {a}")),
-    ])
+    fn fragment(&mut self, signal: &str, t0: i64, t1: i64, c: &str, b: &str, a: &str) {
+        let factor = self.factor();
+        let out = &mut self.elements;
+        let _ = write!(out, "F {signal} ");
+        push_scaled(out, t0, factor);
+        out.push(' ');
+        push_scaled(out, t1, factor);
+        let _ = writeln!(out, " {c} {b} {a}");
+    }
 }
 
 impl RecordSink for TraceWriter {
@@ -449,7 +471,11 @@ impl RecordSink for TraceWriter {
                 self.event(rec.time.unwrap_or_default(), "", attrs);
             }
             Kind::Msg => self.linked_events(rec),
-            Kind::Dep => match (rec.attr(ATTR_SRC), rec.attr(ATTR_DST), rec.cat.parse::<usize>()) {
+            Kind::Dep => match (
+                rec.attr(ATTR_SRC),
+                rec.attr(ATTR_DST),
+                rec.cat.parse::<usize>(),
+            ) {
                 (Some(src), Some(dst), Ok(kind)) if kind < 9 => {
                     let attrs = Self::attributes(rec, &[("name", &rec.name)]);
                     self.dependency(&rec.id, kind, &src, &dst, attrs);
@@ -472,7 +498,7 @@ impl RecordSink for TraceWriter {
         open.sort_by(|a, b| a.0.cmp(&b.0));
         for (signal, t, value) in open {
             let end = self.last_time.max(t + 1);
-            self.elements.push(fragment(&signal, t, end, &value, "0", "0"));
+            self.fragment(&signal, t, end, &value, "0", "0");
         }
         let mut text = format!("TU {}\n", UNITS[self.unit].0);
         if let Some(ns) = self.origin_ns {
@@ -500,12 +526,7 @@ impl RecordSink for TraceWriter {
             text.push('\n');
         }
         self.out.write_line(text.as_bytes())?;
-        let mut buf = String::new();
-        for line in &self.elements {
-            buf.clear();
-            self.render(line, &mut buf);
-            self.out.write_line(buf.as_bytes())?;
-        }
+        self.out.write_line(self.elements.as_bytes())?;
         if self.renumbered > 0 {
             warn(format!(
                 "{} claim(s) or event(s) got new ids (their stream ids were missing, not natural numbers, or taken)",
