@@ -31,6 +31,16 @@ pub struct InputArgs {
     /// end) instead of stopping at the first one.
     #[arg(long)]
     pub lenient: bool,
+
+    /// Pajé: keep links whose other half never comes as unmatched halves
+    /// (pj_dump's -z) instead of failing.
+    #[arg(long)]
+    pub ignore_incomplete_links: bool,
+
+    /// Pajé: rows held to put events of different containers back in time order
+    /// (memory grows with it).
+    #[arg(long, value_name = "ROWS", default_value_t = crate::paje::reader::DEFAULT_REORDER_WINDOW)]
+    pub reorder_window: usize,
 }
 
 impl InputArgs {
@@ -38,6 +48,8 @@ impl InputArgs {
     pub fn read_options(&self) -> ReadOptions {
         ReadOptions {
             lenient: self.lenient,
+            ignore_incomplete_links: self.ignore_incomplete_links,
+            reorder_window: self.reorder_window,
         }
     }
 }
@@ -69,6 +81,14 @@ pub struct OutputArgs {
     /// Never draw the progress line (it is drawn only when stderr is a terminal).
     #[arg(long)]
     pub no_progress: bool,
+
+    /// pjdump output: decimals of times and values (pj_dump's -l).
+    #[arg(long, value_name = "N")]
+    pub precision: Option<usize>,
+
+    /// pjdump output: append the values of user-defined fields (pj_dump's -u).
+    #[arg(long)]
+    pub user_fields: bool,
 }
 
 impl OutputArgs {
@@ -104,6 +124,8 @@ pub fn open_sink(args: &OutputArgs, extra_columns: &[String]) -> Result<Box<dyn 
     let opts = WriteOptions {
         no_header: args.no_header,
         extra_columns: extra_columns.to_vec(),
+        precision: args.precision,
+        user_fields: args.user_fields,
     };
     format::open_writer(args.format(), out, &opts)
 }

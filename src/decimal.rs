@@ -122,6 +122,42 @@ impl Decimal {
         Some((i64::try_from(value).ok()?, inexact))
     }
 
+    /// The exact sum `self + other`, or `None` when it needs more than 36 digits.
+    pub fn add(&self, other: &Decimal) -> Option<Decimal> {
+        let exp = self.exp.min(other.exp);
+        let widen = |d: &Decimal| -> Option<i128> {
+            let m = i128::try_from(
+                d.mantissa
+                    .checked_mul(10u128.checked_pow((d.exp - exp).unsigned_abs())?)?,
+            )
+            .ok()?;
+            Some(if d.negative { -m } else { m })
+        };
+        let sum = widen(self)?.checked_add(widen(other)?)?;
+        let mut d = Decimal {
+            negative: sum < 0,
+            mantissa: sum.unsigned_abs(),
+            exp,
+        };
+        // Keep the mantissa small: drop trailing zeros of the fraction.
+        while d.exp < 0 && d.mantissa != 0 && d.mantissa % 10 == 0 {
+            d.mantissa /= 10;
+            d.exp += 1;
+        }
+        if d.mantissa == 0 {
+            d.exp = 0;
+        }
+        (d.mantissa < 10u128.pow(MAX_DIGITS as u32)).then_some(d)
+    }
+
+    /// The negated value.
+    pub fn neg(&self) -> Decimal {
+        Decimal {
+            negative: !self.negative && self.mantissa != 0,
+            ..*self
+        }
+    }
+
     /// The value as `f64` (for comparisons and statistics, not for times).
     pub fn to_f64(&self) -> f64 {
         let v = self.mantissa as f64 * 10f64.powi(self.exp);
@@ -129,6 +165,39 @@ impl Decimal {
             -v
         } else {
             v
+        }
+    }
+}
+
+impl std::fmt::Display for Decimal {
+    /// Plain decimal notation without exponent (`1.75`, `-0.001`, `1200`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let digits = self.mantissa.to_string();
+        if self.negative {
+            f.write_str("-")?;
+        }
+        if self.exp >= 0 {
+            f.write_str(&digits)?;
+            for _ in 0..self.exp {
+                f.write_str("0")?;
+            }
+            return Ok(());
+        }
+        let frac = self.exp.unsigned_abs() as usize;
+        let (int, fraction) = if digits.len() > frac {
+            let (a, b) = digits.split_at(digits.len() - frac);
+            (a.to_string(), b.to_string())
+        } else {
+            (
+                "0".to_string(),
+                format!("{}{digits}", "0".repeat(frac - digits.len())),
+            )
+        };
+        let fraction = fraction.trim_end_matches('0');
+        if fraction.is_empty() {
+            f.write_str(&int)
+        } else {
+            write!(f, "{int}.{fraction}")
         }
     }
 }
@@ -197,6 +266,18 @@ mod tests {
         assert!(Decimal::parse("1600000000000").unwrap().is_integer());
         assert!(!Decimal::parse("1600000000000.5").unwrap().is_integer());
         assert!(Decimal::parse("12.50e1").unwrap().is_integer());
+    }
+
+    #[test]
+    fn adds_exactly() {
+        let d = |s: &str| Decimal::parse(s).unwrap();
+        assert_eq!(d("0.1").add(&d("0.2")).unwrap().to_string(), "0.3");
+        assert_eq!(d("1.5").add(&d("-2.25")).unwrap().to_string(), "-0.75");
+        assert_eq!(d("1e3").add(&d("1")).unwrap().to_string(), "1001");
+        assert_eq!(d("5").add(&d("-5")).unwrap().to_string(), "0");
+        assert_eq!(d("123456789.123").to_string(), "123456789.123");
+        assert_eq!(d("2.5").neg().to_string(), "-2.5");
+        assert!(d("1e30").add(&d("1e-30")).is_none());
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 use crate::error::{Error, Location, Result};
 use crate::io::{Input, Output};
+use crate::paje;
 use crate::record::Record;
 use crate::stream;
 use crate::trace;
@@ -67,6 +68,10 @@ pub struct WriteOptions {
     pub no_header: bool,
     /// Non-standard columns to write after the standard ones.
     pub extra_columns: Vec<String>,
+    /// pj_dump output: decimals of fixed-point numbers (pj_dump's `-l`).
+    pub precision: Option<usize>,
+    /// pj_dump output: append user-defined field values (pj_dump's `-u`).
+    pub user_fields: bool,
 }
 
 /// Options every reader receives.
@@ -74,6 +79,11 @@ pub struct WriteOptions {
 pub struct ReadOptions {
     /// Skip invalid lines with a warning instead of failing (formats that allow it).
     pub lenient: bool,
+    /// Pajé: keep links that never complete as unmatched halves instead of failing.
+    pub ignore_incomplete_links: bool,
+    /// Rows a reader of piecewise-ordered input may hold to restore time order
+    /// (0: the reader's default).
+    pub reorder_window: usize,
 }
 
 /// What detection looks at.
@@ -124,6 +134,22 @@ pub static FORMATS: &[Format] = &[
         sniff: stream::jsonl::sniff,
         reader: Some(stream::jsonl::open_reader),
         writer: Some(stream::jsonl::open_writer),
+    },
+    Format {
+        name: "paje",
+        description: "Pajé traces (SimGrid, StarPU, poti; what PajeNG and ViTE read)",
+        extensions: &["paje", "trace"],
+        sniff: paje::sniff,
+        reader: Some(paje::reader::open_reader),
+        writer: None,
+    },
+    Format {
+        name: "pjdump",
+        description: "what PajeNG's pj_dump 1.3.8 prints (write only; --precision, --user-fields)",
+        extensions: &[],
+        sniff: |_| false,
+        reader: None,
+        writer: Some(paje::pjdump::open_writer),
     },
     Format {
         name: "trace",

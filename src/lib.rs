@@ -22,6 +22,7 @@ pub mod fasthash;
 pub mod format;
 pub mod io;
 pub mod ops;
+pub mod paje;
 pub mod record;
 pub mod stream;
 pub mod trace;

@@ -104,11 +104,17 @@ pub enum Kind {
     Dep,
     /// One piece of a continuous signal over `time`..`end`.
     Signal,
+    /// Declares a type of a source's type hierarchy (Pajé container, state,
+    /// event, variable and link types, and entity values): `id`, `name`, `cat`
+    /// (its nature), `peer` (parent type).
+    Type,
+    /// The end of a location's life (a destroyed container) at `time`.
+    Destroy,
 }
 
 impl Kind {
     /// Every kind, in the order of `docs/stream.md`.
-    pub const ALL: [Kind; 14] = [
+    pub const ALL: [Kind; 16] = [
         Kind::Meta,
         Kind::Container,
         Kind::Enter,
@@ -123,6 +129,8 @@ impl Kind {
         Kind::Claim,
         Kind::Dep,
         Kind::Signal,
+        Kind::Type,
+        Kind::Destroy,
     ];
 
     /// The kind's name as written in the `kind` column.
@@ -142,6 +150,8 @@ impl Kind {
             Kind::Claim => "claim",
             Kind::Dep => "dep",
             Kind::Signal => "signal",
+            Kind::Type => "type",
+            Kind::Destroy => "destroy",
         }
     }
 
@@ -162,6 +172,8 @@ impl Kind {
             b"claim" => Kind::Claim,
             b"dep" => Kind::Dep,
             b"signal" => Kind::Signal,
+            b"type" => Kind::Type,
+            b"destroy" => Kind::Destroy,
             _ => return None,
         })
     }
@@ -174,10 +186,10 @@ impl Kind {
         )
     }
 
-    /// Structural kinds (`meta`, `container`) describe the stream rather than
-    /// happen in it; they are exempt from the time order.
+    /// Structural kinds (`meta`, `container`, `type`) describe the stream rather
+    /// than happen in it; they are exempt from the time order.
     pub fn is_structural(self) -> bool {
-        matches!(self, Kind::Meta | Kind::Container)
+        matches!(self, Kind::Meta | Kind::Container | Kind::Type)
     }
 
     /// Whether a row of this kind must have a `time`.
@@ -205,6 +217,7 @@ impl Kind {
                 | Kind::Counter
                 | Kind::Claim
                 | Kind::Signal
+                | Kind::Destroy
         )
     }
 }
@@ -404,6 +417,9 @@ impl Record {
         }
         if kind == Kind::Meta && self.name.is_empty() {
             return Err("a `meta` row needs a `name` (its key)".to_string());
+        }
+        if kind == Kind::Type && (self.id.is_empty() || self.cat.is_empty()) {
+            return Err("a `type` row needs an `id` and a `cat` (its nature)".to_string());
         }
         if let Some(c) = self.flags.chars().find(|c| !c.is_ascii_uppercase()) {
             return Err(format!(

@@ -163,9 +163,10 @@ pub struct Predicate {
 }
 
 impl Predicate {
-    /// Whether `rec` is selected (after `invert`). `meta` rows are always selected.
+    /// Whether `rec` is selected (after `invert`). `meta` and `type` rows are
+    /// always selected (they describe the stream).
     pub fn selects(&self, rec: &Record) -> bool {
-        if rec.kind == Kind::Meta {
+        if matches!(rec.kind, Kind::Meta | Kind::Type) {
             return true;
         }
         self.matches(rec) != self.invert

@@ -2,7 +2,9 @@
 //! Commands wire these; they do not reimplement them.
 
 pub mod filter;
+pub mod matcher;
 pub mod merge;
+pub mod reorder;
 pub mod spans;
 pub mod window;
 

@@ -52,6 +52,10 @@ impl StreamCheck {
                 }
                 return Ok(Verdict::Keep);
             }
+            Kind::Type => {
+                self.seen_data = true;
+                return Ok(Verdict::Keep);
+            }
             Kind::Container => {
                 self.seen_data = true;
                 if !rec.peer.is_empty() && !self.declared.contains(&rec.peer) {

@@ -484,6 +484,8 @@ impl RecordSink for TraceWriter {
             },
             Kind::Counter => self.counter(rec),
             Kind::Signal => self.signal_fragment(rec)?,
+            // TRACE has no type hierarchy and no end of a resource's life.
+            Kind::Type | Kind::Destroy => {}
         }
         Ok(())
     }

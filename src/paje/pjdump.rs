@@ -1,0 +1,414 @@
+//! Output compatible with PajeNG's `pj_dump` (release 1.3.8): the same line
+//! shapes, number formats and records, written as records complete (so line
+//! order differs from `pj_dump`'s container walk; compare sorted lines).
+//!
+//! The stream goes through the span builder (enter/leave → state) and the
+//! message matcher (send/recv → msg) before this writer sees it. Memory: the
+//! names of types and containers, and the current piece of each variable.
+
+use std::fmt::Write as _;
+
+use super::{ATTR_OP, ATTR_OPERAND, LANE, PREFIX};
+use crate::error::Result;
+use crate::fasthash::FastMap;
+use crate::format::{RecordSink, WriteOptions};
+use crate::io::Output;
+use crate::ops::matcher::{Matcher, Unmatched};
+use crate::ops::spans::SpanBuilder;
+use crate::record::{Kind, Record};
+
+/// Registry constructor: span builder → matcher → pj_dump printer.
+pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink>> {
+    let printer = PjdumpWriter::new(out, opts.precision.unwrap_or(6), opts.user_fields);
+    Ok(Box::new(SpanBuilder::new(Matcher::new(
+        printer,
+        Unmatched::Drop,
+    ))))
+}
+
+struct ContainerEntry {
+    name: String,
+    type_: String,
+    parent: String,
+    start: i64,
+    /// For a lane: the container whose states it holds.
+    lane_of: Option<String>,
+    extras: String,
+    ended: bool,
+}
+
+struct Piece {
+    container: String,
+    type_: String,
+    start: i64,
+    value: f64,
+    extras: String,
+}
+
+/// The pj_dump printer.
+pub struct PjdumpWriter {
+    out: Output,
+    precision: usize,
+    user_fields: bool,
+    types: FastMap<String, String>,
+    containers: FastMap<String, ContainerEntry>,
+    pieces: FastMap<(String, String), Piece>,
+    last_time: Option<i64>,
+    line: String,
+}
+
+/// Seconds from integer nanoseconds.
+fn secs(ns: i64) -> f64 {
+    ns as f64 / 1e9
+}
+
+/// C++ stream default formatting (`%g` with 6 significant digits), which
+/// pj_dump uses for Container lines.
+pub fn format_g(x: f64) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    if !x.is_finite() {
+        return if x.is_nan() {
+            "nan".into()
+        } else if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
+    }
+    let sci = format!("{x:.5e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if !(-4..6).contains(&exp) {
+        let m = mantissa.trim_end_matches('0').trim_end_matches('.');
+        format!("{m}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+    } else {
+        let decimals = (5 - exp).max(0) as usize;
+        let s = format!("{x:.decimals$}");
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    }
+}
+
+impl PjdumpWriter {
+    /// A printer with `precision` decimals, appending user fields if asked.
+    pub fn new(out: Output, precision: usize, user_fields: bool) -> PjdumpWriter {
+        PjdumpWriter {
+            out,
+            precision,
+            user_fields,
+            types: FastMap::default(),
+            containers: FastMap::default(),
+            pieces: FastMap::default(),
+            last_time: None,
+            line: String::new(),
+        }
+    }
+
+    fn type_name<'a>(&'a self, id: &'a str) -> &'a str {
+        self.types.get(id).map(String::as_str).unwrap_or(id)
+    }
+
+    fn container_name<'a>(&'a self, id: &'a str) -> &'a str {
+        if id.is_empty() || id == "0" {
+            return "0";
+        }
+        self.containers
+            .get(id)
+            .map(|c| c.name.as_str())
+            .unwrap_or(id)
+    }
+
+    /// The container whose records a location's rows are (a lane's parent).
+    fn owner<'a>(&'a self, loc: &'a str) -> &'a str {
+        match self.containers.get(loc).and_then(|c| c.lane_of.as_deref()) {
+            Some(parent) => parent,
+            None => loc,
+        }
+    }
+
+    /// User-defined field values of a row, as `, v1, v2`.
+    fn extras(&self, attrs: &Record) -> String {
+        let mut s = String::new();
+        if self.user_fields {
+            for (k, v) in attrs.attrs() {
+                if !k.starts_with(PREFIX) {
+                    s.push_str(", ");
+                    s.push_str(&v);
+                }
+            }
+        }
+        s
+    }
+
+    fn fixed(&self, x: f64, out: &mut String) {
+        let _ = write!(out, "{x:.*}", self.precision);
+    }
+
+    fn span(&self, start: i64, end: i64, out: &mut String) {
+        let (s, e) = (secs(start), secs(end));
+        self.fixed(s, out);
+        out.push_str(", ");
+        self.fixed(e, out);
+        out.push_str(", ");
+        self.fixed(if s >= 0.0 && e >= 0.0 { e - s } else { 0.0 }, out);
+    }
+
+    fn emit(&mut self) -> Result<()> {
+        self.line.push('\n');
+        let line = std::mem::take(&mut self.line);
+        let r = self.out.write_line(line.as_bytes());
+        self.line = line;
+        self.line.clear();
+        r
+    }
+
+    fn close_piece(&mut self, key: &(String, String), end: i64) -> Result<()> {
+        if let Some(p) = self.pieces.remove(key) {
+            let mut line = std::mem::take(&mut self.line);
+            let _ = write!(
+                line,
+                "Variable, {}, {}, ",
+                self.container_name(&p.container),
+                self.type_name(&p.type_)
+            );
+            self.span(p.start, end, &mut line);
+            line.push_str(", ");
+            self.fixed(p.value, &mut line);
+            line.push_str(&p.extras);
+            self.line = line;
+            self.emit()?;
+        }
+        Ok(())
+    }
+
+    fn container_line(&mut self, loc: &str, end: i64) -> Result<()> {
+        let Some(c) = self.containers.get(loc) else {
+            return Ok(());
+        };
+        if c.lane_of.is_some() || c.ended {
+            return Ok(());
+        }
+        let mut line = std::mem::take(&mut self.line);
+        let (s, e) = (secs(c.start), secs(end));
+        let _ = write!(
+            line,
+            "Container, {}, {}, {}, {}, {}, {}{}",
+            self.container_name(&c.parent),
+            self.type_name(&c.type_),
+            format_g(s),
+            format_g(e),
+            format_g(e - s),
+            c.name,
+            c.extras
+        );
+        self.line = line;
+        if let Some(c) = self.containers.get_mut(loc) {
+            c.ended = true;
+        }
+        self.emit()
+    }
+
+    fn close_pieces_of(&mut self, loc: &str, end: i64) -> Result<()> {
+        let mut keys: Vec<(String, String)> = self
+            .pieces
+            .keys()
+            .filter(|(c, _)| c == loc)
+            .cloned()
+            .collect();
+        keys.sort();
+        for key in keys {
+            self.close_piece(&key, end)?;
+        }
+        Ok(())
+    }
+
+    fn counter(&mut self, rec: &Record) -> Result<()> {
+        let t = rec.time.unwrap_or_default();
+        let key = (rec.loc.clone(), rec.cat.clone());
+        // PajeNG parses values as 32-bit floats and sums in double.
+        let f32_of = |s: &str| s.trim().parse::<f32>().map(f64::from).unwrap_or(0.0);
+        let op = rec.attr(ATTR_OP);
+        let operand = rec.attr(ATTR_OPERAND);
+        let previous = self.pieces.get(&key).map(|p| p.value);
+        let value = match (op.as_deref(), operand, previous) {
+            (Some("add"), Some(x), Some(prev)) => prev + f32_of(&x),
+            (Some("sub"), Some(x), Some(prev)) => prev - f32_of(&x),
+            _ => f32_of(&rec.value),
+        };
+        let extras = self.extras(rec);
+        match self.pieces.get_mut(&key) {
+            Some(p) if p.start == t => {
+                p.value = value;
+                p.extras = extras;
+                return Ok(());
+            }
+            Some(_) => self.close_piece(&key, t)?,
+            None => {}
+        }
+        self.pieces.insert(
+            key,
+            Piece {
+                container: rec.loc.clone(),
+                type_: rec.cat.clone(),
+                start: t,
+                value,
+                extras,
+            },
+        );
+        Ok(())
+    }
+}
+
+impl RecordSink for PjdumpWriter {
+    fn write(&mut self, rec: &Record) -> Result<()> {
+        if let Some(t) = rec.completion() {
+            if !rec.kind.is_structural() {
+                self.last_time = Some(self.last_time.map_or(t, |l| l.max(t)));
+            }
+        }
+        match rec.kind {
+            // Entity values name themselves in each row; only types are looked up.
+            Kind::Type if rec.cat != "value" => {
+                self.types.insert(rec.id.clone(), rec.name.clone());
+            }
+            Kind::Container => {
+                let extras = self.extras(rec);
+                let name = if rec.name.is_empty() {
+                    rec.loc.clone()
+                } else {
+                    rec.name.clone()
+                };
+                self.containers.insert(
+                    rec.loc.clone(),
+                    ContainerEntry {
+                        name,
+                        type_: rec.cat.clone(),
+                        parent: rec.peer.clone(),
+                        start: rec.time.unwrap_or_default(),
+                        lane_of: (rec.cat == LANE).then(|| rec.peer.clone()),
+                        extras,
+                        ended: false,
+                    },
+                );
+            }
+            Kind::Destroy => {
+                let t = rec.time.unwrap_or_default();
+                self.close_pieces_of(&rec.loc, t)?;
+                self.container_line(&rec.loc, t)?;
+            }
+            Kind::State => {
+                let mut line = std::mem::take(&mut self.line);
+                let _ = write!(
+                    line,
+                    "State, {}, {}, ",
+                    self.container_name(self.owner(&rec.loc)),
+                    self.type_name(&rec.cat)
+                );
+                self.span(
+                    rec.time.unwrap_or_default(),
+                    rec.end.unwrap_or_default(),
+                    &mut line,
+                );
+                line.push_str(", ");
+                self.fixed(f64::from(rec.depth.unwrap_or(0)), &mut line);
+                let _ = write!(line, ", {}{}", rec.name, self.extras(rec));
+                self.line = line;
+                self.emit()?;
+            }
+            Kind::Event => {
+                let mut line = std::mem::take(&mut self.line);
+                let _ = write!(
+                    line,
+                    "Event, {}, {}, ",
+                    self.container_name(self.owner(&rec.loc)),
+                    self.type_name(&rec.cat)
+                );
+                self.fixed(secs(rec.time.unwrap_or_default()), &mut line);
+                let _ = write!(line, ", {}{}", rec.name, self.extras(rec));
+                self.line = line;
+                self.emit()?;
+            }
+            Kind::Counter => self.counter(rec)?,
+            Kind::Msg => {
+                let mut line = std::mem::take(&mut self.line);
+                let _ = write!(
+                    line,
+                    "Link, {}, {}, ",
+                    self.container_name(&rec.comm),
+                    self.type_name(&rec.cat)
+                );
+                self.span(
+                    rec.time.unwrap_or_default(),
+                    rec.end.unwrap_or_default(),
+                    &mut line,
+                );
+                let _ = write!(
+                    line,
+                    ", {}, {}, {}, {}{}",
+                    rec.name,
+                    self.container_name(&rec.loc),
+                    self.container_name(&rec.peer),
+                    rec.id,
+                    self.extras(rec)
+                );
+                self.line = line;
+                self.emit()?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        // A trace without timed rows: pj_dump prints the root ending at -1.
+        let end = self.last_time.unwrap_or(-1_000_000_000);
+        let mut keys: Vec<(String, String)> = self.pieces.keys().cloned().collect();
+        keys.sort();
+        for key in keys {
+            self.close_piece(&key, end)?;
+        }
+        let mut open: Vec<String> = self
+            .containers
+            .iter()
+            .filter(|(_, c)| !c.ended && c.lane_of.is_none())
+            .map(|(k, _)| k.clone())
+            .collect();
+        open.sort();
+        for loc in open {
+            self.container_line(&loc, end)?;
+        }
+        let e = format_g(secs(end));
+        self.line = format!("Container, 0, 0, 0, {e}, {e}, 0");
+        self.emit()?;
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_g;
+
+    #[test]
+    fn g_format_matches_cpp_streams() {
+        for (x, want) in [
+            (0.0, "0"),
+            (1.34, "1.34"),
+            (4.295678, "4.29568"),
+            (1.8741e-05, "1.8741e-05"),
+            (1e8, "1e+08"),
+            (40704.498590, "40704.5"),
+            (1000.0110336, "1000.01"),
+            (123456.0, "123456"),
+            (1234567.0, "1.23457e+06"),
+            (-1.0, "-1"),
+            (0.0001, "0.0001"),
+        ] {
+            assert_eq!(format_g(x), want, "{x}");
+        }
+    }
+}

@@ -1,0 +1,1231 @@
+//! Reads a Pajé trace as a stream, simulating it the way PajeNG does.
+//!
+//! One pass, line by line. Memory holds the definitions, the type hierarchy,
+//! one entry per container (live or destroyed), the open states, the current
+//! value of each variable, the links waiting for their other half, and a
+//! bounded reorder buffer: Pajé orders events per container and type only, so
+//! rows are released by time once the buffer is full (`--reorder-window`).
+
+use std::io::BufRead;
+use std::rc::Rc;
+
+use super::{
+    split_words, Event, Field, ATTR_COLOR, ATTR_END_TYPE, ATTR_OP, ATTR_OPERAND, ATTR_START_TYPE,
+    FIELD_TYPES, LANE,
+};
+use crate::decimal::Decimal;
+use crate::error::{warn, Error, Location, Result};
+use crate::fasthash::FastMap;
+use crate::format::{ReadOptions, RecordSource};
+use crate::io::{Input, LineReader};
+use crate::ops::reorder::RowQueue;
+use crate::record::{flags, Kind, Record};
+
+/// Registry constructor.
+pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
+    let (name, reader) = input.into_reader()?;
+    Ok(Box::new(PajeReader::new(&name, reader, opts)))
+}
+
+/// Nanoseconds per second: Pajé times are seconds.
+const NS: u64 = 1_000_000_000;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Role {
+    Known(Field),
+    Extra(String),
+}
+
+#[derive(Debug)]
+struct Def {
+    event: Event,
+    fields: Vec<Role>,
+    /// Position of each known field in the line (0 = absent, else index + 1).
+    index: [u8; 15],
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Nature {
+    Container,
+    State,
+    EventType,
+    Variable,
+    Link,
+}
+
+impl Nature {
+    fn as_str(self) -> &'static str {
+        match self {
+            Nature::Container => "container",
+            Nature::State => "state",
+            Nature::EventType => "event",
+            Nature::Variable => "variable",
+            Nature::Link => "link",
+        }
+    }
+}
+
+#[derive(Debug)]
+struct TypeInfo {
+    id: String,
+    name: String,
+    nature: Nature,
+    parent: u32,
+    /// Link types: start and end container types.
+    ends: (u32, u32),
+    /// Entity values: identifier → name.
+    values: FastMap<String, String>,
+}
+
+#[derive(Debug, Default)]
+struct Slot {
+    type_: u32,
+    last: i64,
+    lane: Option<u32>,
+    var: Option<Decimal>,
+}
+
+#[derive(Debug)]
+struct ContainerInfo {
+    id: String,
+    type_: u32,
+    children: Vec<u32>,
+    alive: bool,
+    last: i64,
+    slots: Vec<Slot>,
+}
+
+#[derive(Debug)]
+struct Frame {
+    name: String,
+    value: String,
+}
+
+#[derive(Debug)]
+struct Lane {
+    loc: String,
+    stack: Vec<Frame>,
+}
+
+#[derive(Debug)]
+struct PendingLink {
+    start: bool,
+    line: u64,
+    value: String,
+    container: u32,
+}
+
+/// The simulation state.
+struct Sim {
+    file: String,
+    defs: FastMap<String, Rc<Def>>,
+    open_def: Option<(String, Def, u64)>,
+    types: Vec<TypeInfo>,
+    type_index: FastMap<String, u32>,
+    containers: Vec<ContainerInfo>,
+    container_index: FastMap<String, u32>,
+    lanes: Vec<Lane>,
+    lane_index: FastMap<String, u32>,
+    pending: FastMap<String, PendingLink>,
+    ignore_incomplete: bool,
+    max_time: Option<i64>,
+    lossy: u64,
+    dropped: u64,
+    first_dropped: u64,
+    ignored_links: u64,
+    key: String,
+}
+
+/// The values of one event line, by role.
+struct Line<'a> {
+    known: [Option<&'a str>; 15],
+    extras: Vec<(&'a str, &'a str)>,
+}
+
+impl<'a> Line<'a> {
+    fn get(&self, f: Field) -> &'a str {
+        self.known[f as usize].unwrap_or("")
+    }
+}
+
+const ROOT: u32 = 0;
+
+fn err(msg: impl Into<String>) -> String {
+    msg.into()
+}
+
+impl Sim {
+    fn new(file: &str, ignore_incomplete: bool) -> Sim {
+        let mut sim = Sim {
+            file: file.to_string(),
+            defs: FastMap::default(),
+            open_def: None,
+            types: Vec::new(),
+            type_index: FastMap::default(),
+            containers: Vec::new(),
+            container_index: FastMap::default(),
+            lanes: Vec::new(),
+            lane_index: FastMap::default(),
+            pending: FastMap::default(),
+            ignore_incomplete,
+            max_time: None,
+            lossy: 0,
+            dropped: 0,
+            first_dropped: 0,
+            ignored_links: 0,
+            key: String::new(),
+        };
+        sim.types.push(TypeInfo {
+            id: "0".into(),
+            name: "0".into(),
+            nature: Nature::Container,
+            parent: ROOT,
+            ends: (0, 0),
+            values: FastMap::default(),
+        });
+        sim.type_index.insert("0".into(), ROOT);
+        sim.containers.push(ContainerInfo {
+            id: "0".into(),
+            type_: ROOT,
+            children: Vec::new(),
+            alive: true,
+            last: 0,
+            slots: Vec::new(),
+        });
+        sim.container_index.insert("0".into(), ROOT);
+        sim
+    }
+
+    /// Handles a `%` line.
+    fn definition(&mut self, words: &[&str], number: u64) -> Result<(), String> {
+        let first = words[0].trim_start_matches('%');
+        let (keyword, args) = if first.is_empty() {
+            match words.get(1) {
+                Some(k) => (*k, &words[2..]),
+                None => {
+                    return Err(err(
+                        "empty `%` line: expected EventDef, EndEventDef or a field",
+                    ))
+                }
+            }
+        } else {
+            (first, &words[1..])
+        };
+        match keyword {
+            "EventDef" => {
+                if let Some((id, _, line)) = &self.open_def {
+                    return Err(format!(
+                        "`%EventDef` inside the definition of event {id} opened on line {line} (missing `%EndEventDef`)"
+                    ));
+                }
+                let [name, id] = args else {
+                    return Err(err("expected `%EventDef <PajeEventName> <id>`"));
+                };
+                let event = Event::from_name(name).ok_or_else(|| {
+                    format!("unknown event name `{name}` (PajeNG knows the Paje* events only)")
+                })?;
+                if self.defs.contains_key(*id) {
+                    return Err(format!("event id `{id}` is defined twice"));
+                }
+                self.open_def = Some((
+                    id.to_string(),
+                    Def {
+                        event,
+                        fields: Vec::new(),
+                        index: [0; 15],
+                    },
+                    number,
+                ));
+                Ok(())
+            }
+            "EndEventDef" => {
+                let Some((id, mut def, _)) = self.open_def.take() else {
+                    return Err(err("`%EndEventDef` without `%EventDef`"));
+                };
+                for f in def.event.obligatory() {
+                    if def.index[*f as usize] == 0 {
+                        return Err(format!(
+                            "definition of {} (id {id}) lacks the obligatory field `{}`",
+                            def.event.name(),
+                            f.name()
+                        ));
+                    }
+                }
+                for (i, role) in def.fields.iter().enumerate() {
+                    if let Role::Known(f) = role {
+                        def.index[*f as usize] = u8::try_from(i + 1).unwrap_or(u8::MAX);
+                    }
+                }
+                self.defs.insert(id, Rc::new(def));
+                Ok(())
+            }
+            field => {
+                let Some((id, def, _)) = &mut self.open_def else {
+                    return Err(format!("field `{field}` outside an `%EventDef` block"));
+                };
+                let Some(ty) = args.first() else {
+                    return Err(format!("field `{field}` has no type"));
+                };
+                if !FIELD_TYPES.contains(ty) {
+                    return Err(format!(
+                        "unknown field type `{ty}` for `{field}` (expected one of {})",
+                        FIELD_TYPES.join(", ")
+                    ));
+                }
+                let role = match Field::from_name(field) {
+                    Some(f) => {
+                        if def.index[f as usize] != 0 {
+                            return Err(format!(
+                                "field `{field}` appears twice in the definition of event {id}"
+                            ));
+                        }
+                        def.index[f as usize] = 1;
+                        Role::Known(f)
+                    }
+                    None => Role::Extra(field.to_string()),
+                };
+                def.fields.push(role);
+                Ok(())
+            }
+        }
+    }
+
+    fn time(&mut self, text: &str) -> Result<(i64, bool), String> {
+        let d = Decimal::parse(text)
+            .ok_or_else(|| format!("bad time `{text}`: expected a decimal number of seconds"))?;
+        let (t, lossy) = d
+            .scaled(NS)
+            .ok_or_else(|| format!("time `{text}` is out of range"))?;
+        if lossy {
+            self.lossy += 1;
+        }
+        self.max_time = Some(self.max_time.map_or(t, |m| m.max(t)));
+        Ok((t, lossy))
+    }
+
+    fn type_of(&self, id: &str) -> Result<u32, String> {
+        self.type_index
+            .get(id)
+            .copied()
+            .ok_or_else(|| format!("unknown type `{id}`"))
+    }
+
+    fn container_of(&self, id: &str) -> Result<u32, String> {
+        self.container_index
+            .get(id)
+            .copied()
+            .ok_or_else(|| format!("unknown container `{id}`"))
+    }
+
+    /// Checks that type `t` has `nature` and belongs to the type of container `c`.
+    fn check_entity(&self, c: u32, t: u32, nature: Nature) -> Result<(), String> {
+        let ty = &self.types[t as usize];
+        if ty.nature != nature {
+            return Err(format!(
+                "type `{}` is a {} type, not a {} type",
+                ty.id,
+                ty.nature.as_str(),
+                nature.as_str()
+            ));
+        }
+        let ct = self.containers[c as usize].type_;
+        if ty.parent != ct {
+            return Err(format!(
+                "type `{}` is not a child type of container type `{}`",
+                ty.id, self.types[ct as usize].id
+            ));
+        }
+        Ok(())
+    }
+
+    /// The slot of (container, type), checking that time does not go back.
+    fn slot(&mut self, c: u32, t: u32, time: i64) -> Result<usize, String> {
+        let container = &mut self.containers[c as usize];
+        let i = match container.slots.iter().position(|s| s.type_ == t) {
+            Some(i) => i,
+            None => {
+                container.slots.push(Slot {
+                    type_: t,
+                    last: i64::MIN,
+                    ..Slot::default()
+                });
+                container.slots.len() - 1
+            }
+        };
+        let slot = &mut container.slots[i];
+        if time < slot.last {
+            return Err(format!(
+                "time goes backwards: {} s is before {} s, the previous event of type `{}` in container `{}` (Pajé orders events per container and type)",
+                crate::record::format_seconds(time),
+                crate::record::format_seconds(slot.last),
+                self.types[t as usize].id,
+                container.id
+            ));
+        }
+        slot.last = time;
+        container.last = container.last.max(time);
+        Ok(i)
+    }
+
+    fn value_name(&self, t: u32, value: &str) -> String {
+        self.types[t as usize]
+            .values
+            .get(value)
+            .cloned()
+            .unwrap_or_else(|| value.to_string())
+    }
+
+    /// Handles an event line.
+    fn event(&mut self, words: &[&str], number: u64, out: &mut Out) -> Result<(), String> {
+        let id = words[0];
+        let Some(def) = self.defs.get(id).cloned() else {
+            return Err(format!(
+                "undefined event id `{id}` (no `%EventDef` gives it)"
+            ));
+        };
+        let given = words.len() - 1;
+        let wanted = def.fields.len();
+        if given < wanted {
+            return Err(format!(
+                "missing fields: {} (id {id}) has {wanted} field(s), this line gives {given}",
+                def.event.name()
+            ));
+        }
+        if given > wanted {
+            warn(format!(
+                "{}:{number}: {given} fields where {} (id {id}) has {wanted}; the extra words are ignored",
+                self.file,
+                def.event.name()
+            ));
+        }
+        let mut line = Line {
+            known: [None; 15],
+            extras: Vec::new(),
+        };
+        for (role, word) in def.fields.iter().zip(&words[1..]) {
+            match role {
+                Role::Known(f) => line.known[*f as usize] = Some(word),
+                Role::Extra(name) => line.extras.push((name.as_str(), word)),
+            }
+        }
+        self.apply(def.event, &line, number, out)
+    }
+
+    fn apply(
+        &mut self,
+        event: Event,
+        line: &Line,
+        number: u64,
+        out: &mut Out,
+    ) -> Result<(), String> {
+        use Field::*;
+        let extras = &line.extras;
+        let fill_extras = |rec: &mut Record| {
+            for (k, v) in extras {
+                rec.push_attr(k, v);
+            }
+        };
+        match event {
+            Event::DefineContainerType
+            | Event::DefineStateType
+            | Event::DefineEventType
+            | Event::DefineVariableType
+            | Event::DefineLinkType => {
+                let nature = match event {
+                    Event::DefineContainerType => Nature::Container,
+                    Event::DefineStateType => Nature::State,
+                    Event::DefineEventType => Nature::EventType,
+                    Event::DefineVariableType => Nature::Variable,
+                    _ => Nature::Link,
+                };
+                let name = line.get(Name);
+                let alias = line.get(Alias);
+                let id = if alias.is_empty() { name } else { alias };
+                if id == "0" {
+                    return Err(err("a type cannot be identified as `0` (the root type)"));
+                }
+                if self.type_index.contains_key(id) {
+                    return Err(format!("type `{id}` is defined twice"));
+                }
+                let parent = self.type_of(line.get(Type))?;
+                if self.types[parent as usize].nature != Nature::Container {
+                    return Err(format!(
+                        "the parent of type `{id}` must be a container type; `{}` is a {} type",
+                        line.get(Type),
+                        self.types[parent as usize].nature.as_str()
+                    ));
+                }
+                let mut ends = (0, 0);
+                if nature == Nature::Link {
+                    for (f, slot) in [
+                        (StartContainerType, &mut ends.0),
+                        (EndContainerType, &mut ends.1),
+                    ] {
+                        let t = self.type_of(line.get(f))?;
+                        if self.types[t as usize].nature != Nature::Container {
+                            return Err(format!(
+                                "{} `{}` of link type `{id}` is not a container type",
+                                f.name(),
+                                line.get(f)
+                            ));
+                        }
+                        *slot = t;
+                    }
+                }
+                let index = self.types.len() as u32;
+                self.types.push(TypeInfo {
+                    id: id.to_string(),
+                    name: name.to_string(),
+                    nature,
+                    parent,
+                    ends,
+                    values: FastMap::default(),
+                });
+                self.type_index.insert(id.to_string(), index);
+                let parent_id = if parent == ROOT {
+                    String::new()
+                } else {
+                    self.types[parent as usize].id.clone()
+                };
+                let start_end = (nature == Nature::Link).then(|| {
+                    (
+                        self.types[ends.0 as usize].id.clone(),
+                        self.types[ends.1 as usize].id.clone(),
+                    )
+                });
+                out.emit(|r| {
+                    r.kind = Kind::Type;
+                    r.id.push_str(id);
+                    r.name.push_str(name);
+                    r.cat.push_str(nature.as_str());
+                    r.peer = parent_id;
+                    if let Some((s, e)) = &start_end {
+                        r.push_attr(ATTR_START_TYPE, s);
+                        r.push_attr(ATTR_END_TYPE, e);
+                    }
+                    if !line.get(Color).is_empty() {
+                        r.push_attr(ATTR_COLOR, line.get(Color));
+                    }
+                    fill_extras(r);
+                })
+            }
+            Event::DefineEntityValue => {
+                let t = self.type_of(line.get(Type))?;
+                let ty = &self.types[t as usize];
+                if !matches!(ty.nature, Nature::State | Nature::EventType | Nature::Link) {
+                    return Err(format!(
+                        "values belong to state, event or link types; `{}` is a {} type",
+                        ty.id,
+                        ty.nature.as_str()
+                    ));
+                }
+                let name = line.get(Name);
+                let alias = line.get(Alias);
+                let id = if alias.is_empty() { name } else { alias };
+                let type_id = ty.id.clone();
+                if self.types[t as usize].values.contains_key(id) {
+                    return Err(format!("value `{id}` of type `{type_id}` is defined twice"));
+                }
+                self.types[t as usize]
+                    .values
+                    .insert(id.to_string(), name.to_string());
+                out.emit(|r| {
+                    r.kind = Kind::Type;
+                    r.id.push_str(id);
+                    r.name.push_str(name);
+                    r.cat.push_str("value");
+                    r.peer = type_id;
+                    if !line.get(Color).is_empty() {
+                        r.push_attr(ATTR_COLOR, line.get(Color));
+                    }
+                    fill_extras(r);
+                })
+            }
+            Event::CreateContainer => {
+                let (time, lossy) = self.time(line.get(Time))?;
+                let parent = self.container_of(line.get(Container))?;
+                let t = self.type_of(line.get(Type))?;
+                let ty = &self.types[t as usize];
+                if ty.nature != Nature::Container {
+                    return Err(format!("type `{}` is not a container type", ty.id));
+                }
+                let parent_type = self.containers[parent as usize].type_;
+                if ty.parent != parent_type {
+                    return Err(format!(
+                        "container type `{}` is not a child type of `{}`, the type of container `{}`",
+                        ty.id,
+                        self.types[parent_type as usize].id,
+                        line.get(Container)
+                    ));
+                }
+                let name = line.get(Name);
+                let alias = line.get(Alias);
+                let id = if alias.is_empty() { name } else { alias };
+                if id == "0" {
+                    return Err(err(
+                        "a container cannot be identified as `0` (the root container)",
+                    ));
+                }
+                if self.container_index.contains_key(id) {
+                    return Err(format!("container `{id}` is created twice"));
+                }
+                if self.lane_index.contains_key(id) {
+                    return Err(format!(
+                        "container `{id}` has the identifier of a state lane made by this reader; rename it"
+                    ));
+                }
+                let index = self.containers.len() as u32;
+                self.containers.push(ContainerInfo {
+                    id: id.to_string(),
+                    type_: t,
+                    children: Vec::new(),
+                    alive: true,
+                    last: time,
+                    slots: Vec::new(),
+                });
+                self.container_index.insert(id.to_string(), index);
+                self.containers[parent as usize].children.push(index);
+                let parent_id = if parent == ROOT {
+                    String::new()
+                } else {
+                    self.containers[parent as usize].id.clone()
+                };
+                let type_id = self.types[t as usize].id.clone();
+                out.emit(|r| {
+                    r.kind = Kind::Container;
+                    r.time = Some(time);
+                    r.loc.push_str(id);
+                    r.name.push_str(name);
+                    r.cat = type_id;
+                    r.peer = parent_id;
+                    if lossy {
+                        r.add_flag(flags::LOSSY);
+                    }
+                    if !line.get(Filename).is_empty() {
+                        r.push_attr("paje.filename", line.get(Filename));
+                    }
+                    fill_extras(r);
+                })
+            }
+            Event::DestroyContainer => {
+                let (time, _) = self.time(line.get(Time))?;
+                let c = self.container_of(line.get(Name))?;
+                let t = self.type_of(line.get(Type))?;
+                let info = &self.containers[c as usize];
+                if info.type_ != t {
+                    return Err(format!(
+                        "container `{}` is of type `{}`, not `{}`",
+                        info.id,
+                        self.types[info.type_ as usize].id,
+                        line.get(Type)
+                    ));
+                }
+                if time < info.last {
+                    return Err(format!(
+                        "container `{}` is destroyed at {} s, before its last event at {} s",
+                        info.id,
+                        crate::record::format_seconds(time),
+                        crate::record::format_seconds(info.last)
+                    ));
+                }
+                if !info.alive {
+                    warn(format!(
+                        "{}:{number}: container `{}` is destroyed again; ignored",
+                        self.file, info.id
+                    ));
+                    return Ok(());
+                }
+                self.close(c, time, false, number, out)
+            }
+            Event::SetState | Event::PushState | Event::PopState | Event::ResetState => {
+                let (time, lossy) = self.time(line.get(Time))?;
+                let Some(c) = self.alive_container(line.get(Container), number)? else {
+                    return Ok(());
+                };
+                let t = self.type_of(line.get(Type))?;
+                self.check_entity(c, t, Nature::State)?;
+                let s = self.slot(c, t, time)?;
+                let lane = self.lane(c, s, t, out)?;
+                let type_id = self.types[t as usize].id.clone();
+                if matches!(event, Event::SetState | Event::ResetState) {
+                    let reset_extras: &[(&str, &str)] = if event == Event::ResetState {
+                        extras
+                    } else {
+                        &[]
+                    };
+                    self.pop_all(lane, time, &type_id, reset_extras, lossy, "", out)?;
+                }
+                match event {
+                    Event::PopState => {
+                        let Some(frame) = self.lanes[lane as usize].stack.pop() else {
+                            return Err(format!(
+                                "pop on an empty stack: no open state of type `{type_id}` in container `{}`",
+                                line.get(Container)
+                            ));
+                        };
+                        let depth = self.lanes[lane as usize].stack.len();
+                        let loc = &self.lanes[lane as usize].loc;
+                        out.emit(|r| {
+                            r.kind = Kind::Leave;
+                            r.time = Some(time);
+                            r.loc.push_str(loc);
+                            r.cat.push_str(&type_id);
+                            r.name = frame.name;
+                            r.value = frame.value;
+                            r.depth = Some(depth as u32);
+                            if lossy {
+                                r.add_flag(flags::LOSSY);
+                            }
+                            fill_extras(r);
+                        })
+                    }
+                    Event::SetState | Event::PushState => {
+                        let value = line.get(Value);
+                        let name = self.value_name(t, value);
+                        let value_col = if name == value {
+                            String::new()
+                        } else {
+                            value.to_string()
+                        };
+                        let l = &mut self.lanes[lane as usize];
+                        let depth = l.stack.len();
+                        l.stack.push(Frame {
+                            name: name.clone(),
+                            value: value_col.clone(),
+                        });
+                        let loc = &l.loc;
+                        out.emit(|r| {
+                            r.kind = Kind::Enter;
+                            r.time = Some(time);
+                            r.loc.push_str(loc);
+                            r.cat.push_str(&type_id);
+                            r.name = name;
+                            r.value = value_col;
+                            r.depth = Some(depth as u32);
+                            if lossy {
+                                r.add_flag(flags::LOSSY);
+                            }
+                            for f in [Field::Line, Field::File] {
+                                if !line.get(f).is_empty() {
+                                    r.push_attr(
+                                        &format!("paje.{}", f.name().to_ascii_lowercase()),
+                                        line.get(f),
+                                    );
+                                }
+                            }
+                            fill_extras(r);
+                        })
+                    }
+                    _ => Ok(()),
+                }
+            }
+            Event::NewEvent => {
+                let (time, lossy) = self.time(line.get(Time))?;
+                let Some(c) = self.alive_container(line.get(Container), number)? else {
+                    return Ok(());
+                };
+                let t = self.type_of(line.get(Type))?;
+                self.check_entity(c, t, Nature::EventType)?;
+                self.slot(c, t, time)?;
+                let value = line.get(Value);
+                let name = self.value_name(t, value);
+                let type_id = &self.types[t as usize].id;
+                let loc = &self.containers[c as usize].id;
+                out.emit(|r| {
+                    r.kind = Kind::Event;
+                    r.time = Some(time);
+                    r.loc.push_str(loc);
+                    r.cat.push_str(type_id);
+                    if name != value {
+                        r.value.push_str(value);
+                    }
+                    r.name = name;
+                    if lossy {
+                        r.add_flag(flags::LOSSY);
+                    }
+                    fill_extras(r);
+                })
+            }
+            Event::SetVariable | Event::AddVariable | Event::SubVariable => {
+                let (time, lossy) = self.time(line.get(Time))?;
+                let Some(c) = self.alive_container(line.get(Container), number)? else {
+                    return Ok(());
+                };
+                let t = self.type_of(line.get(Type))?;
+                self.check_entity(c, t, Nature::Variable)?;
+                let s = self.slot(c, t, time)?;
+                let text = line.get(Value);
+                let operand = Decimal::parse(text).ok_or_else(|| {
+                    format!("bad variable value `{text}`: expected a decimal number")
+                })?;
+                let slot = &mut self.containers[c as usize].slots[s];
+                let (value, op) = match event {
+                    Event::SetVariable => (text.to_string(), "set"),
+                    _ => {
+                        let Some(current) = slot.var else {
+                            return Err(format!(
+                                "{} to variable `{}` of container `{}`, which has no value yet (needs a PajeSetVariable first)",
+                                if event == Event::AddVariable { "addition" } else { "subtraction" },
+                                self.types[t as usize].id,
+                                line.get(Container)
+                            ));
+                        };
+                        let delta = if event == Event::AddVariable {
+                            operand
+                        } else {
+                            operand.neg()
+                        };
+                        let sum = current.add(&delta).ok_or_else(|| {
+                            err("variable value needs more than 36 significant digits")
+                        })?;
+                        (
+                            sum.to_string(),
+                            if event == Event::AddVariable {
+                                "add"
+                            } else {
+                                "sub"
+                            },
+                        )
+                    }
+                };
+                slot.var = Some(match event {
+                    Event::SetVariable => operand,
+                    _ => Decimal::parse(&value).unwrap_or(operand),
+                });
+                let ty = &self.types[t as usize];
+                let loc = &self.containers[c as usize].id;
+                out.emit(|r| {
+                    r.kind = Kind::Counter;
+                    r.time = Some(time);
+                    r.loc.push_str(loc);
+                    r.cat.push_str(&ty.id);
+                    r.name.push_str(&ty.name);
+                    r.value = value;
+                    if op != "set" {
+                        r.push_attr(ATTR_OP, op);
+                        r.push_attr(ATTR_OPERAND, text);
+                    }
+                    if lossy {
+                        r.add_flag(flags::LOSSY);
+                    }
+                    fill_extras(r);
+                })
+            }
+            Event::StartLink | Event::EndLink => {
+                let start = event == Event::StartLink;
+                let (time, lossy) = self.time(line.get(Time))?;
+                let Some(c) = self.alive_container(line.get(Container), number)? else {
+                    return Ok(());
+                };
+                let t = self.type_of(line.get(Type))?;
+                self.check_entity(c, t, Nature::Link)?;
+                let end_field = if start { StartContainer } else { EndContainer };
+                let other = self.container_of(line.get(end_field))?;
+                let ty = &self.types[t as usize];
+                let want = if start { ty.ends.0 } else { ty.ends.1 };
+                let other_type = self.containers[other as usize].type_;
+                if other_type != want {
+                    return Err(format!(
+                        "{} `{}` is of type `{}`, but link type `{}` {} at type `{}`",
+                        end_field.name(),
+                        line.get(end_field),
+                        self.types[other_type as usize].id,
+                        ty.id,
+                        if start { "starts" } else { "ends" },
+                        self.types[want as usize].id
+                    ));
+                }
+                self.slot(c, t, time)?;
+                let value = line.get(Value);
+                let key = line.get(Key);
+                self.key.clear();
+                for part in [
+                    self.containers[c as usize].id.as_str(),
+                    "\u{0}",
+                    self.types[t as usize].id.as_str(),
+                    "\u{0}",
+                    key,
+                ] {
+                    self.key.push_str(part);
+                }
+                match self.pending.remove(&self.key) {
+                    Some(p) if p.start == start => {
+                        return Err(format!(
+                            "a second {} of link key `{key}` (type `{}`, container `{}`) while the first, on line {}, has no {} yet",
+                            if start { "start" } else { "end" },
+                            self.types[t as usize].id,
+                            line.get(Container),
+                            p.line,
+                            if start { "end" } else { "start" }
+                        ));
+                    }
+                    Some(p) => {
+                        if p.value != value {
+                            return Err(format!(
+                                "link key `{key}` ends with value `{value}` but started with `{}` (line {})",
+                                p.value, p.line
+                            ));
+                        }
+                    }
+                    None => {
+                        self.pending.insert(
+                            self.key.clone(),
+                            PendingLink {
+                                start,
+                                line: number,
+                                value: value.to_string(),
+                                container: c,
+                            },
+                        );
+                    }
+                }
+                let name = self.value_name(t, value);
+                let type_id = &self.types[t as usize].id;
+                let comm = &self.containers[c as usize].id;
+                let loc = &self.containers[other as usize].id;
+                out.emit(|r| {
+                    r.kind = if start { Kind::Send } else { Kind::Recv };
+                    r.time = Some(time);
+                    r.loc.push_str(loc);
+                    r.comm.push_str(comm);
+                    r.cat.push_str(type_id);
+                    r.id.push_str(key);
+                    if name != value {
+                        r.value.push_str(value);
+                    }
+                    r.name = name;
+                    if lossy {
+                        r.add_flag(flags::LOSSY);
+                    }
+                    fill_extras(r);
+                })
+            }
+            Event::TraceFile => {
+                warn(format!(
+                    "{}:{number}: PajeTraceFile `{}` is not followed (multi-file traces are read one file at a time)",
+                    self.file,
+                    line.get(Filename)
+                ));
+                Ok(())
+            }
+        }
+    }
+
+    /// The container named `id` if alive; `None` (with a count for the final
+    /// warning) if it was destroyed: PajeNG drops such events.
+    fn alive_container(&mut self, id: &str, number: u64) -> Result<Option<u32>, String> {
+        let c = self.container_of(id)?;
+        if self.containers[c as usize].alive {
+            return Ok(Some(c));
+        }
+        if self.dropped == 0 {
+            self.first_dropped = number;
+        }
+        self.dropped += 1;
+        Ok(None)
+    }
+
+    /// The lane of (container, state type), declared on first use.
+    fn lane(&mut self, c: u32, s: usize, t: u32, out: &mut Out) -> Result<u32, String> {
+        if let Some(l) = self.containers[c as usize].slots[s].lane {
+            return Ok(l);
+        }
+        let container = &self.containers[c as usize];
+        let mut loc = format!("{}/{}", container.id, self.types[t as usize].id);
+        while self.container_index.contains_key(&loc) || self.lane_index.contains_key(&loc) {
+            loc.push_str("/lane");
+        }
+        let index = self.lanes.len() as u32;
+        self.lane_index.insert(loc.clone(), index);
+        let parent = container.id.clone();
+        let type_name = self.types[t as usize].name.clone();
+        out.emit(|r| {
+            r.kind = Kind::Container;
+            r.loc.push_str(&loc);
+            r.cat.push_str(LANE);
+            r.name = type_name;
+            r.peer = parent;
+        })?;
+        self.lanes.push(Lane {
+            loc,
+            stack: Vec::new(),
+        });
+        self.containers[c as usize].slots[s].lane = Some(index);
+        Ok(index)
+    }
+
+    /// Closes every open state of a lane at `time`, innermost first.
+    #[allow(clippy::too_many_arguments)]
+    fn pop_all(
+        &mut self,
+        lane: u32,
+        time: i64,
+        type_id: &str,
+        extras: &[(&str, &str)],
+        lossy: bool,
+        flag: &str,
+        out: &mut Out,
+    ) -> Result<(), String> {
+        while let Some(frame) = self.lanes[lane as usize].stack.pop() {
+            let l = &self.lanes[lane as usize];
+            let depth = l.stack.len();
+            out.emit(|r| {
+                r.kind = Kind::Leave;
+                r.time = Some(time);
+                r.loc.push_str(&l.loc);
+                r.cat.push_str(type_id);
+                r.name = frame.name;
+                r.value = frame.value;
+                r.depth = Some(depth as u32);
+                r.flags.push_str(flag);
+                if lossy {
+                    r.add_flag(flags::LOSSY);
+                }
+                for (k, v) in extras {
+                    r.push_attr(k, v);
+                }
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Destroys container `c` (and, first, its live children) at `time`:
+    /// closes its open states and checks its pending links. `synthetic` marks
+    /// a destruction PajeNG implies rather than the trace states.
+    fn close(
+        &mut self,
+        c: u32,
+        time: i64,
+        synthetic: bool,
+        number: u64,
+        out: &mut Out,
+    ) -> Result<(), String> {
+        // Children first, also those of dead containers (created under a
+        // destroyed parent, which PajeNG accepts).
+        let children = self.containers[c as usize].children.clone();
+        for child in children {
+            self.close(child, time, true, number, out)?;
+        }
+        if !self.containers[c as usize].alive && c != ROOT {
+            return Ok(());
+        }
+        let slots: Vec<(u32, u32)> = self.containers[c as usize]
+            .slots
+            .iter()
+            .filter_map(|s| s.lane.map(|l| (l, s.type_)))
+            .collect();
+        for (lane, t) in slots {
+            let type_id = self.types[t as usize].id.clone();
+            self.pop_all(lane, time, &type_id, &[], false, "S", out)?;
+        }
+        self.check_pending(c)?;
+        let info = &mut self.containers[c as usize];
+        info.alive = false;
+        info.last = info.last.max(time);
+        if c == ROOT {
+            return Ok(());
+        }
+        let loc = &info.id;
+        out.emit(|r| {
+            r.kind = Kind::Destroy;
+            r.time = Some(time);
+            r.loc.push_str(loc);
+            if synthetic {
+                r.add_flag(flags::SYNTHETIC);
+            }
+        })
+    }
+
+    /// Links of container `c` still waiting for their other half: an error, or
+    /// (with `--ignore-incomplete-links`) a count.
+    fn check_pending(&mut self, c: u32) -> Result<(), String> {
+        let mut incomplete: Vec<(u64, String)> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| p.container == c)
+            .map(|(k, p)| (p.line, k.rsplit('\u{0}').next().unwrap_or("").to_string()))
+            .collect();
+        if incomplete.is_empty() {
+            return Ok(());
+        }
+        incomplete.sort();
+        if self.ignore_incomplete {
+            self.ignored_links += incomplete.len() as u64;
+            self.pending.retain(|_, p| p.container != c);
+            return Ok(());
+        }
+        let (line, key) = &incomplete[0];
+        Err(format!(
+            "incomplete link: key `{key}` (line {line}) has no {} when container `{}` ends{}; use --ignore-incomplete-links to keep such halves unmatched",
+            if self.pending.values().any(|p| p.line == *line && p.start) { "end" } else { "start" },
+            self.containers[c as usize].id,
+            if incomplete.len() > 1 {
+                format!(" ({} incomplete links in all)", incomplete.len())
+            } else {
+                String::new()
+            }
+        ))
+    }
+}
+
+/// Where the simulator's rows go: the reorder queue, with located errors.
+struct Out<'a> {
+    queue: &'a mut RowQueue,
+}
+
+impl Out<'_> {
+    fn emit(&mut self, fill: impl FnOnce(&mut Record)) -> Result<(), String> {
+        let slot = self.queue.slot();
+        fill(self.queue.get(slot));
+        self.queue.commit(slot).map_err(|t| {
+            format!(
+                "event at {} s comes after rows up to {} s were released: the trace is out of time order by more than the reorder window (raise --reorder-window)",
+                crate::record::format_seconds(t),
+                crate::record::format_seconds(self.queue.released())
+            )
+        })
+    }
+}
+
+/// The Pajé reader.
+pub struct PajeReader<R> {
+    lines: LineReader<R>,
+    sim: Sim,
+    queue: RowQueue,
+    words: Vec<(usize, usize)>,
+    done: bool,
+    line: u64,
+}
+
+/// Default number of rows the reorder buffer holds.
+pub const DEFAULT_REORDER_WINDOW: usize = 16_384;
+
+impl<R: BufRead> PajeReader<R> {
+    /// A reader over `inner`.
+    pub fn new(name: &str, inner: R, opts: &ReadOptions) -> PajeReader<R> {
+        let window = if opts.reorder_window == 0 {
+            DEFAULT_REORDER_WINDOW
+        } else {
+            opts.reorder_window
+        };
+        let mut queue = RowQueue::new(window);
+        for (k, v) in [
+            ("source_format", "paje"),
+            ("source", name),
+            ("time_unit", "s"),
+        ] {
+            let slot = queue.slot();
+            *queue.get(slot) = Record::meta(k, v);
+            let _ = queue.commit(slot);
+        }
+        PajeReader {
+            lines: LineReader::new(name, inner),
+            sim: Sim::new(name, opts.ignore_incomplete_links),
+            queue,
+            words: Vec::new(),
+            done: false,
+            line: 0,
+        }
+    }
+
+    /// Reads one line into the queue; false at the end of the input.
+    fn step(&mut self) -> Result<bool> {
+        let Some(line) = self.lines.next_located()? else {
+            return Ok(false);
+        };
+        let number = line.number;
+        self.line = number;
+        if line.truncated && !line.text.iter().all(u8::is_ascii_whitespace) {
+            return Err(line.error("truncated line (no final newline): the file was cut"));
+        }
+        split_words(line.text, &mut self.words);
+        if self.words.is_empty() {
+            return Ok(true);
+        }
+        let text = line.text;
+        let mut words: Vec<&str> = Vec::with_capacity(self.words.len());
+        for &(a, b) in &self.words {
+            match std::str::from_utf8(&text[a..b]) {
+                Ok(w) => words.push(w),
+                Err(_) => return Err(line.error("invalid UTF-8 in a field: text must be UTF-8")),
+            }
+        }
+        let mut out = Out {
+            queue: &mut self.queue,
+        };
+        let result = if words[0].starts_with('%') {
+            self.sim.definition(&words, number)
+        } else if self.sim.open_def.is_some() {
+            Err(format!(
+                "event line inside the definition of event {} (missing `%EndEventDef`)",
+                self.sim
+                    .open_def
+                    .as_ref()
+                    .map(|d| d.0.as_str())
+                    .unwrap_or("")
+            ))
+        } else {
+            self.sim.event(&words, number, &mut out)
+        };
+        result.map_err(|msg| line.error(msg))?;
+        Ok(true)
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        let sim = &mut self.sim;
+        if let Some((id, _, line)) = sim.open_def.take() {
+            warn(format!(
+                "{}:{line}: the definition of event {id} is never closed (no `%EndEventDef`); ignored",
+                sim.file
+            ));
+        }
+        let end = sim.max_time.unwrap_or(0);
+        let mut out = Out {
+            queue: &mut self.queue,
+        };
+        let file = sim.file.clone();
+        sim.close(ROOT, end, true, self.line, &mut out)
+            .map_err(|msg| Error::Data {
+                at: Location::File(format!("{file}: at end of input")),
+                msg,
+            })?;
+        if sim.dropped > 0 {
+            warn(format!(
+                "{file}: {} event(s) on destroyed containers ignored, as PajeNG does (first on line {})",
+                sim.dropped, sim.first_dropped
+            ));
+        }
+        if sim.ignored_links > 0 {
+            warn(format!(
+                "{file}: {} incomplete link(s) kept as unmatched halves",
+                sim.ignored_links
+            ));
+        }
+        if sim.lossy > 0 {
+            warn(format!(
+                "{file}: {} time(s) finer than a nanosecond were rounded (rows flagged E)",
+                sim.lossy
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl<R: BufRead> RecordSource for PajeReader<R> {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        while !self.done && !self.queue.is_full() {
+            if !self.step()? {
+                self.finish()?;
+                self.done = true;
+            }
+        }
+        Ok(self.queue.pop_into(rec))
+    }
+
+    fn location(&self) -> Location {
+        Location::Line {
+            file: self.lines.name().to_string(),
+            line: self.line,
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Pajé writer (placeholder).
