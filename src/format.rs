@@ -141,7 +141,7 @@ pub static FORMATS: &[Format] = &[
         extensions: &["paje", "trace"],
         sniff: paje::sniff,
         reader: Some(paje::reader::open_reader),
-        writer: None,
+        writer: Some(paje::writer::open_writer),
     },
     Format {
         name: "pjdump",

@@ -3,20 +3,42 @@
 //!
 //! Rows go in as they are produced and come out by completion time once the
 //! buffer holds `window` rows (or at the end). A row older than one already
-//! released is an error, not a silent misorder. Record buffers are recycled,
-//! so a full buffer allocates nothing per row.
+//! released is an error, not a silent misorder. Declarations (rows without a
+//! completion time) are placed by a key their producer chooses and can be moved
+//! earlier, so they precede their first use. Record buffers are recycled, so a
+//! full buffer allocates nothing per row.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::record::Record;
 
+/// Identifies a queued row so its key can be lowered while it waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ticket {
+    slot: u32,
+    occupant: u64,
+    /// The key the row waits under.
+    pub key: i64,
+}
+
+struct Slot {
+    rec: Record,
+    /// Which row occupies the slot (changes each time it is reused).
+    occupant: u64,
+    /// The sequence number of the row's valid heap entry.
+    live: u64,
+    queued: bool,
+}
+
 /// Rows waiting to be released in completion-time order.
 pub struct RowQueue {
-    slab: Vec<Record>,
+    slots: Vec<Slot>,
     free: Vec<u32>,
     heap: BinaryHeap<Reverse<(i64, u64, u32)>>,
+    waiting: usize,
     seq: u64,
+    occupants: u64,
     released: i64,
     window: usize,
 }
@@ -25,10 +47,12 @@ impl RowQueue {
     /// A queue releasing rows once `window` (at least 1) are held.
     pub fn new(window: usize) -> RowQueue {
         RowQueue {
-            slab: Vec::new(),
+            slots: Vec::new(),
             free: Vec::new(),
             heap: BinaryHeap::new(),
+            waiting: 0,
             seq: 0,
+            occupants: 0,
             released: i64::MIN,
             window: window.max(1),
         }
@@ -38,64 +62,93 @@ impl RowQueue {
     pub fn slot(&mut self) -> u32 {
         match self.free.pop() {
             Some(i) => {
-                self.slab[i as usize].clear();
+                self.slots[i as usize].rec.clear();
                 i
             }
             None => {
-                self.slab.push(Record::default());
-                (self.slab.len() - 1) as u32
+                self.slots.push(Slot {
+                    rec: Record::default(),
+                    occupant: 0,
+                    live: 0,
+                    queued: false,
+                });
+                (self.slots.len() - 1) as u32
             }
         }
     }
 
     /// The record of a slot.
     pub fn get(&mut self, slot: u32) -> &mut Record {
-        &mut self.slab[slot as usize]
+        &mut self.slots[slot as usize].rec
     }
 
-    /// Queues a filled slot. Structural rows (no completion time) are placed at
-    /// the release point, ahead of every row already waiting that they could be
-    /// used by. Returns the completion time of the row when it is older than a
-    /// row already released.
-    pub fn commit(&mut self, slot: u32) -> Result<(), i64> {
-        let rec = &self.slab[slot as usize];
-        let key = if rec.kind.is_structural() {
-            None
-        } else {
-            rec.completion()
-        };
-        let key = match key {
+    /// Queues a filled slot under its completion time, or under `key` when it
+    /// has none (a declaration; raised to the release point if older). Returns
+    /// the time of a row older than one already released, as an error.
+    pub fn commit(&mut self, slot: u32, key: i64) -> Result<Ticket, i64> {
+        let rec = &self.slots[slot as usize].rec;
+        let key = match rec.completion().filter(|_| !rec.kind.is_structural()) {
             Some(k) if k < self.released => {
                 self.free.push(slot);
                 return Err(k);
             }
             Some(k) => k,
-            None => self.released,
+            None => key.max(self.released),
         };
+        self.occupants += 1;
+        let s = &mut self.slots[slot as usize];
+        s.occupant = self.occupants;
+        s.live = self.seq;
+        s.queued = true;
         self.heap.push(Reverse((key, self.seq, slot)));
         self.seq += 1;
-        Ok(())
+        self.waiting += 1;
+        Ok(Ticket {
+            slot,
+            occupant: self.occupants,
+            key,
+        })
+    }
+
+    /// Moves a waiting row to `key` if that is earlier; returns the ticket for
+    /// its new place (unchanged when it was released already or not later).
+    pub fn lower(&mut self, ticket: Ticket, key: i64) -> Ticket {
+        let key = key.max(self.released);
+        let s = &mut self.slots[ticket.slot as usize];
+        if !s.queued || s.occupant != ticket.occupant || key >= ticket.key {
+            return ticket;
+        }
+        s.live = self.seq;
+        self.heap.push(Reverse((key, self.seq, ticket.slot)));
+        self.seq += 1;
+        Ticket { key, ..ticket }
     }
 
     /// True when enough rows wait that the oldest may be released.
     pub fn is_full(&self) -> bool {
-        self.heap.len() >= self.window
+        self.waiting >= self.window
     }
 
     /// True when no row waits.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.waiting == 0
     }
 
     /// Releases the oldest row into `rec` (swapping buffers).
     pub fn pop_into(&mut self, rec: &mut Record) -> bool {
-        let Some(Reverse((key, _, slot))) = self.heap.pop() else {
-            return false;
-        };
-        self.released = self.released.max(key);
-        std::mem::swap(rec, &mut self.slab[slot as usize]);
-        self.free.push(slot);
-        true
+        while let Some(Reverse((key, seq, slot))) = self.heap.pop() {
+            let s = &mut self.slots[slot as usize];
+            if !s.queued || s.live != seq {
+                continue; // an entry left behind by `lower`
+            }
+            s.queued = false;
+            self.waiting -= 1;
+            self.released = self.released.max(key);
+            std::mem::swap(rec, &mut s.rec);
+            self.free.push(slot);
+            return true;
+        }
+        false
     }
 
     /// The completion time of the newest released row.
@@ -110,41 +163,44 @@ mod tests {
     use crate::record::Kind;
 
     #[test]
-    fn releases_in_time_order_within_the_window() {
-        let mut q = RowQueue::new(3);
+    fn releases_in_time_order_and_moves_declarations_before_use() {
+        let mut q = RowQueue::new(4);
         let mut out = Vec::new();
         let mut rec = Record::default();
-        for (t, kind) in [
-            (5, Kind::Event),
-            (3, Kind::Event),
-            (4, Kind::Container),
-            (6, Kind::Event),
-            (4, Kind::Event),
-        ] {
+        let mut decl = None;
+        for (t, kind) in [(5, Kind::Event), (3, Kind::Event), (6, Kind::Container), (4, Kind::Event), (7, Kind::Event), (8, Kind::Event)] {
+            if t == 4 {
+                // The declared location is used at 4: the declaration moves
+                // before the use is queued.
+                decl = decl.map(|d| q.lower(d, 4));
+            }
             let s = q.slot();
             q.get(s).kind = kind;
             q.get(s).time = Some(t);
-            q.commit(s).unwrap();
+            let ticket = q.commit(s, t).unwrap();
+            if kind == Kind::Container {
+                decl = Some(ticket);
+            }
             while q.is_full() {
                 q.pop_into(&mut rec);
                 out.push((rec.kind, rec.time.unwrap()));
             }
         }
-        // A row older than a released one is refused.
         let s = q.slot();
         q.get(s).time = Some(1);
-        assert_eq!(q.commit(s), Err(1));
+        assert_eq!(q.commit(s, 1), Err(1));
         while q.pop_into(&mut rec) {
             out.push((rec.kind, rec.time.unwrap()));
         }
         assert_eq!(
             out,
             vec![
-                (Kind::Container, 4),
                 (Kind::Event, 3),
+                (Kind::Container, 6),
                 (Kind::Event, 4),
                 (Kind::Event, 5),
-                (Kind::Event, 6)
+                (Kind::Event, 7),
+                (Kind::Event, 8)
             ]
         );
     }

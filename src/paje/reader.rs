@@ -18,7 +18,7 @@ use crate::error::{warn, Error, Location, Result};
 use crate::fasthash::FastMap;
 use crate::format::{ReadOptions, RecordSource};
 use crate::io::{Input, LineReader};
-use crate::ops::reorder::RowQueue;
+use crate::ops::reorder::{RowQueue, Ticket};
 use crate::record::{flags, Kind, Record};
 
 /// Registry constructor.
@@ -88,6 +88,9 @@ struct Slot {
 #[derive(Debug)]
 struct ContainerInfo {
     id: String,
+    /// The queued declaration row, while it may still need to move earlier.
+    decl: Option<Ticket>,
+    parent: u32,
     type_: u32,
     children: Vec<u32>,
     alive: bool,
@@ -104,6 +107,7 @@ struct Frame {
 #[derive(Debug)]
 struct Lane {
     loc: String,
+    decl: Option<Ticket>,
     stack: Vec<Frame>,
 }
 
@@ -128,7 +132,6 @@ struct Sim {
     lane_index: FastMap<String, u32>,
     pending: FastMap<String, PendingLink>,
     ignore_incomplete: bool,
-    max_time: Option<i64>,
     lossy: u64,
     dropped: u64,
     first_dropped: u64,
@@ -168,7 +171,6 @@ impl Sim {
             lane_index: FastMap::default(),
             pending: FastMap::default(),
             ignore_incomplete,
-            max_time: None,
             lossy: 0,
             dropped: 0,
             first_dropped: 0,
@@ -186,6 +188,8 @@ impl Sim {
         sim.type_index.insert("0".into(), ROOT);
         sim.containers.push(ContainerInfo {
             id: "0".into(),
+            decl: None,
+            parent: ROOT,
             type_: ROOT,
             children: Vec::new(),
             alive: true,
@@ -299,7 +303,6 @@ impl Sim {
         if lossy {
             self.lossy += 1;
         }
-        self.max_time = Some(self.max_time.map_or(t, |m| m.max(t)));
         Ok((t, lossy))
     }
 
@@ -493,7 +496,7 @@ impl Sim {
                         self.types[ends.1 as usize].id.clone(),
                     )
                 });
-                out.emit(|r| {
+                out.declare(|r| {
                     r.kind = Kind::Type;
                     r.id.push_str(id);
                     r.name.push_str(name);
@@ -508,6 +511,7 @@ impl Sim {
                     }
                     fill_extras(r);
                 })
+                .map(|_| ())
             }
             Event::DefineEntityValue => {
                 let t = self.type_of(line.get(Type))?;
@@ -529,7 +533,7 @@ impl Sim {
                 self.types[t as usize]
                     .values
                     .insert(id.to_string(), name.to_string());
-                out.emit(|r| {
+                out.declare(|r| {
                     r.kind = Kind::Type;
                     r.id.push_str(id);
                     r.name.push_str(name);
@@ -540,6 +544,7 @@ impl Sim {
                     }
                     fill_extras(r);
                 })
+                .map(|_| ())
             }
             Event::CreateContainer => {
                 let (time, lossy) = self.time(line.get(Time))?;
@@ -577,6 +582,8 @@ impl Sim {
                 let index = self.containers.len() as u32;
                 self.containers.push(ContainerInfo {
                     id: id.to_string(),
+                    decl: None,
+                    parent,
                     type_: t,
                     children: Vec::new(),
                     alive: true,
@@ -591,7 +598,7 @@ impl Sim {
                     self.containers[parent as usize].id.clone()
                 };
                 let type_id = self.types[t as usize].id.clone();
-                out.emit(|r| {
+                let ticket = out.declare(|r| {
                     r.kind = Kind::Container;
                     r.time = Some(time);
                     r.loc.push_str(id);
@@ -605,7 +612,9 @@ impl Sim {
                         r.push_attr("paje.filename", line.get(Filename));
                     }
                     fill_extras(r);
-                })
+                })?;
+                self.containers[index as usize].decl = Some(ticket);
+                Ok(())
             }
             Event::DestroyContainer => {
                 let (time, _) = self.time(line.get(Time))?;
@@ -630,12 +639,18 @@ impl Sim {
                 }
                 if !info.alive {
                     warn(format!(
-                        "{}:{number}: container `{}` is destroyed again; ignored",
+                        "{}:{number}: container `{}` is destroyed again; ignored, as PajeNG does",
                         self.file, info.id
                     ));
-                    return Ok(());
+                    // Kept in the stream: its time still counts for the end of the trace.
+                    let loc = &info.id;
+                    return out.emit(|r| {
+                        r.kind = Kind::Destroy;
+                        r.time = Some(time);
+                        r.loc.push_str(loc);
+                    });
                 }
-                self.close(c, time, false, number, out)
+                self.close(c, time, false, out)
             }
             Event::SetState | Event::PushState | Event::PopState | Event::ResetState => {
                 let (time, lossy) = self.time(line.get(Time))?;
@@ -645,14 +660,24 @@ impl Sim {
                 let t = self.type_of(line.get(Type))?;
                 self.check_entity(c, t, Nature::State)?;
                 let s = self.slot(c, t, time)?;
-                let lane = self.lane(c, s, t, out)?;
                 let type_id = self.types[t as usize].id.clone();
+                // A lane is declared when a state first needs it, not by a reset
+                // of an empty stack (which leaves nothing in the stream).
+                let existing = self.containers[c as usize].slots[s].lane;
+                let lane = match (existing, event) {
+                    (Some(l), _) => l,
+                    (None, Event::SetState | Event::PushState) => self.lane(c, s, t, out)?,
+                    (None, Event::PopState) => {
+                        return Err(format!(
+                            "pop on an empty stack: no open state of type `{type_id}` in container `{}`",
+                            line.get(Container)
+                        ))
+                    }
+                    (None, _) => return Ok(()),
+                };
+                self.touch_lane(lane, c, time, out);
                 if matches!(event, Event::SetState | Event::ResetState) {
-                    let reset_extras: &[(&str, &str)] = if event == Event::ResetState {
-                        extras
-                    } else {
-                        &[]
-                    };
+                    let reset_extras: &[(&str, &str)] = if event == Event::ResetState { extras } else { &[] };
                     self.pop_all(lane, time, &type_id, reset_extras, lossy, "", out)?;
                 }
                 match event {
@@ -727,6 +752,7 @@ impl Sim {
                 let t = self.type_of(line.get(Type))?;
                 self.check_entity(c, t, Nature::EventType)?;
                 self.slot(c, t, time)?;
+                self.touch(c, time, out);
                 let value = line.get(Value);
                 let name = self.value_name(t, value);
                 let type_id = &self.types[t as usize].id;
@@ -754,6 +780,7 @@ impl Sim {
                 let t = self.type_of(line.get(Type))?;
                 self.check_entity(c, t, Nature::Variable)?;
                 let s = self.slot(c, t, time)?;
+                self.touch(c, time, out);
                 let text = line.get(Value);
                 let operand = Decimal::parse(text).ok_or_else(|| {
                     format!("bad variable value `{text}`: expected a decimal number")
@@ -879,6 +906,7 @@ impl Sim {
                         );
                     }
                 }
+                self.touch(other, time, out);
                 let name = self.value_name(t, value);
                 let type_id = &self.types[t as usize].id;
                 let comm = &self.containers[c as usize].id;
@@ -925,6 +953,38 @@ impl Sim {
         Ok(None)
     }
 
+    /// Makes sure the declaration of container `c` (and its ancestors) comes
+    /// out before a row at `time` that uses it: ancestors are moved first, so
+    /// they keep preceding their children.
+    fn touch(&mut self, c: u32, time: i64, out: &mut Out) {
+        let mut chain = Vec::new();
+        let mut at = c;
+        while at != ROOT {
+            let info = &self.containers[at as usize];
+            match info.decl {
+                Some(d) if d.key > time => chain.push(at),
+                _ => break,
+            }
+            at = info.parent;
+        }
+        for &c in chain.iter().rev() {
+            let info = &mut self.containers[c as usize];
+            if let Some(d) = info.decl {
+                info.decl = Some(out.queue.lower(d, time));
+            }
+        }
+    }
+
+    /// [`Sim::touch`] for a lane of container `c` (the container first).
+    fn touch_lane(&mut self, lane: u32, c: u32, time: i64, out: &mut Out) {
+        self.touch(c, time, out);
+        if let Some(d) = self.lanes[lane as usize].decl {
+            if d.key > time {
+                self.lanes[lane as usize].decl = Some(out.queue.lower(d, time));
+            }
+        }
+    }
+
     /// The lane of (container, state type), declared on first use.
     fn lane(&mut self, c: u32, s: usize, t: u32, out: &mut Out) -> Result<u32, String> {
         if let Some(l) = self.containers[c as usize].slots[s].lane {
@@ -939,7 +999,7 @@ impl Sim {
         self.lane_index.insert(loc.clone(), index);
         let parent = container.id.clone();
         let type_name = self.types[t as usize].name.clone();
-        out.emit(|r| {
+        let ticket = out.declare(|r| {
             r.kind = Kind::Container;
             r.loc.push_str(&loc);
             r.cat.push_str(LANE);
@@ -948,6 +1008,7 @@ impl Sim {
         })?;
         self.lanes.push(Lane {
             loc,
+            decl: Some(ticket),
             stack: Vec::new(),
         });
         self.containers[c as usize].slots[s].lane = Some(index);
@@ -992,19 +1053,12 @@ impl Sim {
     /// Destroys container `c` (and, first, its live children) at `time`:
     /// closes its open states and checks its pending links. `synthetic` marks
     /// a destruction PajeNG implies rather than the trace states.
-    fn close(
-        &mut self,
-        c: u32,
-        time: i64,
-        synthetic: bool,
-        number: u64,
-        out: &mut Out,
-    ) -> Result<(), String> {
+    fn close(&mut self, c: u32, time: i64, synthetic: bool, out: &mut Out) -> Result<(), String> {
         // Children first, also those of dead containers (created under a
         // destroyed parent, which PajeNG accepts).
         let children = self.containers[c as usize].children.clone();
         for child in children {
-            self.close(child, time, true, number, out)?;
+            self.close(child, time, true, out)?;
         }
         if !self.containers[c as usize].alive && c != ROOT {
             return Ok(());
@@ -1018,6 +1072,7 @@ impl Sim {
             let type_id = self.types[t as usize].id.clone();
             self.pop_all(lane, time, &type_id, &[], false, "S", out)?;
         }
+        self.touch(c, time, out);
         self.check_pending(c)?;
         let info = &mut self.containers[c as usize];
         info.alive = false;
@@ -1071,13 +1126,28 @@ impl Sim {
 /// Where the simulator's rows go: the reorder queue, with located errors.
 struct Out<'a> {
     queue: &'a mut RowQueue,
+    /// Latest time of the rows produced so far (where declarations wait, and
+    /// where the trace ends).
+    max_time: &'a mut Option<i64>,
 }
 
 impl Out<'_> {
+    /// Queues a row with a time (its place is its completion time).
     fn emit(&mut self, fill: impl FnOnce(&mut Record)) -> Result<(), String> {
+        self.declare(fill).map(|_| ())
+    }
+
+    /// Queues a row; a declaration waits at the latest time produced so far,
+    /// to be moved earlier by its first use if that is older.
+    fn declare(&mut self, fill: impl FnOnce(&mut Record)) -> Result<Ticket, String> {
         let slot = self.queue.slot();
-        fill(self.queue.get(slot));
-        self.queue.commit(slot).map_err(|t| {
+        let rec = self.queue.get(slot);
+        fill(rec);
+        for t in [rec.time, rec.end].into_iter().flatten() {
+            *self.max_time = Some(self.max_time.map_or(t, |m| m.max(t)));
+        }
+        let key = self.max_time.unwrap_or(i64::MIN);
+        self.queue.commit(slot, key).map_err(|t| {
             format!(
                 "event at {} s comes after rows up to {} s were released: the trace is out of time order by more than the reorder window (raise --reorder-window)",
                 crate::record::format_seconds(t),
@@ -1092,6 +1162,7 @@ pub struct PajeReader<R> {
     lines: LineReader<R>,
     sim: Sim,
     queue: RowQueue,
+    max_time: Option<i64>,
     words: Vec<(usize, usize)>,
     done: bool,
     line: u64,
@@ -1116,12 +1187,13 @@ impl<R: BufRead> PajeReader<R> {
         ] {
             let slot = queue.slot();
             *queue.get(slot) = Record::meta(k, v);
-            let _ = queue.commit(slot);
+            let _ = queue.commit(slot, i64::MIN);
         }
         PajeReader {
             lines: LineReader::new(name, inner),
             sim: Sim::new(name, opts.ignore_incomplete_links),
             queue,
+            max_time: None,
             words: Vec::new(),
             done: false,
             line: 0,
@@ -1152,6 +1224,7 @@ impl<R: BufRead> PajeReader<R> {
         }
         let mut out = Out {
             queue: &mut self.queue,
+            max_time: &mut self.max_time,
         };
         let result = if words[0].starts_with('%') {
             self.sim.definition(&words, number)
@@ -1179,12 +1252,13 @@ impl<R: BufRead> PajeReader<R> {
                 sim.file
             ));
         }
-        let end = sim.max_time.unwrap_or(0);
+        let end = self.max_time.unwrap_or(0);
         let mut out = Out {
             queue: &mut self.queue,
+            max_time: &mut self.max_time,
         };
         let file = sim.file.clone();
-        sim.close(ROOT, end, true, self.line, &mut out)
+        sim.close(ROOT, end, true, &mut out)
             .map_err(|msg| Error::Data {
                 at: Location::File(format!("{file}: at end of input")),
                 msg,
