@@ -169,3 +169,334 @@ fn pjdump_agrees_with_pajeng_on_the_corpus() {
     }
     assert!(checked >= 60, "only {checked} corpus rows checked");
 }
+
+/// The stream of a file without the `source` meta row (which names the file).
+fn stream_of(args: &[&str], file: &Path) -> String {
+    let out = bin("trace-cat").args(args).arg(file).assert().success();
+    String::from_utf8(out.get_output().stdout.clone())
+        .unwrap()
+        .lines()
+        .filter(|l| !(l.starts_with("meta\t") && col(l, "name") == "source"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// paje -> stream -> paje -> stream gives the same stream.
+fn check_round_trip(file: &Path, dir: &Path) {
+    let first = stream_of(&[], file);
+    let written = dir.join("rt.paje");
+    bin("trace-cat")
+        .args(["-t", "paje", "-o"])
+        .arg(&written)
+        .arg(file)
+        .assert()
+        .success();
+    let second = stream_of(&["-f", "paje"], &written);
+    assert_eq!(first, second, "round trip of {file:?}");
+}
+
+#[test]
+fn round_trip_is_identical_on_every_accepted_corpus_trace() {
+    let Some(dir) = corpus() else {
+        eprintln!("../shared/corpus absent: corpus test skipped");
+        return;
+    };
+    let scratch = scratch("paje-corpus-rt");
+    let mut done = 0;
+    for sub in ["", "edge", "generated"] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(sub))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.is_file()
+                    && matches!(
+                        p.extension().and_then(|e| e.to_str()),
+                        Some("trace" | "paje")
+                    )
+            })
+            .collect();
+        files.sort();
+        for file in files {
+            let accepted = std::process::Command::new(assert_cmd::cargo::cargo_bin("trace-cat"))
+                .arg(&file)
+                .output()
+                .unwrap()
+                .status
+                .success();
+            if accepted {
+                check_round_trip(&file, &scratch);
+                done += 1;
+            }
+        }
+    }
+    assert!(done >= 30, "only {done} corpus traces round-tripped");
+}
+
+#[test]
+fn own_fixture_golden_pjdump_and_round_trip() {
+    let out = bin("trace-cat")
+        .args(["-t", "pjdump", "--user-fields"])
+        .arg(data("paje/sample.paje"))
+        .assert()
+        .success();
+    let got = records(&String::from_utf8_lossy(&out.get_output().stdout));
+    let want = records(&std::fs::read_to_string(data("paje/sample.u.pjdump")).unwrap());
+    assert_eq!(got, want);
+    // Hand-checked facts of that golden output.
+    assert!(want.contains(
+        &"Variable, node one, Memory in use, 2.000000, 4.000000, 2.000000, 1536.500000".to_string()
+    ));
+    assert!(want.contains(
+        &"Link, node one, Message, 4.500000, 4.250000, -0.250000, msg, thread-2, thread-1, k2, 8"
+            .to_string()
+    ));
+    assert!(want.contains(&"Container, node one, Thread, 0.5, 6, 5.5, thread-1".to_string()));
+    check_round_trip(&data("paje/sample.paje"), &scratch("paje-own-rt"));
+    // --precision changes the decimals of fixed-point columns only.
+    let out = bin("trace-cat")
+        .args(["-t", "pjdump", "--precision", "2"])
+        .arg(data("paje/sample.paje"))
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        text.contains("State, thread-1, Thread State, 1.25, 2.00, 0.75, 1.00, Waiting\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Container, 0, Machine, 0, 6, 6, node one\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn stream_mapping_of_the_own_fixture() {
+    let text = stream_of(&[], &data("paje/sample.paje"));
+    let lines: Vec<&str> = text.lines().skip(2).collect();
+    let find = |kind: &str, name: &str| -> &str {
+        lines
+            .iter()
+            .find(|l| kind_of(l) == kind && col(l, "name") == name)
+            .copied()
+            .unwrap_or_else(|| panic!("no {kind} {name}"))
+    };
+    // Types carry identifier, name, nature and parent; values their colour.
+    let t = find("type", "Thread State");
+    assert_eq!(
+        (col(t, "id"), col(t, "cat"), col(t, "peer")),
+        ("S", "state", "T")
+    );
+    assert_eq!(col(find("type", "Waiting"), "attrs"), "paje.color=FF0000");
+    // States live on a lane per (container, state type); values resolve aliases.
+    let e = find("enter", "Waiting");
+    assert_eq!(
+        (
+            col(e, "loc"),
+            col(e, "value"),
+            col(e, "depth"),
+            col(e, "attrs")
+        ),
+        ("t1/S", "w", "1", "Tag=push-tag")
+    );
+    // Variables become absolute counters; add/sub keep their operand.
+    let c = lines
+        .iter()
+        .find(|l| kind_of(l) == "counter" && col(l, "time") == "2000000000")
+        .unwrap();
+    assert_eq!(
+        (col(c, "value"), col(c, "attrs")),
+        ("1536.5", "paje.op=add;paje.operand=512.5")
+    );
+    // Links are halves keyed by (container, type, key).
+    let s = lines.iter().find(|l| kind_of(l) == "send").unwrap();
+    assert_eq!(
+        (col(s, "loc"), col(s, "comm"), col(s, "cat"), col(s, "id")),
+        ("t1", "m1", "L", "k1")
+    );
+    // What the end of the trace closes is synthetic.
+    let last = lines.last().unwrap();
+    assert_eq!(
+        (kind_of(last), col(last, "loc"), col(last, "flags")),
+        ("destroy", "m1", "S")
+    );
+    // The stream is valid.
+    bin("trace-cat")
+        .write_stdin(text.clone())
+        .assert()
+        .success();
+}
+
+/// The fixture header followed by `body` (line numbers of the body start at 104).
+fn with_header(body: &str) -> String {
+    let header = std::fs::read_to_string(data("paje/header.paje")).unwrap();
+    format!("{header}0 M 0 Machine\n0 T M Thread\n2 S T State\n1 V M Var \"0 0 1\"\n3 E T Ev\n4 L M T T Link\n6 0 m1 M 0 m1\n6 0 t1 T m1 t1\n6 0 t2 T m1 t2\n{body}")
+}
+
+#[test]
+fn own_fixtures_cover_the_rejections() {
+    let header_lines = std::fs::read_to_string(data("paje/header.paje"))
+        .unwrap()
+        .lines()
+        .count() as u64;
+    let first = header_lines + 10;
+    let cases: &[(&str, u64, &str)] = &[
+        ("99 1 t1 S x\n", 0, "undefined event id `99`"),
+        ("11 1 t9 S x\n", 0, "unknown container `t9`"),
+        ("11 1 t1 Q x\n", 0, "unknown type `Q`"),
+        (
+            "11 1 m1 S x\n",
+            0,
+            "type `S` is not a child type of container type `M`",
+        ),
+        ("13 1 t1 S\n", 0, "pop on an empty stack"),
+        ("9 1 m1 V 3\n", 0, "which has no value yet"),
+        ("8 1 m1 V 1..2\n", 0, "bad variable value `1..2`"),
+        ("11 x1 t1 S a\n", 0, "bad time `x1`"),
+        ("11 2 t1 S a\n11 1 t1 S b\n", 1, "time goes backwards"),
+        ("11 1 t1 S\n", 0, "missing fields"),
+        (
+            "15 1 m1 L t1 v k 1\n16 2 m1 L t2 w k\n",
+            1,
+            "ends with value `w` but started with `v`",
+        ),
+        (
+            "15 1 m1 L t1 v k 1\n15 2 m1 L t1 v k 1\n",
+            1,
+            "a second start of link key `k`",
+        ),
+        (
+            "15 1 m1 L m1 v k 1\n",
+            0,
+            "StartContainer `m1` is of type `M`",
+        ),
+        ("6 1 m1 T m1 again\n", 0, "container `m1` is created twice"),
+        ("6 1 0 T m1 zero\n", 0, "cannot be identified as `0`"),
+        (
+            "7 2 T t1\n7 1 T t1\n",
+            1,
+            "destroyed at 1.000000000 s, before its last event",
+        ),
+        (
+            "%EventDef PajeNoSuchEvent 50\n",
+            0,
+            "unknown event name `PajeNoSuchEvent`",
+        ),
+        (
+            "%EventDef PajeNewEvent 51\n% Time strange\n",
+            1,
+            "unknown field type `strange`",
+        ),
+        (
+            "%EventDef PajeNewEvent 17\n",
+            0,
+            "event id `17` is defined twice",
+        ),
+        (
+            "%EventDef PajeNewEvent 52\n% Time date\n%EndEventDef\n",
+            2,
+            "lacks the obligatory field `Type`",
+        ),
+        (
+            "%EventDef PajeNewEvent 53\n% Time date\n% Time date\n",
+            2,
+            "appears twice",
+        ),
+        (
+            "%EventDef PajeNewEvent 54\n%EventDef PajeNewEvent 55\n",
+            1,
+            "inside the definition of event 54",
+        ),
+        ("0 M 0 Again\n", 0, "type `M` is defined twice"),
+    ];
+    for (i, (body, offset, words)) in cases.iter().enumerate() {
+        let dir = scratch(&format!("paje-bad-{i}"));
+        let file = dir.join("bad.paje");
+        std::fs::write(&file, with_header(body)).unwrap();
+        bin("trace-cat")
+            .arg(&file)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(format!(
+                "bad.paje:{}: ",
+                first + offset
+            )))
+            .stderr(predicate::str::contains(*words));
+    }
+    // An incomplete link fails at the end (naming the half's line), or is kept
+    // unmatched with --ignore-incomplete-links.
+    let dir = scratch("paje-incomplete");
+    let file = dir.join("bad.paje");
+    std::fs::write(&file, with_header("15 1 m1 L t1 v k 1\n")).unwrap();
+    bin("trace-cat")
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(format!(
+            "bad.paje: at end of input: incomplete link: key `k` (line {first})"
+        )));
+    let out = bin("trace-cat")
+        .arg("--ignore-incomplete-links")
+        .arg(&file)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(text.lines().filter(|l| l.starts_with("send\t")).count(), 1);
+    // A file cut in the middle of a line is an error.
+    std::fs::write(&file, with_header("11 1 t1 S abc")).unwrap();
+    bin("trace-cat")
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(format!(
+            "bad.paje:{first}: truncated line"
+        )));
+}
+
+#[test]
+fn old_field_names_and_events_after_destroy() {
+    // The 2003 names (ContainerType, EntityType, SourceContainer...) need no flag.
+    let text = "%EventDef PajeDefineContainerType 1\n% Alias string\n% ContainerType string\n% Name string\n%EndEventDef\n%EventDef PajeCreateContainer 2\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n%EventDef PajeDestroyContainer 3\n% Time date\n% Name string\n% Type string\n%EndEventDef\n%EventDef PajeDefineEventType 4\n% Alias string\n% ContainerType string\n% Name string\n%EndEventDef\n%EventDef PajeNewEvent 5\n% Time date\n% Container string\n% Type string\n% Value string\n%EndEventDef\n1 P 0 Program\n4 E P Ev\n2 0 p P 0 prog\n5 1 p E a\n3 2 p P\n5 3 p E late\n";
+    let dir = scratch("paje-old");
+    let file = dir.join("old.paje");
+    std::fs::write(&file, text).unwrap();
+    let out = bin("trace-cat")
+        .args(["-t", "pjdump"])
+        .arg(&file)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "1 event(s) on destroyed containers ignored, as PajeNG does (first on line 34)",
+        ));
+    let dump = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(dump.contains("Event, prog, Ev, 1.000000, a\n"), "{dump}");
+    assert!(!dump.contains("late"), "{dump}");
+}
+
+#[test]
+fn events_of_different_containers_are_put_back_in_time_order() {
+    // Pajé orders events per container and type only.
+    let body = "17 2 t1 E a\n17 1 t2 E b\n17 3 t1 E c\n";
+    let dir = scratch("paje-reorder");
+    let file = dir.join("t.paje");
+    std::fs::write(&file, with_header(body)).unwrap();
+    let text = stream_of(&[], &file);
+    let events: Vec<&str> = text
+        .lines()
+        .filter(|l| kind_of(l) == "event")
+        .map(|l| col(l, "name"))
+        .collect();
+    assert_eq!(events, ["b", "a", "c"]);
+    bin("trace-cat")
+        .write_stdin(text.clone())
+        .assert()
+        .success();
+    // Beyond the reorder window the disorder is an error, not a misordered stream.
+    bin("trace-cat")
+        .args(["--reorder-window", "1"])
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "out of time order by more than the reorder window",
+        ));
+}

@@ -168,7 +168,14 @@ mod tests {
         let mut out = Vec::new();
         let mut rec = Record::default();
         let mut decl = None;
-        for (t, kind) in [(5, Kind::Event), (3, Kind::Event), (6, Kind::Container), (4, Kind::Event), (7, Kind::Event), (8, Kind::Event)] {
+        for (t, kind) in [
+            (5, Kind::Event),
+            (3, Kind::Event),
+            (6, Kind::Container),
+            (4, Kind::Event),
+            (7, Kind::Event),
+            (8, Kind::Event),
+        ] {
             if t == 4 {
                 // The declared location is used at 4: the declaration moves
                 // before the use is queued.

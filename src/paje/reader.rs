@@ -677,7 +677,11 @@ impl Sim {
                 };
                 self.touch_lane(lane, c, time, out);
                 if matches!(event, Event::SetState | Event::ResetState) {
-                    let reset_extras: &[(&str, &str)] = if event == Event::ResetState { extras } else { &[] };
+                    let reset_extras: &[(&str, &str)] = if event == Event::ResetState {
+                        extras
+                    } else {
+                        &[]
+                    };
                     self.pop_all(lane, time, &type_id, reset_extras, lossy, "", out)?;
                 }
                 match event {

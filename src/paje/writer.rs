@@ -107,11 +107,18 @@ impl PajeWriter {
 
     /// The user-defined fields of a row (attributes that are not Pajé fields).
     fn extras(rec: &Record) -> Vec<(String, String)> {
-        rec.attrs().filter(|(k, _)| !k.starts_with(PREFIX)).collect()
+        rec.attrs()
+            .filter(|(k, _)| !k.starts_with(PREFIX))
+            .collect()
     }
 
     /// Writes one event line, defining its layout first when new.
-    fn line(&mut self, event: Event, fields: &[(Field, &str)], extras: &[(String, String)]) -> Result<()> {
+    fn line(
+        &mut self,
+        event: Event,
+        fields: &[(Field, &str)],
+        extras: &[(String, String)],
+    ) -> Result<()> {
         let layout: Vec<Field> = fields.iter().map(|(f, _)| *f).collect();
         let extra_names: Vec<String> = extras.iter().map(|(k, _)| k.clone()).collect();
         let key = (event, layout, extra_names);
@@ -180,7 +187,11 @@ impl PajeWriter {
                 lane_of: Some(parent),
                 ..
             }) => {
-                let t = self.containers.get(parent).map(|c| c.type_.clone()).unwrap_or_default();
+                let t = self
+                    .containers
+                    .get(parent)
+                    .map(|c| c.type_.clone())
+                    .unwrap_or_default();
                 (parent.clone(), t)
             }
             Some(c) => (loc.to_string(), c.type_.clone()),
@@ -229,7 +240,11 @@ impl PajeWriter {
         let type_ = if self.types.get(&rec.cat).is_some_and(|n| n == "container") {
             rec.cat.clone()
         } else {
-            let base = if rec.cat.is_empty() { "container" } else { rec.cat.as_str() };
+            let base = if rec.cat.is_empty() {
+                "container"
+            } else {
+                rec.cat.as_str()
+            };
             let id = if parent_type.is_empty() {
                 base.to_string()
             } else {
@@ -246,14 +261,26 @@ impl PajeWriter {
                 lane_of: None,
             },
         );
-        let name = if rec.name.is_empty() { &rec.loc } else { &rec.name };
+        let name = if rec.name.is_empty() {
+            &rec.loc
+        } else {
+            &rec.name
+        };
         let time = seconds(rec.time.unwrap_or(0));
-        let parent = if rec.peer.is_empty() { "0" } else { rec.peer.as_str() };
+        let parent = if rec.peer.is_empty() {
+            "0"
+        } else {
+            rec.peer.as_str()
+        };
         let mut fields = vec![(Field::Time, time.as_str())];
         if rec.loc != *name {
             fields.push((Field::Alias, rec.loc.as_str()));
         }
-        fields.extend([(Field::Type, type_.as_str()), (Field::Container, parent), (Field::Name, name.as_str())]);
+        fields.extend([
+            (Field::Type, type_.as_str()),
+            (Field::Container, parent),
+            (Field::Name, name.as_str()),
+        ]);
         let filename = rec.attr("paje.filename");
         if let Some(f) = &filename {
             fields.push((Field::Filename, f));
@@ -274,19 +301,33 @@ impl PajeWriter {
             "link" => Event::DefineLinkType,
             "value" => Event::DefineEntityValue,
             other => {
-                warn(format!("type `{}` of unknown nature `{other}` left out", rec.id));
+                warn(format!(
+                    "type `{}` of unknown nature `{other}` left out",
+                    rec.id
+                ));
                 return Ok(());
             }
         };
-        let parent = if rec.peer.is_empty() { "0" } else { rec.peer.as_str() };
+        let parent = if rec.peer.is_empty() {
+            "0"
+        } else {
+            rec.peer.as_str()
+        };
         let mut fields = Vec::new();
         if rec.id != rec.name {
             fields.push((Field::Alias, rec.id.as_str()));
         }
         fields.push((Field::Type, parent));
-        let (start, end, color) = (rec.attr(ATTR_START_TYPE), rec.attr(ATTR_END_TYPE), rec.attr(ATTR_COLOR));
+        let (start, end, color) = (
+            rec.attr(ATTR_START_TYPE),
+            rec.attr(ATTR_END_TYPE),
+            rec.attr(ATTR_COLOR),
+        );
         if event == Event::DefineLinkType {
-            fields.push((Field::StartContainerType, start.as_deref().unwrap_or(parent)));
+            fields.push((
+                Field::StartContainerType,
+                start.as_deref().unwrap_or(parent),
+            ));
             fields.push((Field::EndContainerType, end.as_deref().unwrap_or(parent)));
         }
         fields.push((Field::Name, rec.name.as_str()));
@@ -306,12 +347,21 @@ impl PajeWriter {
 
     fn hold(&mut self, rec: &Record) {
         let mut extras = Self::extras(rec);
-        for (k, v) in [("kind", rec.kind.as_str()), ("cat", rec.cat.as_str()), ("id", rec.id.as_str()), ("peer", rec.peer.as_str())] {
+        for (k, v) in [
+            ("kind", rec.kind.as_str()),
+            ("cat", rec.cat.as_str()),
+            ("id", rec.id.as_str()),
+            ("peer", rec.peer.as_str()),
+        ] {
             if !v.is_empty() && !extras.iter().any(|(key, _)| key == k) {
                 extras.push((k.to_string(), v.to_string()));
             }
         }
-        let value = if rec.name.is_empty() { rec.kind.as_str().to_string() } else { rec.name.clone() };
+        let value = if rec.name.is_empty() {
+            rec.kind.as_str().to_string()
+        } else {
+            rec.name.clone()
+        };
         let (a, b) = (rec.time.unwrap_or(0), rec.end.unwrap_or(0));
         self.intervals.push(Interval {
             start: a.min(b),
@@ -355,11 +405,20 @@ impl PajeWriter {
             let time = seconds(t);
             let iv = &intervals[n];
             if is_start == 1 {
-                let fields = [(Field::Time, time.as_str()), (Field::Container, container.as_str()), (Field::Type, id.as_str()), (Field::Value, iv.value.as_str())];
+                let fields = [
+                    (Field::Time, time.as_str()),
+                    (Field::Container, container.as_str()),
+                    (Field::Type, id.as_str()),
+                    (Field::Value, iv.value.as_str()),
+                ];
                 let extras = iv.extras.clone();
                 self.line(Event::PushState, &fields, &extras)?;
             } else {
-                let fields = [(Field::Time, time.as_str()), (Field::Container, container.as_str()), (Field::Type, id.as_str())];
+                let fields = [
+                    (Field::Time, time.as_str()),
+                    (Field::Container, container.as_str()),
+                    (Field::Type, id.as_str()),
+                ];
                 self.line(Event::PopState, &fields, &[])?;
             }
         }
@@ -377,15 +436,27 @@ impl RecordSink for PajeWriter {
             Kind::Container => self.container(rec),
             Kind::Destroy if synthetic => Ok(()),
             Kind::Destroy => {
-                let type_ = self.containers.get(&rec.loc).map(|c| c.type_.clone()).unwrap_or_default();
-                let fields = [(Field::Time, time.as_str()), (Field::Type, type_.as_str()), (Field::Name, rec.loc.as_str())];
+                let type_ = self
+                    .containers
+                    .get(&rec.loc)
+                    .map(|c| c.type_.clone())
+                    .unwrap_or_default();
+                let fields = [
+                    (Field::Time, time.as_str()),
+                    (Field::Type, type_.as_str()),
+                    (Field::Name, rec.loc.as_str()),
+                ];
                 self.line(Event::DestroyContainer, &fields, &Self::extras(rec))
             }
             Kind::Leave if synthetic => Ok(()),
             Kind::Enter | Kind::Leave => {
                 let (container, ctype) = self.owner(&rec.loc);
                 let type_ = self.entity_type(rec, "state", &ctype)?;
-                let mut fields = vec![(Field::Time, time.as_str()), (Field::Container, container.as_str()), (Field::Type, type_.as_str())];
+                let mut fields = vec![
+                    (Field::Time, time.as_str()),
+                    (Field::Container, container.as_str()),
+                    (Field::Type, type_.as_str()),
+                ];
                 let (line_attr, file_attr) = (rec.attr("paje.line"), rec.attr("paje.file"));
                 if rec.kind == Kind::Enter {
                     fields.push((Field::Value, Self::value_of(rec)));
@@ -396,17 +467,29 @@ impl RecordSink for PajeWriter {
                         fields.push((Field::File, f));
                     }
                 }
-                let event = if rec.kind == Kind::Enter { Event::PushState } else { Event::PopState };
+                let event = if rec.kind == Kind::Enter {
+                    Event::PushState
+                } else {
+                    Event::PopState
+                };
                 self.line(event, &fields, &Self::extras(rec))
             }
             Kind::Event => {
                 let (container, ctype) = self.owner(&rec.loc);
                 if container.is_empty() {
-                    warn(format!("event `{}` at {time} s has no location; Pajé needs one, left out", rec.name));
+                    warn(format!(
+                        "event `{}` at {time} s has no location; Pajé needs one, left out",
+                        rec.name
+                    ));
                     return Ok(());
                 }
                 let type_ = self.entity_type(rec, "event", &ctype)?;
-                let fields = [(Field::Time, time.as_str()), (Field::Container, container.as_str()), (Field::Type, type_.as_str()), (Field::Value, Self::value_of(rec))];
+                let fields = [
+                    (Field::Time, time.as_str()),
+                    (Field::Container, container.as_str()),
+                    (Field::Type, type_.as_str()),
+                    (Field::Value, Self::value_of(rec)),
+                ];
                 self.line(Event::NewEvent, &fields, &Self::extras(rec))
             }
             Kind::Counter => {
@@ -417,19 +500,34 @@ impl RecordSink for PajeWriter {
                     (Some("sub"), Some(x)) => (Event::SubVariable, x),
                     _ => (Event::SetVariable, rec.value.clone()),
                 };
-                let fields = [(Field::Time, time.as_str()), (Field::Container, container.as_str()), (Field::Type, type_.as_str()), (Field::Value, value.as_str())];
+                let fields = [
+                    (Field::Time, time.as_str()),
+                    (Field::Container, container.as_str()),
+                    (Field::Type, type_.as_str()),
+                    (Field::Value, value.as_str()),
+                ];
                 self.line(event, &fields, &Self::extras(rec))
             }
             Kind::Send | Kind::Recv | Kind::Msg => {
-                let (link_container, ctype) = if rec.comm.is_empty() || self.types.get(&rec.cat).is_none_or(|n| n != "link") {
+                let (link_container, ctype) = if rec.comm.is_empty()
+                    || self.types.get(&rec.cat).is_none_or(|n| n != "link")
+                {
                     // A foreign message: a link type in the root container type.
                     ("0".to_string(), String::new())
                 } else {
-                    let t = self.containers.get(&rec.comm).map(|c| c.type_.clone()).unwrap_or_default();
+                    let t = self
+                        .containers
+                        .get(&rec.comm)
+                        .map(|c| c.type_.clone())
+                        .unwrap_or_default();
                     (rec.comm.clone(), t)
                 };
                 let type_ = self.entity_type(rec, "link", &ctype)?;
-                let key = if rec.id.is_empty() { format!("{}", rec.time.unwrap_or(0)) } else { rec.id.clone() };
+                let key = if rec.id.is_empty() {
+                    format!("{}", rec.time.unwrap_or(0))
+                } else {
+                    rec.id.clone()
+                };
                 let value = Self::value_of(rec).to_string();
                 let extras = Self::extras(rec);
                 let halves: Vec<(Event, i64, &str)> = match rec.kind {
@@ -442,7 +540,11 @@ impl RecordSink for PajeWriter {
                 };
                 for (event, t, end) in halves {
                     let time = seconds(t);
-                    let end_field = if event == Event::StartLink { Field::StartContainer } else { Field::EndContainer };
+                    let end_field = if event == Event::StartLink {
+                        Field::StartContainer
+                    } else {
+                        Field::EndContainer
+                    };
                     let fields = [
                         (Field::Time, time.as_str()),
                         (Field::Container, link_container.as_str()),
@@ -457,7 +559,10 @@ impl RecordSink for PajeWriter {
             }
             Kind::State | Kind::Claim | Kind::Coll | Kind::Dep | Kind::Signal => {
                 if rec.loc.is_empty() {
-                    warn(format!("`{}` row at {time} s has no location; Pajé needs one, left out", rec.kind));
+                    warn(format!(
+                        "`{}` row at {time} s has no location; Pajé needs one, left out",
+                        rec.kind
+                    ));
                 } else {
                     self.hold(rec);
                 }
