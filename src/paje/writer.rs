@@ -400,7 +400,7 @@ impl PajeWriter {
             events.push((iv.end, 0, n, container, id));
         }
         // At equal times, ends before starts.
-        events.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        events.sort_by_key(|e| (e.0, e.1));
         for (t, is_start, n, container, id) in events {
             let time = seconds(t);
             let iv = &intervals[n];
