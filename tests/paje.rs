@@ -184,6 +184,11 @@ fn stream_of(args: &[&str], file: &Path) -> String {
 /// paje -> stream -> paje -> stream gives the same stream.
 fn check_round_trip(file: &Path, dir: &Path) {
     let first = stream_of(&[], file);
+    // The reader's stream is itself valid (order, declarations before use).
+    bin("trace-cat")
+        .write_stdin(first.clone())
+        .assert()
+        .success();
     let written = dir.join("rt.paje");
     bin("trace-cat")
         .args(["-t", "paje", "-o"])
@@ -499,4 +504,35 @@ fn events_of_different_containers_are_put_back_in_time_order() {
         .stderr(predicate::str::contains(
             "out of time order by more than the reorder window",
         ));
+}
+
+#[test]
+fn other_streams_map_onto_a_valid_paje_trace() {
+    let dir = scratch("paje-foreign");
+    for (example, states, links) in [("pingpong.tsv", 11, 3), ("camera.etf", 17, 0)] {
+        let paje = dir.join(format!("{example}.paje"));
+        bin("trace-cat")
+            .args(["-t", "paje", "-o"])
+            .arg(&paje)
+            .arg(data(&format!("../../examples/{example}")))
+            .assert()
+            .success();
+        // PajeNG's rules hold (our reader checks them) and the result dumps.
+        let out = bin("trace-cat")
+            .args(["-t", "pjdump"])
+            .arg(&paje)
+            .assert()
+            .success();
+        let dump = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert_eq!(
+            dump.lines().filter(|l| l.starts_with("State, ")).count(),
+            states,
+            "{example}\n{dump}"
+        );
+        assert_eq!(
+            dump.lines().filter(|l| l.starts_with("Link, ")).count(),
+            links,
+            "{example}\n{dump}"
+        );
+    }
 }

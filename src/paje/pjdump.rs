@@ -276,6 +276,8 @@ impl RecordSink for PjdumpWriter {
             Kind::Type if rec.cat != "value" => {
                 self.types.insert(rec.id.clone(), rec.name.clone());
             }
+            // Pajé's root container: its line is written at the end.
+            Kind::Container if rec.loc == "0" && rec.cat == "0" => {}
             Kind::Container => {
                 let extras = self.extras(rec);
                 let name = if rec.name.is_empty() {

@@ -73,8 +73,10 @@ struct TypeInfo {
     parent: u32,
     /// Link types: start and end container types.
     ends: (u32, u32),
-    /// Entity values: identifier → name.
-    values: FastMap<String, String>,
+    /// Entity values: identifier → name and queued declaration.
+    values: FastMap<String, (String, Option<Ticket>)>,
+    /// The queued declaration row, while it may still need to move earlier.
+    decl: Option<Ticket>,
 }
 
 #[derive(Debug, Default)]
@@ -184,6 +186,7 @@ impl Sim {
             parent: ROOT,
             ends: (0, 0),
             values: FastMap::default(),
+            decl: None,
         });
         sim.type_index.insert("0".into(), ROOT);
         sim.containers.push(ContainerInfo {
@@ -370,12 +373,39 @@ impl Sim {
         Ok(i)
     }
 
-    fn value_name(&self, t: u32, value: &str) -> String {
-        self.types[t as usize]
-            .values
-            .get(value)
-            .cloned()
-            .unwrap_or_else(|| value.to_string())
+    /// The name of value `value` of type `t` (undeclared values name
+    /// themselves), moving its declaration before a use at `time`.
+    fn value_name(&mut self, t: u32, value: &str, time: i64, out: &mut Out) -> String {
+        match self.types[t as usize].values.get_mut(value) {
+            Some((name, decl)) => {
+                if let Some(d) = *decl {
+                    if d.key > time {
+                        *decl = Some(out.queue.lower(d, time));
+                    }
+                }
+                name.clone()
+            }
+            None => value.to_string(),
+        }
+    }
+
+    /// Moves the declaration of type `t` (after its parent and, for a link
+    /// type, its end types) before a use at `time`.
+    fn touch_type(&mut self, t: u32, time: i64, out: &mut Out) {
+        let ty = &self.types[t as usize];
+        let Some(d) = ty.decl.filter(|d| d.key > time) else {
+            return;
+        };
+        // (The root type has no declaration row.)
+        let (parent, ends, nature) = (ty.parent, ty.ends, ty.nature);
+        if parent != ROOT {
+            self.touch_type(parent, time, out);
+        }
+        if nature == Nature::Link {
+            self.touch_type(ends.0, time, out);
+            self.touch_type(ends.1, time, out);
+        }
+        self.types[t as usize].decl = Some(out.queue.lower(d, time));
     }
 
     /// Handles an event line.
@@ -483,6 +513,7 @@ impl Sim {
                     parent,
                     ends,
                     values: FastMap::default(),
+                    decl: None,
                 });
                 self.type_index.insert(id.to_string(), index);
                 let parent_id = if parent == ROOT {
@@ -496,7 +527,7 @@ impl Sim {
                         self.types[ends.1 as usize].id.clone(),
                     )
                 });
-                out.declare(|r| {
+                let ticket = out.declare(|r| {
                     r.kind = Kind::Type;
                     r.id.push_str(id);
                     r.name.push_str(name);
@@ -510,8 +541,9 @@ impl Sim {
                         r.push_attr(ATTR_COLOR, line.get(Color));
                     }
                     fill_extras(r);
-                })
-                .map(|_| ())
+                })?;
+                self.types[index as usize].decl = Some(ticket);
+                Ok(())
             }
             Event::DefineEntityValue => {
                 let t = self.type_of(line.get(Type))?;
@@ -530,10 +562,7 @@ impl Sim {
                 if self.types[t as usize].values.contains_key(id) {
                     return Err(format!("value `{id}` of type `{type_id}` is defined twice"));
                 }
-                self.types[t as usize]
-                    .values
-                    .insert(id.to_string(), name.to_string());
-                out.declare(|r| {
+                let ticket = out.declare(|r| {
                     r.kind = Kind::Type;
                     r.id.push_str(id);
                     r.name.push_str(name);
@@ -543,8 +572,11 @@ impl Sim {
                         r.push_attr(ATTR_COLOR, line.get(Color));
                     }
                     fill_extras(r);
-                })
-                .map(|_| ())
+                })?;
+                self.types[t as usize]
+                    .values
+                    .insert(id.to_string(), (name.to_string(), Some(ticket)));
+                Ok(())
             }
             Event::CreateContainer => {
                 let (time, lossy) = self.time(line.get(Time))?;
@@ -659,6 +691,7 @@ impl Sim {
                 };
                 let t = self.type_of(line.get(Type))?;
                 self.check_entity(c, t, Nature::State)?;
+                self.touch_type(t, time, out);
                 let s = self.slot(c, t, time)?;
                 let type_id = self.types[t as usize].id.clone();
                 // A lane is declared when a state first needs it, not by a reset
@@ -710,7 +743,7 @@ impl Sim {
                     }
                     Event::SetState | Event::PushState => {
                         let value = line.get(Value);
-                        let name = self.value_name(t, value);
+                        let name = self.value_name(t, value, time, out);
                         let value_col = if name == value {
                             String::new()
                         } else {
@@ -755,10 +788,11 @@ impl Sim {
                 };
                 let t = self.type_of(line.get(Type))?;
                 self.check_entity(c, t, Nature::EventType)?;
+                self.touch_type(t, time, out);
                 self.slot(c, t, time)?;
                 self.touch(c, time, out);
                 let value = line.get(Value);
-                let name = self.value_name(t, value);
+                let name = self.value_name(t, value, time, out);
                 let type_id = &self.types[t as usize].id;
                 let loc = &self.containers[c as usize].id;
                 out.emit(|r| {
@@ -783,6 +817,7 @@ impl Sim {
                 };
                 let t = self.type_of(line.get(Type))?;
                 self.check_entity(c, t, Nature::Variable)?;
+                self.touch_type(t, time, out);
                 let s = self.slot(c, t, time)?;
                 self.touch(c, time, out);
                 let text = line.get(Value);
@@ -850,6 +885,7 @@ impl Sim {
                 };
                 let t = self.type_of(line.get(Type))?;
                 self.check_entity(c, t, Nature::Link)?;
+                self.touch_type(t, time, out);
                 let end_field = if start { StartContainer } else { EndContainer };
                 let other = self.container_of(line.get(end_field))?;
                 let ty = &self.types[t as usize];
@@ -911,7 +947,7 @@ impl Sim {
                     }
                 }
                 self.touch(other, time, out);
-                let name = self.value_name(t, value);
+                let name = self.value_name(t, value, time, out);
                 let type_id = &self.types[t as usize].id;
                 let comm = &self.containers[c as usize].id;
                 let loc = &self.containers[other as usize].id;
@@ -961,6 +997,17 @@ impl Sim {
     /// out before a row at `time` that uses it: ancestors are moved first, so
     /// they keep preceding their children.
     fn touch(&mut self, c: u32, time: i64, out: &mut Out) {
+        if c == ROOT && self.containers[0].decl.is_none() {
+            // The root container is declared when a row first uses it.
+            if let Ok(ticket) = out.declare(|r| {
+                r.kind = Kind::Container;
+                r.loc.push('0');
+                r.cat.push('0');
+                r.name.push('0');
+            }) {
+                self.containers[0].decl = Some(ticket);
+            }
+        }
         let mut chain = Vec::new();
         let mut at = c;
         while at != ROOT {
@@ -972,6 +1019,8 @@ impl Sim {
             at = info.parent;
         }
         for &c in chain.iter().rev() {
+            let t = self.containers[c as usize].type_;
+            self.touch_type(t, time, out);
             let info = &mut self.containers[c as usize];
             if let Some(d) = info.decl {
                 info.decl = Some(out.queue.lower(d, time));
@@ -1076,7 +1125,9 @@ impl Sim {
             let type_id = self.types[t as usize].id.clone();
             self.pop_all(lane, time, &type_id, &[], false, "S", out)?;
         }
-        self.touch(c, time, out);
+        if c != ROOT {
+            self.touch(c, time, out);
+        }
         self.check_pending(c)?;
         let info = &mut self.containers[c as usize];
         info.alive = false;

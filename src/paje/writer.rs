@@ -53,6 +53,8 @@ pub struct PajeWriter {
     types: FastMap<String, String>,
     containers: FastMap<String, ContainerEntry>,
     intervals: Vec<Interval>,
+    /// Sends, receives and messages seen per foreign channel.
+    channels: FastMap<String, (u64, u64, u64)>,
     buf: String,
     replaced: u64,
 }
@@ -100,6 +102,7 @@ impl PajeWriter {
             types: FastMap::default(),
             containers: FastMap::default(),
             intervals: Vec::new(),
+            channels: FastMap::default(),
             buf: String::new(),
             replaced: 0,
         }
@@ -180,8 +183,12 @@ impl PajeWriter {
         self.line(event, &fields, &[])
     }
 
-    /// The container type of `loc` (the lane's container for a lane).
+    /// The container and container type of `loc` (the lane's container for a
+    /// lane; the root container for rows without a location).
     fn owner(&self, loc: &str) -> (String, String) {
+        if loc.is_empty() {
+            return ("0".to_string(), "0".to_string());
+        }
         match self.containers.get(loc) {
             Some(ContainerEntry {
                 lane_of: Some(parent),
@@ -222,6 +229,17 @@ impl PajeWriter {
     }
 
     fn container(&mut self, rec: &Record) -> Result<()> {
+        if rec.loc == "0" && rec.cat == "0" {
+            // Pajé's root container: implicit in a Pajé file.
+            self.containers.insert(
+                rec.loc.clone(),
+                ContainerEntry {
+                    type_: "0".into(),
+                    lane_of: None,
+                },
+            );
+            return Ok(());
+        }
         if rec.cat == LANE {
             self.containers.insert(
                 rec.loc.clone(),
@@ -337,6 +355,107 @@ impl PajeWriter {
         self.line(event, &fields, &Self::extras(rec))
     }
 
+    /// Message halves and messages as `PajeStartLink`/`PajeEndLink`.
+    ///
+    /// Pajé halves (keyed, in a link container) map back as they were. Other
+    /// messages become links in the root container, of a link type per pair of
+    /// end container types, keyed so the k-th send of a channel
+    /// `(comm, sender, receiver, tag)` pairs with its k-th receive.
+    fn link(&mut self, rec: &Record) -> Result<()> {
+        let native = rec.tag.is_none()
+            && !rec.comm.is_empty()
+            && self.types.get(&rec.cat).is_some_and(|n| n == "link");
+        let (container, type_, key) = if native {
+            (rec.comm.clone(), rec.cat.clone(), rec.id.clone())
+        } else {
+            let (sender, receiver) = match rec.kind {
+                Kind::Recv => (&rec.peer, &rec.loc),
+                _ => (&rec.loc, &rec.peer),
+            };
+            let (_, st) = self.owner(sender);
+            let (_, rt) = self.owner(receiver);
+            let st = if sender.is_empty() { rt.clone() } else { st };
+            let rt = if receiver.is_empty() { st.clone() } else { rt };
+            let id = format!("{st}->{rt}");
+            if !self.types.contains_key(&id) {
+                self.types.insert(id.clone(), "link".into());
+                let fields = [
+                    (Field::Alias, id.as_str()),
+                    (Field::Type, "0"),
+                    (Field::StartContainerType, st.as_str()),
+                    (Field::EndContainerType, rt.as_str()),
+                    (Field::Name, id.as_str()),
+                ];
+                self.line(Event::DefineLinkType, &fields, &[])?;
+            }
+            let tag = rec.tag.map(|t| t.to_string()).unwrap_or_default();
+            let channel = format!("{}/{sender}/{receiver}/{tag}", rec.comm);
+            let counter = self.channels.entry(channel.clone()).or_default();
+            let n = match rec.kind {
+                Kind::Send => {
+                    counter.0 += 1;
+                    counter.0
+                }
+                Kind::Recv => {
+                    counter.1 += 1;
+                    counter.1
+                }
+                _ => {
+                    counter.2 += 1;
+                    counter.2
+                }
+            };
+            let key = if rec.kind == Kind::Msg {
+                format!("{channel}/msg{n}")
+            } else {
+                format!("{channel}/{n}")
+            };
+            ("0".to_string(), id, key)
+        };
+        let value = Self::value_of(rec).to_string();
+        let mut extras = Self::extras(rec);
+        if !native {
+            let tag = rec.tag.map(|t| t.to_string()).unwrap_or_default();
+            let size = rec.size.map(|t| t.to_string()).unwrap_or_default();
+            for (k, v) in [
+                ("comm", rec.comm.as_str()),
+                ("tag", tag.as_str()),
+                ("size", size.as_str()),
+                ("id", rec.id.as_str()),
+            ] {
+                if !v.is_empty() && !extras.iter().any(|(key, _)| key == k) {
+                    extras.push((k.to_string(), v.to_string()));
+                }
+            }
+        }
+        let halves: Vec<(Event, i64, &str)> = match rec.kind {
+            Kind::Send => vec![(Event::StartLink, rec.time.unwrap_or(0), &rec.loc)],
+            Kind::Recv => vec![(Event::EndLink, rec.time.unwrap_or(0), &rec.loc)],
+            _ => vec![
+                (Event::StartLink, rec.time.unwrap_or(0), &rec.loc),
+                (Event::EndLink, rec.end.unwrap_or(0), &rec.peer),
+            ],
+        };
+        for (event, t, end) in halves {
+            let time = seconds(t);
+            let end_field = if event == Event::StartLink {
+                Field::StartContainer
+            } else {
+                Field::EndContainer
+            };
+            let fields = [
+                (Field::Time, time.as_str()),
+                (Field::Container, container.as_str()),
+                (Field::Type, type_.as_str()),
+                (end_field, end),
+                (Field::Value, value.as_str()),
+                (Field::Key, key.as_str()),
+            ];
+            self.line(event, &fields, &extras)?;
+        }
+        Ok(())
+    }
+
     fn value_of(rec: &Record) -> &str {
         if rec.value.is_empty() {
             &rec.name
@@ -378,11 +497,18 @@ impl PajeWriter {
     fn write_intervals(&mut self) -> Result<()> {
         let mut intervals = std::mem::take(&mut self.intervals);
         intervals.sort_by_key(|i| (i.start, i.end));
+        // Per location and kind, the end of the last interval on each lane.
         let mut lanes: FastMap<(String, Kind), Vec<i64>> = FastMap::default();
+        // (time, order at that time, interval, container, state type); at one
+        // instant: ends of intervals that began earlier, then starts, then the
+        // ends of empty intervals.
         let mut events: Vec<(i64, u8, usize, String, String)> = Vec::new();
         for (n, iv) in intervals.iter().enumerate() {
             let free = lanes.entry((iv.loc.clone(), iv.kind)).or_default();
-            let lane = match free.iter().position(|&end| end <= iv.start) {
+            // An empty interval ends after the starts at its instant, so a lane
+            // it used is free only after that instant.
+            let fits = |end: i64| end < iv.start || (end == iv.start && iv.start < iv.end);
+            let lane = match free.iter().position(|&end| fits(end)) {
                 Some(l) => {
                     free[l] = iv.end;
                     l
@@ -397,14 +523,19 @@ impl PajeWriter {
             let name = format!("{} {lane}", iv.kind.as_str());
             self.ensure_type(&id, "state", &ctype, &name)?;
             events.push((iv.start, 1, n, container.clone(), id.clone()));
-            events.push((iv.end, 0, n, container, id));
+            events.push((
+                iv.end,
+                if iv.end > iv.start { 0 } else { 2 },
+                n,
+                container,
+                id,
+            ));
         }
-        // At equal times, ends before starts.
         events.sort_by_key(|e| (e.0, e.1));
-        for (t, is_start, n, container, id) in events {
+        for (t, order, n, container, id) in events {
             let time = seconds(t);
             let iv = &intervals[n];
-            if is_start == 1 {
+            if order == 1 {
                 let fields = [
                     (Field::Time, time.as_str()),
                     (Field::Container, container.as_str()),
@@ -476,13 +607,6 @@ impl RecordSink for PajeWriter {
             }
             Kind::Event => {
                 let (container, ctype) = self.owner(&rec.loc);
-                if container.is_empty() {
-                    warn(format!(
-                        "event `{}` at {time} s has no location; Pajé needs one, left out",
-                        rec.name
-                    ));
-                    return Ok(());
-                }
                 let type_ = self.entity_type(rec, "event", &ctype)?;
                 let fields = [
                     (Field::Time, time.as_str()),
@@ -508,64 +632,9 @@ impl RecordSink for PajeWriter {
                 ];
                 self.line(event, &fields, &Self::extras(rec))
             }
-            Kind::Send | Kind::Recv | Kind::Msg => {
-                let (link_container, ctype) = if rec.comm.is_empty()
-                    || self.types.get(&rec.cat).is_none_or(|n| n != "link")
-                {
-                    // A foreign message: a link type in the root container type.
-                    ("0".to_string(), String::new())
-                } else {
-                    let t = self
-                        .containers
-                        .get(&rec.comm)
-                        .map(|c| c.type_.clone())
-                        .unwrap_or_default();
-                    (rec.comm.clone(), t)
-                };
-                let type_ = self.entity_type(rec, "link", &ctype)?;
-                let key = if rec.id.is_empty() {
-                    format!("{}", rec.time.unwrap_or(0))
-                } else {
-                    rec.id.clone()
-                };
-                let value = Self::value_of(rec).to_string();
-                let extras = Self::extras(rec);
-                let halves: Vec<(Event, i64, &str)> = match rec.kind {
-                    Kind::Send => vec![(Event::StartLink, rec.time.unwrap_or(0), &rec.loc)],
-                    Kind::Recv => vec![(Event::EndLink, rec.time.unwrap_or(0), &rec.loc)],
-                    _ => vec![
-                        (Event::StartLink, rec.time.unwrap_or(0), &rec.loc),
-                        (Event::EndLink, rec.end.unwrap_or(0), &rec.peer),
-                    ],
-                };
-                for (event, t, end) in halves {
-                    let time = seconds(t);
-                    let end_field = if event == Event::StartLink {
-                        Field::StartContainer
-                    } else {
-                        Field::EndContainer
-                    };
-                    let fields = [
-                        (Field::Time, time.as_str()),
-                        (Field::Container, link_container.as_str()),
-                        (Field::Type, type_.as_str()),
-                        (end_field, end),
-                        (Field::Value, value.as_str()),
-                        (Field::Key, key.as_str()),
-                    ];
-                    self.line(event, &fields, &extras)?;
-                }
-                Ok(())
-            }
+            Kind::Send | Kind::Recv | Kind::Msg => self.link(rec),
             Kind::State | Kind::Claim | Kind::Coll | Kind::Dep | Kind::Signal => {
-                if rec.loc.is_empty() {
-                    warn(format!(
-                        "`{}` row at {time} s has no location; Pajé needs one, left out",
-                        rec.kind
-                    ));
-                } else {
-                    self.hold(rec);
-                }
+                self.hold(rec);
                 Ok(())
             }
         }
