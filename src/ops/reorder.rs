@@ -9,7 +9,7 @@
 //! full buffer allocates nothing per row.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::record::Record;
 
@@ -35,6 +35,10 @@ struct Slot {
 pub struct RowQueue {
     slots: Vec<Slot>,
     free: Vec<u32>,
+    /// Entries that arrived in order (sorted by construction): the common case
+    /// costs no heap operation.
+    run: VecDeque<(i64, u64, u32)>,
+    /// Entries that arrived out of order.
     heap: BinaryHeap<Reverse<(i64, u64, u32)>>,
     waiting: usize,
     seq: u64,
@@ -49,6 +53,7 @@ impl RowQueue {
         RowQueue {
             slots: Vec::new(),
             free: Vec::new(),
+            run: VecDeque::new(),
             heap: BinaryHeap::new(),
             waiting: 0,
             seq: 0,
@@ -100,8 +105,7 @@ impl RowQueue {
         s.occupant = self.occupants;
         s.live = self.seq;
         s.queued = true;
-        self.heap.push(Reverse((key, self.seq, slot)));
-        self.seq += 1;
+        self.push_entry(key, slot);
         self.waiting += 1;
         Ok(Ticket {
             slot,
@@ -119,9 +123,17 @@ impl RowQueue {
             return ticket;
         }
         s.live = self.seq;
-        self.heap.push(Reverse((key, self.seq, ticket.slot)));
-        self.seq += 1;
+        self.push_entry(key, ticket.slot);
         Ticket { key, ..ticket }
+    }
+
+    fn push_entry(&mut self, key: i64, slot: u32) {
+        let entry = (key, self.seq, slot);
+        self.seq += 1;
+        match self.run.back() {
+            Some(&(last, _, _)) if key < last => self.heap.push(Reverse(entry)),
+            _ => self.run.push_back(entry),
+        }
     }
 
     /// True when enough rows wait that the oldest may be released.
@@ -136,7 +148,18 @@ impl RowQueue {
 
     /// Releases the oldest row into `rec` (swapping buffers).
     pub fn pop_into(&mut self, rec: &mut Record) -> bool {
-        while let Some(Reverse((key, seq, slot))) = self.heap.pop() {
+        loop {
+            let from_run = match (self.run.front(), self.heap.peek()) {
+                (Some(a), Some(Reverse(b))) => a < b,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => return false,
+            };
+            let (key, seq, slot) = if from_run {
+                self.run.pop_front().expect("checked above")
+            } else {
+                self.heap.pop().expect("checked above").0
+            };
             let s = &mut self.slots[slot as usize];
             if !s.queued || s.live != seq {
                 continue; // an entry left behind by `lower`
@@ -148,7 +171,6 @@ impl RowQueue {
             self.free.push(slot);
             return true;
         }
-        false
     }
 
     /// The completion time of the newest released row.

@@ -110,7 +110,42 @@ struct Frame {
 struct Lane {
     loc: String,
     decl: Option<Ticket>,
+    /// Open frames are `stack[..depth]`; slots above keep their buffers.
     stack: Vec<Frame>,
+    depth: usize,
+}
+
+impl Lane {
+    fn push(&mut self, name: &str, value: &str) {
+        if self.depth == self.stack.len() {
+            self.stack.push(Frame {
+                name: String::new(),
+                value: String::new(),
+            });
+        }
+        let f = &mut self.stack[self.depth];
+        f.name.clear();
+        f.name.push_str(name);
+        f.value.clear();
+        f.value.push_str(value);
+        self.depth += 1;
+    }
+
+    /// Pops the top frame (false on an empty stack); it stays readable as
+    /// [`Lane::popped`] until the next push.
+    fn pop(&mut self) -> bool {
+        match self.depth.checked_sub(1) {
+            Some(d) => {
+                self.depth = d;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn popped(&self) -> &Frame {
+        &self.stack[self.depth]
+    }
 }
 
 #[derive(Debug)]
@@ -373,19 +408,20 @@ impl Sim {
         Ok(i)
     }
 
-    /// The name of value `value` of type `t` (undeclared values name
-    /// themselves), moving its declaration before a use at `time`.
-    fn value_name(&mut self, t: u32, value: &str, time: i64, out: &mut Out) -> String {
-        match self.types[t as usize].values.get_mut(value) {
-            Some((name, decl)) => {
-                if let Some(d) = *decl {
-                    if d.key > time {
-                        *decl = Some(out.queue.lower(d, time));
-                    }
-                }
-                name.clone()
+    /// Moves the declaration of value `value` of type `t` before a use at `time`.
+    fn touch_value(&mut self, t: u32, value: &str, time: i64, out: &mut Out) {
+        if let Some((_, Some(d))) = self.types[t as usize].values.get_mut(value) {
+            if d.key > time {
+                *d = out.queue.lower(*d, time);
             }
-            None => value.to_string(),
+        }
+    }
+
+    /// The name of value `value` of type `t` (an undeclared value names itself).
+    fn value_name<'a>(&'a self, t: u32, value: &'a str) -> &'a str {
+        match self.types[t as usize].values.get(value) {
+            Some((name, _)) => name,
+            None => value,
         }
     }
 
@@ -719,21 +755,25 @@ impl Sim {
                 }
                 match event {
                     Event::PopState => {
-                        let Some(frame) = self.lanes[lane as usize].stack.pop() else {
+                        let l = &mut self.lanes[lane as usize];
+                        if !l.pop() {
                             return Err(format!(
                                 "pop on an empty stack: no open state of type `{type_id}` in container `{}`",
                                 line.get(Container)
                             ));
-                        };
-                        let depth = self.lanes[lane as usize].stack.len();
-                        let loc = &self.lanes[lane as usize].loc;
+                        }
+                        let l = &self.lanes[lane as usize];
+                        let frame = l.popped();
+                        let (name, value) = (&frame.name, &frame.value);
+                        let depth = l.depth;
+                        let loc = &l.loc;
                         out.emit(|r| {
                             r.kind = Kind::Leave;
                             r.time = Some(time);
                             r.loc.push_str(loc);
                             r.cat.push_str(&type_id);
-                            r.name = frame.name;
-                            r.value = frame.value;
+                            r.name.push_str(name);
+                            r.value.push_str(value);
                             r.depth = Some(depth as u32);
                             if lossy {
                                 r.add_flag(flags::LOSSY);
@@ -743,26 +783,24 @@ impl Sim {
                     }
                     Event::SetState | Event::PushState => {
                         let value = line.get(Value);
-                        let name = self.value_name(t, value, time, out);
-                        let value_col = if name == value {
-                            String::new()
-                        } else {
-                            value.to_string()
+                        self.touch_value(t, value, time, out);
+                        let Sim { types, lanes, .. } = self;
+                        let name = match types[t as usize].values.get(value) {
+                            Some((name, _)) => name.as_str(),
+                            None => value,
                         };
-                        let l = &mut self.lanes[lane as usize];
-                        let depth = l.stack.len();
-                        l.stack.push(Frame {
-                            name: name.clone(),
-                            value: value_col.clone(),
-                        });
+                        let value_col = if name == value { "" } else { value };
+                        let l = &mut lanes[lane as usize];
+                        let depth = l.depth;
+                        l.push(name, value_col);
                         let loc = &l.loc;
                         out.emit(|r| {
                             r.kind = Kind::Enter;
                             r.time = Some(time);
                             r.loc.push_str(loc);
                             r.cat.push_str(&type_id);
-                            r.name = name;
-                            r.value = value_col;
+                            r.name.push_str(name);
+                            r.value.push_str(value_col);
                             r.depth = Some(depth as u32);
                             if lossy {
                                 r.add_flag(flags::LOSSY);
@@ -792,7 +830,8 @@ impl Sim {
                 self.slot(c, t, time)?;
                 self.touch(c, time, out);
                 let value = line.get(Value);
-                let name = self.value_name(t, value, time, out);
+                self.touch_value(t, value, time, out);
+                let name = self.value_name(t, value);
                 let type_id = &self.types[t as usize].id;
                 let loc = &self.containers[c as usize].id;
                 out.emit(|r| {
@@ -803,7 +842,7 @@ impl Sim {
                     if name != value {
                         r.value.push_str(value);
                     }
-                    r.name = name;
+                    r.name.push_str(name);
                     if lossy {
                         r.add_flag(flags::LOSSY);
                     }
@@ -947,7 +986,8 @@ impl Sim {
                     }
                 }
                 self.touch(other, time, out);
-                let name = self.value_name(t, value, time, out);
+                self.touch_value(t, value, time, out);
+                let name = self.value_name(t, value);
                 let type_id = &self.types[t as usize].id;
                 let comm = &self.containers[c as usize].id;
                 let loc = &self.containers[other as usize].id;
@@ -961,7 +1001,7 @@ impl Sim {
                     if name != value {
                         r.value.push_str(value);
                     }
-                    r.name = name;
+                    r.name.push_str(name);
                     if lossy {
                         r.add_flag(flags::LOSSY);
                     }
@@ -1063,6 +1103,7 @@ impl Sim {
             loc,
             decl: Some(ticket),
             stack: Vec::new(),
+            depth: 0,
         });
         self.containers[c as usize].slots[s].lane = Some(index);
         Ok(index)
@@ -1080,16 +1121,19 @@ impl Sim {
         flag: &str,
         out: &mut Out,
     ) -> Result<(), String> {
-        while let Some(frame) = self.lanes[lane as usize].stack.pop() {
+        while self.lanes[lane as usize].pop() {
             let l = &self.lanes[lane as usize];
-            let depth = l.stack.len();
+            let frame = l.popped();
+            let (name, value) = (&frame.name, &frame.value);
+            let depth = l.depth;
+            let loc = &l.loc;
             out.emit(|r| {
                 r.kind = Kind::Leave;
                 r.time = Some(time);
-                r.loc.push_str(&l.loc);
+                r.loc.push_str(loc);
                 r.cat.push_str(type_id);
-                r.name = frame.name;
-                r.value = frame.value;
+                r.name.push_str(name);
+                r.value.push_str(value);
                 r.depth = Some(depth as u32);
                 r.flags.push_str(flag);
                 if lossy {
@@ -1219,6 +1263,7 @@ pub struct PajeReader<R> {
     queue: RowQueue,
     max_time: Option<i64>,
     words: Vec<(usize, usize)>,
+    word_buf: Vec<&'static str>,
     done: bool,
     line: u64,
 }
@@ -1250,6 +1295,7 @@ impl<R: BufRead> PajeReader<R> {
             queue,
             max_time: None,
             words: Vec::new(),
+            word_buf: Vec::new(),
             done: false,
             line: 0,
         }
@@ -1269,13 +1315,18 @@ impl<R: BufRead> PajeReader<R> {
         if self.words.is_empty() {
             return Ok(true);
         }
-        let text = line.text;
-        let mut words: Vec<&str> = Vec::with_capacity(self.words.len());
+        let Ok(text) = std::str::from_utf8(line.text) else {
+            return Err(line.error("invalid UTF-8: text must be UTF-8"));
+        };
+        // Reuse one allocation for the words of every line (the collect from an
+        // emptied vector of the same layout keeps its buffer).
+        let mut words: Vec<&str> = std::mem::take(&mut self.word_buf)
+            .into_iter()
+            .map(|_| "")
+            .collect();
         for &(a, b) in &self.words {
-            match std::str::from_utf8(&text[a..b]) {
-                Ok(w) => words.push(w),
-                Err(_) => return Err(line.error("invalid UTF-8 in a field: text must be UTF-8")),
-            }
+            // Words are cut at ASCII bytes, so at char boundaries.
+            words.push(text.get(a..b).unwrap_or_default());
         }
         let mut out = Out {
             queue: &mut self.queue,
@@ -1295,6 +1346,8 @@ impl<R: BufRead> PajeReader<R> {
         } else {
             self.sim.event(&words, number, &mut out)
         };
+        words.clear();
+        self.word_buf = words.into_iter().map(|_| "").collect();
         result.map_err(|msg| line.error(msg))?;
         Ok(true)
     }
