@@ -169,6 +169,39 @@ impl Decimal {
     }
 }
 
+/// Fast path for the common time syntax `digits[.digits]` with at most nine
+/// decimals: integer nanoseconds without building a [`Decimal`]. `None` for
+/// anything else (the caller falls back to [`Decimal::parse`]).
+#[inline]
+pub fn plain_seconds_to_ns(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    let (int, frac) = match memchr::memchr(b'.', b) {
+        Some(i) => (&b[..i], &b[i + 1..]),
+        None => (b, &b[..0]),
+    };
+    if int.is_empty() || int.len() > 9 || frac.len() > 9 {
+        return None;
+    }
+    let mut secs: i64 = 0;
+    for &c in int {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        secs = secs * 10 + i64::from(d);
+    }
+    let mut ns: i64 = 0;
+    for &c in frac {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        ns = ns * 10 + i64::from(d);
+    }
+    const POW: [i64; 10] = [1_000_000_000, 100_000_000, 10_000_000, 1_000_000, 100_000, 10_000, 1_000, 100, 10, 1];
+    Some(secs * 1_000_000_000 + ns * POW[frac.len()])
+}
+
 impl std::fmt::Display for Decimal {
     /// Plain decimal notation without exponent (`1.75`, `-0.001`, `1200`).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -266,6 +299,19 @@ mod tests {
         assert!(Decimal::parse("1600000000000").unwrap().is_integer());
         assert!(!Decimal::parse("1600000000000.5").unwrap().is_integer());
         assert!(Decimal::parse("12.50e1").unwrap().is_integer());
+    }
+
+    #[test]
+    fn fast_seconds_agree_with_the_general_path() {
+        for t in ["0", "1", "0.5", "12.345678901", "123456789.123456789", "7.", "0.000000001"] {
+            let general = Decimal::parse(t).unwrap().scaled(1_000_000_000).unwrap().0;
+            if let Some(fast) = plain_seconds_to_ns(t) {
+                assert_eq!(fast, general, "{t}");
+            }
+        }
+        for t in ["", ".5", "1e3", "-1", "+1", "1.0000000001", "1234567890"] {
+            assert_eq!(plain_seconds_to_ns(t), None, "{t}");
+        }
     }
 
     #[test]

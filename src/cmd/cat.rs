@@ -12,17 +12,21 @@ use crate::ops::{self, spans::SpanBuilder};
 
 const EXAMPLES: &str = "\
 Examples:
-  trace-cat run.jsonl > run.tsv             convert JSON Lines to TSV
+  trace-cat run.paje > run.tsv              a Pajé trace as the record stream
+  trace-cat -t pjdump run.paje | sort       what PajeNG's pj_dump prints
+  trace-cat plant.etf > plant.tsv           a TRACE file (claims, signals...)
   trace-cat rank0.tsv rank1.tsv > all.tsv   merge streams by time
   trace-cat --json run.tsv | jq 'select(.kind == \"send\")'
-  trace-cat --spans run.tsv | trace-filter -k state
-  trace-cat plant.etf > plant.tsv           read a TRACE file (claims, signals...)
+  trace-cat --spans run.paje | trace-filter -k state
   trace-cat -t trace run.tsv > run.etf      write a TRACE file for TRACE4CPS
+  trace-cat -t paje plant.etf > plant.paje  open TRACE data in Pajé viewers
 
-Memory: streams are read in one pass (one buffered row per input when merging;
---spans keeps the open frames). TRACE files list elements in any order, so they
-are read whole and sorted: about 3 times the file size. Writing TRACE also holds
-the output until the end (resources must come first).";
+Memory: streams and Pajé traces are read in one pass (Pajé: open states,
+pending links, one entry per container, and --reorder-window rows); one
+buffered row per input when merging; --spans keeps the open frames. TRACE files
+list elements in any order, so they are read whole and sorted: about 3 times
+the file size. Writing TRACE holds the output until the end (resources first);
+writing Pajé holds rows with an extent that are not frames.";
 
 /// Read any supported trace or record stream and write the normalized record
 /// stream (TSV by default), or convert it to another format.

@@ -28,20 +28,6 @@ pub enum Unmatched {
     Keep,
 }
 
-#[derive(Hash, PartialEq, Eq, Clone, Debug)]
-enum Channel {
-    Tagged {
-        comm: String,
-        sender: String,
-        receiver: String,
-        tag: i64,
-    },
-    Keyed {
-        comm: String,
-        cat: String,
-        id: String,
-    },
-}
 
 #[derive(Default)]
 struct Queues {
@@ -52,7 +38,9 @@ struct Queues {
 /// A sink stage that matches message halves and passes every other row on.
 pub struct Matcher<S> {
     next: S,
-    pending: FastMap<Channel, Queues>,
+    /// Pending halves by channel key (see [`Matcher::channel`]).
+    pending: FastMap<String, Queues>,
+    key: String,
     unmatched: Unmatched,
     out: Record,
     matched: u64,
@@ -66,6 +54,7 @@ impl<S: RecordSink> Matcher<S> {
         Matcher {
             next,
             pending: FastMap::default(),
+            key: String::new(),
             unmatched,
             out: Record::new(Kind::Msg),
             matched: 0,
@@ -73,7 +62,11 @@ impl<S: RecordSink> Matcher<S> {
         }
     }
 
-    fn channel(rec: &Record) -> Channel {
+    /// Writes the channel key of a half into `key`: the fields of its rule,
+    /// separated by a byte no field holds.
+    fn channel(rec: &Record, key: &mut String) {
+        use std::fmt::Write as _;
+        key.clear();
         match rec.tag {
             Some(tag) => {
                 let (sender, receiver) = if rec.kind == Kind::Send {
@@ -81,18 +74,11 @@ impl<S: RecordSink> Matcher<S> {
                 } else {
                     (&rec.peer, &rec.loc)
                 };
-                Channel::Tagged {
-                    comm: rec.comm.clone(),
-                    sender: sender.clone(),
-                    receiver: receiver.clone(),
-                    tag,
-                }
+                let _ = write!(key, "t\u{0}{}\u{0}{sender}\u{0}{receiver}\u{0}{tag}", rec.comm);
             }
-            None => Channel::Keyed {
-                comm: rec.comm.clone(),
-                cat: rec.cat.clone(),
-                id: rec.id.clone(),
-            },
+            None => {
+                let _ = write!(key, "k\u{0}{}\u{0}{}\u{0}{}", rec.comm, rec.cat, rec.id);
+            }
         }
     }
 
@@ -141,8 +127,11 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
         if !matches!(rec.kind, Kind::Send | Kind::Recv) {
             return self.next.write(rec);
         }
-        let channel = Self::channel(rec);
-        let queues = self.pending.entry(channel.clone()).or_default();
+        Self::channel(rec, &mut self.key);
+        if !self.pending.contains_key(self.key.as_str()) {
+            self.pending.insert(self.key.clone(), Queues::default());
+        }
+        let queues = self.pending.get_mut(self.key.as_str()).expect("inserted above");
         let (mine, theirs) = if rec.kind == Kind::Send {
             (&mut queues.sends, &mut queues.recvs)
         } else {
@@ -152,7 +141,7 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
             Some(first) => {
                 Self::pair(&mut self.out, &first, rec);
                 if queues.sends.is_empty() && queues.recvs.is_empty() {
-                    self.pending.remove(&channel);
+                    self.pending.remove(self.key.as_str());
                 }
                 self.matched += 1;
                 self.next.write(&self.out)

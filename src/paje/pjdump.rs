@@ -149,13 +149,44 @@ impl PjdumpWriter {
         let _ = write!(out, "{x:.*}", self.precision);
     }
 
+    /// `ns` as seconds with the precision's decimals, as `%.Nf` prints the
+    /// double `ns / 1e9`. Integer arithmetic where that is provably the same
+    /// (not a rounding tie, well within the double's precision); else through
+    /// the float.
+    fn fixed_ns(&self, ns: i64, out: &mut String) {
+        let p = self.precision;
+        if p <= 9 && ns.unsigned_abs() < 1_000_000_000_000_000 {
+            let unit = 10u64.pow(9 - p as u32);
+            let mag = ns.unsigned_abs();
+            let (q, r) = (mag / unit, mag % unit);
+            if unit == 1 || r * 2 != unit {
+                let q = if r * 2 > unit { q + 1 } else { q };
+                let scale = 10u64.pow(p as u32);
+                // printf keeps the sign even of a negative value rounded to zero.
+                if ns < 0 {
+                    out.push('-');
+                }
+                let _ = write!(out, "{}", q / scale);
+                if p > 0 {
+                    let _ = write!(out, ".{:0width$}", q % scale, width = p);
+                }
+                return;
+            }
+        }
+        self.fixed(secs(ns), out);
+    }
+
     fn span(&self, start: i64, end: i64, out: &mut String) {
+        self.fixed_ns(start, out);
+        out.push_str(", ");
+        self.fixed_ns(end, out);
+        out.push_str(", ");
         let (s, e) = (secs(start), secs(end));
-        self.fixed(s, out);
-        out.push_str(", ");
-        self.fixed(e, out);
-        out.push_str(", ");
-        self.fixed(if s >= 0.0 && e >= 0.0 { e - s } else { 0.0 }, out);
+        if s >= 0.0 && e >= 0.0 {
+            self.fixed_ns(end - start, out);
+        } else {
+            self.fixed(0.0, out);
+        }
     }
 
     fn emit(&mut self) -> Result<()> {
@@ -317,7 +348,7 @@ impl RecordSink for PjdumpWriter {
                     &mut line,
                 );
                 line.push_str(", ");
-                self.fixed(f64::from(rec.depth.unwrap_or(0)), &mut line);
+                self.fixed_ns(i64::from(rec.depth.unwrap_or(0)) * 1_000_000_000, &mut line);
                 let _ = write!(line, ", {}{}", rec.name, self.extras(rec));
                 self.line = line;
                 self.emit()?;
@@ -330,7 +361,7 @@ impl RecordSink for PjdumpWriter {
                     self.container_name(self.owner(&rec.loc)),
                     self.type_name(&rec.cat)
                 );
-                self.fixed(secs(rec.time.unwrap_or_default()), &mut line);
+                self.fixed_ns(rec.time.unwrap_or_default(), &mut line);
                 let _ = write!(line, ", {}{}", rec.name, self.extras(rec));
                 self.line = line;
                 self.emit()?;
@@ -393,7 +424,20 @@ impl RecordSink for PjdumpWriter {
 
 #[cfg(test)]
 mod tests {
-    use super::format_g;
+    use super::*;
+
+    #[test]
+    fn integer_seconds_match_float_printing() {
+        for precision in [0, 2, 6, 9] {
+            let w = PjdumpWriter::new(Output::new("t", Box::new(std::io::sink())), precision, false);
+            for ns in [0i64, 1, 499, 500, 501, 1_000_000_500, 1_234_567_891, -1, -500_000, -1_500_000_000, 86_400_000_000_123, 999_999_999] {
+                let (mut fast, mut slow) = (String::new(), String::new());
+                w.fixed_ns(ns, &mut fast);
+                w.fixed(secs(ns), &mut slow);
+                assert_eq!(fast, slow, "{ns} ns at {precision}");
+            }
+        }
+    }
 
     #[test]
     fn g_format_matches_cpp_streams() {

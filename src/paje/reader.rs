@@ -333,6 +333,9 @@ impl Sim {
     }
 
     fn time(&mut self, text: &str) -> Result<(i64, bool), String> {
+        if let Some(ns) = crate::decimal::plain_seconds_to_ns(text) {
+            return Ok((ns, false));
+        }
         let d = Decimal::parse(text)
             .ok_or_else(|| format!("bad time `{text}`: expected a decimal number of seconds"))?;
         let (t, lossy) = d
@@ -1269,7 +1272,7 @@ pub struct PajeReader<R> {
 }
 
 /// Default number of rows the reorder buffer holds.
-pub const DEFAULT_REORDER_WINDOW: usize = 16_384;
+pub const DEFAULT_REORDER_WINDOW: usize = 4_096;
 
 impl<R: BufRead> PajeReader<R> {
     /// A reader over `inner`.
@@ -1315,8 +1318,12 @@ impl<R: BufRead> PajeReader<R> {
         if self.words.is_empty() {
             return Ok(true);
         }
-        let Ok(text) = std::str::from_utf8(line.text) else {
-            return Err(line.error("invalid UTF-8: text must be UTF-8"));
+        let text = if line.text.is_ascii() {
+            // SAFETY: ASCII is valid UTF-8.
+            unsafe { std::str::from_utf8_unchecked(line.text) }
+        } else {
+            std::str::from_utf8(line.text)
+                .map_err(|_| line.error("invalid UTF-8: text must be UTF-8"))?
         };
         // Reuse one allocation for the words of every line (the collect from an
         // emptied vector of the same layout keeps its buffer).
