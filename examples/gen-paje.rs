@@ -32,7 +32,10 @@ fn main() -> std::io::Result<()> {
         put(&mut out, &format!("6 0 m{m} MA 0 \"machine {m}\"\n"))?;
         put(&mut out, &format!("8 0 m{m} MEM 0\n"))?;
         for t in 0..threads {
-            put(&mut out, &format!("6 0 t{m}_{t} TH m{m} \"thread {m}.{t}\"\n"))?;
+            put(
+                &mut out,
+                &format!("6 0 t{m}_{t} TH m{m} \"thread {m}.{t}\"\n"),
+            )?;
         }
     }
     let n = machines * threads;
@@ -54,7 +57,10 @@ fn main() -> std::io::Result<()> {
         match (state >> 32) % 16 {
             0..=4 if depth[th] < 5 => {
                 let v = (state >> 40) as usize % states.len();
-                line.push_str(&format!("12 {secs} t{m}_{t} ST s{v} it{}\n", (state >> 20) % 1000));
+                line.push_str(&format!(
+                    "12 {secs} t{m}_{t} ST s{v} it{}\n",
+                    (state >> 20) % 1000
+                ));
                 depth[th] += 1;
             }
             0..=7 if depth[th] > 0 => {
@@ -70,7 +76,10 @@ fn main() -> std::io::Result<()> {
             11 => line.push_str(&format!("8 {secs} m{m} MEM {}\n", state % 100_000)),
             12 | 13 if pending.len() < 64 => {
                 key += 1;
-                line.push_str(&format!("15 {secs} m{m} MSG t{m}_{t} msg k{key} {}\n", state % 65536));
+                line.push_str(&format!(
+                    "15 {secs} m{m} MSG t{m}_{t} msg k{key} {}\n",
+                    state % 65536
+                ));
                 pending.push((m, key));
             }
             12..=14 if !pending.is_empty() => {
@@ -84,7 +93,14 @@ fn main() -> std::io::Result<()> {
     }
     for (m, k) in pending {
         time_us += 1;
-        put(&mut out, &format!("16 {}.{:06} m{m} MSG t{m}_0 msg k{k}\n", time_us / 1_000_000, time_us % 1_000_000))?;
+        put(
+            &mut out,
+            &format!(
+                "16 {}.{:06} m{m} MSG t{m}_0 msg k{k}\n",
+                time_us / 1_000_000,
+                time_us % 1_000_000
+            ),
+        )?;
     }
     out.flush()
 }

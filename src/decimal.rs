@@ -198,7 +198,18 @@ pub fn plain_seconds_to_ns(text: &str) -> Option<i64> {
         }
         ns = ns * 10 + i64::from(d);
     }
-    const POW: [i64; 10] = [1_000_000_000, 100_000_000, 10_000_000, 1_000_000, 100_000, 10_000, 1_000, 100, 10, 1];
+    const POW: [i64; 10] = [
+        1_000_000_000,
+        100_000_000,
+        10_000_000,
+        1_000_000,
+        100_000,
+        10_000,
+        1_000,
+        100,
+        10,
+        1,
+    ];
     Some(secs * 1_000_000_000 + ns * POW[frac.len()])
 }
 
@@ -303,7 +314,15 @@ mod tests {
 
     #[test]
     fn fast_seconds_agree_with_the_general_path() {
-        for t in ["0", "1", "0.5", "12.345678901", "123456789.123456789", "7.", "0.000000001"] {
+        for t in [
+            "0",
+            "1",
+            "0.5",
+            "12.345678901",
+            "123456789.123456789",
+            "7.",
+            "0.000000001",
+        ] {
             let general = Decimal::parse(t).unwrap().scaled(1_000_000_000).unwrap().0;
             if let Some(fast) = plain_seconds_to_ns(t) {
                 assert_eq!(fast, general, "{t}");

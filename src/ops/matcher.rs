@@ -28,7 +28,6 @@ pub enum Unmatched {
     Keep,
 }
 
-
 #[derive(Default)]
 struct Queues {
     sends: VecDeque<Record>,
@@ -74,7 +73,11 @@ impl<S: RecordSink> Matcher<S> {
                 } else {
                     (&rec.peer, &rec.loc)
                 };
-                let _ = write!(key, "t\u{0}{}\u{0}{sender}\u{0}{receiver}\u{0}{tag}", rec.comm);
+                let _ = write!(
+                    key,
+                    "t\u{0}{}\u{0}{sender}\u{0}{receiver}\u{0}{tag}",
+                    rec.comm
+                );
             }
             None => {
                 let _ = write!(key, "k\u{0}{}\u{0}{}\u{0}{}", rec.comm, rec.cat, rec.id);
@@ -131,7 +134,10 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
         if !self.pending.contains_key(self.key.as_str()) {
             self.pending.insert(self.key.clone(), Queues::default());
         }
-        let queues = self.pending.get_mut(self.key.as_str()).expect("inserted above");
+        let queues = self
+            .pending
+            .get_mut(self.key.as_str())
+            .expect("inserted above");
         let (mine, theirs) = if rec.kind == Kind::Send {
             (&mut queues.sends, &mut queues.recvs)
         } else {

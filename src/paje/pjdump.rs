@@ -154,6 +154,14 @@ impl PjdumpWriter {
     /// (not a rounding tie, well within the double's precision); else through
     /// the float.
     fn fixed_ns(&self, ns: i64, out: &mut String) {
+        if !self.try_fixed_ns(ns, out) {
+            self.fixed(secs(ns), out);
+        }
+    }
+
+    /// The integer path of [`PjdumpWriter::fixed_ns`]; false (writing nothing)
+    /// where only the float gives pj_dump's digits.
+    fn try_fixed_ns(&self, ns: i64, out: &mut String) -> bool {
         let p = self.precision;
         if p <= 9 && ns.unsigned_abs() < 1_000_000_000_000_000 {
             let unit = 10u64.pow(9 - p as u32);
@@ -170,10 +178,10 @@ impl PjdumpWriter {
                 if p > 0 {
                     let _ = write!(out, ".{:0width$}", q % scale, width = p);
                 }
-                return;
+                return true;
             }
         }
-        self.fixed(secs(ns), out);
+        false
     }
 
     fn span(&self, start: i64, end: i64, out: &mut String) {
@@ -182,10 +190,14 @@ impl PjdumpWriter {
         self.fixed_ns(end, out);
         out.push_str(", ");
         let (s, e) = (secs(start), secs(end));
-        if s >= 0.0 && e >= 0.0 {
-            self.fixed_ns(end - start, out);
-        } else {
+        // pj_dump subtracts the two doubles; on a rounding tie only that
+        // subtraction gives its digits.
+        let small = start.unsigned_abs() < 1_000_000_000_000_000
+            && end.unsigned_abs() < 1_000_000_000_000_000;
+        if !(s >= 0.0 && e >= 0.0) {
             self.fixed(0.0, out);
+        } else if !(small && self.try_fixed_ns(end - start, out)) {
+            self.fixed(e - s, out);
         }
     }
 
@@ -429,8 +441,25 @@ mod tests {
     #[test]
     fn integer_seconds_match_float_printing() {
         for precision in [0, 2, 6, 9] {
-            let w = PjdumpWriter::new(Output::new("t", Box::new(std::io::sink())), precision, false);
-            for ns in [0i64, 1, 499, 500, 501, 1_000_000_500, 1_234_567_891, -1, -500_000, -1_500_000_000, 86_400_000_000_123, 999_999_999] {
+            let w = PjdumpWriter::new(
+                Output::new("t", Box::new(std::io::sink())),
+                precision,
+                false,
+            );
+            for ns in [
+                0i64,
+                1,
+                499,
+                500,
+                501,
+                1_000_000_500,
+                1_234_567_891,
+                -1,
+                -500_000,
+                -1_500_000_000,
+                86_400_000_000_123,
+                999_999_999,
+            ] {
                 let (mut fast, mut slow) = (String::new(), String::new());
                 w.fixed_ns(ns, &mut fast);
                 w.fixed(secs(ns), &mut slow);
