@@ -23,18 +23,22 @@ _trace__cat() {
 
     case "${cmd}" in
         trace__cat)
-            opts="-f -o -t -h -V --from --lenient --output --to --json --no-header --line-buffered --no-progress --spans --list-formats --help --version"
+            opts="-f -o -t -h -V --from --lenient --ignore-incomplete-links --reorder-window --output --to --json --no-header --line-buffered --no-progress --precision --user-fields --spans --list-formats --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --from)
-                    COMPREPLY=($(compgen -W "tsv jsonl trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje trace" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje trace" -- "${cur}"))
+                    return 0
+                    ;;
+                --reorder-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -46,11 +50,15 @@ _trace__cat() {
                     return 0
                     ;;
                 --to)
-                    COMPREPLY=($(compgen -W "tsv jsonl trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace" -- "${cur}"))
                     return 0
                     ;;
                 -t)
-                    COMPREPLY=($(compgen -W "tsv jsonl trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace" -- "${cur}"))
+                    return 0
+                    ;;
+                --precision)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -23,18 +23,22 @@ _trace__filter() {
 
     case "${cmd}" in
         trace__filter)
-            opts="-f -o -t -k -l -c -n -a -v -h -V --from --lenient --output --to --json --no-header --line-buffered --no-progress --kind --loc --cat --name --start --end --attr --invert --help --version"
+            opts="-f -o -t -k -l -c -n -a -v -h -V --from --lenient --ignore-incomplete-links --reorder-window --output --to --json --no-header --line-buffered --no-progress --precision --user-fields --kind --loc --cat --name --start --end --attr --invert --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --from)
-                    COMPREPLY=($(compgen -W "tsv jsonl trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje trace" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje trace" -- "${cur}"))
+                    return 0
+                    ;;
+                --reorder-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -46,19 +50,23 @@ _trace__filter() {
                     return 0
                     ;;
                 --to)
-                    COMPREPLY=($(compgen -W "tsv jsonl trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace" -- "${cur}"))
                     return 0
                     ;;
                 -t)
-                    COMPREPLY=($(compgen -W "tsv jsonl trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace" -- "${cur}"))
+                    return 0
+                    ;;
+                --precision)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --kind)
-                    COMPREPLY=($(compgen -W "meta container enter leave state event send recv msg coll counter claim dep signal" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "meta container enter leave state event send recv msg coll counter claim dep signal type destroy" -- "${cur}"))
                     return 0
                     ;;
                 -k)
-                    COMPREPLY=($(compgen -W "meta container enter leave state event send recv msg coll counter claim dep signal" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "meta container enter leave state event send recv msg coll counter claim dep signal type destroy" -- "${cur}"))
                     return 0
                     ;;
                 --loc)

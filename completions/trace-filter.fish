@@ -1,10 +1,15 @@
 complete -c trace-filter -s f -l from -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
 jsonl\t''
+paje\t''
 trace\t''"
+complete -c trace-filter -l reorder-window -d 'Pajé: rows held to put events of different containers back in time order (memory grows with it)' -r
 complete -c trace-filter -s o -l output -d 'Write to FILE instead of standard output' -r
 complete -c trace-filter -s t -l to -d 'Write FORMAT (the record stream as TSV by default)' -r -f -a "tsv\t''
 jsonl\t''
+paje\t''
+pjdump\t''
 trace\t''"
+complete -c trace-filter -l precision -d 'pjdump output: decimals of times and values (pj_dump\'s -l)' -r
 complete -c trace-filter -s k -l kind -d 'Keep rows of these kinds (comma-separated or repeated)' -r -f -a "meta\t''
 container\t''
 enter\t''
@@ -18,7 +23,9 @@ coll\t''
 counter\t''
 claim\t''
 dep\t''
-signal\t''"
+signal\t''
+type\t''
+destroy\t''"
 complete -c trace-filter -s l -l loc -d 'Keep rows whose location matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
 complete -c trace-filter -s c -l cat -d 'Keep rows whose category matches GLOB (repeatable: any)' -r
 complete -c trace-filter -s n -l name -d 'Keep rows whose name matches REGEX (unanchored; use ^...$ for whole names)' -r
@@ -26,10 +33,12 @@ complete -c trace-filter -l start -d 'Keep rows at or after TIME (ns, or with a 
 complete -c trace-filter -l end -d 'Keep rows before TIME (same syntax as --start)' -r
 complete -c trace-filter -s a -l attr -d 'Keep rows with attribute KEY (equal to VALUE if given; repeatable: all)' -r
 complete -c trace-filter -l lenient -d 'Skip invalid lines of text traces with a warning each (and a count at the end) instead of stopping at the first one'
+complete -c trace-filter -l ignore-incomplete-links -d 'Pajé: keep links whose other half never comes as unmatched halves (pj_dump\'s -z) instead of failing'
 complete -c trace-filter -l json -d 'Write the stream as JSON Lines (same as `-t jsonl`)'
 complete -c trace-filter -l no-header -d 'Leave out the TSV header line (for tools that want bare rows)'
 complete -c trace-filter -l line-buffered -d 'Flush after every row (for following a live trace)'
 complete -c trace-filter -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
+complete -c trace-filter -l user-fields -d 'pjdump output: append the values of user-defined fields (pj_dump\'s -u)'
 complete -c trace-filter -s v -l invert -d 'Keep the rows that do not match instead (meta and needed containers stay)'
 complete -c trace-filter -s h -l help -d 'Print help'
 complete -c trace-filter -s V -l version -d 'Print version'

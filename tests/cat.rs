@@ -298,7 +298,7 @@ fn list_formats_and_usage_errors() {
         .code(1)
         .stderr(predicate::str::contains("/no/such/file.tsv: "));
     bin("trace-cat")
-        .write_stdin("%EventDef something\n")
+        .write_stdin("hello world\n")
         .assert()
         .code(1)
         .stderr(predicate::str::contains("cannot recognise the format"));
