@@ -754,35 +754,29 @@ impl Sim {
                     } else {
                         &[]
                     };
-                    self.pop_all(lane, time, &type_id, reset_extras, lossy, "", out)?;
+                    let close = Closing {
+                        type_id: &type_id,
+                        extras: reset_extras,
+                        lossy,
+                        flag: "",
+                    };
+                    self.pop_all(lane, time, &close, out)?;
                 }
                 match event {
                     Event::PopState => {
-                        let l = &mut self.lanes[lane as usize];
-                        if !l.pop() {
+                        let close = Closing {
+                            type_id: &type_id,
+                            extras,
+                            lossy,
+                            flag: "",
+                        };
+                        if !self.pop_one(lane, time, &close, out)? {
                             return Err(format!(
                                 "pop on an empty stack: no open state of type `{type_id}` in container `{}`",
                                 line.get(Container)
                             ));
                         }
-                        let l = &self.lanes[lane as usize];
-                        let frame = l.popped();
-                        let (name, value) = (&frame.name, &frame.value);
-                        let depth = l.depth;
-                        let loc = &l.loc;
-                        out.emit(|r| {
-                            r.kind = Kind::Leave;
-                            r.time = Some(time);
-                            r.loc.push_str(loc);
-                            r.cat.push_str(&type_id);
-                            r.name.push_str(name);
-                            r.value.push_str(value);
-                            r.depth = Some(depth as u32);
-                            if lossy {
-                                r.add_flag(flags::LOSSY);
-                            }
-                            fill_extras(r);
-                        })
+                        Ok(())
                     }
                     Event::SetState | Event::PushState => {
                         let value = line.get(Value);
@@ -1112,41 +1106,48 @@ impl Sim {
         Ok(index)
     }
 
+    /// Closes the top state of a lane at `time` (false if none is open).
+    /// `flag` marks closings the trace implies rather than states (`S`).
+    fn pop_one(
+        &mut self,
+        lane: u32,
+        time: i64,
+        close: &Closing,
+        out: &mut Out,
+    ) -> Result<bool, String> {
+        if !self.lanes[lane as usize].pop() {
+            return Ok(false);
+        }
+        let l = &self.lanes[lane as usize];
+        let frame = l.popped();
+        out.emit(|r| {
+            r.kind = Kind::Leave;
+            r.time = Some(time);
+            r.loc.push_str(&l.loc);
+            r.cat.push_str(close.type_id);
+            r.name.push_str(&frame.name);
+            r.value.push_str(&frame.value);
+            r.depth = Some(l.depth as u32);
+            r.flags.push_str(close.flag);
+            if close.lossy {
+                r.add_flag(flags::LOSSY);
+            }
+            for (k, v) in close.extras {
+                r.push_attr(k, v);
+            }
+        })?;
+        Ok(true)
+    }
+
     /// Closes every open state of a lane at `time`, innermost first.
-    #[allow(clippy::too_many_arguments)]
     fn pop_all(
         &mut self,
         lane: u32,
         time: i64,
-        type_id: &str,
-        extras: &[(&str, &str)],
-        lossy: bool,
-        flag: &str,
+        close: &Closing,
         out: &mut Out,
     ) -> Result<(), String> {
-        while self.lanes[lane as usize].pop() {
-            let l = &self.lanes[lane as usize];
-            let frame = l.popped();
-            let (name, value) = (&frame.name, &frame.value);
-            let depth = l.depth;
-            let loc = &l.loc;
-            out.emit(|r| {
-                r.kind = Kind::Leave;
-                r.time = Some(time);
-                r.loc.push_str(loc);
-                r.cat.push_str(type_id);
-                r.name.push_str(name);
-                r.value.push_str(value);
-                r.depth = Some(depth as u32);
-                r.flags.push_str(flag);
-                if lossy {
-                    r.add_flag(flags::LOSSY);
-                }
-                for (k, v) in extras {
-                    r.push_attr(k, v);
-                }
-            })?;
-        }
+        while self.pop_one(lane, time, close, out)? {}
         Ok(())
     }
 
@@ -1170,7 +1171,13 @@ impl Sim {
             .collect();
         for (lane, t) in slots {
             let type_id = self.types[t as usize].id.clone();
-            self.pop_all(lane, time, &type_id, &[], false, "S", out)?;
+            let close = Closing {
+                type_id: &type_id,
+                extras: &[],
+                lossy: false,
+                flag: "S",
+            };
+            self.pop_all(lane, time, &close, out)?;
         }
         if c != ROOT {
             self.touch(c, time, out);
@@ -1223,6 +1230,15 @@ impl Sim {
             }
         ))
     }
+}
+
+/// How states are closed: by which type, with which event's user fields.
+struct Closing<'a> {
+    type_id: &'a str,
+    extras: &'a [(&'a str, &'a str)],
+    lossy: bool,
+    /// `S` when the trace implies the closing (a destruction, the end).
+    flag: &'a str,
 }
 
 /// Where the simulator's rows go: the reorder queue, with located errors.

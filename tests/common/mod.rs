@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
@@ -92,4 +92,35 @@ impl Rng {
     pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
+}
+
+/// The stream `trace-cat ARGS FILE` writes, without the `source` meta row
+/// (which names the file).
+pub fn stream_of(args: &[&str], file: &Path) -> String {
+    let out = bin("trace-cat").args(args).arg(file).assert().success();
+    String::from_utf8(out.get_output().stdout.clone())
+        .unwrap()
+        .lines()
+        .filter(|l| !(l.starts_with("meta\t") && col(l, "name") == "source"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// format -> stream -> format -> stream gives the same stream, and the first
+/// stream is itself valid.
+pub fn check_round_trip(format: &str, file: &Path, dir: &Path) {
+    let first = stream_of(&[], file);
+    bin("trace-cat")
+        .write_stdin(first.clone())
+        .assert()
+        .success();
+    let written = dir.join(format!("round-trip.{format}"));
+    bin("trace-cat")
+        .args(["-t", format, "-o"])
+        .arg(&written)
+        .arg(file)
+        .assert()
+        .success();
+    let second = stream_of(&["-f", format], &written);
+    assert_eq!(first, second, "round trip of {file:?} through {format}");
 }
