@@ -57,6 +57,19 @@ pub struct PjdumpWriter {
     line: String,
 }
 
+/// Appends `n` in decimal, zero-padded to at least `width` digits.
+fn push_digits(out: &mut String, mut n: u64, width: usize) {
+    let mut buf = [b'0'; 20];
+    let mut i = buf.len();
+    while n > 0 || buf.len() - i < width {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+}
+
 /// Seconds from integer nanoseconds.
 fn secs(ns: i64) -> f64 {
     ns as f64 / 1e9
@@ -132,21 +145,46 @@ impl PjdumpWriter {
     }
 
     /// User-defined field values of a row, as `, v1, v2`.
-    fn extras(&self, attrs: &Record) -> String {
+    fn extras(&self, rec: &Record) -> String {
         let mut s = String::new();
-        if self.user_fields {
-            for (k, v) in attrs.attrs() {
-                if !k.starts_with(PREFIX) {
-                    s.push_str(", ");
-                    s.push_str(&v);
-                }
-            }
-        }
+        self.push_extras(rec, &mut s);
         s
     }
 
+    fn push_extras(&self, rec: &Record, out: &mut String) {
+        if self.user_fields && !rec.attrs.is_empty() {
+            for (k, v) in rec.attrs() {
+                if !k.starts_with(PREFIX) {
+                    out.push_str(", ");
+                    out.push_str(&v);
+                }
+            }
+        }
+    }
+
     fn fixed(&self, x: f64, out: &mut String) {
-        let _ = write!(out, "{x:.*}", self.precision);
+        // Values that are whole multiples of the last decimal print exactly
+        // from integers (the usual case: counts, sizes, halves); others go
+        // through the float formatter.
+        let p = self.precision;
+        if p <= 9 && x.is_finite() && x.abs() < 1e9 {
+            let scale = 10f64.powi(p as i32);
+            let scaled = x * scale;
+            if scaled == scaled.trunc() && (scaled / scale) == x {
+                let units = scaled.abs() as u64;
+                let ten_p = 10u64.pow(p as u32);
+                if x.is_sign_negative() {
+                    out.push('-');
+                }
+                push_digits(out, units / ten_p, 1);
+                if p > 0 {
+                    out.push('.');
+                    push_digits(out, units % ten_p, p);
+                }
+                return;
+            }
+        }
+        let _ = write!(out, "{x:.*}", p);
     }
 
     /// `ns` as seconds with the precision's decimals, as `%.Nf` prints the
@@ -174,9 +212,10 @@ impl PjdumpWriter {
                 if ns < 0 {
                     out.push('-');
                 }
-                let _ = write!(out, "{}", q / scale);
+                push_digits(out, q / scale, 1);
                 if p > 0 {
-                    let _ = write!(out, ".{:0width$}", q % scale, width = p);
+                    out.push('.');
+                    push_digits(out, q % scale, p);
                 }
                 return true;
             }
@@ -213,12 +252,15 @@ impl PjdumpWriter {
     fn close_piece(&mut self, key: &(String, String), end: i64) -> Result<()> {
         if let Some(p) = self.pieces.remove(key) {
             let mut line = std::mem::take(&mut self.line);
-            let _ = write!(
-                line,
-                "Variable, {}, {}, ",
+            for part in [
+                "Variable, ",
                 self.container_name(&p.container),
-                self.type_name(&p.type_)
-            );
+                ", ",
+                self.type_name(&p.type_),
+                ", ",
+            ] {
+                line.push_str(part);
+            }
             self.span(p.start, end, &mut line);
             line.push_str(", ");
             self.fixed(p.value, &mut line);
@@ -275,15 +317,22 @@ impl PjdumpWriter {
         let key = (rec.loc.clone(), rec.cat.clone());
         // PajeNG parses values as 32-bit floats and sums in double.
         let f32_of = |s: &str| s.trim().parse::<f32>().map(f64::from).unwrap_or(0.0);
-        let op = rec.attr(ATTR_OP);
-        let operand = rec.attr(ATTR_OPERAND);
+        let (op, operand) = if rec.attrs.is_empty() {
+            (None, None)
+        } else {
+            (rec.attr(ATTR_OP), rec.attr(ATTR_OPERAND))
+        };
         let previous = self.pieces.get(&key).map(|p| p.value);
         let value = match (op.as_deref(), operand, previous) {
             (Some("add"), Some(x), Some(prev)) => prev + f32_of(&x),
             (Some("sub"), Some(x), Some(prev)) => prev - f32_of(&x),
             _ => f32_of(&rec.value),
         };
-        let extras = self.extras(rec);
+        let extras = if self.user_fields {
+            self.extras(rec)
+        } else {
+            String::new()
+        };
         match self.pieces.get_mut(&key) {
             Some(p) if p.start == t => {
                 p.value = value;
@@ -348,12 +397,15 @@ impl RecordSink for PjdumpWriter {
             }
             Kind::State => {
                 let mut line = std::mem::take(&mut self.line);
-                let _ = write!(
-                    line,
-                    "State, {}, {}, ",
+                for part in [
+                    "State, ",
                     self.container_name(self.owner(&rec.loc)),
-                    self.type_name(&rec.cat)
-                );
+                    ", ",
+                    self.type_name(&rec.cat),
+                    ", ",
+                ] {
+                    line.push_str(part);
+                }
                 self.span(
                     rec.time.unwrap_or_default(),
                     rec.end.unwrap_or_default(),
@@ -361,46 +413,60 @@ impl RecordSink for PjdumpWriter {
                 );
                 line.push_str(", ");
                 self.fixed_ns(i64::from(rec.depth.unwrap_or(0)) * 1_000_000_000, &mut line);
-                let _ = write!(line, ", {}{}", rec.name, self.extras(rec));
+                line.push_str(", ");
+                line.push_str(&rec.name);
+                self.push_extras(rec, &mut line);
                 self.line = line;
                 self.emit()?;
             }
             Kind::Event => {
                 let mut line = std::mem::take(&mut self.line);
-                let _ = write!(
-                    line,
-                    "Event, {}, {}, ",
+                for part in [
+                    "Event, ",
                     self.container_name(self.owner(&rec.loc)),
-                    self.type_name(&rec.cat)
-                );
+                    ", ",
+                    self.type_name(&rec.cat),
+                    ", ",
+                ] {
+                    line.push_str(part);
+                }
                 self.fixed_ns(rec.time.unwrap_or_default(), &mut line);
-                let _ = write!(line, ", {}{}", rec.name, self.extras(rec));
+                line.push_str(", ");
+                line.push_str(&rec.name);
+                self.push_extras(rec, &mut line);
                 self.line = line;
                 self.emit()?;
             }
             Kind::Counter => self.counter(rec)?,
             Kind::Msg => {
                 let mut line = std::mem::take(&mut self.line);
-                let _ = write!(
-                    line,
-                    "Link, {}, {}, ",
+                for part in [
+                    "Link, ",
                     self.container_name(&rec.comm),
-                    self.type_name(&rec.cat)
-                );
+                    ", ",
+                    self.type_name(&rec.cat),
+                    ", ",
+                ] {
+                    line.push_str(part);
+                }
                 self.span(
                     rec.time.unwrap_or_default(),
                     rec.end.unwrap_or_default(),
                     &mut line,
                 );
-                let _ = write!(
-                    line,
-                    ", {}, {}, {}, {}{}",
-                    rec.name,
+                for part in [
+                    ", ",
+                    &rec.name,
+                    ", ",
                     self.container_name(&rec.loc),
+                    ", ",
                     self.container_name(&rec.peer),
-                    rec.id,
-                    self.extras(rec)
-                );
+                    ", ",
+                    &rec.id,
+                ] {
+                    line.push_str(part);
+                }
+                self.push_extras(rec, &mut line);
                 self.line = line;
                 self.emit()?;
             }
@@ -437,6 +503,34 @@ impl RecordSink for PjdumpWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn value_fast_path_matches_float_printing() {
+        for precision in [0, 3, 6] {
+            let w = PjdumpWriter::new(
+                Output::new("t", Box::new(std::io::sink())),
+                precision,
+                false,
+            );
+            for x in [
+                0.0,
+                -0.0,
+                1234.5,
+                -3.75,
+                16777216.0,
+                f64::from(0.1f32),
+                1e30,
+                2.5e-7,
+                0.5,
+                -0.25,
+                999_999_999.5,
+            ] {
+                let mut fast = String::new();
+                w.fixed(x, &mut fast);
+                assert_eq!(fast, format!("{x:.precision$}"), "{x} at {precision}");
+            }
+        }
+    }
 
     #[test]
     fn integer_seconds_match_float_printing() {
