@@ -52,7 +52,9 @@ pub struct PjdumpWriter {
     user_fields: bool,
     types: FastMap<String, String>,
     containers: FastMap<String, ContainerEntry>,
-    pieces: FastMap<(String, String), Piece>,
+    /// Current piece of each variable, by `loc \0 cat`.
+    pieces: FastMap<String, Piece>,
+    key: String,
     last_time: Option<i64>,
     line: String,
 }
@@ -117,6 +119,7 @@ impl PjdumpWriter {
             types: FastMap::default(),
             containers: FastMap::default(),
             pieces: FastMap::default(),
+            key: String::new(),
             last_time: None,
             line: String::new(),
         }
@@ -249,26 +252,30 @@ impl PjdumpWriter {
         r
     }
 
-    fn close_piece(&mut self, key: &(String, String), end: i64) -> Result<()> {
-        if let Some(p) = self.pieces.remove(key) {
-            let mut line = std::mem::take(&mut self.line);
-            for part in [
-                "Variable, ",
-                self.container_name(&p.container),
-                ", ",
-                self.type_name(&p.type_),
-                ", ",
-            ] {
-                line.push_str(part);
-            }
-            self.span(p.start, end, &mut line);
-            line.push_str(", ");
-            self.fixed(p.value, &mut line);
-            line.push_str(&p.extras);
-            self.line = line;
-            self.emit()?;
+    fn piece_line(&mut self, p: &Piece, end: i64) -> Result<()> {
+        let mut line = std::mem::take(&mut self.line);
+        for part in [
+            "Variable, ",
+            self.container_name(&p.container),
+            ", ",
+            self.type_name(&p.type_),
+            ", ",
+        ] {
+            line.push_str(part);
         }
-        Ok(())
+        self.span(p.start, end, &mut line);
+        line.push_str(", ");
+        self.fixed(p.value, &mut line);
+        line.push_str(&p.extras);
+        self.line = line;
+        self.emit()
+    }
+
+    fn close_piece(&mut self, key: &str, end: i64) -> Result<()> {
+        match self.pieces.remove(key) {
+            Some(p) => self.piece_line(&p, end),
+            None => Ok(()),
+        }
     }
 
     fn container_line(&mut self, loc: &str, end: i64) -> Result<()> {
@@ -299,10 +306,11 @@ impl PjdumpWriter {
     }
 
     fn close_pieces_of(&mut self, loc: &str, end: i64) -> Result<()> {
-        let mut keys: Vec<(String, String)> = self
+        let prefix = format!("{loc}\u{0}");
+        let mut keys: Vec<String> = self
             .pieces
             .keys()
-            .filter(|(c, _)| c == loc)
+            .filter(|k| k.starts_with(&prefix))
             .cloned()
             .collect();
         keys.sort();
@@ -314,7 +322,10 @@ impl PjdumpWriter {
 
     fn counter(&mut self, rec: &Record) -> Result<()> {
         let t = rec.time.unwrap_or_default();
-        let key = (rec.loc.clone(), rec.cat.clone());
+        self.key.clear();
+        self.key.push_str(&rec.loc);
+        self.key.push('\u{0}');
+        self.key.push_str(&rec.cat);
         // PajeNG parses values as 32-bit floats and sums in double.
         let f32_of = |s: &str| s.trim().parse::<f32>().map(f64::from).unwrap_or(0.0);
         let (op, operand) = if rec.attrs.is_empty() {
@@ -322,7 +333,7 @@ impl PjdumpWriter {
         } else {
             (rec.attr(ATTR_OP), rec.attr(ATTR_OPERAND))
         };
-        let previous = self.pieces.get(&key).map(|p| p.value);
+        let previous = self.pieces.get(self.key.as_str()).map(|p| p.value);
         let value = match (op.as_deref(), operand, previous) {
             (Some("add"), Some(x), Some(prev)) => prev + f32_of(&x),
             (Some("sub"), Some(x), Some(prev)) => prev - f32_of(&x),
@@ -333,25 +344,43 @@ impl PjdumpWriter {
         } else {
             String::new()
         };
-        match self.pieces.get_mut(&key) {
-            Some(p) if p.start == t => {
-                p.value = value;
-                p.extras = extras;
-                return Ok(());
-            }
-            Some(_) => self.close_piece(&key, t)?,
-            None => {}
+        let Some(p) = self.pieces.get_mut(self.key.as_str()) else {
+            self.pieces.insert(
+                self.key.clone(),
+                Piece {
+                    container: rec.loc.clone(),
+                    type_: rec.cat.clone(),
+                    start: t,
+                    value,
+                    extras,
+                },
+            );
+            return Ok(());
+        };
+        if p.start != t {
+            // The piece ends where the new one starts.
+            let done = Piece {
+                container: std::mem::take(&mut p.container),
+                type_: std::mem::take(&mut p.type_),
+                start: p.start,
+                value: p.value,
+                extras: std::mem::take(&mut p.extras),
+            };
+            self.piece_line(&done, t)?;
+            let p = self
+                .pieces
+                .get_mut(self.key.as_str())
+                .expect("present above");
+            p.container = done.container;
+            p.type_ = done.type_;
+            p.start = t;
         }
-        self.pieces.insert(
-            key,
-            Piece {
-                container: rec.loc.clone(),
-                type_: rec.cat.clone(),
-                start: t,
-                value,
-                extras,
-            },
-        );
+        let p = self
+            .pieces
+            .get_mut(self.key.as_str())
+            .expect("present above");
+        p.value = value;
+        p.extras = extras;
         Ok(())
     }
 }
@@ -478,7 +507,7 @@ impl RecordSink for PjdumpWriter {
     fn finish(&mut self) -> Result<()> {
         // A trace without timed rows: pj_dump prints the root ending at -1.
         let end = self.last_time.unwrap_or(-1_000_000_000);
-        let mut keys: Vec<(String, String)> = self.pieces.keys().cloned().collect();
+        let mut keys: Vec<String> = self.pieces.keys().cloned().collect();
         keys.sort();
         for key in keys {
             self.close_piece(&key, end)?;
