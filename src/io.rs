@@ -68,15 +68,6 @@ impl Input {
         })
     }
 
-    /// An in-memory input, for tests and library users.
-    pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Input {
-        Input {
-            name: name.to_string(),
-            path: None,
-            reader: Some(Box::new(io::Cursor::new(bytes))),
-        }
-    }
-
     /// The first bytes of the input without consuming them (empty for a directory).
     pub fn peek(&mut self) -> Result<&[u8]> {
         match &mut self.reader {
@@ -204,7 +195,6 @@ pub struct LineReader<R> {
     scanned: usize,
     eof: bool,
     line: u64,
-    truncated: bool,
 }
 
 impl<R: Read> LineReader<R> {
@@ -219,7 +209,6 @@ impl<R: Read> LineReader<R> {
             scanned: 0,
             eof: false,
             line: 0,
-            truncated: false,
         }
     }
 
@@ -231,16 +220,6 @@ impl<R: Read> LineReader<R> {
     /// The 1-based number of the line last returned.
     pub fn line_number(&self) -> u64 {
         self.line
-    }
-
-    /// True when the line last returned had no final newline.
-    pub fn truncated(&self) -> bool {
-        self.truncated
-    }
-
-    /// The next line without its `\n` (a `\r` before it is kept), or `None` at end.
-    pub fn next_line(&mut self) -> Result<Option<&[u8]>> {
-        Ok(self.next_located()?.map(|l| l.text))
     }
 
     /// The next line with its number and input name, or `None` at end.
@@ -267,7 +246,6 @@ impl<R: Read> LineReader<R> {
                 let from = self.start;
                 self.start = self.end;
                 self.line += 1;
-                self.truncated = true;
                 return Ok(Some(Line {
                     text: &self.buf[from..self.end],
                     number: self.line,
@@ -383,12 +361,18 @@ mod tests {
         let long = "x".repeat(BUFFER_SIZE * 3);
         let text = format!("a\n{long}\nlast");
         let mut r = LineReader::new("t", text.as_bytes());
-        assert_eq!(r.next_line().unwrap(), Some(&b"a"[..]));
-        assert_eq!(r.next_line().unwrap().map(<[u8]>::len), Some(long.len()));
-        assert!(!r.truncated());
-        assert_eq!(r.next_line().unwrap(), Some(&b"last"[..]));
-        assert!(r.truncated());
-        assert_eq!(r.line_number(), 3);
-        assert_eq!(r.next_line().unwrap(), None);
+        let line = r.next_located().unwrap().unwrap();
+        assert_eq!(
+            (line.text, line.number, line.truncated),
+            (&b"a"[..], 1, false)
+        );
+        let line = r.next_located().unwrap().unwrap();
+        assert_eq!((line.text.len(), line.truncated), (long.len(), false));
+        let line = r.next_located().unwrap().unwrap();
+        assert_eq!(
+            (line.text, line.number, line.truncated),
+            (&b"last"[..], 3, true)
+        );
+        assert!(r.next_located().unwrap().is_none());
     }
 }

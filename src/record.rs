@@ -379,29 +379,6 @@ impl Record {
         }
     }
 
-    /// The value of a standard column rendered as text (empty when absent).
-    /// Used by generic predicates and writers; not for hot loops.
-    pub fn column_text(&self, col: Column) -> String {
-        let num = |v: Option<i64>| v.map(|n| n.to_string()).unwrap_or_default();
-        match col {
-            Column::Kind => self.kind.as_str().to_string(),
-            Column::Time => num(self.time),
-            Column::End => num(self.end),
-            Column::Loc => self.loc.clone(),
-            Column::Cat => self.cat.clone(),
-            Column::Name => self.name.clone(),
-            Column::Depth => self.depth.map(|d| d.to_string()).unwrap_or_default(),
-            Column::Peer => self.peer.clone(),
-            Column::Comm => self.comm.clone(),
-            Column::Tag => num(self.tag),
-            Column::Size => self.size.map(|d| d.to_string()).unwrap_or_default(),
-            Column::Id => self.id.clone(),
-            Column::Value => self.value.clone(),
-            Column::Flags => self.flags.clone(),
-            Column::Attrs => self.attrs.clone(),
-        }
-    }
-
     /// Checks the rules every row obeys whatever its source: required columns
     /// per kind, well-formed `flags` and `attrs`.
     pub fn validate(&self) -> Result<(), String> {

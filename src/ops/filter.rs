@@ -196,7 +196,6 @@ pub struct FilterSink<S> {
     next: S,
     predicate: Predicate,
     containers: FastMap<String, Held>,
-    kept: u64,
 }
 
 impl<S: RecordSink> FilterSink<S> {
@@ -206,13 +205,7 @@ impl<S: RecordSink> FilterSink<S> {
             next,
             predicate,
             containers: FastMap::default(),
-            kept: 0,
         }
-    }
-
-    /// Number of rows selected so far (structural rows written on demand excluded).
-    pub fn kept(&self) -> u64 {
-        self.kept
     }
 
     /// Writes the container row of `loc` and its ancestors, outermost first,
@@ -258,7 +251,6 @@ impl<S: RecordSink> RecordSink for FilterSink<S> {
                 }
             }
             if selected {
-                self.kept += 1;
                 self.ensure(&rec.loc)?;
             }
             return Ok(());
@@ -266,7 +258,6 @@ impl<S: RecordSink> RecordSink for FilterSink<S> {
         if !selected {
             return Ok(());
         }
-        self.kept += 1;
         if !rec.loc.is_empty() {
             self.ensure(&rec.loc)?;
         }

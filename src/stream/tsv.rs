@@ -54,8 +54,11 @@ impl<R: BufRead> TsvReader<R> {
         let mut lines = LineReader::new(name, inner);
         let mut targets = Vec::new();
         let mut extra_names = Vec::new();
-        if let Some(header) = lines.next_line()? {
-            let header = header.strip_suffix(b"\r").unwrap_or(header);
+        if let Some(line) = lines.next_located()? {
+            if line.truncated {
+                return Err(line.error("truncated header (no final newline)"));
+            }
+            let header = line.text.strip_suffix(b"\r").unwrap_or(line.text);
             let header = std::str::from_utf8(header)
                 .map_err(|_| Error::line(name, 1, "invalid UTF-8 in the header"))?;
             let mut seen: Vec<&str> = Vec::new();
@@ -91,9 +94,6 @@ impl<R: BufRead> TsvReader<R> {
                         COLUMNS.join(" ")
                     ),
                 ));
-            }
-            if lines.truncated() {
-                return Err(Error::line(name, 1, "truncated header (no final newline)"));
             }
         }
         Ok(TsvReader {
