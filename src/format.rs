@@ -9,6 +9,7 @@
 use crate::error::{Error, Location, Result};
 use crate::io::{Input, Output};
 use crate::paje;
+use crate::pallas;
 use crate::record::Record;
 use crate::stream;
 use crate::trace;
@@ -150,6 +151,14 @@ pub static FORMATS: &[Format] = &[
         sniff: |_| false,
         reader: None,
         writer: Some(paje::pjdump::open_writer),
+    },
+    Format {
+        name: "pallas",
+        description: "Pallas trace folders (EZTrace), ABI 16 to 20; name the folder or its main .pallas file",
+        extensions: &["pallas"],
+        sniff: pallas::sniff,
+        reader: Some(pallas::reader::open_reader),
+        writer: None,
     },
     Format {
         name: "trace",

@@ -7,6 +7,7 @@
 //! - [`record`]: the record model (kinds, columns, the [`record::Record`] row).
 //! - [`stream`]: the TSV and JSON Lines codecs of the stream.
 //! - [`format`]: the registry of readers and writers, and format detection.
+//! - [`paje`], [`pallas`], [`trace`]: the format readers and writers.
 //! - [`ops`]: merging, span building, filtering, time windows.
 //! - [`io`]: inputs, outputs, the shared line reader, progress.
 //! - [`error`]: located errors and warnings.
@@ -23,6 +24,7 @@ pub mod format;
 pub mod io;
 pub mod ops;
 pub mod paje;
+pub mod pallas;
 pub mod record;
 pub mod stream;
 pub mod trace;

@@ -1,0 +1,916 @@
+//! Pallas trace → record stream.
+//!
+//! Each thread's grammar is expanded lazily by [`ThreadEvents`] (a stack of
+//! cursors; loops repeat their body), each distinct event's timestamps are
+//! decoded one block at a time, and [`ThreadSource`] maps occurrences to rows.
+//! Threads are merged by time with [`crate::ops::merge::Merger`]. Memory: the
+//! grammars, one decoded block per distinct event, the open frames.
+
+use std::collections::VecDeque;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use super::archive::{
+    find_main, read_file, token, ArchiveData, ArchiveFile, Definitions, EventDef, MainFile,
+    Parameters, Scope, ThreadFile, TokenKind, RECORD_BUFFER_FLUSH,
+};
+use super::codec::{BlockDecoder, DatFile};
+use super::{collective_name, record_name, PREFIX};
+use crate::error::{Error, Location, Result};
+use crate::format::{ReadOptions, RecordSource};
+use crate::io::Input;
+use crate::ops::merge::Merger;
+use crate::record::{flags, Kind, Record};
+
+/// Deepest grammar nesting accepted; deeper means a cycle or a corrupt file.
+const MAX_DEPTH: usize = 4096;
+
+/// Location name of process (location group) `lg`.
+pub fn process_loc(lg: u32) -> String {
+    format!("P{lg}")
+}
+
+/// Location name of thread `t` of process `lg`.
+pub fn thread_loc(lg: u32, t: u32) -> String {
+    format!("P{lg}T{t}")
+}
+
+/// Opens a Pallas trace (its folder or its main file) as a record source.
+pub fn open_reader(input: Input, _opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
+    let path = input.path.ok_or_else(|| Error::Data {
+        at: Location::File(input.name.clone()),
+        msg: "a Pallas trace is a folder: name the folder or its main .pallas file".into(),
+    })?;
+    Ok(Box::new(PallasSource::open(&input.name, &path)?))
+}
+
+/// Where a thread's files are and how to name it.
+struct ThreadPlace {
+    process: u32,
+    thread: u32,
+    dir: PathBuf,
+    defs: Rc<Definitions>,
+}
+
+/// A whole Pallas trace as one time-ordered stream.
+pub struct PallasSource {
+    head: VecDeque<Record>,
+    threads: Merger,
+    name: String,
+}
+
+impl PallasSource {
+    /// Reads the main file and archives of the trace at `path` and opens every
+    /// thread; `name` is how the input is named in messages and `meta`.
+    pub fn open(name: &str, path: &Path) -> Result<PallasSource> {
+        let main_path = find_main(path)?;
+        let dir = main_path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let main_name = main_path.display().to_string();
+        let main = MainFile::parse(&main_name, &read_file(&main_path)?)?;
+        let params = main.params;
+        let global = Rc::new(main.data.defs);
+        let mut head = VecDeque::new();
+        head.push_back(Record::meta("source_format", "pallas"));
+        head.push_back(Record::meta("source", name));
+        head.push_back(Record::meta("time_unit", "ns"));
+        head.push_back(Record::meta(
+            &format!("{PREFIX}abi"),
+            &params.abi.to_string(),
+        ));
+        head.push_back(Record::meta(
+            &format!("{PREFIX}compression"),
+            params.compression.name(),
+        ));
+        head.push_back(Record::meta(
+            &format!("{PREFIX}encoding"),
+            params.encoding.name(),
+        ));
+        for (k, v) in &main.data.metadata {
+            head.push_back(Record::meta(&format!("{PREFIX}meta.{k}"), v));
+        }
+        let mut places = Vec::new();
+        let ids: Vec<u32> = main.data.location_groups.iter().map(|g| g.id).collect();
+        for group in &main.data.location_groups {
+            let archive_dir = dir.join(format!("archive_{}", group.id));
+            let archive_path = archive_dir.join("archive.pallas");
+            let archive_name = archive_path.display().to_string();
+            let archive = if archive_path.exists() {
+                ArchiveFile::parse(&archive_name, &read_file(&archive_path)?, params.abi)?.data
+            } else {
+                ArchiveData::default()
+            };
+            let scope = Scope {
+                local: &archive.defs,
+                global: &global,
+            };
+            let mut c = Record::new(Kind::Container);
+            c.loc = process_loc(group.id);
+            c.cat.push_str("process");
+            name_into(&mut c.name, scope.string(group.name), group.name);
+            if group.parent != group.id && ids.contains(&group.parent) {
+                c.peer = process_loc(group.parent);
+            }
+            for (k, v) in &archive.metadata {
+                c.push_attr(k, v);
+            }
+            head.push_back(c);
+            let mut locations: Vec<_> = archive
+                .locations
+                .iter()
+                .chain(main.data.locations.iter().filter(|l| l.parent == group.id))
+                .copied()
+                .collect();
+            locations.sort_by_key(|l| l.id);
+            locations.dedup_by_key(|l| l.id);
+            let defs = Rc::new(archive.defs);
+            for l in locations {
+                let scope = Scope {
+                    local: &defs,
+                    global: &global,
+                };
+                let mut c = Record::new(Kind::Container);
+                c.loc = thread_loc(group.id, l.id);
+                c.cat.push_str("thread");
+                name_into(&mut c.name, scope.string(l.name), l.name);
+                c.peer = process_loc(group.id);
+                head.push_back(c);
+                places.push(ThreadPlace {
+                    process: group.id,
+                    thread: l.id,
+                    dir: archive_dir.join(format!("thread_{}", l.id)),
+                    defs: defs.clone(),
+                });
+            }
+            if !archive_path.exists() && !places.iter().any(|p| p.process == group.id) {
+                return Err(Error::io(
+                    archive_name,
+                    std::io::Error::new(std::io::ErrorKind::NotFound, "archive file missing"),
+                ));
+            }
+        }
+        let mut sources: Vec<Box<dyn RecordSource>> = Vec::with_capacity(places.len());
+        for place in places {
+            sources.push(Box::new(ThreadSource::open(
+                &params,
+                place,
+                global.clone(),
+            )?));
+        }
+        Ok(PallasSource {
+            head,
+            threads: Merger::new(sources)?,
+            name: name.to_string(),
+        })
+    }
+}
+
+fn name_into(out: &mut String, text: Option<&str>, r: u32) {
+    match text {
+        Some(t) => out.push_str(t),
+        None => {
+            let _ = write!(out, "string {r}");
+        }
+    }
+}
+
+impl RecordSource for PallasSource {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        if let Some(r) = self.head.pop_front() {
+            *rec = r;
+            return Ok(true);
+        }
+        self.threads.next_record(rec)
+    }
+
+    fn location(&self) -> Location {
+        if self.head.is_empty() {
+            self.threads.location()
+        } else {
+            Location::File(self.name.clone())
+        }
+    }
+}
+
+/// One occurrence of an event in a thread's expansion.
+#[derive(Debug, Clone, Copy)]
+pub struct Occurrence {
+    /// Physical event slot.
+    pub slot: usize,
+    /// How many times this event occurred before in the thread.
+    pub index: u64,
+    /// Decoded timestamp (ns).
+    pub time: u64,
+    /// Byte range of its attribute list in the event's attribute buffer.
+    pub attributes: Option<(usize, usize)>,
+}
+
+struct Frame {
+    sequence: usize,
+    pos: usize,
+    remaining: u32,
+}
+
+#[derive(Default)]
+struct EventCursor {
+    occurrences: u64,
+    block: usize,
+    pos: usize,
+    values: Vec<u64>,
+    attr_pos: usize,
+}
+
+/// The events of one thread in order, expanded from its grammar.
+pub struct ThreadEvents {
+    /// The thread's grammar.
+    pub file: ThreadFile,
+    name: String,
+    dat: DatFile,
+    decoder: BlockDecoder,
+    lossy: bool,
+    cursors: Vec<EventCursor>,
+    stack: Vec<Frame>,
+}
+
+impl ThreadEvents {
+    /// Opens the thread whose files are in `dir`.
+    pub fn open(params: &Parameters, dir: &Path) -> Result<ThreadEvents> {
+        let path = dir.join("thread.pallas");
+        let name = path.display().to_string();
+        let bytes = read_file(&path)?;
+        let file = ThreadFile::parse(&name, &bytes, params.abi)?;
+        let dat = DatFile::open(&dir.join("event_durations.dat"))?;
+        let mut cursors = Vec::with_capacity(file.events.len());
+        cursors.resize_with(file.events.len(), EventCursor::default);
+        let mut t = ThreadEvents {
+            name,
+            dat,
+            decoder: BlockDecoder::new(params),
+            lossy: params.compression.is_lossy(),
+            cursors,
+            stack: Vec::new(),
+            file,
+        };
+        let root = ThreadFile::physical(&t.file.sequence_map, t.file.root)
+            .filter(|&s| t.file.sequences.get(s).is_some_and(Option::is_some));
+        match root {
+            Some(s) => t.stack.push(Frame {
+                sequence: s,
+                pos: 0,
+                remaining: 0,
+            }),
+            None if t.file.events.iter().all(Option::is_none) => {}
+            None => {
+                return Err(Error::Data {
+                    at: Location::File(t.name.clone()),
+                    msg: format!("root sequence {} is not defined", t.file.root),
+                })
+            }
+        }
+        Ok(t)
+    }
+
+    /// True when the trace's codec is lossy (times are approximations).
+    pub fn is_lossy(&self) -> bool {
+        self.lossy
+    }
+
+    fn grammar_error(&self, msg: String) -> Error {
+        let at = match self.stack.last() {
+            Some(f) => self.file.sequence_offsets[f.sequence] + 4 * f.pos.saturating_sub(1),
+            None => 0,
+        };
+        Error::offset(&self.name, at as u64, msg)
+    }
+
+    /// The next event occurrence, or `None` at the end of the thread.
+    pub fn next_occurrence(&mut self) -> Result<Option<Occurrence>> {
+        loop {
+            let Some(top) = self.stack.last_mut() else {
+                return Ok(None);
+            };
+            let tokens = self.file.sequences[top.sequence]
+                .as_deref()
+                .expect("only live sequences are pushed");
+            if top.pos == tokens.len() {
+                if top.remaining > 0 {
+                    top.remaining -= 1;
+                    top.pos = 0;
+                } else {
+                    self.stack.pop();
+                }
+                continue;
+            }
+            let t = tokens[top.pos];
+            top.pos += 1;
+            let Some((kind, id)) = token(t) else {
+                return Err(self.grammar_error(format!("invalid token {t:#x}")));
+            };
+            match kind {
+                TokenKind::Event => {
+                    let slot = ThreadFile::physical(&self.file.event_map, id)
+                        .filter(|&s| self.file.events[s].is_some())
+                        .ok_or_else(|| {
+                            self.grammar_error(format!("token names undefined event {id}"))
+                        })?;
+                    return self.occurrence(slot).map(Some);
+                }
+                TokenKind::Sequence => {
+                    let s = self.live_sequence(id)?;
+                    self.push(s, 0)?;
+                }
+                TokenKind::Loop => {
+                    let def = ThreadFile::physical(&self.file.loop_map, id)
+                        .and_then(|l| self.file.loops[l])
+                        .ok_or_else(|| {
+                            self.grammar_error(format!("token names undefined loop {id}"))
+                        })?;
+                    let Some((TokenKind::Sequence, body)) = token(def.token) else {
+                        return Err(self.grammar_error(format!("loop {id} repeats a non-sequence")));
+                    };
+                    let s = self.live_sequence(body)?;
+                    if def.iterations > 0 {
+                        self.push(s, def.iterations - 1)?;
+                    }
+                }
+            }
+        }
+    }
+
+    fn live_sequence(&self, id: u32) -> Result<usize> {
+        ThreadFile::physical(&self.file.sequence_map, id)
+            .filter(|&s| self.file.sequences[s].is_some())
+            .ok_or_else(|| self.grammar_error(format!("token names undefined sequence {id}")))
+    }
+
+    fn push(&mut self, sequence: usize, remaining: u32) -> Result<()> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(self.grammar_error(format!(
+                "grammar nests deeper than {MAX_DEPTH} (a sequence that contains itself?)"
+            )));
+        }
+        self.stack.push(Frame {
+            sequence,
+            pos: 0,
+            remaining,
+        });
+        Ok(())
+    }
+
+    fn occurrence(&mut self, slot: usize) -> Result<Occurrence> {
+        let event = self.file.events[slot].as_ref().expect("live slot");
+        let c = &mut self.cursors[slot];
+        let index = c.occurrences;
+        c.occurrences += 1;
+        if c.pos == c.values.len() {
+            let Some(header) = event.timestamps.blocks.get(c.block) else {
+                return Err(Error::offset(
+                    &self.name,
+                    event.offset as u64,
+                    format!(
+                        "event occurs more often than its {} timestamps",
+                        event.timestamps.size
+                    ),
+                ));
+            };
+            self.decoder.decode(&mut self.dat, header, &mut c.values)?;
+            if c.values.len() as u64 != header.size {
+                return Err(Error::offset(
+                    self.dat.name(),
+                    header.offset,
+                    format!(
+                        "block decodes to {} values, not {}",
+                        c.values.len(),
+                        header.size
+                    ),
+                ));
+            }
+            if self.lossy {
+                // The block header keeps exact copies of the ends; Pallas's
+                // own reader shows them where it reads the header rather than
+                // the block (the first value, and the second of two).
+                c.values[0] = header.first;
+                if header.size == 2 {
+                    c.values[1] = header.last;
+                }
+            }
+            c.block += 1;
+            c.pos = 0;
+        }
+        let time = c.values[c.pos];
+        c.pos += 1;
+        if c.pos == c.values.len() && c.block == event.timestamps.blocks.len() {
+            c.values = Vec::new();
+        }
+        let attributes = attribute_list(&self.name, event, c, index)?;
+        Ok(Occurrence {
+            slot,
+            index,
+            time,
+            attributes,
+        })
+    }
+}
+
+/// The attribute list of occurrence `index`, if it has one; lists are stored
+/// in occurrence order and occurrences without attributes have none.
+fn attribute_list(
+    file: &str,
+    event: &EventDef,
+    c: &mut EventCursor,
+    index: u64,
+) -> Result<Option<(usize, usize)>> {
+    let buf = &event.attributes;
+    while c.attr_pos < buf.len() {
+        let at = c.attr_pos;
+        let err = |msg: &str| Error::offset(file, (event.attributes_offset + at) as u64, msg);
+        if buf.len() - at < 7 {
+            return Err(err("truncated attribute list"));
+        }
+        let list_index = i32::from_le_bytes(buf[at..at + 4].try_into().expect("4 bytes"));
+        let size = u16::from_le_bytes(buf[at + 4..at + 6].try_into().expect("2 bytes")) as usize;
+        if size < 7 || size > buf.len() - at {
+            return Err(err("attribute list size outside its buffer"));
+        }
+        match (list_index as i64).cmp(&(index as i64)) {
+            std::cmp::Ordering::Less => c.attr_pos += size,
+            std::cmp::Ordering::Equal => {
+                c.attr_pos += size;
+                return Ok(Some((at, at + size)));
+            }
+            std::cmp::Ordering::Greater => return Ok(None),
+        }
+    }
+    Ok(None)
+}
+
+/// A frame opened by a block-opening record.
+struct OpenFrame {
+    name: String,
+    cat: &'static str,
+}
+
+/// One thread's occurrences as stream rows.
+pub struct ThreadSource {
+    events: ThreadEvents,
+    global: Rc<Definitions>,
+    local: Rc<Definitions>,
+    loc: String,
+    process: String,
+    frames: Vec<OpenFrame>,
+    /// Time (as emitted, as decoded) of a collective's begin awaiting its end.
+    collective_begin: Option<(i64, i64)>,
+    last_time: i64,
+    pending: VecDeque<Record>,
+    finished: bool,
+}
+
+impl ThreadSource {
+    fn open(params: &Parameters, place: ThreadPlace, global: Rc<Definitions>) -> Result<Self> {
+        Ok(ThreadSource {
+            events: ThreadEvents::open(params, &place.dir)?,
+            global,
+            local: place.defs,
+            loc: thread_loc(place.process, place.thread),
+            process: process_loc(place.process),
+            frames: Vec::new(),
+            collective_begin: None,
+            last_time: i64::MIN,
+            pending: VecDeque::new(),
+            finished: false,
+        })
+    }
+
+    /// Closes what is still open at the end of the thread, at its last time.
+    fn finish(&mut self) {
+        let t = self.last_time.max(0);
+        if let Some((begin, raw)) = self.collective_begin.take() {
+            let mut r = Record::new(Kind::Coll);
+            r.time = Some(begin);
+            if raw != begin {
+                r.push_attr("raw_time", &raw.to_string());
+            }
+            r.end = Some(t);
+            r.loc.push_str(&self.process);
+            r.cat.push_str("MPI");
+            r.add_flag(flags::UNMATCHED);
+            r.push_attr("thread", &self.loc);
+            self.pending.push_back(r);
+        }
+        while let Some(f) = self.frames.pop() {
+            let mut r = Record::new(Kind::Leave);
+            r.time = Some(t);
+            r.loc.push_str(&self.loc);
+            r.cat.push_str(f.cat);
+            r.name = f.name;
+            r.depth = Some(self.frames.len() as u32);
+            r.add_flag(flags::SYNTHETIC);
+            self.pending.push_back(r);
+        }
+    }
+
+    /// Maps one occurrence into `rec`; `false` when it yields no row (a
+    /// collective's begin, held until its end).
+    fn map(&mut self, o: Occurrence, rec: &mut Record) -> Result<bool> {
+        let event = self.events.file.events[o.slot].as_ref().expect("live slot");
+        let at = event.offset as u64;
+        let file = &self.events.name;
+        let p = Payload {
+            bytes: &event.payload,
+            file,
+            at,
+            record: event.record,
+        };
+        let time = i64::try_from(o.time).map_err(|_| {
+            Error::offset(
+                file,
+                at,
+                format!(
+                    "timestamp {} is beyond the stream's range (2^63-1 ns)",
+                    o.time
+                ),
+            )
+        })?;
+        let mut time = time;
+        let raw_time = time;
+        if time < self.last_time {
+            if !self.events.lossy {
+                return Err(Error::offset(
+                    file,
+                    at,
+                    format!(
+                        "timestamps go backwards ({} after {}) in a lossless trace",
+                        time, self.last_time
+                    ),
+                ));
+            }
+            time = self.last_time;
+        }
+        self.last_time = time;
+        rec.clear();
+        rec.time = Some(time);
+        let record = event.record;
+        let scope = Scope {
+            local: &self.local,
+            global: &self.global,
+        };
+        match record {
+            2 => {
+                let region = p.u32(0)?;
+                rec.kind = Kind::Enter;
+                rec.loc.push_str(&self.loc);
+                name_region(&mut rec.name, scope.region(region), region);
+                rec.depth = Some(self.frames.len() as u32);
+                self.frames.push(OpenFrame {
+                    name: rec.name.clone(),
+                    cat: "",
+                });
+            }
+            3 => {
+                let region = p.u32(0)?;
+                rec.kind = Kind::Leave;
+                rec.loc.push_str(&self.loc);
+                name_region(&mut rec.name, scope.region(region), region);
+                match self.frames.pop() {
+                    Some(f) if f.name == rec.name && f.cat.is_empty() => {}
+                    Some(f) => {
+                        return Err(Error::offset(
+                            file,
+                            at,
+                            format!("LEAVE of `{}` while `{}` is open", rec.name, f.name),
+                        ))
+                    }
+                    None => {
+                        return Err(Error::offset(
+                            file,
+                            at,
+                            format!("LEAVE of `{}` with no open block", rec.name),
+                        ))
+                    }
+                }
+                rec.depth = Some(self.frames.len() as u32);
+            }
+            4 | 5 | 8 | 9 => {
+                let send = record == 4 || record == 5;
+                rec.kind = if send { Kind::Send } else { Kind::Recv };
+                rec.loc.push_str(&self.process);
+                rec.cat.push_str("MPI");
+                rec.name.push_str(record_name(record));
+                rec.peer = process_loc(p.u32(0)?);
+                let _ = write!(rec.comm, "{}", p.u32(4)?);
+                rec.tag = Some(p.u32(8)? as i64);
+                rec.size = Some(p.u64(12)?);
+                if record == 5 || record == 9 {
+                    let _ = write!(rec.id, "{}", p.u64(20)?);
+                }
+                rec.push_attr("thread", &self.loc);
+            }
+            6 | 7 => {
+                rec.kind = Kind::Event;
+                rec.loc.push_str(&self.loc);
+                rec.cat.push_str("MPI");
+                rec.name.push_str(record_name(record));
+                let _ = write!(rec.id, "{}", p.u64(0)?);
+            }
+            12 => {
+                self.collective_begin = Some((time, raw_time));
+                return Ok(false);
+            }
+            13 => {
+                rec.kind = Kind::Coll;
+                let (begin, raw_begin) = self.collective_begin.take().unwrap_or((time, raw_time));
+                rec.time = Some(begin);
+                if raw_begin != begin {
+                    rec.push_attr("raw_time", &raw_begin.to_string());
+                }
+                if raw_time != time {
+                    rec.push_attr("raw_end", &raw_time.to_string());
+                }
+                rec.end = Some(time);
+                rec.loc.push_str(&self.process);
+                rec.cat.push_str("MPI");
+                rec.name.push_str(&collective_name(p.u32(0)?));
+                let _ = write!(rec.comm, "{}", p.u32(4)?);
+                let root = p.u32(8)?;
+                if root != u32::MAX {
+                    rec.peer = process_loc(root);
+                }
+                rec.size = Some(p.u64(12)?);
+                let _ = write!(rec.value, "{}", p.u64(20)?);
+                rec.push_attr("thread", &self.loc);
+            }
+            14 | 25 | 27 | 35 => {
+                let cat = if record == 14 { "OMP" } else { "THREAD" };
+                rec.kind = Kind::Enter;
+                rec.loc.push_str(&self.loc);
+                rec.cat.push_str(cat);
+                rec.name.push_str(record_name(record));
+                rec.depth = Some(self.frames.len() as u32);
+                if record == 14 || record == 25 {
+                    rec.push_attr("nthreads", &p.u32(0)?.to_string());
+                }
+                self.frames.push(OpenFrame {
+                    name: rec.name.clone(),
+                    cat,
+                });
+            }
+            15 | 26 | 28 | 37 => {
+                let Some(f) = self.frames.pop() else {
+                    return Err(Error::offset(
+                        file,
+                        at,
+                        format!("{} with no open block", record_name(record)),
+                    ));
+                };
+                if f.cat.is_empty() {
+                    return Err(Error::offset(
+                        file,
+                        at,
+                        format!("{} while `{}` is open", record_name(record), f.name),
+                    ));
+                }
+                rec.kind = Kind::Leave;
+                rec.loc.push_str(&self.loc);
+                rec.cat.push_str(f.cat);
+                rec.name = f.name;
+                rec.depth = Some(self.frames.len() as u32);
+                rec.push_attr("record", record_name(record));
+            }
+            16 | 17 | 29 | 30 => {
+                rec.kind = Kind::Event;
+                rec.loc.push_str(&self.loc);
+                rec.cat.push_str(if record < 20 { "OMP" } else { "THREAD" });
+                rec.name.push_str(record_name(record));
+                let _ = write!(rec.id, "{}", p.u32(0)?);
+            }
+            18..=20 => {
+                rec.kind = Kind::Event;
+                rec.loc.push_str(&self.loc);
+                rec.cat.push_str("OMP");
+                rec.name.push_str(record_name(record));
+                let _ = write!(rec.id, "{}", p.u64(0)?);
+            }
+            31..=33 => {
+                rec.kind = Kind::Event;
+                rec.loc.push_str(&self.loc);
+                rec.cat.push_str("THREAD");
+                rec.name.push_str(record_name(record));
+            }
+            58 => {
+                let s = p.u32(0)?;
+                rec.kind = Kind::Event;
+                rec.loc.push_str(&self.loc);
+                match scope.string(s) {
+                    Some(t) => rec.name.push_str(t),
+                    None => {
+                        return Err(Error::offset(
+                            file,
+                            at,
+                            format!("GENERIC event names undefined string {s}"),
+                        ))
+                    }
+                }
+            }
+            _ => {
+                rec.kind = Kind::Event;
+                rec.loc.push_str(&self.loc);
+                if record == RECORD_BUFFER_FLUSH {
+                    rec.name.push_str("BUFFER_FLUSH");
+                } else {
+                    let _ = write!(rec.name, "record_{record}");
+                }
+                if !event.payload.is_empty() {
+                    let mut hex = String::with_capacity(2 * event.payload.len());
+                    for b in &event.payload {
+                        let _ = write!(hex, "{b:02x}");
+                    }
+                    rec.push_attr("payload", &hex);
+                }
+            }
+        }
+        if let Some((start, end)) = o.attributes {
+            push_attributes(
+                rec,
+                &event.attributes[start..end],
+                scope,
+                file,
+                (event.attributes_offset + start) as u64,
+            )?;
+        }
+        if self.events.lossy {
+            rec.add_flag(flags::LOSSY);
+            if raw_time != time && rec.kind != Kind::Coll {
+                rec.push_attr("raw_time", &raw_time.to_string());
+            }
+        }
+        Ok(true)
+    }
+}
+
+fn name_region(out: &mut String, name: Option<&str>, region: u32) {
+    match name {
+        Some(n) => out.push_str(n),
+        None => {
+            let _ = write!(out, "region {region}");
+        }
+    }
+}
+
+/// A record's payload with located, bounds-checked field reads.
+struct Payload<'a> {
+    bytes: &'a [u8],
+    file: &'a str,
+    at: u64,
+    record: u32,
+}
+
+impl Payload<'_> {
+    fn field<const N: usize>(&self, offset: usize) -> Result<[u8; N]> {
+        self.bytes
+            .get(offset..offset + N)
+            .map(|s| s.try_into().expect("N bytes"))
+            .ok_or_else(|| {
+                Error::offset(
+                    self.file,
+                    self.at,
+                    format!(
+                        "{} payload of {} bytes is too short (field at byte {offset})",
+                        record_name(self.record),
+                        self.bytes.len()
+                    ),
+                )
+            })
+    }
+
+    fn u32(&self, offset: usize) -> Result<u32> {
+        self.field::<4>(offset).map(u32::from_le_bytes)
+    }
+
+    fn u64(&self, offset: usize) -> Result<u64> {
+        self.field::<8>(offset).map(u64::from_le_bytes)
+    }
+}
+
+/// Appends an attribute list's values to `rec.attrs` as `name=value`.
+fn push_attributes(rec: &mut Record, list: &[u8], scope: Scope, file: &str, at: u64) -> Result<()> {
+    let err = |msg: String| Error::offset(file, at, msg);
+    let count = list[6] as usize;
+    let mut pos = 7;
+    let mut key = String::new();
+    let mut value = String::new();
+    for _ in 0..count {
+        if list.len() - pos < 6 {
+            return Err(err("attribute value header beyond its list".into()));
+        }
+        let size = u16::from_le_bytes([list[pos], list[pos + 1]]) as usize;
+        let r = u32::from_le_bytes(list[pos + 2..pos + 6].try_into().expect("4 bytes"));
+        if size < 6 || size > list.len() - pos {
+            return Err(err(format!(
+                "attribute value of {size} bytes beyond its list"
+            )));
+        }
+        let bytes = &list[pos + 6..pos + size];
+        pos += size;
+        let def = scope.attribute(r);
+        key.clear();
+        match def.and_then(|d| scope.string(d.name)) {
+            Some(n) => key.push_str(n),
+            None => {
+                let _ = write!(key, "attribute_{r}");
+            }
+        }
+        value.clear();
+        let kind = def.map(|d| d.kind).unwrap_or(0);
+        format_attribute(&mut value, kind, bytes, scope)
+            .map_err(|m| err(format!("attribute `{key}`: {m}")))?;
+        rec.push_attr(&key, &value);
+    }
+    Ok(())
+}
+
+fn format_attribute(out: &mut String, kind: u8, bytes: &[u8], scope: Scope) -> Result<(), String> {
+    let mut raw = [0u8; 8];
+    if bytes.len() > 8 || bytes.is_empty() {
+        return Err(format!("value of {} bytes", bytes.len()));
+    }
+    raw[..bytes.len()].copy_from_slice(bytes);
+    let unsigned = u64::from_le_bytes(raw);
+    let need = |n: usize| {
+        if bytes.len() == n {
+            Ok(())
+        } else {
+            Err(format!(
+                "type {kind} needs {n} bytes, value has {}",
+                bytes.len()
+            ))
+        }
+    };
+    match kind {
+        5 => {
+            need(1)?;
+            let _ = write!(out, "{}", bytes[0] as i8);
+        }
+        6 => {
+            need(2)?;
+            let _ = write!(out, "{}", unsigned as u16 as i16);
+        }
+        7 => {
+            need(4)?;
+            let _ = write!(out, "{}", unsigned as u32 as i32);
+        }
+        8 => {
+            need(8)?;
+            let _ = write!(out, "{}", unsigned as i64);
+        }
+        9 => {
+            need(4)?;
+            let _ = write!(out, "{}", f32::from_bits(unsigned as u32));
+        }
+        10 => {
+            need(8)?;
+            let _ = write!(out, "{}", f64::from_bits(unsigned));
+        }
+        11 => match scope.string(unsigned as u32) {
+            Some(s) => out.push_str(s),
+            None => return Err(format!("undefined string {unsigned}")),
+        },
+        _ => {
+            // Unsigned integers, other refs, and values whose definition is
+            // missing (read by their size, as Pallas does).
+            let _ = write!(out, "{unsigned}");
+        }
+    }
+    Ok(())
+}
+
+impl RecordSource for ThreadSource {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        loop {
+            if let Some(r) = self.pending.pop_front() {
+                *rec = r;
+                return Ok(true);
+            }
+            if self.finished {
+                return Ok(false);
+            }
+            match self.events.next_occurrence()? {
+                Some(o) => {
+                    if self.map(o, rec)? {
+                        return Ok(true);
+                    }
+                }
+                None => {
+                    self.finished = true;
+                    self.finish();
+                }
+            }
+        }
+    }
+
+    fn location(&self) -> Location {
+        Location::File(self.events.name.clone())
+    }
+}

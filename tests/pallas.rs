@@ -1,0 +1,687 @@
+//! Pallas: agreement with the upstream print tool over the corpus, the
+//! project's own archives (every codec and ABI branch), and corrupt input.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use common::*;
+use predicates::prelude::*;
+use serde_json::Value;
+use tracepipe::pallas::archive::{Compression, Encoding};
+use tracepipe::pallas::writer::{
+    event_token, loop_token, sequence_token, ArchiveSpec, Defs, EventSpec, ThreadSpec, TraceSpec,
+};
+
+fn corpus() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pallas");
+    dir.is_dir().then_some(dir)
+}
+
+fn rows(trace: &Path) -> Vec<Value> {
+    let out = bin("trace-cat").arg("--json").arg(trace).assert().success();
+    String::from_utf8(out.get_output().stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn s<'a>(v: &'a Value, k: &str) -> &'a str {
+    v.get(k).and_then(Value::as_str).unwrap_or("")
+}
+
+fn int(v: &Value, k: &str) -> u64 {
+    v.get(k).and_then(Value::as_u64).unwrap_or(0)
+}
+
+fn attr<'a>(v: &'a Value, k: &str) -> Option<&'a str> {
+    v.get("attrs")
+        .and_then(|a| a.get(k))
+        .and_then(Value::as_str)
+}
+
+/// The rank a process location names (`P3` → 3).
+fn rank(loc: &str) -> &str {
+    loc.strip_prefix('P').unwrap_or("4294967295")
+}
+
+/// The time upstream shows: the decoded value, which the stream keeps in
+/// `raw_time`/`raw_end` where it had to raise it to keep time order.
+fn shown(v: &Value, column: &str, raw: &str) -> u64 {
+    attr(v, raw)
+        .map(|t| t.parse().unwrap())
+        .unwrap_or_else(|| int(v, column))
+}
+
+/// `pallas_print`'s event text for a row, as (time, text) lines.
+fn render(v: &Value, with_attrs: bool) -> Vec<(u64, String)> {
+    let name = s(v, "name");
+    let id = s(v, "id");
+    let time = shown(v, "time", "raw_time");
+    let text = match (s(v, "kind"), s(v, "cat")) {
+        ("enter", "") => format!("Enter ({name})"),
+        ("leave", "") => format!("Leave ({name})"),
+        ("enter", _) => match name {
+            "OMP_FORK" => format!("OMP_FORK(nThreads={})", attr(v, "nthreads").unwrap()),
+            "THREAD_FORK" => format!("THREAD_FORK(nThreads= {})", attr(v, "nthreads").unwrap()),
+            _ => format!("{name}()"),
+        },
+        ("leave", _) => match attr(v, "record").unwrap() {
+            "THREAD_JOIN" => "THREAD_JOIN".to_string(),
+            r => format!("{r}()"),
+        },
+        ("send" | "recv", _) => {
+            let peer = if s(v, "kind") == "send" {
+                "dest"
+            } else {
+                "src"
+            };
+            let mut t = format!(
+                "{name}({peer}={}, comm={}, tag={}, len={}",
+                rank(s(v, "peer")),
+                s(v, "comm"),
+                int(v, "tag"),
+                int(v, "size")
+            );
+            match name {
+                "MPI_ISEND" => t.push_str(&format!(", req={id})")),
+                // Upstream prints the tag twice and never the request.
+                "MPI_IRECV" => t.push_str(&format!(", tag={})", int(v, "tag"))),
+                _ => t.push(')'),
+            }
+            t
+        }
+        ("coll", _) => {
+            let op = tracepipe::pallas::collective_op(name).unwrap();
+            let value = match v.get("value") {
+                Some(Value::Number(n)) => n.to_string(),
+                Some(Value::String(s)) => s.clone(),
+                _ => String::new(),
+            };
+            return vec![
+                (time, "MPI_COLLECTIVE_BEGIN()".to_string()),
+                (
+                    shown(v, "end", "raw_end"),
+                    format!(
+                        "MPI_COLLECTIVE_END(op={op}, comm={}, root={}, sent={}, recv={value})",
+                        s(v, "comm"),
+                        rank(s(v, "peer")),
+                        int(v, "size")
+                    ),
+                ),
+            ];
+        }
+        ("event", "MPI") => format!("{name}(req={id})"),
+        ("event", "OMP" | "THREAD") if name.ends_with("_LOCK") => format!("{name}(lockID={id})"),
+        ("event", "OMP") => format!("{name}(taskID={id})"),
+        ("event", "THREAD") => format!("{name}()"),
+        ("event", _) => name.to_string(),
+        (k, _) => panic!("unexpected row kind {k}: {v}"),
+    };
+    let mut text = text;
+    if with_attrs {
+        if let Some(a) = v.get("attrs").and_then(Value::as_object) {
+            let items: Vec<String> = a
+                .iter()
+                .filter(|(k, _)| {
+                    !["thread", "record", "nthreads", "raw_time"].contains(&k.as_str())
+                })
+                .map(|(k, val)| format!("{k}: {}", val.as_str().unwrap()))
+                .collect();
+            if !items.is_empty() {
+                text.push_str(&format!(" {{ {} }}", items.join(", ")));
+            }
+        }
+    }
+    vec![(time, text)]
+}
+
+/// Our rows as per-thread `pallas_print -T` blocks, threads in container order.
+fn per_thread(rows: &[Value], with_attrs: bool) -> Vec<Vec<String>> {
+    let mut order = Vec::new();
+    // Per thread: (stream time, shown time, text).
+    let mut lines: HashMap<String, Vec<(u64, u64, String)>> = HashMap::new();
+    for v in rows {
+        match s(v, "kind") {
+            "meta" => continue,
+            "container" if s(v, "cat") == "thread" => {
+                order.push(s(v, "loc").to_string());
+                continue;
+            }
+            "container" => continue,
+            _ => {}
+        }
+        if s(v, "flags").contains('S') {
+            continue; // frames closed at the end of the thread by the reader
+        }
+        let thread = attr(v, "thread").unwrap_or(s(v, "loc")).to_string();
+        let l = lines.entry(thread).or_default();
+        let mut rendered = render(v, with_attrs);
+        if rendered.len() == 2 {
+            // A collective is written at its end: its begin line goes after
+            // the thread's rows that happened before it (stream times).
+            let begin = int(v, "time");
+            let at = l.iter().rposition(|x| x.0 <= begin).map_or(0, |i| i + 1);
+            let (shown, text) = rendered.remove(0);
+            l.insert(at, (begin, shown, text));
+        }
+        let (shown, text) = rendered.remove(0);
+        l.push((int(v, "end").max(int(v, "time")), shown, text));
+    }
+    order
+        .iter()
+        .map(|t| {
+            lines
+                .remove(t)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(_, time, text)| format!("{:21.9}    {text}", time as f64 / 1e9))
+                .collect()
+        })
+        .collect()
+}
+
+/// The expected `-T` output split into threads, region numbers and attribute
+/// refs (which the stream does not carry) taken out.
+fn expected_threads(path: &Path) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let region = regex::Regex::new(r"    (Enter|Leave) \d+ \(").unwrap();
+    let attr_ref = regex::Regex::new(r" <\d+>:").unwrap();
+    let mut threads: Vec<Vec<String>> = Vec::new();
+    for line in text.lines() {
+        if line.trim() == "Timestamp" {
+            threads.push(Vec::new());
+            continue;
+        }
+        let line = region.replace(line, "    $1 (");
+        let line = attr_ref.replace_all(&line, ":");
+        threads.last_mut().unwrap().push(line.into_owned());
+    }
+    threads
+}
+
+fn check_against(trace: &Path, expected: &Path, with_attrs: bool) {
+    let ours = per_thread(&rows(trace), with_attrs);
+    let theirs = expected_threads(expected);
+    assert_eq!(
+        ours.len(),
+        theirs.len(),
+        "{}: thread count",
+        trace.display()
+    );
+    for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+        assert_eq!(
+            a.len(),
+            b.len(),
+            "{} thread {i}: event count",
+            trace.display()
+        );
+        for (k, (x, y)) in a.iter().zip(b).enumerate() {
+            assert_eq!(x, y, "{} thread {i} event {k}", trace.display());
+        }
+    }
+}
+
+#[test]
+fn corpus_threads_equal_the_upstream_print_output() {
+    let Some(dir) = corpus() else { return };
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let trace = entry.unwrap().path();
+        let name = trace.file_name().unwrap().to_str().unwrap().to_string();
+        if !trace.is_dir() || name == "expected" {
+            continue;
+        }
+        if name == "zfp_lossy" && !cfg!(feature = "zfp") {
+            bin("trace-cat")
+                .arg(&trace)
+                .assert()
+                .failure()
+                .stderr(predicate::str::contains("ZFP blocks need libzfp"));
+            continue;
+        }
+        let attrs = dir.join(format!("expected/{name}.attrs.txt"));
+        if attrs.exists() {
+            check_against(&trace, &attrs, true);
+        } else {
+            check_against(&trace, &dir.join(format!("expected/{name}.txt")), false);
+        }
+        // The output is a valid stream: the stream reader checks order and
+        // declarations.
+        let stream = stream_of(&[], &trace);
+        let again = bin("trace-cat")
+            .write_stdin(stream.clone())
+            .assert()
+            .success();
+        assert_eq!(String::from_utf8_lossy(&again.get_output().stdout), stream);
+        checked += 1;
+    }
+    assert!(checked >= 9, "only {checked} corpus traces found");
+}
+
+// ---------------------------------------------------------------------------
+// The project's own archives, written byte by byte by `pallas::writer`.
+
+const U32_MAX: u32 = u32::MAX;
+
+fn payload(fields: &[u64], widths: &[usize]) -> Vec<u8> {
+    let mut p = Vec::new();
+    for (v, w) in fields.iter().zip(widths) {
+        p.extend_from_slice(&v.to_le_bytes()[..*w]);
+    }
+    p
+}
+
+fn event(record: u32, payload: Vec<u8>) -> Option<EventSpec> {
+    Some(EventSpec {
+        record,
+        payload,
+        ..EventSpec::default()
+    })
+}
+
+/// Expands a grammar the simple recursive way: the logical event ids in order.
+fn expand(t: &ThreadSpec, tok: u32, out: &mut Vec<usize>) {
+    let phys = |map: usize, id: u32| -> usize {
+        match &t.maps {
+            Some(m) => m[map][id as usize] as usize,
+            None => id as usize,
+        }
+    };
+    let id = tok >> 2;
+    match tok & 3 {
+        1 => out.push(phys(0, id)),
+        2 => {
+            for &x in t.sequences[phys(1, id)].as_ref().unwrap() {
+                expand(t, x, out);
+            }
+        }
+        3 => {
+            let (body, n) = t.loops[phys(2, id)].unwrap();
+            for _ in 0..n {
+                expand(t, body, out);
+            }
+        }
+        _ => unreachable!(),
+    }
+}
+
+/// Gives every occurrence a timestamp (`base + 7k`) in expansion order and
+/// returns the (time, physical event slot) sequence.
+fn stamp(t: &mut ThreadSpec, base: u64) -> Vec<(u64, usize)> {
+    let mut order = Vec::new();
+    expand(t, sequence_token(t.root), &mut order);
+    let mut out = Vec::new();
+    for (k, slot) in order.into_iter().enumerate() {
+        let time = base + 7 * k as u64;
+        t.events[slot].as_mut().unwrap().timestamps.push(time);
+        out.push((time, slot));
+    }
+    out
+}
+
+/// What each event slot of the sample threads becomes: (kind, name).
+fn sample_threads(abi: u8) -> (Vec<ThreadSpec>, ThreadSpec) {
+    // Thread 0: main { 1500 × compute { tick, send } , collective } with
+    // sparse attributes on `compute`, a dead event slot and, for ABI 20,
+    // logical ids remapped through the maps.
+    let mut enter_compute = event(2, payload(&[2], &[4])).unwrap();
+    enter_compute.attributes = vec![
+        (
+            0,
+            vec![
+                (0, 42u64.to_le_bytes().to_vec()),
+                (1, 9u32.to_le_bytes().to_vec()),
+            ],
+        ),
+        (3, vec![(2, 0.25f64.to_le_bytes().to_vec())]),
+        (7, vec![(3, (-5i32).to_le_bytes().to_vec())]),
+    ];
+    let mut events = vec![
+        event(2, payload(&[1], &[4])),
+        event(3, payload(&[1], &[4])),
+        Some(enter_compute),
+        event(3, payload(&[2], &[4])),
+        event(58, payload(&[4], &[4])),
+        event(4, payload(&[1, 0, 7, 64], &[4, 4, 4, 8])),
+        event(12, Vec::new()),
+        event(
+            13,
+            payload(&[11, 0, U32_MAX as u64, 8, 16], &[4, 4, 4, 8, 8]),
+        ),
+    ];
+    let mut sequences = vec![
+        Some(vec![
+            event_token(0),
+            loop_token(0),
+            event_token(6),
+            event_token(7),
+            event_token(1),
+        ]),
+        Some(vec![
+            event_token(2),
+            event_token(4),
+            event_token(5),
+            event_token(3),
+        ]),
+    ];
+    let mut loops = vec![Some((sequence_token(1), 1500))];
+    let mut maps = None;
+    if abi >= 20 {
+        // Dead slots first; logical ids go through the maps.
+        events.insert(0, None);
+        sequences.insert(0, None);
+        loops.insert(0, None);
+        let shift = |n: usize| (1..=n as u32).collect::<Vec<u32>>();
+        let mut loop_map = shift(1);
+        loop_map.push(U32_MAX);
+        maps = Some([shift(8), shift(2), loop_map]);
+    }
+    let t0 = ThreadSpec {
+        id: 0,
+        name: 10,
+        events,
+        sequences,
+        loops,
+        maps,
+        root: 0,
+    };
+    // Thread 1: OpenMP and thread records, a buffer flush, a receive.
+    let t1 = ThreadSpec {
+        id: 1,
+        name: 11,
+        events: vec![
+            event(35, Vec::new()),
+            event(37, Vec::new()),
+            event(14, payload(&[4], &[4])),
+            event(15, Vec::new()),
+            event(16, payload(&[3], &[4])),
+            event(17, payload(&[3], &[4])),
+            event(18, payload(&[9], &[8])),
+            event(59, Vec::new()),
+            event(8, payload(&[1, 0, 5, 32], &[4, 4, 4, 8])),
+            event(5, payload(&[1, 0, 6, 16, 77], &[4, 4, 4, 8, 8])),
+            event(6, payload(&[77], &[8])),
+        ],
+        sequences: vec![
+            Some(vec![
+                event_token(0),
+                loop_token(0),
+                event_token(7),
+                event_token(1),
+            ]),
+            // fork, lock, unlock, task, recv, isend, complete, join
+            Some([2, 4, 5, 6, 8, 9, 10, 3].map(event_token).to_vec()),
+        ],
+        loops: vec![Some((sequence_token(1), 3))],
+        maps: None,
+        root: 0,
+    };
+    // Thread 2 (process 1, listed in the main file): 1500 receives.
+    let t2 = ThreadSpec {
+        id: 2,
+        name: 10,
+        events: vec![event(8, payload(&[0, 0, 7, 64], &[4, 4, 4, 8]))],
+        sequences: vec![Some(vec![loop_token(0)]), Some(vec![event_token(0)])],
+        loops: vec![Some((sequence_token(1), 1500))],
+        maps: None,
+        root: 0,
+    };
+    (vec![t0, t1], t2)
+}
+
+/// A two-process sample trace of `abi` with the given codec, and per thread
+/// the (time, physical slot) of every occurrence.
+fn sample(
+    abi: u8,
+    compression: Compression,
+    encoding: Encoding,
+) -> (TraceSpec, Vec<Vec<(u64, usize)>>) {
+    let (mut p0, mut t2) = sample_threads(abi);
+    // Beyond 2^53 to show times stay exact (not for lossy codecs, whose
+    // arithmetic is in doubles upstream too).
+    let base = if compression.is_lossy() {
+        1000
+    } else {
+        (1u64 << 60) + 1
+    };
+    let mut stamps = Vec::new();
+    for t in p0.iter_mut() {
+        stamps.push(stamp(t, base));
+    }
+    stamps.push(stamp(&mut t2, base + 3));
+    let mut trace = TraceSpec::new(compression, encoding);
+    trace.abi = abi;
+    trace.defs = Defs {
+        strings: [
+            (0, "rank_0"),
+            (1, "rank_1"),
+            (2, "main"),
+            (3, "compute"),
+            (4, "tick"),
+            (5, "iteration"),
+            (6, "label"),
+            (7, "ratio"),
+            (8, "delta"),
+            (9, "hello; world=1%"),
+            (10, "global thread name"),
+        ]
+        .into_iter()
+        .map(|(r, s)| (r, s.to_string()))
+        .collect(),
+        regions: vec![(1, 2), (2, 3)],
+        attributes: vec![(0, 5, 4), (1, 6, 11), (2, 7, 10), (3, 8, 7)],
+        groups: vec![(0, 0, vec![0, 1])],
+        comms: vec![(0, 0, 0, U32_MAX)],
+    };
+    trace.metadata = vec![("tool".into(), "tests".into())];
+    trace.archives = vec![
+        ArchiveSpec {
+            id: 0,
+            name: 0,
+            defs: Defs {
+                strings: vec![(10, "worker zero".into()), (11, "worker one".into())],
+                ..Defs::default()
+            },
+            metadata: vec![("rank".into(), "0".into())],
+            threads: p0,
+            locations_in_main: false,
+        },
+        ArchiveSpec {
+            id: 1,
+            name: 1,
+            threads: vec![t2],
+            locations_in_main: true,
+            ..ArchiveSpec::default()
+        },
+    ];
+    (trace, stamps)
+}
+
+/// (kind, name) of each event slot of each sample thread, as the stream
+/// should show it (slots as written, dead ones included).
+fn slot_meaning(abi: u8, thread: usize, slot: usize) -> (&'static str, &'static str) {
+    let slot = if thread == 0 && abi >= 20 {
+        slot - 1
+    } else {
+        slot
+    };
+    match (thread, slot) {
+        (0, 0) => ("enter", "main"),
+        (0, 1) => ("leave", "main"),
+        (0, 2) => ("enter", "compute"),
+        (0, 3) => ("leave", "compute"),
+        (0, 4) => ("event", "tick"),
+        (0, 5) => ("send", "MPI_SEND"),
+        (0, 6) => ("coll-begin", ""),
+        (0, 7) => ("coll", "ALLREDUCE"),
+        (1, 0) => ("enter", "THREAD_BEGIN"),
+        (1, 1) => ("leave", "THREAD_BEGIN"),
+        (1, 2) => ("enter", "OMP_FORK"),
+        (1, 3) => ("leave", "OMP_FORK"),
+        (1, 4) => ("event", "OMP_ACQUIRE_LOCK"),
+        (1, 5) => ("event", "OMP_RELEASE_LOCK"),
+        (1, 6) => ("event", "OMP_TASK_CREATE"),
+        (1, 7) => ("event", "BUFFER_FLUSH"),
+        (1, 8) => ("recv", "MPI_RECV"),
+        (1, 9) => ("send", "MPI_ISEND"),
+        (1, 10) => ("event", "MPI_ISEND_COMPLETE"),
+        (2, 0) => ("recv", "MPI_RECV"),
+        _ => unreachable!(),
+    }
+}
+
+fn check_sample(abi: u8, compression: Compression, encoding: Encoding) {
+    let dir = scratch(&format!(
+        "pallas-{abi}-{}-{}",
+        compression.name(),
+        encoding.name()
+    ));
+    let (trace, stamps) = sample(abi, compression, encoding);
+    trace.write(&dir).unwrap();
+    let rows = rows(&dir);
+    let what = format!("ABI {abi}, {} + {}", compression.name(), encoding.name());
+    // Declarations: processes and threads with names looked up archive first.
+    let containers: Vec<(String, String, String)> = rows
+        .iter()
+        .filter(|v| s(v, "kind") == "container")
+        .map(|v| (s(v, "loc").into(), s(v, "name").into(), s(v, "peer").into()))
+        .collect();
+    let c = |a: &str, b: &str, p: &str| (a.to_string(), b.to_string(), p.to_string());
+    assert_eq!(
+        containers,
+        [
+            c("P0", "rank_0", ""),
+            c("P0T0", "worker zero", "P0"),
+            c("P0T1", "worker one", "P0"),
+            c("P1", "rank_1", ""),
+            c("P1T2", "global thread name", "P1"),
+        ],
+        "{what}"
+    );
+    let metas: Vec<String> = rows
+        .iter()
+        .filter(|v| s(v, "kind") == "meta")
+        .map(|v| format!("{}={}", s(v, "name"), v["value"]))
+        .collect();
+    assert!(
+        metas.contains(&format!("pallas.abi={abi}")),
+        "{what}: {metas:?}"
+    );
+    if abi >= 17 {
+        assert!(
+            metas.contains(&"pallas.meta.tool=\"tests\"".to_string()),
+            "{what}"
+        );
+    }
+    // Events: per thread, in order, with the times written.
+    let lossy = compression.is_lossy();
+    for (t, expected) in stamps.iter().enumerate() {
+        let loc = ["P0T0", "P0T1", "P1T2"][t];
+        let ours: Vec<&Value> = rows
+            .iter()
+            .filter(|v| attr(v, "thread").unwrap_or(s(v, "loc")) == loc)
+            .filter(|v| s(v, "kind") != "container")
+            .collect();
+        let mut want = Vec::new();
+        for &(time, slot) in expected {
+            match slot_meaning(abi, t, slot) {
+                ("coll-begin", _) => {}
+                ("coll", name) => want.push((time - 7, "coll", name)),
+                (kind, name) => want.push((time, kind, name)),
+            }
+        }
+        assert_eq!(ours.len(), want.len(), "{what}: rows of {loc}");
+        for (k, (v, (time, kind, name))) in ours.iter().zip(&want).enumerate() {
+            assert_eq!(
+                (s(v, "kind"), s(v, "name")),
+                (*kind, *name),
+                "{what}: {loc} row {k}"
+            );
+            let got = shown(v, "time", "raw_time");
+            if lossy {
+                // A block spans at most 1000 × 28 ns here: 255 bins of 110 ns.
+                assert!(
+                    got.abs_diff(*time) <= 128,
+                    "{what}: {loc} row {k}: {got} vs {time}"
+                );
+                assert!(
+                    s(v, "flags").contains('E'),
+                    "{what}: lossy rows are flagged"
+                );
+            } else {
+                assert_eq!(got, *time, "{what}: {loc} row {k}");
+            }
+        }
+    }
+    // Attributes attach to the right occurrences of `compute`, gaps skipped.
+    let computes: Vec<&Value> = rows
+        .iter()
+        .filter(|v| s(v, "kind") == "enter" && s(v, "name") == "compute")
+        .collect();
+    let attrs = |k: usize| {
+        let mut a = computes[k].get("attrs").cloned().unwrap_or(Value::Null);
+        if let Some(o) = a.as_object_mut() {
+            o.remove("raw_time");
+            if o.is_empty() {
+                return Value::Null;
+            }
+        }
+        a
+    };
+    assert_eq!(
+        attrs(0),
+        serde_json::json!({"iteration": "42", "label": "hello; world=1%"})
+    );
+    assert_eq!(attrs(3), serde_json::json!({"ratio": "0.25"}));
+    assert_eq!(attrs(7), serde_json::json!({"delta": "-5"}));
+    assert_eq!(attrs(1), Value::Null);
+    assert_eq!(computes.len(), 1500);
+    // Message fields.
+    let send = rows.iter().find(|v| s(v, "name") == "MPI_SEND").unwrap();
+    assert_eq!(
+        (
+            s(send, "loc"),
+            s(send, "peer"),
+            s(send, "comm"),
+            int(send, "tag"),
+            int(send, "size")
+        ),
+        ("P0", "P1", "0", 7, 64)
+    );
+    let isend = rows.iter().find(|v| s(v, "name") == "MPI_ISEND").unwrap();
+    assert_eq!(s(isend, "id"), "77");
+    let coll = rows.iter().find(|v| s(v, "kind") == "coll").unwrap();
+    assert_eq!(
+        (s(coll, "peer"), int(coll, "size"), &coll["value"]),
+        ("", 8, &serde_json::json!(16))
+    );
+    // The whole output is a valid stream.
+    let stream = stream_of(&[], &dir);
+    bin("trace-cat").write_stdin(stream).assert().success();
+}
+
+#[test]
+fn every_abi_reads_the_same_trace() {
+    for abi in 16..=20 {
+        check_sample(abi, Compression::Zstd, Encoding::None);
+    }
+}
+
+#[test]
+fn every_codec_reads_the_same_trace() {
+    for (c, e) in [
+        (Compression::None, Encoding::None),
+        (Compression::None, Encoding::Masking),
+        (Compression::Zstd, Encoding::Masking),
+        (Compression::Histogram, Encoding::None),
+        (Compression::ZstdHistogram, Encoding::None),
+    ] {
+        check_sample(20, c, e);
+    }
+    if cfg!(feature = "zfp") {
+        check_sample(20, Compression::Zfp, Encoding::None);
+    }
+}
