@@ -3,6 +3,13 @@
 # the input's MB/s and that run's peak RSS.
 measure() {
   local name=$1 bytes=$2; shift 2
+  measure_rate "$name" "$bytes" MB/s "$@"
+}
+
+# `measure_rate NAME COUNT UNIT COMMAND...`: as `measure`, with COUNT things
+# (bytes, events...) per run shown in millions per second as UNIT.
+measure_rate() {
+  local name=$1 count=$2 unit=$3; shift 3
   local best=0 rss=0
   for _ in 1 2 3; do
     local s e r
@@ -11,6 +18,6 @@ measure() {
     e=$(date +%s%N)
     if [ "$best" = 0 ] || [ $((e - s)) -lt "$best" ]; then best=$((e - s)); rss=$r; fi
   done
-  awk -v n="$name" -v ns="$best" -v b="$bytes" -v kb="$rss" \
-    'BEGIN { printf "%s\t%.2f s\t%.0f MB/s\tpeak RSS %.1f MiB\n", n, ns / 1e9, b / (ns / 1e9) / 1e6, kb / 1024 }'
+  awk -v n="$name" -v ns="$best" -v b="$count" -v u="$unit" -v kb="$rss" \
+    'BEGIN { printf "%s\t%.2f s\t%.1f %s\tpeak RSS %.1f MiB\n", n, ns / 1e9, b / (ns / 1e9) / 1e6, u, kb / 1024 }'
 }

@@ -30,11 +30,11 @@ _trace__cat() {
             fi
             case "${prev}" in
                 --from)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace" -- "${cur}"))
                     return 0
                     ;;
                 --reorder-window)

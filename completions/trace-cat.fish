@@ -1,6 +1,7 @@
 complete -c trace-cat -s f -l from -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
 jsonl\t''
 paje\t''
+pallas\t''
 trace\t''"
 complete -c trace-cat -l reorder-window -d 'Pajé: rows held to put events of different containers back in time order (memory grows with it)' -r
 complete -c trace-cat -s o -l output -d 'Write to FILE instead of standard output' -r

@@ -685,3 +685,278 @@ fn every_codec_reads_the_same_trace() {
         check_sample(20, Compression::Zfp, Encoding::None);
     }
 }
+
+// ---------------------------------------------------------------------------
+// Bad input: every error names the file and the byte offset.
+
+/// Writes the ABI-20 zstd sample, lets `damage` change it, and returns
+/// trace-cat's stderr after asserting it failed.
+fn fails_with(test: &str, damage: impl FnOnce(&Path)) -> String {
+    let dir = scratch(test);
+    let (trace, _) = sample(20, Compression::Zstd, Encoding::None);
+    trace.write(&dir).unwrap();
+    damage(&dir);
+    let out = bin("trace-cat").arg(&dir).assert().failure().code(1);
+    let out = out.get_output();
+    assert!(out.stdout.is_empty() || !String::from_utf8_lossy(&out.stdout).contains("\nenter"));
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+fn patch(file: &Path, offset: usize, bytes: &[u8]) {
+    let mut data = std::fs::read(file).unwrap();
+    data[offset..offset + bytes.len()].copy_from_slice(bytes);
+    std::fs::write(file, data).unwrap();
+}
+
+fn truncate(file: &Path, keep: usize) {
+    let data = std::fs::read(file).unwrap();
+    std::fs::write(file, &data[..keep]).unwrap();
+}
+
+const THREAD0: &str = "archive_0/thread_0/thread.pallas";
+const DAT0: &str = "archive_0/thread_0/event_durations.dat";
+
+#[test]
+fn unknown_abi_is_rejected() {
+    let err = fails_with("pallas-abi", |d| patch(&d.join("main.pallas"), 0, &[15]));
+    assert!(
+        err.contains("main.pallas: byte 0: unsupported Pallas ABI 15"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_count_beyond_the_file_is_an_error_not_an_allocation() {
+    // The string count right after the 33-byte parameter block.
+    let err = fails_with("pallas-count", |d| {
+        patch(&d.join("main.pallas"), 33, &u64::MAX.to_le_bytes())
+    });
+    assert!(
+        err.contains("main.pallas: byte 33: number of strings is 18446744073709551615, more than"),
+        "{err}"
+    );
+}
+
+#[test]
+fn truncated_thread_file_names_the_offset() {
+    let err = fails_with("pallas-truncated", |d| {
+        let f = d.join(THREAD0);
+        let len = std::fs::metadata(&f).unwrap().len() as usize;
+        truncate(&f, len - 3);
+    });
+    assert!(err.contains("thread_0/thread.pallas: byte "), "{err}");
+    assert!(
+        err.contains("loop map is 2, more than the 5 bytes left in the file can hold"),
+        "{err}"
+    );
+    let err = fails_with("pallas-truncated-mid", |d| truncate(&d.join(THREAD0), 400));
+    assert!(err.contains("thread_0/thread.pallas: byte "), "{err}");
+    assert!(err.contains("left in the file"), "{err}");
+}
+
+#[test]
+fn trailing_bytes_are_an_error() {
+    let err = fails_with("pallas-trailing", |d| {
+        let f = d.join("main.pallas");
+        let mut data = std::fs::read(&f).unwrap();
+        data.push(0);
+        std::fs::write(&f, data).unwrap();
+    });
+    assert!(
+        err.contains("1 unexpected bytes after the main archive"),
+        "{err}"
+    );
+}
+
+#[test]
+fn corrupt_zstd_frame_is_located() {
+    let err = fails_with("pallas-zstd", |d| patch(&d.join(DAT0), 8, b"garbage!"));
+    assert!(
+        err.contains("event_durations.dat: byte 0: ZSTD frame error"),
+        "{err}"
+    );
+}
+
+#[test]
+fn block_length_beyond_the_file_is_located() {
+    let err = fails_with("pallas-block", |d| {
+        patch(&d.join(DAT0), 0, &u64::MAX.to_le_bytes())
+    });
+    assert!(
+        err.contains(
+            "event_durations.dat: byte 0: block length 18446744073709551615 is larger than"
+        ),
+        "{err}"
+    );
+    let err = fails_with("pallas-dat-short", |d| truncate(&d.join(DAT0), 4));
+    assert!(
+        err.contains(
+            "event_durations.dat: byte 0: block offset beyond the end of the file (4 bytes)"
+        ),
+        "{err}"
+    );
+}
+
+/// A one-thread trace with the given thread, for grammar errors.
+fn single_thread(test: &str, thread: ThreadSpec, compression: Compression) -> PathBuf {
+    let dir = scratch(test);
+    let mut trace = TraceSpec::new(compression, Encoding::None);
+    trace.defs.strings = vec![(0, "p".into()), (1, "f".into())];
+    trace.defs.regions = vec![(1, 1)];
+    trace.archives = vec![ArchiveSpec {
+        threads: vec![thread],
+        ..ArchiveSpec::default()
+    }];
+    trace.write(&dir).unwrap();
+    dir
+}
+
+fn one_event_thread(
+    record: u32,
+    payload: Vec<u8>,
+    tokens: Vec<u32>,
+    stamps: Vec<u64>,
+) -> ThreadSpec {
+    ThreadSpec {
+        events: vec![Some(EventSpec {
+            record,
+            payload,
+            timestamps: stamps,
+            ..EventSpec::default()
+        })],
+        sequences: vec![Some(tokens)],
+        ..ThreadSpec::default()
+    }
+}
+
+fn stderr_of_failure(dir: &Path) -> String {
+    let out = bin("trace-cat").arg(dir).assert().failure().code(1);
+    String::from_utf8(out.get_output().stderr.clone()).unwrap()
+}
+
+#[test]
+fn bad_tokens_and_missing_definitions_are_located() {
+    let t = one_event_thread(
+        58,
+        1u32.to_le_bytes().to_vec(),
+        vec![event_token(0), 0xFFFF_FFFC],
+        vec![5],
+    );
+    let err = stderr_of_failure(&single_thread("pallas-token", t, Compression::None));
+    assert!(err.contains("thread.pallas: byte "), "{err}");
+    assert!(err.contains("invalid token 0xfffffffc"), "{err}");
+
+    let t = one_event_thread(
+        58,
+        1u32.to_le_bytes().to_vec(),
+        vec![event_token(3)],
+        vec![5],
+    );
+    let err = stderr_of_failure(&single_thread("pallas-undef-event", t, Compression::None));
+    assert!(err.contains("token names undefined event 3"), "{err}");
+
+    let t = one_event_thread(
+        58,
+        1u32.to_le_bytes().to_vec(),
+        vec![loop_token(0)],
+        vec![5],
+    );
+    let err = stderr_of_failure(&single_thread("pallas-undef-loop", t, Compression::None));
+    assert!(err.contains("token names undefined loop 0"), "{err}");
+
+    let t = one_event_thread(
+        58,
+        9u32.to_le_bytes().to_vec(),
+        vec![event_token(0)],
+        vec![5],
+    );
+    let err = stderr_of_failure(&single_thread("pallas-undef-string", t, Compression::None));
+    assert!(
+        err.contains("GENERIC event names undefined string 9"),
+        "{err}"
+    );
+
+    let t = one_event_thread(
+        58,
+        1u32.to_le_bytes().to_vec(),
+        vec![event_token(0), event_token(0)],
+        vec![5],
+    );
+    let err = stderr_of_failure(&single_thread("pallas-few-stamps", t, Compression::None));
+    assert!(
+        err.contains("event occurs more often than its 1 timestamps"),
+        "{err}"
+    );
+
+    let t = one_event_thread(4, vec![1, 0], vec![event_token(0)], vec![5]);
+    let err = stderr_of_failure(&single_thread("pallas-short-payload", t, Compression::None));
+    assert!(
+        err.contains("MPI_SEND payload of 2 bytes is too short"),
+        "{err}"
+    );
+
+    let t = one_event_thread(
+        3,
+        1u32.to_le_bytes().to_vec(),
+        vec![event_token(0)],
+        vec![5],
+    );
+    let err = stderr_of_failure(&single_thread("pallas-leave", t, Compression::None));
+    assert!(err.contains("LEAVE of `f` with no open block"), "{err}");
+
+    // A sequence that contains itself.
+    let t = one_event_thread(
+        58,
+        1u32.to_le_bytes().to_vec(),
+        vec![sequence_token(0)],
+        vec![5],
+    );
+    let err = stderr_of_failure(&single_thread("pallas-cycle", t, Compression::None));
+    assert!(err.contains("grammar nests deeper than 4096"), "{err}");
+}
+
+#[test]
+fn unsupported_codecs_and_missing_files_are_named() {
+    let t = one_event_thread(
+        58,
+        1u32.to_le_bytes().to_vec(),
+        vec![event_token(0)],
+        vec![5],
+    );
+    let dir = single_thread("pallas-sz", t, Compression::None);
+    patch(&dir.join("main.pallas"), 1, &3u32.to_le_bytes());
+    let err = stderr_of_failure(&dir);
+    assert!(
+        err.contains("event_durations.dat: byte 0: unsupported codec SZ"),
+        "{err}"
+    );
+
+    let (trace, _) = sample(20, Compression::None, Encoding::None);
+    let dir = scratch("pallas-missing");
+    trace.write(&dir).unwrap();
+    std::fs::remove_file(dir.join(THREAD0)).unwrap();
+    let err = stderr_of_failure(&dir);
+    assert!(err.contains("thread_0/thread.pallas"), "{err}");
+}
+
+#[test]
+fn the_main_file_or_the_folder_can_be_named() {
+    let (trace, _) = sample(20, Compression::None, Encoding::None);
+    let dir = scratch("pallas-names");
+    trace.write(&dir).unwrap();
+    let by_dir = stream_of(&[], &dir);
+    let out = bin("trace-cat")
+        .arg(dir.join("main.pallas"))
+        .assert()
+        .success();
+    let by_file: String = String::from_utf8(out.get_output().stdout.clone())
+        .unwrap()
+        .lines()
+        .filter(|l| !(l.starts_with("meta\t") && col(l, "name") == "source"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(by_dir, by_file);
+    // A folder with another main file name is found too (EZTrace's).
+    std::fs::rename(dir.join("main.pallas"), dir.join("eztrace_log.pallas")).unwrap();
+    assert_eq!(stream_of(&[], &dir), by_dir);
+}

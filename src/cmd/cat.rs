@@ -15,6 +15,7 @@ Examples:
   trace-cat run.paje > run.tsv              a Pajé trace as the record stream
   trace-cat -t pjdump run.paje | sort       what PajeNG's pj_dump prints
   trace-cat plant.etf > plant.tsv           a TRACE file (claims, signals...)
+  trace-cat eztrace_output/ > run.tsv       a Pallas trace folder (EZTrace)
   trace-cat rank0.tsv rank1.tsv > all.tsv   merge streams by time
   trace-cat --json run.tsv | jq 'select(.kind == \"send\")'
   trace-cat --spans run.paje | trace-filter -k state
@@ -23,7 +24,8 @@ Examples:
 
 Memory: streams and Pajé traces are read in one pass (Pajé: open states,
 pending links, one entry per container, and --reorder-window rows); one
-buffered row per input when merging; --spans keeps the open frames. TRACE files
+buffered row per input when merging; Pallas traces keep each thread's
+grammar and one decoded block (1000 timestamps) per distinct event; --spans keeps the open frames. TRACE files
 list elements in any order, so they are read whole and sorted: about 3 times
 the file size. Writing TRACE holds the output until the end (resources first);
 writing Pajé holds rows with an extent that are not frames.";

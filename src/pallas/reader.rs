@@ -365,7 +365,7 @@ impl ThreadEvents {
         let c = &mut self.cursors[slot];
         let index = c.occurrences;
         c.occurrences += 1;
-        if c.pos == c.values.len() {
+        if c.pos >= c.values.len() {
             let Some(header) = event.timestamps.blocks.get(c.block) else {
                 return Err(Error::offset(
                     &self.name,
