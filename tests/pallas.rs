@@ -956,6 +956,14 @@ fn the_main_file_or_the_folder_can_be_named() {
         .map(|l| format!("{l}\n"))
         .collect();
     assert_eq!(by_dir, by_file);
+    // Naming a part of the trace says what to name instead.
+    bin("trace-cat")
+        .arg(dir.join("archive_0/archive.pallas"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "name the trace folder or its main .pallas file",
+        ));
     // A folder with another main file name is found too (EZTrace's).
     std::fs::rename(dir.join("main.pallas"), dir.join("eztrace_log.pallas")).unwrap();
     assert_eq!(stream_of(&[], &dir), by_dir);

@@ -186,6 +186,15 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>> {
 /// `*.pallas` file at the top of a folder (`main.pallas` preferred).
 pub fn find_main(path: &Path) -> Result<PathBuf> {
     if !path.is_dir() {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name == "archive.pallas" || name == "thread.pallas" {
+            return Err(Error::Data {
+                at: crate::error::Location::File(path.display().to_string()),
+                msg:
+                    "this is part of a Pallas trace; name the trace folder or its main .pallas file"
+                        .into(),
+            });
+        }
         return Ok(path.to_path_buf());
     }
     let main = path.join("main.pallas");
