@@ -7,11 +7,6 @@ use std::path::{Path, PathBuf};
 use common::*;
 use predicates::prelude::*;
 
-fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/paje");
-    dir.is_dir().then_some(dir)
-}
-
 /// The record lines of a pj_dump output (PajeNG also prints warnings there).
 fn records(text: &str) -> Vec<String> {
     let mut v: Vec<String> = text
@@ -79,7 +74,7 @@ fn run_pjdump(file: &Path, args: &[&str]) -> std::process::Output {
 
 #[test]
 fn pjdump_agrees_with_pajeng_on_the_corpus() {
-    let Some(dir) = corpus() else {
+    let Some(dir) = corpus("paje") else {
         eprintln!("../shared/corpus absent: corpus test skipped");
         return;
     };
@@ -172,7 +167,7 @@ fn pjdump_agrees_with_pajeng_on_the_corpus() {
 
 #[test]
 fn round_trip_is_identical_on_every_accepted_corpus_trace() {
-    let Some(dir) = corpus() else {
+    let Some(dir) = corpus("paje") else {
         eprintln!("../shared/corpus absent: corpus test skipped");
         return;
     };

@@ -14,20 +14,6 @@ use tracepipe::pallas::writer::{
     event_token, loop_token, sequence_token, ArchiveSpec, Defs, EventSpec, ThreadSpec, TraceSpec,
 };
 
-fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pallas");
-    dir.is_dir().then_some(dir)
-}
-
-fn rows(trace: &Path) -> Vec<Value> {
-    let out = bin("trace-cat").arg("--json").arg(trace).assert().success();
-    String::from_utf8(out.get_output().stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 fn s<'a>(v: &'a Value, k: &str) -> &'a str {
     v.get(k).and_then(Value::as_str).unwrap_or("")
 }
@@ -203,7 +189,7 @@ fn expected_threads(path: &Path) -> Vec<Vec<String>> {
 }
 
 fn check_against(trace: &Path, expected: &Path, with_attrs: bool) {
-    let ours = per_thread(&rows(trace), with_attrs);
+    let ours = per_thread(&json_rows(trace), with_attrs);
     let theirs = expected_threads(expected);
     assert_eq!(
         ours.len(),
@@ -226,7 +212,7 @@ fn check_against(trace: &Path, expected: &Path, with_attrs: bool) {
 
 #[test]
 fn corpus_threads_equal_the_upstream_print_output() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = corpus("pallas") else { return };
     let mut checked = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let trace = entry.unwrap().path();
@@ -541,7 +527,7 @@ fn check_sample(abi: u8, compression: Compression, encoding: Encoding) {
     ));
     let (trace, stamps) = sample(abi, compression, encoding);
     trace.write(&dir).unwrap();
-    let rows = rows(&dir);
+    let rows = json_rows(&dir);
     let what = format!("ABI {abi}, {} + {}", compression.name(), encoding.name());
     // Declarations: processes and threads with names looked up archive first.
     let containers: Vec<(String, String, String)> = rows

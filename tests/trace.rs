@@ -18,21 +18,6 @@ const UNITS: [(&str, f64); 6] = [
     ("HOURS", 3600e9),
 ];
 
-fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/trace");
-    dir.is_dir().then_some(dir)
-}
-
-/// Rows of `trace-cat --json FILE`.
-fn rows(file: &Path) -> Vec<Value> {
-    let out = bin("trace-cat").arg("--json").arg(file).assert().success();
-    String::from_utf8(out.get_output().stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 fn s<'a>(v: &'a Value, k: &str) -> &'a str {
     v.get(k).and_then(Value::as_str).unwrap_or("")
 }
@@ -81,7 +66,7 @@ fn close(a: f64, b: f64) -> bool {
 
 /// Checks the stream of a valid file against its expectation file.
 fn check_valid(file: &Path, expected: &Value) {
-    let rows = rows(file);
+    let rows = json_rows(file);
     let meta = |name: &str| {
         rows.iter()
             .find(|r| s(r, "kind") == "meta" && s(r, "name") == name)
@@ -249,7 +234,7 @@ const VIOLATIONS: &[(&str, &str)] = &[
 
 #[test]
 fn corpus_matches_expectations() {
-    let Some(dir) = corpus() else {
+    let Some(dir) = corpus("trace") else {
         eprintln!("../shared/corpus absent: corpus test skipped");
         return;
     };
@@ -561,7 +546,7 @@ fn other_streams_map_onto_a_valid_trace() {
         .contains("C 0 1000 1400 1 1 ; name = MPI_Send, kind = state, category = MPI, depth = 1"));
     assert!(text
         .contains("R 1 1 false ; name = MPI rank 0, loc = rank0, type = process, parent = node0"));
-    let rows = rows(&etf);
+    let rows = json_rows(&etf);
     assert_eq!(rows.iter().filter(|r| s(r, "kind") == "claim").count(), 11);
     // A matched message becomes two events and a type-4 dependency.
     let msg = format!(

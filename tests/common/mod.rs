@@ -16,6 +16,24 @@ pub fn bin(name: &str) -> Command {
     cmd
 }
 
+/// The reference corpus of `format` (`../shared/corpus/FORMAT`), when present.
+pub fn corpus(format: &str) -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(format);
+    dir.is_dir().then_some(dir)
+}
+
+/// The rows `trace-cat --json FILE` writes, parsed.
+pub fn json_rows(file: &Path) -> Vec<serde_json::Value> {
+    let out = bin("trace-cat").arg("--json").arg(file).assert().success();
+    String::from_utf8(out.get_output().stdout.clone())
+        .expect("UTF-8 output")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect()
+}
+
 /// A file under `tests/data`.
 pub fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
