@@ -954,3 +954,56 @@ fn the_main_file_or_the_folder_can_be_named() {
     std::fs::rename(dir.join("main.pallas"), dir.join("eztrace_log.pallas")).unwrap();
     assert_eq!(stream_of(&[], &dir), by_dir);
 }
+
+#[test]
+fn more_threads_than_open_files_allowed() {
+    // 300 threads read under a limit of 64 open files: no file stays open
+    // per thread.
+    let dir = scratch("pallas-many-threads");
+    let mut trace = TraceSpec::new(Compression::None, Encoding::None);
+    trace.defs.strings = vec![(0, "p".into()), (1, "tick".into())];
+    trace.archives = (0..3)
+        .map(|p| ArchiveSpec {
+            id: p,
+            threads: (0..100)
+                .map(|t| {
+                    one_event_thread(
+                        58,
+                        1u32.to_le_bytes().to_vec(),
+                        vec![event_token(0)],
+                        vec![t as u64],
+                    )
+                })
+                .enumerate()
+                .map(|(i, mut t)| {
+                    t.id = p * 100 + i as u32;
+                    t
+                })
+                .collect(),
+            ..ArchiveSpec::default()
+        })
+        .collect();
+    trace.write(&dir).unwrap();
+    let bin_path = assert_cmd::cargo::cargo_bin("trace-cat");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -n 64 && '{}' --json '{}'",
+            bin_path.display(),
+            dir.display()
+        ))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.contains("\"kind\":\"event\""))
+            .count(),
+        300
+    );
+}

@@ -5,7 +5,7 @@
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::archive::{BlockHeader, Compression, Encoding, Parameters};
 use crate::error::{Error, Location, Result};
@@ -15,19 +15,28 @@ use crate::error::{Error, Location, Result};
 pub const MAX_BLOCK_VALUES: u64 = 1 << 20;
 
 /// A thread's `.dat` file, read block by block.
+///
+/// The file is opened for each block rather than held open: a trace may have
+/// thousands of threads, more than a process may keep open, and a block read
+/// serves up to 1000 events.
 pub struct DatFile {
     name: String,
-    file: File,
+    path: PathBuf,
     len: u64,
 }
 
 impl DatFile {
-    /// Opens `path`.
+    /// Checks that `path` exists and notes its size.
     pub fn open(path: &Path) -> Result<DatFile> {
         let name = path.display().to_string();
-        let file = File::open(path).map_err(|e| Error::io(&name, e))?;
-        let len = file.metadata().map_err(|e| Error::io(&name, e))?.len();
-        Ok(DatFile { name, file, len })
+        let len = std::fs::metadata(path)
+            .map_err(|e| Error::io(&name, e))?
+            .len();
+        Ok(DatFile {
+            name,
+            path: path.to_path_buf(),
+            len,
+        })
     }
 
     /// The file's name, for messages.
@@ -56,10 +65,10 @@ impl DatFile {
                 ),
             ));
         }
+        let mut file = File::open(&self.path).map_err(|e| Error::io(&self.name, e))?;
         let mut len = [0u8; 8];
-        self.file
-            .seek(SeekFrom::Start(offset))
-            .and_then(|_| self.file.read_exact(&mut len))
+        file.seek(SeekFrom::Start(offset))
+            .and_then(|_| file.read_exact(&mut len))
             .map_err(|e| Error::io(&self.name, e))?;
         let len = u64::from_le_bytes(len);
         if len > self.len - offset - 8 {
@@ -73,9 +82,7 @@ impl DatFile {
         }
         out.clear();
         out.resize(len as usize, 0);
-        self.file
-            .read_exact(out)
-            .map_err(|e| Error::io(&self.name, e))
+        file.read_exact(out).map_err(|e| Error::io(&self.name, e))
     }
 }
 
