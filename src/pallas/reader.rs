@@ -26,6 +26,10 @@ use crate::record::{flags, Kind, Record};
 /// Deepest grammar nesting accepted; deeper means a cycle or a corrupt file.
 const MAX_DEPTH: usize = 4096;
 
+/// Grammar steps allowed between two events; more means loops that repeat
+/// nothing (a corrupt file), which would otherwise spin for a very long time.
+const MAX_IDLE_STEPS: u64 = 1 << 26;
+
 /// Location name of process (location group) `lg`.
 pub fn process_loc(lg: u32) -> String {
     format!("P{lg}")
@@ -288,7 +292,14 @@ impl ThreadEvents {
 
     /// The next event occurrence, or `None` at the end of the thread.
     pub fn next_occurrence(&mut self) -> Result<Option<Occurrence>> {
+        let mut idle = 0u64;
         loop {
+            idle += 1;
+            if idle > MAX_IDLE_STEPS {
+                return Err(self.grammar_error(format!(
+                    "no event in {MAX_IDLE_STEPS} grammar steps: loops that repeat nothing"
+                )));
+            }
             let Some(top) = self.stack.last_mut() else {
                 return Ok(None);
             };
