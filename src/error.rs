@@ -89,6 +89,14 @@ impl Error {
         }
     }
 
+    /// A data error about an input as a whole (no line or offset applies).
+    pub fn file(file: impl Into<String>, msg: impl Into<String>) -> Error {
+        Error::Data {
+            at: Location::File(file.into()),
+            msg: msg.into(),
+        }
+    }
+
     /// An I/O error on `what`.
     pub fn io(what: impl Into<String>, source: io::Error) -> Error {
         Error::Io {

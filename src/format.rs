@@ -222,13 +222,13 @@ pub fn detect(input: &mut Input) -> Result<&'static Format> {
         // An empty input is an empty stream, whatever its name.
         return by_name("tsv");
     }
-    Err(Error::Data {
-        at: Location::File(input.name.clone()),
-        msg: format!(
+    Err(Error::file(
+        input.name.clone(),
+        format!(
             "cannot recognise the format (known: {}); name it with -f/--from",
             names(true).join(", ")
         ),
-    })
+    ))
 }
 
 /// Opens a reader for `input`, with the format forced by `from` or detected.

@@ -1390,10 +1390,7 @@ impl<R: BufRead> PajeReader<R> {
         };
         let file = sim.file.clone();
         sim.close(ROOT, end, true, &mut out)
-            .map_err(|msg| Error::Data {
-                at: Location::File(format!("{file}: at end of input")),
-                msg,
-            })?;
+            .map_err(|msg| Error::file(format!("{file}: at end of input"), msg))?;
         if sim.dropped > 0 {
             warn(format!(
                 "{file}: {} event(s) on destroyed containers ignored, as PajeNG does (first on line {})",

@@ -188,12 +188,10 @@ pub fn find_main(path: &Path) -> Result<PathBuf> {
     if !path.is_dir() {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if name == "archive.pallas" || name == "thread.pallas" {
-            return Err(Error::Data {
-                at: crate::error::Location::File(path.display().to_string()),
-                msg:
-                    "this is part of a Pallas trace; name the trace folder or its main .pallas file"
-                        .into(),
-            });
+            return Err(Error::file(
+                path.display().to_string(),
+                "this is part of a Pallas trace; name the trace folder or its main .pallas file",
+            ));
         }
         return Ok(path.to_path_buf());
     }
@@ -213,13 +211,13 @@ pub fn find_main(path: &Path) -> Result<PathBuf> {
     found.sort();
     match found.len() {
         1 => Ok(found.pop().expect("one element")),
-        0 => Err(Error::Data {
-            at: crate::error::Location::File(path.display().to_string()),
-            msg: "no *.pallas main file in this folder".into(),
-        }),
-        _ => Err(Error::Data {
-            at: crate::error::Location::File(path.display().to_string()),
-            msg: format!(
+        0 => Err(Error::file(
+            path.display().to_string(),
+            "no *.pallas main file in this folder",
+        )),
+        _ => Err(Error::file(
+            path.display().to_string(),
+            format!(
                 "several *.pallas files in this folder ({}); name the main one",
                 found
                     .iter()
@@ -228,7 +226,7 @@ pub fn find_main(path: &Path) -> Result<PathBuf> {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-        }),
+        )),
     }
 }
 

@@ -4,7 +4,7 @@
 //! checked against the bytes that could hold it, so a corrupt field is a located
 //! error rather than a panic or an out-of-memory.
 
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Result};
 
 /// Reads fields in order from `data`, naming `file` and the byte offset in errors.
 pub struct Bytes<'a> {
@@ -31,13 +31,7 @@ impl<'a> Bytes<'a> {
 
     /// An error at byte `offset` of this file.
     pub fn error_at(&self, offset: usize, msg: impl Into<String>) -> Error {
-        Error::Data {
-            at: Location::Offset {
-                file: self.file.to_string(),
-                offset: offset as u64,
-            },
-            msg: msg.into(),
-        }
+        Error::offset(self.file, offset as u64, msg)
     }
 
     /// An error at the current offset.

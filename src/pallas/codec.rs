@@ -8,7 +8,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use super::archive::{BlockHeader, Compression, Encoding, Parameters};
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Result};
 
 /// Most values one block may hold. Pallas writes at most 1000; the bound only
 /// keeps a corrupt header from sizing a huge buffer.
@@ -45,13 +45,7 @@ impl DatFile {
     }
 
     fn error(&self, offset: u64, msg: impl Into<String>) -> Error {
-        Error::Data {
-            at: Location::Offset {
-                file: self.name.clone(),
-                offset,
-            },
-            msg: msg.into(),
-        }
+        Error::offset(&self.name, offset, msg)
     }
 
     /// Reads the payload of the block at `offset` into `out`.

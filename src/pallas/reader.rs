@@ -42,9 +42,11 @@ pub fn thread_loc(lg: u32, t: u32) -> String {
 
 /// Opens a Pallas trace (its folder or its main file) as a record source.
 pub fn open_reader(input: Input, _opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
-    let path = input.path.ok_or_else(|| Error::Data {
-        at: Location::File(input.name.clone()),
-        msg: "a Pallas trace is a folder: name the folder or its main .pallas file".into(),
+    let path = input.path.ok_or_else(|| {
+        Error::file(
+            input.name.clone(),
+            "a Pallas trace is a folder: name the folder or its main .pallas file",
+        )
     })?;
     Ok(Box::new(PallasSource::open(&input.name, &path)?))
 }
@@ -268,10 +270,10 @@ impl ThreadEvents {
             }),
             None if t.file.events.iter().all(Option::is_none) => {}
             None => {
-                return Err(Error::Data {
-                    at: Location::File(t.name.clone()),
-                    msg: format!("root sequence {} is not defined", t.file.root),
-                })
+                return Err(Error::file(
+                    t.name.clone(),
+                    format!("root sequence {} is not defined", t.file.root),
+                ))
             }
         }
         Ok(t)
