@@ -49,7 +49,7 @@ impl DatFile {
     }
 
     /// Reads the payload of the block at `offset` into `out`.
-    fn read_block(&mut self, offset: u64, out: &mut Vec<u8>) -> Result<()> {
+    fn read_block(&self, offset: u64, out: &mut Vec<u8>) -> Result<()> {
         if offset.checked_add(8).is_none_or(|end| end > self.len) {
             return Err(self.error(
                 offset,
@@ -104,7 +104,7 @@ impl BlockDecoder {
     /// Decodes the block described by `header` from `dat` into `out`.
     pub fn decode(
         &mut self,
-        dat: &mut DatFile,
+        dat: &DatFile,
         header: &BlockHeader,
         out: &mut Vec<u64>,
     ) -> Result<()> {

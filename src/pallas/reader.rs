@@ -32,12 +32,29 @@ const MAX_IDLE_STEPS: u64 = 1 << 26;
 
 /// Location name of process (location group) `lg`.
 pub fn process_loc(lg: u32) -> String {
-    format!("P{lg}")
+    let mut s = String::new();
+    push_process_loc(&mut s, lg);
+    s
+}
+
+/// Appends the location name of process `lg` (no allocation per row).
+fn push_process_loc(out: &mut String, lg: u32) {
+    let _ = write!(out, "P{lg}");
 }
 
 /// Location name of thread `t` of process `lg`.
 pub fn thread_loc(lg: u32, t: u32) -> String {
     format!("P{lg}T{t}")
+}
+
+/// Appends a definition's text, or `WHAT REF` when the trace does not define it.
+fn push_defined(out: &mut String, text: Option<&str>, what: &str, r: u32) {
+    match text {
+        Some(t) => out.push_str(t),
+        None => {
+            let _ = write!(out, "{what} {r}");
+        }
+    }
 }
 
 /// Opens a Pallas trace (its folder or its main file) as a record source.
@@ -99,7 +116,6 @@ impl PallasSource {
             head.push_back(Record::meta(&format!("{PREFIX}meta.{k}"), v));
         }
         let mut places = Vec::new();
-        let ids: Vec<u32> = main.data.location_groups.iter().map(|g| g.id).collect();
         for group in &main.data.location_groups {
             let archive_dir = dir.join(format!("archive_{}", group.id));
             let archive_path = archive_dir.join("archive.pallas");
@@ -116,8 +132,11 @@ impl PallasSource {
             let mut c = Record::new(Kind::Container);
             c.loc = process_loc(group.id);
             c.cat.push_str("process");
-            name_into(&mut c.name, scope.string(group.name), group.name);
-            if group.parent != group.id && ids.contains(&group.parent) {
+            push_defined(&mut c.name, scope.string(group.name), "string", group.name);
+            let groups = &main.data.location_groups;
+            if group.parent != group.id
+                && groups.binary_search_by_key(&group.parent, |g| g.id).is_ok()
+            {
                 c.peer = process_loc(group.parent);
             }
             for (k, v) in &archive.metadata {
@@ -141,7 +160,7 @@ impl PallasSource {
                 let mut c = Record::new(Kind::Container);
                 c.loc = thread_loc(group.id, l.id);
                 c.cat.push_str("thread");
-                name_into(&mut c.name, scope.string(l.name), l.name);
+                push_defined(&mut c.name, scope.string(l.name), "string", l.name);
                 c.peer = process_loc(group.id);
                 head.push_back(c);
                 places.push(ThreadPlace {
@@ -171,15 +190,6 @@ impl PallasSource {
             threads: Merger::new(sources)?,
             name: name.to_string(),
         })
-    }
-}
-
-fn name_into(out: &mut String, text: Option<&str>, r: u32) {
-    match text {
-        Some(t) => out.push_str(t),
-        None => {
-            let _ = write!(out, "string {r}");
-        }
     }
 }
 
@@ -277,11 +287,6 @@ impl ThreadEvents {
             }
         }
         Ok(t)
-    }
-
-    /// True when the trace's codec is lossy (times are approximations).
-    pub fn is_lossy(&self) -> bool {
-        self.lossy
     }
 
     fn grammar_error(&self, msg: String) -> Error {
@@ -389,7 +394,7 @@ impl ThreadEvents {
                     ),
                 ));
             };
-            self.decoder.decode(&mut self.dat, header, &mut c.values)?;
+            self.decoder.decode(&self.dat, header, &mut c.values)?;
             if c.values.len() as u64 != header.size {
                 return Err(Error::offset(
                     self.dat.name(),
@@ -460,10 +465,39 @@ fn attribute_list(
     Ok(None)
 }
 
-/// A frame opened by a block-opening record.
-struct OpenFrame {
-    name: String,
-    cat: &'static str,
+/// A frame opened by a block-opening record; its name and category are
+/// derived from it when the frame closes.
+#[derive(Clone, Copy)]
+enum OpenFrame {
+    /// `ENTER` of a region.
+    Region(u32),
+    /// An OpenMP or thread block, by its opening record.
+    Block(u32),
+}
+
+/// The category of rows of a block opened by `record`.
+fn block_cat(record: u32) -> &'static str {
+    if (14..=20).contains(&record) {
+        "OMP"
+    } else {
+        "THREAD"
+    }
+}
+
+impl OpenFrame {
+    fn cat(self) -> &'static str {
+        match self {
+            OpenFrame::Region(_) => "",
+            OpenFrame::Block(record) => block_cat(record),
+        }
+    }
+
+    fn push_name(self, out: &mut String, scope: Scope) {
+        match self {
+            OpenFrame::Region(r) => push_defined(out, scope.region(r), "region", r),
+            OpenFrame::Block(record) => out.push_str(record_name(record)),
+        }
+    }
 }
 
 /// One thread's occurrences as stream rows.
@@ -479,6 +513,9 @@ pub struct ThreadSource {
     last_time: i64,
     pending: VecDeque<Record>,
     finished: bool,
+    /// Reused text buffers (attribute keys and values, numbers).
+    key: String,
+    value: String,
 }
 
 impl ThreadSource {
@@ -494,6 +531,8 @@ impl ThreadSource {
             last_time: i64::MIN,
             pending: VecDeque::new(),
             finished: false,
+            key: String::new(),
+            value: String::new(),
         })
     }
 
@@ -513,12 +552,16 @@ impl ThreadSource {
             r.push_attr("thread", &self.loc);
             self.pending.push_back(r);
         }
+        let scope = Scope {
+            local: &self.local,
+            global: &self.global,
+        };
         while let Some(f) = self.frames.pop() {
             let mut r = Record::new(Kind::Leave);
             r.time = Some(t);
             r.loc.push_str(&self.loc);
-            r.cat.push_str(f.cat);
-            r.name = f.name;
+            r.cat.push_str(f.cat());
+            f.push_name(&mut r.name, scope);
             r.depth = Some(self.frames.len() as u32);
             r.add_flag(flags::SYNTHETIC);
             self.pending.push_back(r);
@@ -575,26 +618,25 @@ impl ThreadSource {
                 let region = p.u32(0)?;
                 rec.kind = Kind::Enter;
                 rec.loc.push_str(&self.loc);
-                name_region(&mut rec.name, scope.region(region), region);
+                push_defined(&mut rec.name, scope.region(region), "region", region);
                 rec.depth = Some(self.frames.len() as u32);
-                self.frames.push(OpenFrame {
-                    name: rec.name.clone(),
-                    cat: "",
-                });
+                self.frames.push(OpenFrame::Region(region));
             }
             3 => {
                 let region = p.u32(0)?;
                 rec.kind = Kind::Leave;
                 rec.loc.push_str(&self.loc);
-                name_region(&mut rec.name, scope.region(region), region);
+                push_defined(&mut rec.name, scope.region(region), "region", region);
                 match self.frames.pop() {
-                    Some(f) if f.name == rec.name && f.cat.is_empty() => {}
+                    Some(OpenFrame::Region(r)) if r == region => {}
                     Some(f) => {
+                        let mut open = String::new();
+                        f.push_name(&mut open, scope);
                         return Err(Error::offset(
                             file,
                             at,
-                            format!("LEAVE of `{}` while `{}` is open", rec.name, f.name),
-                        ))
+                            format!("LEAVE of `{}` while `{open}` is open", rec.name),
+                        ));
                     }
                     None => {
                         return Err(Error::offset(
@@ -612,7 +654,7 @@ impl ThreadSource {
                 rec.loc.push_str(&self.process);
                 rec.cat.push_str("MPI");
                 rec.name.push_str(record_name(record));
-                rec.peer = process_loc(p.u32(0)?);
+                push_process_loc(&mut rec.peer, p.u32(0)?);
                 let _ = write!(rec.comm, "{}", p.u32(4)?);
                 rec.tag = Some(p.u32(8)? as i64);
                 rec.size = Some(p.u64(12)?);
@@ -649,26 +691,24 @@ impl ThreadSource {
                 let _ = write!(rec.comm, "{}", p.u32(4)?);
                 let root = p.u32(8)?;
                 if root != u32::MAX {
-                    rec.peer = process_loc(root);
+                    push_process_loc(&mut rec.peer, root);
                 }
                 rec.size = Some(p.u64(12)?);
                 let _ = write!(rec.value, "{}", p.u64(20)?);
                 rec.push_attr("thread", &self.loc);
             }
             14 | 25 | 27 | 35 => {
-                let cat = if record == 14 { "OMP" } else { "THREAD" };
                 rec.kind = Kind::Enter;
                 rec.loc.push_str(&self.loc);
-                rec.cat.push_str(cat);
+                rec.cat.push_str(block_cat(record));
                 rec.name.push_str(record_name(record));
                 rec.depth = Some(self.frames.len() as u32);
                 if record == 14 || record == 25 {
-                    rec.push_attr("nthreads", &p.u32(0)?.to_string());
+                    self.value.clear();
+                    let _ = write!(self.value, "{}", p.u32(0)?);
+                    rec.push_attr("nthreads", &self.value);
                 }
-                self.frames.push(OpenFrame {
-                    name: rec.name.clone(),
-                    cat,
-                });
+                self.frames.push(OpenFrame::Block(record));
             }
             15 | 26 | 28 | 37 => {
                 let Some(f) = self.frames.pop() else {
@@ -678,24 +718,26 @@ impl ThreadSource {
                         format!("{} with no open block", record_name(record)),
                     ));
                 };
-                if f.cat.is_empty() {
+                if let OpenFrame::Region(_) = f {
+                    let mut open = String::new();
+                    f.push_name(&mut open, scope);
                     return Err(Error::offset(
                         file,
                         at,
-                        format!("{} while `{}` is open", record_name(record), f.name),
+                        format!("{} while `{open}` is open", record_name(record)),
                     ));
                 }
                 rec.kind = Kind::Leave;
                 rec.loc.push_str(&self.loc);
-                rec.cat.push_str(f.cat);
-                rec.name = f.name;
+                rec.cat.push_str(f.cat());
+                f.push_name(&mut rec.name, scope);
                 rec.depth = Some(self.frames.len() as u32);
                 rec.push_attr("record", record_name(record));
             }
             16 | 17 | 29 | 30 => {
                 rec.kind = Kind::Event;
                 rec.loc.push_str(&self.loc);
-                rec.cat.push_str(if record < 20 { "OMP" } else { "THREAD" });
+                rec.cat.push_str(block_cat(record));
                 rec.name.push_str(record_name(record));
                 let _ = write!(rec.id, "{}", p.u32(0)?);
             }
@@ -749,6 +791,7 @@ impl ThreadSource {
                 rec,
                 &event.attributes[start..end],
                 scope,
+                (&mut self.key, &mut self.value),
                 file,
                 (event.attributes_offset + start) as u64,
             )?;
@@ -760,15 +803,6 @@ impl ThreadSource {
             }
         }
         Ok(true)
-    }
-}
-
-fn name_region(out: &mut String, name: Option<&str>, region: u32) {
-    match name {
-        Some(n) => out.push_str(n),
-        None => {
-            let _ = write!(out, "region {region}");
-        }
     }
 }
 
@@ -807,13 +841,19 @@ impl Payload<'_> {
     }
 }
 
-/// Appends an attribute list's values to `rec.attrs` as `name=value`.
-fn push_attributes(rec: &mut Record, list: &[u8], scope: Scope, file: &str, at: u64) -> Result<()> {
+/// Appends an attribute list's values to `rec.attrs` as `name=value`, using
+/// `key` and `value` as scratch buffers.
+fn push_attributes(
+    rec: &mut Record,
+    list: &[u8],
+    scope: Scope,
+    (key, value): (&mut String, &mut String),
+    file: &str,
+    at: u64,
+) -> Result<()> {
     let err = |msg: String| Error::offset(file, at, msg);
     let count = list[6] as usize;
     let mut pos = 7;
-    let mut key = String::new();
-    let mut value = String::new();
     for _ in 0..count {
         if list.len() - pos < 6 {
             return Err(err("attribute value header beyond its list".into()));
@@ -837,9 +877,9 @@ fn push_attributes(rec: &mut Record, list: &[u8], scope: Scope, file: &str, at: 
         }
         value.clear();
         let kind = def.map(|d| d.kind).unwrap_or(0);
-        format_attribute(&mut value, kind, bytes, scope)
+        format_attribute(value, kind, bytes, scope)
             .map_err(|m| err(format!("attribute `{key}`: {m}")))?;
-        rec.push_attr(&key, &value);
+        rec.push_attr(key, value);
     }
     Ok(())
 }
