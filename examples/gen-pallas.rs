@@ -15,15 +15,7 @@ use tracepipe::pallas::writer::{
 };
 
 fn event(record: u32, fields: &[(u64, usize)]) -> Option<EventSpec> {
-    let mut payload = Vec::new();
-    for (v, w) in fields {
-        payload.extend_from_slice(&v.to_le_bytes()[..*w]);
-    }
-    Some(EventSpec {
-        record,
-        payload,
-        ..EventSpec::default()
-    })
+    Some(EventSpec::new(record, fields))
 }
 
 fn codec(name: &str) -> (Compression, Encoding) {

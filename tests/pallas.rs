@@ -252,20 +252,8 @@ fn corpus_threads_equal_the_upstream_print_output() {
 
 const U32_MAX: u32 = u32::MAX;
 
-fn payload(fields: &[u64], widths: &[usize]) -> Vec<u8> {
-    let mut p = Vec::new();
-    for (v, w) in fields.iter().zip(widths) {
-        p.extend_from_slice(&v.to_le_bytes()[..*w]);
-    }
-    p
-}
-
-fn event(record: u32, payload: Vec<u8>) -> Option<EventSpec> {
-    Some(EventSpec {
-        record,
-        payload,
-        ..EventSpec::default()
-    })
+fn event(record: u32, fields: &[(u64, usize)]) -> Option<EventSpec> {
+    Some(EventSpec::new(record, fields))
 }
 
 /// Expands a grammar the simple recursive way: the logical event ids in order.
@@ -313,7 +301,7 @@ fn sample_threads(abi: u8) -> (Vec<ThreadSpec>, ThreadSpec) {
     // Thread 0: main { 1500 × compute { tick, send } , collective } with
     // sparse attributes on `compute`, a dead event slot and, for ABI 20,
     // logical ids remapped through the maps.
-    let mut enter_compute = event(2, payload(&[2], &[4])).unwrap();
+    let mut enter_compute = event(2, &[(2, 4)]).unwrap();
     enter_compute.attributes = vec![
         (
             0,
@@ -326,17 +314,14 @@ fn sample_threads(abi: u8) -> (Vec<ThreadSpec>, ThreadSpec) {
         (7, vec![(3, (-5i32).to_le_bytes().to_vec())]),
     ];
     let mut events = vec![
-        event(2, payload(&[1], &[4])),
-        event(3, payload(&[1], &[4])),
+        event(2, &[(1, 4)]),
+        event(3, &[(1, 4)]),
         Some(enter_compute),
-        event(3, payload(&[2], &[4])),
-        event(58, payload(&[4], &[4])),
-        event(4, payload(&[1, 0, 7, 64], &[4, 4, 4, 8])),
-        event(12, Vec::new()),
-        event(
-            13,
-            payload(&[11, 0, U32_MAX as u64, 8, 16], &[4, 4, 4, 8, 8]),
-        ),
+        event(3, &[(2, 4)]),
+        event(58, &[(4, 4)]),
+        event(4, &[(1, 4), (0, 4), (7, 4), (64, 8)]),
+        event(12, &[]),
+        event(13, &[(11, 4), (0, 4), (U32_MAX as u64, 4), (8, 8), (16, 8)]),
     ];
     let mut sequences = vec![
         Some(vec![
@@ -379,17 +364,17 @@ fn sample_threads(abi: u8) -> (Vec<ThreadSpec>, ThreadSpec) {
         id: 1,
         name: 11,
         events: vec![
-            event(35, Vec::new()),
-            event(37, Vec::new()),
-            event(14, payload(&[4], &[4])),
-            event(15, Vec::new()),
-            event(16, payload(&[3], &[4])),
-            event(17, payload(&[3], &[4])),
-            event(18, payload(&[9], &[8])),
-            event(59, Vec::new()),
-            event(8, payload(&[1, 0, 5, 32], &[4, 4, 4, 8])),
-            event(5, payload(&[1, 0, 6, 16, 77], &[4, 4, 4, 8, 8])),
-            event(6, payload(&[77], &[8])),
+            event(35, &[]),
+            event(37, &[]),
+            event(14, &[(4, 4)]),
+            event(15, &[]),
+            event(16, &[(3, 4)]),
+            event(17, &[(3, 4)]),
+            event(18, &[(9, 8)]),
+            event(59, &[]),
+            event(8, &[(1, 4), (0, 4), (5, 4), (32, 8)]),
+            event(5, &[(1, 4), (0, 4), (6, 4), (16, 8), (77, 8)]),
+            event(6, &[(77, 8)]),
         ],
         sequences: vec![
             Some(vec![
@@ -409,7 +394,7 @@ fn sample_threads(abi: u8) -> (Vec<ThreadSpec>, ThreadSpec) {
     let t2 = ThreadSpec {
         id: 2,
         name: 10,
-        events: vec![event(8, payload(&[0, 0, 7, 64], &[4, 4, 4, 8]))],
+        events: vec![event(8, &[(0, 4), (0, 4), (7, 4), (64, 8)])],
         sequences: vec![Some(vec![loop_token(0)]), Some(vec![event_token(0)])],
         loops: vec![Some((sequence_token(1), 1500))],
         maps: None,

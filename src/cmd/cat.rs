@@ -24,10 +24,10 @@ Examples:
 
 Memory: streams and Pajé traces are read in one pass (Pajé: open states,
 pending links, one entry per container, and --reorder-window rows); one
-buffered row per input when merging; Pallas traces keep each thread's
-grammar and one decoded block (1000 timestamps) per distinct event; --spans keeps the open frames. TRACE files
-list elements in any order, so they are read whole and sorted: about 3 times
-the file size. Writing TRACE holds the output until the end (resources first);
+buffered row per input when merging; Pallas traces keep each thread's grammar
+and one decoded block (1000 timestamps) per distinct event; --spans keeps the
+open frames. TRACE files list elements in any order, so they are read whole
+and sorted: about 3 times the file size. Writing TRACE holds the output until the end (resources first);
 writing Pajé holds rows with an extent that are not frames.";
 
 /// Read any supported trace or record stream and write the normalized record

@@ -43,6 +43,22 @@ pub struct EventSpec {
     pub timestamps: Vec<u64>,
 }
 
+impl EventSpec {
+    /// An event of `record` whose payload packs `(value, width in bytes)`
+    /// fields little-endian, as Pallas lays them out.
+    pub fn new(record: u32, fields: &[(u64, usize)]) -> EventSpec {
+        let mut payload = Vec::new();
+        for &(v, w) in fields {
+            payload.extend_from_slice(&v.to_le_bytes()[..w]);
+        }
+        EventSpec {
+            record,
+            payload,
+            ..EventSpec::default()
+        }
+    }
+}
+
 /// One thread: its grammar and events. Slots given as `None` are written dead.
 #[derive(Debug, Clone, Default)]
 pub struct ThreadSpec {
