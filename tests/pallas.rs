@@ -807,73 +807,76 @@ fn stderr_of_failure(dir: &Path) -> String {
 
 #[test]
 fn bad_tokens_and_missing_definitions_are_located() {
-    let t = one_event_thread(
-        58,
-        1u32.to_le_bytes().to_vec(),
-        vec![event_token(0), 0xFFFF_FFFC],
-        vec![5],
-    );
-    let err = stderr_of_failure(&single_thread("pallas-token", t, Compression::None));
-    assert!(err.contains("thread.pallas: byte "), "{err}");
-    assert!(err.contains("invalid token 0xfffffffc"), "{err}");
-
-    let t = one_event_thread(
-        58,
-        1u32.to_le_bytes().to_vec(),
-        vec![event_token(3)],
-        vec![5],
-    );
-    let err = stderr_of_failure(&single_thread("pallas-undef-event", t, Compression::None));
-    assert!(err.contains("token names undefined event 3"), "{err}");
-
-    let t = one_event_thread(
-        58,
-        1u32.to_le_bytes().to_vec(),
-        vec![loop_token(0)],
-        vec![5],
-    );
-    let err = stderr_of_failure(&single_thread("pallas-undef-loop", t, Compression::None));
-    assert!(err.contains("token names undefined loop 0"), "{err}");
-
-    let t = one_event_thread(
-        58,
-        9u32.to_le_bytes().to_vec(),
-        vec![event_token(0)],
-        vec![5],
-    );
-    let err = stderr_of_failure(&single_thread("pallas-undef-string", t, Compression::None));
-    assert!(
-        err.contains("GENERIC event names undefined string 9"),
-        "{err}"
-    );
-
-    let t = one_event_thread(
-        58,
-        1u32.to_le_bytes().to_vec(),
-        vec![event_token(0), event_token(0)],
-        vec![5],
-    );
-    let err = stderr_of_failure(&single_thread("pallas-few-stamps", t, Compression::None));
-    assert!(
-        err.contains("event occurs more often than its 1 timestamps"),
-        "{err}"
-    );
-
-    let t = one_event_thread(4, vec![1, 0], vec![event_token(0)], vec![5]);
-    let err = stderr_of_failure(&single_thread("pallas-short-payload", t, Compression::None));
-    assert!(
-        err.contains("MPI_SEND payload of 2 bytes is too short"),
-        "{err}"
-    );
-
-    let t = one_event_thread(
-        3,
-        1u32.to_le_bytes().to_vec(),
-        vec![event_token(0)],
-        vec![5],
-    );
-    let err = stderr_of_failure(&single_thread("pallas-leave", t, Compression::None));
-    assert!(err.contains("LEAVE of `f` with no open block"), "{err}");
+    let generic = 1u32.to_le_bytes().to_vec();
+    // (scratch name, record, payload, root tokens, timestamps, expected message)
+    let cases = [
+        (
+            "pallas-token",
+            58,
+            generic.clone(),
+            vec![event_token(0), 0xFFFF_FFFC],
+            "invalid token 0xfffffffc",
+        ),
+        (
+            "pallas-undef-event",
+            58,
+            generic.clone(),
+            vec![event_token(3)],
+            "token names undefined event 3",
+        ),
+        (
+            "pallas-undef-loop",
+            58,
+            generic.clone(),
+            vec![loop_token(0)],
+            "token names undefined loop 0",
+        ),
+        (
+            "pallas-undef-string",
+            58,
+            9u32.to_le_bytes().to_vec(),
+            vec![event_token(0)],
+            "GENERIC event names undefined string 9",
+        ),
+        (
+            "pallas-few-stamps",
+            58,
+            generic.clone(),
+            vec![event_token(0), event_token(0)],
+            "event occurs more often than its 1 timestamps",
+        ),
+        (
+            "pallas-short-payload",
+            4,
+            vec![1, 0],
+            vec![event_token(0)],
+            "MPI_SEND payload of 2 bytes is too short",
+        ),
+        (
+            "pallas-leave",
+            3,
+            generic.clone(),
+            vec![event_token(0)],
+            "LEAVE of `f` with no open block",
+        ),
+        // A sequence that contains itself.
+        (
+            "pallas-cycle",
+            58,
+            generic.clone(),
+            vec![sequence_token(0)],
+            "grammar nests deeper than 4096",
+        ),
+    ];
+    for (name, record, payload, tokens, expected) in cases {
+        let t = one_event_thread(record, payload, tokens, vec![5]);
+        let err = stderr_of_failure(&single_thread(name, t, Compression::None));
+        assert!(
+            err.contains("thread_0/thread.pallas: byte "),
+            "{name}: {err}"
+        );
+        assert!(err.contains(expected), "{name}: {err}");
+    }
 
     // Loops that repeat only an empty loop: no event for billions of steps.
     let mut t = one_event_thread(
@@ -892,16 +895,6 @@ fn bad_tokens_and_missing_definitions_are_located() {
     ];
     let err = stderr_of_failure(&single_thread("pallas-idle", t, Compression::None));
     assert!(err.contains("loops that repeat nothing"), "{err}");
-
-    // A sequence that contains itself.
-    let t = one_event_thread(
-        58,
-        1u32.to_le_bytes().to_vec(),
-        vec![sequence_token(0)],
-        vec![5],
-    );
-    let err = stderr_of_failure(&single_thread("pallas-cycle", t, Compression::None));
-    assert!(err.contains("grammar nests deeper than 4096"), "{err}");
 }
 
 #[test]
