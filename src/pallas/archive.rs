@@ -531,11 +531,11 @@ pub fn make_token(kind: TokenKind, id: u32) -> u32 {
     (id << 2) | k
 }
 
-/// A loop: a sequence token repeated.
+/// A loop: a sequence repeated.
 #[derive(Debug, Clone, Copy)]
 pub struct LoopDef {
-    /// The repeated token (a sequence).
-    pub token: u32,
+    /// Logical id of the repeated sequence.
+    pub sequence: u32,
     /// Number of iterations.
     pub iterations: u32,
 }
@@ -599,13 +599,19 @@ impl ThreadFile {
         let n_loops = b.check_count(at + 16, n_loops, "number of loops", 8)?;
         let mut loops = Vec::with_capacity(n_loops);
         for _ in 0..n_loops {
-            let token = b.u32("loop token")?;
+            let repeated = b.u32("loop token")?;
             let iterations = b.u32("loop iterations")?;
             if abi >= 19 {
                 b.u64("loop occurrences")?;
             }
-            let live = matches!(super::archive::token(token), Some((TokenKind::Sequence, _)));
-            loops.push(live.then_some(LoopDef { token, iterations }));
+            // Dead slots repeat the invalid token; a live loop repeats a sequence.
+            loops.push(match token(repeated) {
+                Some((TokenKind::Sequence, sequence)) => Some(LoopDef {
+                    sequence,
+                    iterations,
+                }),
+                _ => None,
+            });
         }
         let loop_map = parse_map(&mut b, abi, loops.len(), "loop map")?;
         b.expect_end("thread's loop table")?;

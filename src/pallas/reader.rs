@@ -346,10 +346,7 @@ impl ThreadEvents {
                         .ok_or_else(|| {
                             self.grammar_error(format!("token names undefined loop {id}"))
                         })?;
-                    let Some((TokenKind::Sequence, body)) = token(def.token) else {
-                        return Err(self.grammar_error(format!("loop {id} repeats a non-sequence")));
-                    };
-                    let s = self.live_sequence(body)?;
+                    let s = self.live_sequence(def.sequence)?;
                     if def.iterations > 0 {
                         self.push(s, def.iterations - 1)?;
                     }
