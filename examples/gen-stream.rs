@@ -28,7 +28,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .transpose()?
         .unwrap_or(1_000_000);
     let json = args.iter().any(|a| a == "--json");
-    let out = Output::new("<stdout>", Box::new(std::io::stdout().lock()));
+    let out = Output::new("<stdout>", Box::new(std::io::stdout()));
     let mut sink: Box<dyn RecordSink> = if json {
         Box::new(JsonlWriter::new(out))
     } else {

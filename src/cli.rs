@@ -119,7 +119,10 @@ pub fn open_source(args: &InputArgs, counter: &ByteCounter) -> Result<Box<dyn Re
 }
 
 /// Opens the output sink described by `args`, carrying `extra_columns`.
-pub fn open_sink(args: &OutputArgs, extra_columns: &[String]) -> Result<Box<dyn RecordSink>> {
+pub fn open_sink(
+    args: &OutputArgs,
+    extra_columns: &[String],
+) -> Result<Box<dyn RecordSink + Send>> {
     let out = open_output(args.output.as_deref(), args.line_buffered)?;
     let opts = WriteOptions {
         no_header: args.no_header,

@@ -23,6 +23,21 @@ pub trait RecordSource {
     /// Where the record last returned came from, for error messages.
     fn location(&self) -> Location;
 
+    /// A cheap form of [`RecordSource::location`] (a line number, an input
+    /// index...), so a pipeline can remember where each record in flight came
+    /// from and locate an error about it later with [`RecordSource::locate`].
+    /// Sources without one return 0.
+    fn mark(&self) -> u64 {
+        0
+    }
+
+    /// The location a [`RecordSource::mark`] stands for; by default the
+    /// current location.
+    fn locate(&self, mark: u64) -> Location {
+        let _ = mark;
+        self.location()
+    }
+
     /// Names of non-standard columns this source carries, in order.
     fn extra_columns(&self) -> &[String] {
         &[]
@@ -55,6 +70,12 @@ impl<S: RecordSource + ?Sized> RecordSource for Box<S> {
     }
     fn location(&self) -> Location {
         (**self).location()
+    }
+    fn mark(&self) -> u64 {
+        (**self).mark()
+    }
+    fn locate(&self, mark: u64) -> Location {
+        (**self).locate(mark)
     }
     fn extra_columns(&self) -> &[String] {
         (**self).extra_columns()
@@ -100,7 +121,7 @@ pub struct Probe<'a> {
 /// Opens a reader over an input.
 pub type ReaderFn = fn(Input, &ReadOptions) -> Result<Box<dyn RecordSource>>;
 /// Opens a writer over an output.
-pub type WriterFn = fn(Output, &WriteOptions) -> Result<Box<dyn RecordSink>>;
+pub type WriterFn = fn(Output, &WriteOptions) -> Result<Box<dyn RecordSink + Send>>;
 
 /// One entry of the registry.
 pub struct Format {
@@ -248,7 +269,11 @@ pub fn open_reader(
 }
 
 /// Opens a writer of format `to` over `out`.
-pub fn open_writer(to: &str, out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink>> {
+pub fn open_writer(
+    to: &str,
+    out: Output,
+    opts: &WriteOptions,
+) -> Result<Box<dyn RecordSink + Send>> {
     let format = by_name(to)?;
     let open = format
         .writer

@@ -112,12 +112,12 @@ impl<R: Read> Read for Counting<R> {
 /// Opens the output: a file for `Some(path)` (other than `-`), else standard output,
 /// buffered. Line-buffered output flushes after every line (for live pipes).
 pub fn open_output(path: Option<&str>, line_buffered: bool) -> Result<Output> {
-    let (name, inner): (String, Box<dyn Write>) = match path {
+    let (name, inner): (String, Box<dyn Write + Send>) = match path {
         Some(p) if p != "-" => {
             let f = File::create(p).map_err(|e| Error::io(p, e))?;
             (p.to_string(), Box::new(f))
         }
-        _ => ("<stdout>".to_string(), Box::new(io::stdout().lock())),
+        _ => ("<stdout>".to_string(), Box::new(io::stdout())),
     };
     Ok(Output {
         name,
@@ -130,13 +130,13 @@ pub fn open_output(path: Option<&str>, line_buffered: bool) -> Result<Output> {
 /// such so the command can end quietly.
 pub struct Output {
     name: String,
-    inner: io::BufWriter<Box<dyn Write>>,
+    inner: io::BufWriter<Box<dyn Write + Send>>,
     line_buffered: bool,
 }
 
 impl Output {
     /// An output writing into any `Write` (tests, library users).
-    pub fn new(name: &str, w: Box<dyn Write>) -> Output {
+    pub fn new(name: &str, w: Box<dyn Write + Send>) -> Output {
         Output {
             name: name.to_string(),
             inner: io::BufWriter::with_capacity(BUFFER_SIZE, w),

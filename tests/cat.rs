@@ -175,6 +175,61 @@ fn spans_turn_frames_into_states() {
     bin("trace-cat").write_stdin(text).assert().success();
 }
 
+/// The sink runs behind the reader (on another thread): an error it raises
+/// about a row still names that row's line and file, not where the reader is.
+#[test]
+fn sink_errors_name_their_row_far_behind_the_reader() {
+    let c = row(&[("kind", "container"), ("loc", "t")]);
+    let orphan = row(&[
+        ("kind", "leave"),
+        ("time", "2"),
+        ("loc", "t"),
+        ("name", "f"),
+    ]);
+    let mut rows = vec![c.clone(), orphan];
+    for t in 3..30_000 {
+        rows.push(row(&[
+            ("kind", "event"),
+            ("time", &t.to_string()),
+            ("loc", "t"),
+            ("name", "e"),
+        ]));
+    }
+    bin("trace-cat")
+        .arg("--spans")
+        .write_stdin(stream(&rows))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "<stdin>:4: `leave` of `f` on `t` with no open frame",
+        ));
+    // Merged inputs: the row is the second file's fourth line.
+    let dir = scratch("sink_errors_name_their_row");
+    let good = dir.join("good.tsv");
+    let bad = dir.join("bad.tsv");
+    let mut good_rows = vec![row(&[("kind", "container"), ("loc", "u")])];
+    for t in 1..20_000 {
+        good_rows.push(row(&[
+            ("kind", "event"),
+            ("time", &t.to_string()),
+            ("loc", "u"),
+            ("name", "e"),
+        ]));
+    }
+    std::fs::write(&good, stream(&good_rows)).unwrap();
+    std::fs::write(&bad, stream(&rows)).unwrap();
+    bin("trace-cat")
+        .arg("--spans")
+        .arg(&good)
+        .arg(&bad)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(format!(
+            "{}:4: `leave` of `f` on `t` with no open frame",
+            bad.display()
+        )));
+}
+
 #[test]
 fn spans_report_unbalanced_frames() {
     let c = row(&[("kind", "container"), ("loc", "t")]);

@@ -66,7 +66,7 @@ pub fn run(args: Args) -> Result<()> {
     let counter = Rc::new(Cell::new(0));
     let mut source = cli::open_source(&args.input, &counter)?;
     let writer = cli::open_sink(&args.output, source.extra_columns())?;
-    let mut sink: Box<dyn RecordSink> = if args.spans {
+    let mut sink: Box<dyn RecordSink + Send> = if args.spans {
         Box::new(SpanBuilder::new(writer))
     } else {
         writer

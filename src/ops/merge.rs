@@ -201,6 +201,28 @@ impl RecordSource for Merger {
         }
     }
 
+    /// The lane's mark and the lane in one number: `mark × (lanes + 1) +
+    /// lane + 1`, 0 before any lane gave a row.
+    fn mark(&self) -> u64 {
+        let n = self.lanes.len() as u64 + 1;
+        match self.last {
+            Some(i) => self.lanes[i]
+                .source
+                .mark()
+                .wrapping_mul(n)
+                .wrapping_add(i as u64 + 1),
+            None => 0,
+        }
+    }
+
+    fn locate(&self, mark: u64) -> Location {
+        let n = self.lanes.len() as u64 + 1;
+        match (mark % n) as usize {
+            0 => Location::File("<merge>".into()),
+            lane => self.lanes[lane - 1].source.locate(mark / n),
+        }
+    }
+
     fn extra_columns(&self) -> &[String] {
         &self.extra
     }

@@ -211,40 +211,56 @@ pub const FIELD_TYPES: [&str; 7] = ["string", "int", "double", "float", "hex", "
 /// loses its quotes; there are no escapes. Word ranges go into `words`.
 pub fn split_words(line: &[u8], words: &mut Vec<(usize, usize)>) {
     words.clear();
-    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c);
-    let mut i = 0;
     let n = line.len();
-    while i < n {
-        while i < n && space(line[i]) {
+    let mut i = 0;
+    loop {
+        while i < n && CLASS[usize::from(line[i])] == SPACE {
             i += 1;
         }
-        if i >= n || line[i] == b'#' {
+        if i >= n {
             return;
         }
-        if line[i] == b'"' {
-            let start = i + 1;
-            match memchr::memchr(b'"', &line[start..]) {
-                Some(j) => {
-                    words.push((start, start + j));
-                    i = start + j + 1;
-                }
-                None => {
-                    words.push((start, n));
-                    return;
+        match line[i] {
+            b'#' => return,
+            b'"' => {
+                let start = i + 1;
+                match memchr::memchr(b'"', &line[start..]) {
+                    Some(j) => {
+                        words.push((start, start + j));
+                        i = start + j + 1;
+                    }
+                    None => {
+                        words.push((start, n));
+                        return;
+                    }
                 }
             }
-        } else {
-            let start = i;
-            while i < n && !space(line[i]) && line[i] != b'#' {
-                i += 1;
-            }
-            words.push((start, i));
-            if i < n && line[i] == b'#' {
-                return;
+            _ => {
+                let start = i;
+                while i < n && CLASS[usize::from(line[i])] == WORD {
+                    i += 1;
+                }
+                words.push((start, i));
             }
         }
     }
 }
+
+/// Byte classes of [`split_words`]: white space, a word byte, or a byte that
+/// ends a word and needs a look (`#`; `"` only matters at a word's start).
+const SPACE: u8 = 0;
+const WORD: u8 = 1;
+const STOP: u8 = 2;
+static CLASS: [u8; 256] = {
+    let mut t = [WORD; 256];
+    t[b' ' as usize] = SPACE;
+    t[b'\t' as usize] = SPACE;
+    t[b'\r' as usize] = SPACE;
+    t[0x0b] = SPACE;
+    t[0x0c] = SPACE;
+    t[b'#' as usize] = STOP;
+    t
+};
 
 /// Content sniffer: the first meaningful line is a `%EventDef` line.
 pub fn sniff(p: &Probe) -> bool {

@@ -18,7 +18,7 @@ use crate::ops::spans::SpanBuilder;
 use crate::record::{Kind, Record};
 
 /// Registry constructor: span builder → matcher → pj_dump printer.
-pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink>> {
+pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
     let printer = PjdumpWriter::new(out, opts.precision.unwrap_or(6), opts.user_fields);
     Ok(Box::new(SpanBuilder::new(Matcher::new(
         printer,

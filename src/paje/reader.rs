@@ -6,6 +6,7 @@
 //! bounded reorder buffer: Pajé orders events per container and type only, so
 //! rows are released by time once the buffer is full (`--reorder-window`).
 
+use std::fmt::Write as _;
 use std::io::BufRead;
 use std::rc::Rc;
 
@@ -15,7 +16,7 @@ use super::{
 };
 use crate::decimal::Decimal;
 use crate::error::{warn, Error, Location, Result};
-use crate::fasthash::FastMap;
+use crate::fasthash::{FastMap, StrMap};
 use crate::format::{ReadOptions, RecordSource};
 use crate::io::{Input, LineReader};
 use crate::ops::reorder::{RowQueue, Ticket};
@@ -41,7 +42,8 @@ struct Def {
     event: Event,
     fields: Vec<Role>,
     /// Position of each known field in the line (0 = absent, else index + 1).
-    index: [u8; 15],
+    index: [u16; 15],
+    has_extras: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +76,7 @@ struct TypeInfo {
     /// Link types: start and end container types.
     ends: (u32, u32),
     /// Entity values: identifier → name and queued declaration.
-    values: FastMap<String, (String, Option<Ticket>)>,
+    values: StrMap<(String, Option<Ticket>)>,
     /// The queued declaration row, while it may still need to move earlier.
     decl: Option<Ticket>,
 }
@@ -159,14 +161,16 @@ struct PendingLink {
 /// The simulation state.
 struct Sim {
     file: String,
-    defs: FastMap<String, Rc<Def>>,
+    defs: StrMap<Rc<Def>>,
+    /// The same definitions, by number for ids in `0..SMALL_IDS`.
+    small_defs: Vec<Option<Rc<Def>>>,
     open_def: Option<(String, Def, u64)>,
     types: Vec<TypeInfo>,
-    type_index: FastMap<String, u32>,
+    type_index: StrMap<u32>,
     containers: Vec<ContainerInfo>,
-    container_index: FastMap<String, u32>,
+    container_index: StrMap<u32>,
     lanes: Vec<Lane>,
-    lane_index: FastMap<String, u32>,
+    lane_index: StrMap<u32>,
     pending: FastMap<String, PendingLink>,
     ignore_incomplete: bool,
     lossy: u64,
@@ -174,18 +178,61 @@ struct Sim {
     first_dropped: u64,
     ignored_links: u64,
     key: String,
+    /// Reused for the text of variable values.
+    number: String,
 }
 
-/// The values of one event line, by role.
+/// The words of one event line, read through its definition.
 struct Line<'a> {
-    known: [Option<&'a str>; 15],
-    extras: Vec<(&'a str, &'a str)>,
+    def: &'a Def,
+    /// The event id, then the fields in definition order.
+    words: &'a [&'a str],
 }
 
 impl<'a> Line<'a> {
+    /// The value of a known field ("" when the definition lacks it).
     fn get(&self, f: Field) -> &'a str {
-        self.known[f as usize].unwrap_or("")
+        match self.def.index[f as usize] {
+            0 => "",
+            i => self.words[usize::from(i)],
+        }
     }
+
+    /// The user-defined fields: (name, value).
+    fn extras(&self) -> impl Iterator<Item = (&'a str, &'a str)> + '_ {
+        self.def
+            .fields
+            .iter()
+            .zip(&self.words[1..])
+            .filter_map(|(role, word)| match role {
+                Role::Extra(name) => Some((name.as_str(), *word)),
+                Role::Known(_) => None,
+            })
+    }
+
+    fn has_extras(&self) -> bool {
+        self.def.has_extras
+    }
+}
+
+/// Event ids that are small decimal numbers (as almost every trace uses) are
+/// found by index instead of by hash.
+const SMALL_IDS: usize = 1024;
+
+fn small_id(id: &str) -> Option<usize> {
+    let b = id.as_bytes();
+    if b.is_empty() || b.len() > 4 || (b[0] == b'0' && b.len() > 1) {
+        return None;
+    }
+    let mut n = 0usize;
+    for &c in b {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        n = n * 10 + usize::from(d);
+    }
+    (n < SMALL_IDS).then_some(n)
 }
 
 const ROOT: u32 = 0;
@@ -198,14 +245,15 @@ impl Sim {
     fn new(file: &str, ignore_incomplete: bool) -> Sim {
         let mut sim = Sim {
             file: file.to_string(),
-            defs: FastMap::default(),
+            defs: StrMap::default(),
+            small_defs: vec![None; SMALL_IDS],
             open_def: None,
             types: Vec::new(),
-            type_index: FastMap::default(),
+            type_index: StrMap::default(),
             containers: Vec::new(),
-            container_index: FastMap::default(),
+            container_index: StrMap::default(),
             lanes: Vec::new(),
-            lane_index: FastMap::default(),
+            lane_index: StrMap::default(),
             pending: FastMap::default(),
             ignore_incomplete,
             lossy: 0,
@@ -213,6 +261,7 @@ impl Sim {
             first_dropped: 0,
             ignored_links: 0,
             key: String::new(),
+            number: String::new(),
         };
         sim.types.push(TypeInfo {
             id: "0".into(),
@@ -220,10 +269,10 @@ impl Sim {
             nature: Nature::Container,
             parent: ROOT,
             ends: (0, 0),
-            values: FastMap::default(),
+            values: StrMap::default(),
             decl: None,
         });
-        sim.type_index.insert("0".into(), ROOT);
+        sim.type_index.insert("0", ROOT);
         sim.containers.push(ContainerInfo {
             id: "0".into(),
             decl: None,
@@ -234,7 +283,7 @@ impl Sim {
             last: 0,
             slots: Vec::new(),
         });
-        sim.container_index.insert("0".into(), ROOT);
+        sim.container_index.insert("0", ROOT);
         sim
     }
 
@@ -266,7 +315,7 @@ impl Sim {
                 let event = Event::from_name(name).ok_or_else(|| {
                     format!("unknown event name `{name}` (PajeNG knows the Paje* events only)")
                 })?;
-                if self.defs.contains_key(*id) {
+                if self.defs.contains_key(id) {
                     return Err(format!("event id `{id}` is defined twice"));
                 }
                 self.open_def = Some((
@@ -275,6 +324,7 @@ impl Sim {
                         event,
                         fields: Vec::new(),
                         index: [0; 15],
+                        has_extras: false,
                     },
                     number,
                 ));
@@ -284,6 +334,13 @@ impl Sim {
                 let Some((id, mut def, _)) = self.open_def.take() else {
                     return Err(err("`%EndEventDef` without `%EventDef`"));
                 };
+                if def.fields.len() >= usize::from(u16::MAX) {
+                    return Err(format!(
+                        "the definition of event {id} has {} fields (at most {} are read)",
+                        def.fields.len(),
+                        u16::MAX - 1
+                    ));
+                }
                 for f in def.event.obligatory() {
                     if def.index[*f as usize] == 0 {
                         return Err(format!(
@@ -294,11 +351,16 @@ impl Sim {
                     }
                 }
                 for (i, role) in def.fields.iter().enumerate() {
-                    if let Role::Known(f) = role {
-                        def.index[*f as usize] = u8::try_from(i + 1).unwrap_or(u8::MAX);
+                    match role {
+                        Role::Known(f) => def.index[*f as usize] = (i + 1) as u16,
+                        Role::Extra(_) => def.has_extras = true,
                     }
                 }
-                self.defs.insert(id, Rc::new(def));
+                let def = Rc::new(def);
+                if let Some(n) = small_id(&id) {
+                    self.small_defs[n] = Some(Rc::clone(&def));
+                }
+                self.defs.insert(&id, def);
                 Ok(())
             }
             field => {
@@ -450,7 +512,11 @@ impl Sim {
     /// Handles an event line.
     fn event(&mut self, words: &[&str], number: u64, out: &mut Out) -> Result<(), String> {
         let id = words[0];
-        let Some(def) = self.defs.get(id).cloned() else {
+        let found = match small_id(id) {
+            Some(n) => self.small_defs[n].clone(),
+            None => self.defs.get(id).cloned(),
+        };
+        let Some(def) = found else {
             return Err(format!(
                 "undefined event id `{id}` (no `%EventDef` gives it)"
             ));
@@ -470,16 +536,7 @@ impl Sim {
                 def.event.name()
             ));
         }
-        let mut line = Line {
-            known: [None; 15],
-            extras: Vec::new(),
-        };
-        for (role, word) in def.fields.iter().zip(&words[1..]) {
-            match role {
-                Role::Known(f) => line.known[*f as usize] = Some(word),
-                Role::Extra(name) => line.extras.push((name.as_str(), word)),
-            }
-        }
+        let line = Line { def: &def, words };
         self.apply(def.event, &line, number, out)
     }
 
@@ -491,10 +548,11 @@ impl Sim {
         out: &mut Out,
     ) -> Result<(), String> {
         use Field::*;
-        let extras = &line.extras;
         let fill_extras = |rec: &mut Record| {
-            for (k, v) in extras {
-                rec.push_attr(k, v);
+            if line.has_extras() {
+                for (k, v) in line.extras() {
+                    rec.push_attr(k, v);
+                }
             }
         };
         match event {
@@ -551,10 +609,10 @@ impl Sim {
                     nature,
                     parent,
                     ends,
-                    values: FastMap::default(),
+                    values: StrMap::default(),
                     decl: None,
                 });
-                self.type_index.insert(id.to_string(), index);
+                self.type_index.insert(id, index);
                 let parent_id = if parent == ROOT {
                     String::new()
                 } else {
@@ -614,7 +672,7 @@ impl Sim {
                 })?;
                 self.types[t as usize]
                     .values
-                    .insert(id.to_string(), (name.to_string(), Some(ticket)));
+                    .insert(id, (name.to_string(), Some(ticket)));
                 Ok(())
             }
             Event::CreateContainer => {
@@ -661,7 +719,7 @@ impl Sim {
                     last: time,
                     slots: Vec::new(),
                 });
-                self.container_index.insert(id.to_string(), index);
+                self.container_index.insert(id, index);
                 self.containers[parent as usize].children.push(index);
                 let parent_id = if parent == ROOT {
                     String::new()
@@ -732,7 +790,6 @@ impl Sim {
                 self.check_entity(c, t, Nature::State)?;
                 self.touch_type(t, time, out);
                 let s = self.slot(c, t, time)?;
-                let type_id = self.types[t as usize].id.clone();
                 // A lane is declared when a state first needs it, not by a reset
                 // of an empty stack (which leaves nothing in the stream).
                 let existing = self.containers[c as usize].slots[s].lane;
@@ -741,7 +798,8 @@ impl Sim {
                     (None, Event::SetState | Event::PushState) => self.lane(c, s, t, out)?,
                     (None, Event::PopState) => {
                         return Err(format!(
-                            "pop on an empty stack: no open state of type `{type_id}` in container `{}`",
+                            "pop on an empty stack: no open state of type `{}` in container `{}`",
+                            self.types[t as usize].id,
                             line.get(Container)
                         ))
                     }
@@ -749,13 +807,9 @@ impl Sim {
                 };
                 self.touch_lane(lane, c, time, out);
                 if matches!(event, Event::SetState | Event::ResetState) {
-                    let reset_extras: &[(&str, &str)] = if event == Event::ResetState {
-                        extras
-                    } else {
-                        &[]
-                    };
+                    let reset_extras = (event == Event::ResetState).then_some(line);
                     let close = Closing {
-                        type_id: &type_id,
+                        type_: t,
                         extras: reset_extras,
                         lossy,
                         flag: "",
@@ -765,14 +819,15 @@ impl Sim {
                 match event {
                     Event::PopState => {
                         let close = Closing {
-                            type_id: &type_id,
-                            extras,
+                            type_: t,
+                            extras: Some(line),
                             lossy,
                             flag: "",
                         };
                         if !self.pop_one(lane, time, &close, out)? {
                             return Err(format!(
-                                "pop on an empty stack: no open state of type `{type_id}` in container `{}`",
+                                "pop on an empty stack: no open state of type `{}` in container `{}`",
+                                self.types[t as usize].id,
                                 line.get(Container)
                             ));
                         }
@@ -795,7 +850,7 @@ impl Sim {
                             r.kind = Kind::Enter;
                             r.time = Some(time);
                             r.loc.push_str(loc);
-                            r.cat.push_str(&type_id);
+                            r.cat.push_str(&types[t as usize].id);
                             r.name.push_str(name);
                             r.value.push_str(value_col);
                             r.depth = Some(depth as u32);
@@ -861,8 +916,14 @@ impl Sim {
                     format!("bad variable value `{text}`: expected a decimal number")
                 })?;
                 let slot = &mut self.containers[c as usize].slots[s];
-                let (value, op) = match event {
-                    Event::SetVariable => (text.to_string(), "set"),
+                let value = &mut self.number;
+                value.clear();
+                let op = match event {
+                    Event::SetVariable => {
+                        value.push_str(text);
+                        slot.var = Some(operand);
+                        "set"
+                    }
                     _ => {
                         let Some(current) = slot.var else {
                             return Err(format!(
@@ -880,29 +941,26 @@ impl Sim {
                         let sum = current.add(&delta).ok_or_else(|| {
                             err("variable value needs more than 36 significant digits")
                         })?;
-                        (
-                            sum.to_string(),
-                            if event == Event::AddVariable {
-                                "add"
-                            } else {
-                                "sub"
-                            },
-                        )
+                        let _ = write!(value, "{sum}");
+                        // The value as written is the value kept.
+                        slot.var = Some(Decimal::parse(value).unwrap_or(sum));
+                        if event == Event::AddVariable {
+                            "add"
+                        } else {
+                            "sub"
+                        }
                     }
                 };
-                slot.var = Some(match event {
-                    Event::SetVariable => operand,
-                    _ => Decimal::parse(&value).unwrap_or(operand),
-                });
                 let ty = &self.types[t as usize];
                 let loc = &self.containers[c as usize].id;
+                let value = &self.number;
                 out.emit(|r| {
                     r.kind = Kind::Counter;
                     r.time = Some(time);
                     r.loc.push_str(loc);
                     r.cat.push_str(&ty.id);
                     r.name.push_str(&ty.name);
-                    r.value = value;
+                    r.value.push_str(value);
                     if op != "set" {
                         r.push_attr(ATTR_OP, op);
                         r.push_attr(ATTR_OPERAND, text);
@@ -1086,7 +1144,7 @@ impl Sim {
             loc.push_str("/lane");
         }
         let index = self.lanes.len() as u32;
-        self.lane_index.insert(loc.clone(), index);
+        self.lane_index.insert(&loc, index);
         let parent = container.id.clone();
         let type_name = self.types[t as usize].name.clone();
         let ticket = out.declare(|r| {
@@ -1120,11 +1178,12 @@ impl Sim {
         }
         let l = &self.lanes[lane as usize];
         let frame = l.popped();
+        let types = &self.types;
         out.emit(|r| {
             r.kind = Kind::Leave;
             r.time = Some(time);
             r.loc.push_str(&l.loc);
-            r.cat.push_str(close.type_id);
+            r.cat.push_str(&types[close.type_ as usize].id);
             r.name.push_str(&frame.name);
             r.value.push_str(&frame.value);
             r.depth = Some(l.depth as u32);
@@ -1132,7 +1191,7 @@ impl Sim {
             if close.lossy {
                 r.add_flag(flags::LOSSY);
             }
-            for (k, v) in close.extras {
+            for (k, v) in close.extras.iter().flat_map(|l| l.extras()) {
                 r.push_attr(k, v);
             }
         })?;
@@ -1170,10 +1229,9 @@ impl Sim {
             .filter_map(|s| s.lane.map(|l| (l, s.type_)))
             .collect();
         for (lane, t) in slots {
-            let type_id = self.types[t as usize].id.clone();
             let close = Closing {
-                type_id: &type_id,
-                extras: &[],
+                type_: t,
+                extras: None,
                 lossy: false,
                 flag: "S",
             };
@@ -1234,8 +1292,10 @@ impl Sim {
 
 /// How states are closed: by which type, with which event's user fields.
 struct Closing<'a> {
-    type_id: &'a str,
-    extras: &'a [(&'a str, &'a str)],
+    /// The state type.
+    type_: u32,
+    /// The line whose user fields the closing rows carry.
+    extras: Option<&'a Line<'a>>,
     lossy: bool,
     /// `S` when the trace implies the closing (a destruction, the end).
     flag: &'a str,
@@ -1425,9 +1485,17 @@ impl<R: BufRead> RecordSource for PajeReader<R> {
     }
 
     fn location(&self) -> Location {
+        self.locate(self.line)
+    }
+
+    fn mark(&self) -> u64 {
+        self.line
+    }
+
+    fn locate(&self, line: u64) -> Location {
         Location::Line {
             file: self.lines.name().to_string(),
-            line: self.line,
+            line,
         }
     }
 }

@@ -26,7 +26,7 @@ use crate::io::Output;
 use crate::record::{flags, Kind, Record};
 
 /// Registry constructor.
-pub fn open_writer(out: Output, _: &WriteOptions) -> Result<Box<dyn RecordSink>> {
+pub fn open_writer(out: Output, _: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
     Ok(Box::new(PajeWriter::new(out)))
 }
 

@@ -209,6 +209,21 @@ impl RecordSource for PallasSource {
             Location::File(self.name.clone())
         }
     }
+
+    fn mark(&self) -> u64 {
+        if self.head.is_empty() {
+            self.threads.mark().wrapping_add(1)
+        } else {
+            0
+        }
+    }
+
+    fn locate(&self, mark: u64) -> Location {
+        match mark {
+            0 => Location::File(self.name.clone()),
+            m => self.threads.locate(m - 1),
+        }
+    }
 }
 
 /// One occurrence of an event in a thread's expansion.

@@ -26,7 +26,7 @@ pub fn open_reader(input: Input, _: &ReadOptions) -> Result<Box<dyn RecordSource
 }
 
 /// Registry constructor for [`JsonlWriter`].
-pub fn open_writer(out: Output, _: &WriteOptions) -> Result<Box<dyn RecordSink>> {
+pub fn open_writer(out: Output, _: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
     Ok(Box::new(JsonlWriter::new(out)))
 }
 
@@ -71,9 +71,17 @@ impl<R: BufRead> RecordSource for JsonlReader<R> {
     }
 
     fn location(&self) -> Location {
+        self.locate(self.lines.line_number())
+    }
+
+    fn mark(&self) -> u64 {
+        self.lines.line_number()
+    }
+
+    fn locate(&self, line: u64) -> Location {
         Location::Line {
             file: self.lines.name().to_string(),
-            line: self.lines.line_number(),
+            line,
         }
     }
 }

@@ -30,7 +30,7 @@ pub fn open_reader(input: Input, _: &ReadOptions) -> Result<Box<dyn RecordSource
 }
 
 /// Registry constructor for [`TsvWriter`].
-pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink>> {
+pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
     Ok(Box::new(TsvWriter::new(out, opts)))
 }
 
@@ -284,9 +284,17 @@ impl<R: BufRead> RecordSource for TsvReader<R> {
     }
 
     fn location(&self) -> Location {
+        self.locate(self.lines.line_number())
+    }
+
+    fn mark(&self) -> u64 {
+        self.lines.line_number()
+    }
+
+    fn locate(&self, line: u64) -> Location {
         Location::Line {
             file: self.lines.name().to_string(),
-            line: self.lines.line_number(),
+            line,
         }
     }
 

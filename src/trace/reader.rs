@@ -1056,9 +1056,17 @@ impl RecordSource for TraceReader {
     }
 
     fn location(&self) -> Location {
+        self.locate(self.line)
+    }
+
+    fn mark(&self) -> u64 {
+        self.line
+    }
+
+    fn locate(&self, line: u64) -> Location {
         Location::Line {
             file: self.name.clone(),
-            line: self.line,
+            line,
         }
     }
 }

@@ -27,7 +27,7 @@ use crate::record::{Kind, Record};
 
 /// Registry constructor: the writer behind a span builder, so `enter`/`leave`
 /// pairs arrive as `state` rows.
-pub fn open_writer(out: Output, _: &WriteOptions) -> Result<Box<dyn RecordSink>> {
+pub fn open_writer(out: Output, _: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
     Ok(Box::new(SpanBuilder::new(TraceWriter::new(out))))
 }
 
