@@ -233,7 +233,7 @@ impl std::fmt::Display for Kind {
 /// Text columns are `String`s where empty means absent (the TSV form cannot tell
 /// the two apart, so neither does the model). `attrs` holds the encoded
 /// `key=value;...` form; use [`Record::attrs`] and [`Record::push_attr`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct Record {
     /// The row kind.
     pub kind: Kind,
@@ -268,6 +268,39 @@ pub struct Record {
     /// Values of columns this version does not know, by column name; only
     /// non-empty ones are kept.
     pub extra: Vec<(String, String)>,
+}
+
+impl Clone for Record {
+    fn clone(&self) -> Record {
+        let mut r = Record::new(self.kind);
+        r.clone_from(self);
+        r
+    }
+
+    /// Field by field, so the text buffers of `self` are reused (stages that
+    /// keep rows, such as open frames, copy into the same record many times).
+    fn clone_from(&mut self, src: &Record) {
+        self.kind = src.kind;
+        self.time = src.time;
+        self.end = src.end;
+        self.depth = src.depth;
+        self.tag = src.tag;
+        self.size = src.size;
+        for (to, from) in [
+            (&mut self.loc, &src.loc),
+            (&mut self.cat, &src.cat),
+            (&mut self.name, &src.name),
+            (&mut self.peer, &src.peer),
+            (&mut self.comm, &src.comm),
+            (&mut self.id, &src.id),
+            (&mut self.value, &src.value),
+            (&mut self.flags, &src.flags),
+            (&mut self.attrs, &src.attrs),
+        ] {
+            to.clone_from(from);
+        }
+        self.extra.clone_from(&src.extra);
+    }
 }
 
 /// Flag letters of the `flags` column.

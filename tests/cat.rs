@@ -175,49 +175,56 @@ fn spans_turn_frames_into_states() {
     bin("trace-cat").write_stdin(text).assert().success();
 }
 
-/// The sink runs behind the reader (on another thread): an error it raises
-/// about a row still names that row's line and file, not where the reader is.
+/// The sink may run behind the reader (on another thread; the pump tries that
+/// on a stretch of rows after the first tens of thousands): an error it
+/// raises about a row still names that row's line and file, not where the
+/// reader is.
 #[test]
 fn sink_errors_name_their_row_far_behind_the_reader() {
-    let c = row(&[("kind", "container"), ("loc", "t")]);
-    let orphan = row(&[
-        ("kind", "leave"),
-        ("time", "2"),
-        ("loc", "t"),
-        ("name", "f"),
-    ]);
-    let mut rows = vec![c.clone(), orphan];
-    for t in 3..30_000 {
-        rows.push(row(&[
+    let event = |t: u64, loc: &str| {
+        row(&[
             ("kind", "event"),
             ("time", &t.to_string()),
-            ("loc", "t"),
+            ("loc", loc),
             ("name", "e"),
-        ]));
+        ])
+    };
+    let orphan = |t: u64| {
+        row(&[
+            ("kind", "leave"),
+            ("time", &t.to_string()),
+            ("loc", "t"),
+            ("name", "f"),
+        ])
+    };
+    // Lines: header, format, container, events, then the orphan leave.
+    let with_orphan = |events: u64| {
+        let mut rows = vec![row(&[("kind", "container"), ("loc", "t")])];
+        rows.extend((1..=events).map(|t| event(t, "t")));
+        rows.push(orphan(events + 1));
+        rows.extend((events + 2..events + 30_000).map(|t| event(t, "t")));
+        rows
+    };
+    for events in [1, 100_000] {
+        bin("trace-cat")
+            .arg("--spans")
+            .write_stdin(stream(&with_orphan(events)))
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(format!(
+                "<stdin>:{}: `leave` of `f` on `t` with no open frame",
+                events + 4
+            )));
     }
-    bin("trace-cat")
-        .arg("--spans")
-        .write_stdin(stream(&rows))
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains(
-            "<stdin>:4: `leave` of `f` on `t` with no open frame",
-        ));
-    // Merged inputs: the row is the second file's fourth line.
+    // Merged inputs: the row is the bad file's own line, about the 100,000th
+    // row of the merged stream.
     let dir = scratch("sink_errors_name_their_row");
     let good = dir.join("good.tsv");
     let bad = dir.join("bad.tsv");
     let mut good_rows = vec![row(&[("kind", "container"), ("loc", "u")])];
-    for t in 1..20_000 {
-        good_rows.push(row(&[
-            ("kind", "event"),
-            ("time", &t.to_string()),
-            ("loc", "u"),
-            ("name", "e"),
-        ]));
-    }
+    good_rows.extend((1..=50_000).map(|t| event(t, "u")));
     std::fs::write(&good, stream(&good_rows)).unwrap();
-    std::fs::write(&bad, stream(&rows)).unwrap();
+    std::fs::write(&bad, stream(&with_orphan(50_000))).unwrap();
     bin("trace-cat")
         .arg("--spans")
         .arg(&good)
@@ -225,7 +232,7 @@ fn sink_errors_name_their_row_far_behind_the_reader() {
         .assert()
         .failure()
         .stderr(predicate::str::contains(format!(
-            "{}:4: `leave` of `f` on `t` with no open frame",
+            "{}:50004: `leave` of `f` on `t` with no open frame",
             bad.display()
         )));
 }

@@ -2,10 +2,12 @@
 //! thread at once (`ops::pump` runs the sink on a second core).
 //!
 //! A [`Record`] is about 400 bytes with ten separately allocated strings; moving
-//! those between cores costs more than the work they carry. A batch is one byte
-//! buffer: per record a kind byte, a bit set of the fields present, the
-//! numbers, then the non-empty strings with their lengths. It never leaves the
-//! process, so it has no version and no compatibility rules.
+//! those between cores costs more than the work they carry. A batch is two
+//! buffers: the layout (per record a kind byte, a bit set of the fields
+//! present, the numbers, the lengths of the non-empty strings) and the text of
+//! those strings, kept as a `String` so reading it back needs no UTF-8 check.
+//! It never leaves the process, so it has no version and no compatibility
+//! rules.
 
 use crate::record::{Kind, Record};
 
@@ -13,6 +15,7 @@ use crate::record::{Kind, Record};
 #[derive(Debug, Default)]
 pub struct RecordBatch {
     bytes: Vec<u8>,
+    text: String,
     len: usize,
 }
 
@@ -65,20 +68,22 @@ impl RecordBatch {
 
     /// Bytes used so far.
     pub fn byte_len(&self) -> usize {
-        self.bytes.len()
+        self.bytes.len() + self.text.len()
     }
 
     /// Empties the batch, keeping its buffer.
     pub fn clear(&mut self) {
         self.bytes.clear();
+        self.text.clear();
         self.len = 0;
     }
 
     /// Appends a copy of `rec`.
     pub fn push(&mut self, rec: &Record) {
         let out = &mut self.bytes;
+        let text = &mut self.text;
         let texts = texts(rec);
-        out.reserve(64 + texts.iter().map(|t| t.len()).sum::<usize>());
+        out.reserve(64);
         out.push(rec.kind as u8);
         let bits_at = out.len();
         out.extend_from_slice(&[0, 0]);
@@ -97,18 +102,18 @@ impl RecordBatch {
             bits |= SIZE;
             out.extend_from_slice(&s.to_le_bytes());
         }
-        for (i, text) in texts.into_iter().enumerate() {
-            if !text.is_empty() {
+        for (i, field) in texts.into_iter().enumerate() {
+            if !field.is_empty() {
                 bits |= 1 << (FIRST_TEXT + i as u32);
-                push_text(out, text);
+                push_text(out, text, field);
             }
         }
         if !rec.extra.is_empty() {
             bits |= EXTRA;
             push_len(out, rec.extra.len());
             for (k, v) in &rec.extra {
-                push_text(out, k);
-                push_text(out, v);
+                push_text(out, text, k);
+                push_text(out, text, v);
             }
         }
         out[bits_at..bits_at + 2].copy_from_slice(&bits.to_le_bytes());
@@ -120,6 +125,8 @@ impl RecordBatch {
         BatchReader {
             bytes: &self.bytes,
             at: 0,
+            text: &self.text,
+            text_at: 0,
         }
     }
 }
@@ -132,18 +139,20 @@ fn push_len(out: &mut Vec<u8>, mut n: usize) {
     out.push(n as u8);
 }
 
-fn push_text(out: &mut Vec<u8>, s: &str) {
+fn push_text(out: &mut Vec<u8>, text: &mut String, s: &str) {
     push_len(out, s.len());
-    out.extend_from_slice(s.as_bytes());
+    text.push_str(s);
 }
 
 /// Reads the records of a [`RecordBatch`] in order.
 pub struct BatchReader<'a> {
     bytes: &'a [u8],
     at: usize,
+    text: &'a str,
+    text_at: usize,
 }
 
-impl BatchReader<'_> {
+impl<'a> BatchReader<'a> {
     /// Refills `rec` with the next record; `false` at the end of the batch.
     ///
     /// The batch was written by [`RecordBatch::push`] in this process, so a
@@ -205,11 +214,12 @@ impl BatchReader<'_> {
         }
     }
 
-    fn text(&mut self) -> &str {
+    fn text(&mut self) -> &'a str {
         let n = self.len();
-        let s = &self.bytes[self.at..self.at + n];
-        self.at += n;
-        std::str::from_utf8(s).expect("a batch holds the UTF-8 it was given")
+        // Whole strings were pushed, so these are character boundaries.
+        let s = &self.text[self.text_at..self.text_at + n];
+        self.text_at += n;
+        s
     }
 }
 

@@ -164,8 +164,7 @@ fn needs_escape(bytes: &[u8]) -> bool {
         below_14 | backslash != 0
     };
     let mut chunks = bytes.chunks_exact(8);
-    let mut alarm =
-        chunks.any(|c| suspect(u64::from_le_bytes(c.try_into().expect("8 bytes"))));
+    let mut alarm = chunks.any(|c| suspect(u64::from_le_bytes(c.try_into().expect("8 bytes"))));
     if !alarm && !chunks.remainder().is_empty() {
         // Padded with spaces, which never raise the alarm. (Built in a
         // register: a byte copy then a wide load stalls the store buffer.)

@@ -1,0 +1,280 @@
+//! Driving a source into a sink, on one core or two.
+//!
+//! On two cores the sink runs on a second thread and records cross in
+//! [`RecordBatch`]es. That pays when both sides have real work (a Pajé or
+//! Pallas reader, span building, pj_dump formatting) and costs when one side is
+//! light (a stream read back and written as TSV spends about as long handing
+//! rows over as it saves). The pump does not guess: it runs a stretch of the
+//! input each way, timed, and keeps the faster for the rest.
+
+use std::collections::VecDeque;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Location, Result};
+use crate::format::{RecordSink, RecordSource};
+use crate::io::Progress;
+use crate::record::Record;
+use crate::stream::batch::RecordBatch;
+
+/// Records skipped before timing: the start of an input (definitions, a
+/// reorder window filling, a whole-file read) says little about the rest.
+const WARM_UP: u64 = 16 * 1024;
+/// Records timed each way.
+const TRIAL: u64 = 64 * 1024;
+/// Records per batch handed to the writer thread: enough to make the hand-over
+/// rare, few enough to stay in the cache.
+const BATCH: usize = 2048;
+/// Batches filled ahead of the writer.
+const AHEAD: usize = 4;
+
+/// How a stretch of records went.
+#[derive(Debug)]
+enum Stretch {
+    /// The source ended.
+    Ended,
+    /// The limit was reached after this long.
+    Took(Duration),
+}
+
+/// Moves every record from `source` into `sink`, then finishes the sink.
+///
+/// Errors a sink raises about a record get the source position of that
+/// record; errors raised at the end name the source.
+pub fn pump(
+    source: &mut dyn RecordSource,
+    sink: &mut (dyn RecordSink + Send),
+    progress: &mut Progress,
+) -> Result<()> {
+    let mut rec = Record::default();
+    let mut run = || -> Result<()> {
+        if let Stretch::Ended = serial(source, sink, progress, &mut rec, Some(WARM_UP))? {
+            return Ok(());
+        }
+        let Stretch::Took(one) = serial(source, sink, progress, &mut rec, Some(TRIAL))? else {
+            return Ok(());
+        };
+        let Stretch::Took(two) = parallel(source, sink, progress, Some(TRIAL))? else {
+            return Ok(());
+        };
+        if two < one {
+            parallel(source, sink, progress, None)?;
+        } else {
+            serial(source, sink, progress, &mut rec, None)?;
+        }
+        Ok(())
+    };
+    run()?;
+    progress.finish();
+    let at = match source.location() {
+        Location::Line { file, .. } | Location::Offset { file, .. } | Location::File(file) => {
+            Location::File(format!("{file}: at end of input"))
+        }
+    };
+    sink.finish().map_err(|e| e.at(at))
+}
+
+/// Moves up to `limit` records (all without one) on this thread.
+fn serial(
+    source: &mut dyn RecordSource,
+    sink: &mut (dyn RecordSink + Send),
+    progress: &mut Progress,
+    rec: &mut Record,
+    limit: Option<u64>,
+) -> Result<Stretch> {
+    let start = Instant::now();
+    let mut moved = 0u64;
+    while limit.is_none_or(|l| moved < l) {
+        if !source.next_record(rec)? {
+            return Ok(Stretch::Ended);
+        }
+        sink.write(rec).map_err(|e| e.at(source.location()))?;
+        progress.tick();
+        moved += 1;
+    }
+    Ok(Stretch::Took(start.elapsed()))
+}
+
+/// Moves up to `limit` records (all without one) with the sink on a second
+/// thread, which has written them all when this returns.
+fn parallel(
+    source: &mut dyn RecordSource,
+    sink: &mut (dyn RecordSink + Send),
+    progress: &mut Progress,
+    limit: Option<u64>,
+) -> Result<Stretch> {
+    let start = Instant::now();
+    let (full_tx, full_rx) = mpsc::sync_channel::<RecordBatch>(AHEAD);
+    let (empty_tx, empty_rx) = mpsc::channel::<RecordBatch>();
+    let (read, written, marks, acknowledged) = std::thread::scope(|scope| {
+        let write = move || -> std::result::Result<(), (Error, u64)> {
+            let mut rec = Record::default();
+            let mut index = 0u64;
+            for mut batch in full_rx {
+                let mut rows = batch.reader();
+                while rows.next_into(&mut rec) {
+                    sink.write(&rec).map_err(|e| (e, index))?;
+                    index += 1;
+                }
+                batch.clear();
+                // The reader may have stopped (the end of its stretch).
+                let _ = empty_tx.send(batch);
+            }
+            Ok(())
+        };
+        let writer = std::thread::Builder::new()
+            .name("writer".into())
+            .spawn_scoped(scope, write)
+            .expect("a thread can be started");
+        // Marks of the records sent and not yet known to be written, oldest
+        // first, so an error about one of them can be located.
+        let mut marks: VecDeque<u64> = VecDeque::new();
+        let mut acknowledged = 0u64;
+        let mut rec = Record::default();
+        let mut batch = RecordBatch::new();
+        let mut moved = 0u64;
+        let read = loop {
+            if limit.is_some_and(|l| moved >= l) {
+                break Ok(false);
+            }
+            match source.next_record(&mut rec) {
+                Ok(true) => {}
+                Ok(false) => break Ok(true),
+                Err(e) => break Err(e),
+            }
+            batch.push(&rec);
+            marks.push_back(source.mark());
+            progress.tick();
+            moved += 1;
+            if batch.len() >= BATCH {
+                let next = match empty_rx.try_recv() {
+                    Ok(b) => {
+                        // A returned batch: its records are written.
+                        acknowledged += BATCH as u64;
+                        marks.drain(..BATCH);
+                        b
+                    }
+                    Err(_) => RecordBatch::new(),
+                };
+                if full_tx.send(std::mem::replace(&mut batch, next)).is_err() {
+                    break Ok(false); // the writer failed; its error follows
+                }
+            }
+        };
+        // Rows read before a read error are written, as on one thread.
+        if !batch.is_empty() {
+            let _ = full_tx.send(batch);
+        }
+        drop(full_tx);
+        let written = writer.join().expect("the writer thread does not panic");
+        (read, written, marks, acknowledged)
+    });
+    if let Err((e, index)) = written {
+        let at = match index
+            .checked_sub(acknowledged)
+            .and_then(|i| marks.get(i as usize))
+        {
+            Some(&mark) => source.locate(mark),
+            None => source.location(),
+        };
+        return Err(e.at(at));
+    }
+    match read? {
+        true => Ok(Stretch::Ended),
+        false => Ok(Stretch::Took(start.elapsed())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Kind;
+
+    /// Events named by number; the record at index i is "line" i + 1.
+    struct Numbers {
+        next: u64,
+        count: u64,
+    }
+
+    impl RecordSource for Numbers {
+        fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+            if self.next == self.count {
+                return Ok(false);
+            }
+            self.next += 1;
+            rec.clear();
+            rec.kind = Kind::Event;
+            rec.time = Some(self.next as i64);
+            rec.name = self.next.to_string();
+            Ok(true)
+        }
+        fn location(&self) -> Location {
+            self.locate(self.next)
+        }
+        fn mark(&self) -> u64 {
+            self.next
+        }
+        fn locate(&self, line: u64) -> Location {
+            Location::Line {
+                file: "numbers".into(),
+                line,
+            }
+        }
+    }
+
+    /// Keeps the names it sees; fails on `bad`.
+    #[derive(Default)]
+    struct Collect {
+        seen: Vec<u64>,
+        bad: Option<u64>,
+        finished: bool,
+    }
+
+    impl RecordSink for Collect {
+        fn write(&mut self, rec: &Record) -> Result<()> {
+            let n: u64 = rec.name.parse().unwrap();
+            if Some(n) == self.bad {
+                return Err(Error::Record(format!("bad row {n}")));
+            }
+            self.seen.push(n);
+            Ok(())
+        }
+        fn finish(&mut self) -> Result<()> {
+            self.finished = true;
+            Ok(())
+        }
+    }
+
+    fn progress() -> Progress {
+        Progress::new(Default::default(), false)
+    }
+
+    #[test]
+    fn every_record_arrives_once_in_order_across_the_trials() {
+        for count in [0, 1, WARM_UP, WARM_UP + TRIAL + 5, WARM_UP + 3 * TRIAL + 7] {
+            let mut source = Numbers { next: 0, count };
+            let mut sink = Collect::default();
+            pump(&mut source, &mut sink, &mut progress()).unwrap();
+            assert!(sink.finished);
+            assert!(sink.seen.iter().copied().eq(1..=count), "{count}");
+        }
+    }
+
+    #[test]
+    fn a_sink_error_on_the_second_thread_names_its_record() {
+        // Far behind the reader: the writer lags by up to AHEAD batches.
+        for bad in [1, 2, BATCH as u64, BATCH as u64 + 1, 5 * BATCH as u64 + 3] {
+            let mut source = Numbers {
+                next: 0,
+                count: 20 * BATCH as u64,
+            };
+            let mut sink = Collect {
+                bad: Some(bad),
+                ..Collect::default()
+            };
+            let err = parallel(&mut source, &mut sink, &mut progress(), None).unwrap_err();
+            assert_eq!(err.to_string(), format!("numbers:{bad}: bad row {bad}"));
+            assert!(sink.seen.iter().copied().eq(1..bad));
+        }
+    }
+}
