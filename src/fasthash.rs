@@ -180,6 +180,11 @@ impl<V> StrMap<V> {
         e.map(|e| &mut self.entries[e].value)
     }
 
+    /// The keys and values, in insertion order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &V)> {
+        self.entries.iter().map(|e| (&*e.key, &e.value))
+    }
+
     /// True when `key` is in the map.
     pub fn contains_key(&self, key: &str) -> bool {
         self.get(key).is_some()

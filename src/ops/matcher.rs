@@ -39,6 +39,11 @@ pub struct Matcher<S> {
     next: S,
     /// Pending halves by channel key (see [`Matcher::channel`]).
     pending: FastMap<String, Queues>,
+    /// Buffers of finished channels and halves, reused so matching a
+    /// message allocates nothing once the in-flight set has been seen.
+    spare_keys: Vec<String>,
+    spare_queues: Vec<Queues>,
+    spare_halves: Vec<Record>,
     key: String,
     unmatched: Unmatched,
     out: Record,
@@ -53,6 +58,9 @@ impl<S: RecordSink> Matcher<S> {
         Matcher {
             next,
             pending: FastMap::default(),
+            spare_keys: Vec::new(),
+            spare_queues: Vec::new(),
+            spare_halves: Vec::new(),
             key: String::new(),
             unmatched,
             out: Record::new(Kind::Msg),
@@ -80,7 +88,9 @@ impl<S: RecordSink> Matcher<S> {
                 );
             }
             None => {
-                let _ = write!(key, "k\u{0}{}\u{0}{}\u{0}{}", rec.comm, rec.cat, rec.id);
+                for part in ["k\u{0}", &rec.comm, "\u{0}", &rec.cat, "\u{0}", &rec.id] {
+                    key.push_str(part);
+                }
             }
         }
     }
@@ -99,12 +109,15 @@ impl<S: RecordSink> Matcher<S> {
         out.end = recv.time;
         out.loc.push_str(&send.loc);
         out.peer.push_str(&recv.loc);
-        let either = |a: &String, b: &String| if a.is_empty() { b.clone() } else { a.clone() };
-        out.cat = either(&send.cat, &recv.cat);
-        out.name = either(&send.name, &recv.name);
-        out.comm = either(&send.comm, &recv.comm);
-        out.id = either(&send.id, &recv.id);
-        out.value = either(&send.value, &recv.value);
+        for (to, a, b) in [
+            (&mut out.cat, &send.cat, &recv.cat),
+            (&mut out.name, &send.name, &recv.name),
+            (&mut out.comm, &send.comm, &recv.comm),
+            (&mut out.id, &send.id, &recv.id),
+            (&mut out.value, &send.value, &recv.value),
+        ] {
+            to.push_str(if a.is_empty() { b } else { a });
+        }
         out.tag = send.tag.or(recv.tag);
         out.size = send.size.or(recv.size);
         for c in send.flags.chars().chain(recv.flags.chars()) {
@@ -132,7 +145,10 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
         }
         Self::channel(rec, &mut self.key);
         if !self.pending.contains_key(self.key.as_str()) {
-            self.pending.insert(self.key.clone(), Queues::default());
+            let mut key = self.spare_keys.pop().unwrap_or_default();
+            key.clone_from(&self.key);
+            let queues = self.spare_queues.pop().unwrap_or_default();
+            self.pending.insert(key, queues);
         }
         let queues = self
             .pending
@@ -146,14 +162,20 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
         match theirs.pop_front() {
             Some(first) => {
                 Self::pair(&mut self.out, &first, rec);
+                self.spare_halves.push(first);
                 if queues.sends.is_empty() && queues.recvs.is_empty() {
-                    self.pending.remove(self.key.as_str());
+                    if let Some((key, queues)) = self.pending.remove_entry(self.key.as_str()) {
+                        self.spare_keys.push(key);
+                        self.spare_queues.push(queues);
+                    }
                 }
                 self.matched += 1;
                 self.next.write(&self.out)
             }
             None => {
-                mine.push_back(rec.clone());
+                let mut half = self.spare_halves.pop().unwrap_or_default();
+                half.clone_from(rec);
+                mine.push_back(half);
                 Ok(())
             }
         }

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use super::{ATTR_OP, ATTR_OPERAND, LANE, PREFIX};
 use crate::error::Result;
-use crate::fasthash::FastMap;
+use crate::fasthash::{FastMap, StrMap};
 use crate::format::{RecordSink, WriteOptions};
 use crate::io::Output;
 use crate::ops::matcher::{Matcher, Unmatched};
@@ -50,8 +50,8 @@ pub struct PjdumpWriter {
     out: Output,
     precision: usize,
     user_fields: bool,
-    types: FastMap<String, String>,
-    containers: FastMap<String, ContainerEntry>,
+    types: StrMap<String>,
+    containers: StrMap<ContainerEntry>,
     /// Current piece of each variable, by `loc \0 cat`.
     pieces: FastMap<String, Piece>,
     key: String,
@@ -116,8 +116,8 @@ impl PjdumpWriter {
             out,
             precision,
             user_fields,
-            types: FastMap::default(),
-            containers: FastMap::default(),
+            types: StrMap::default(),
+            containers: StrMap::default(),
             pieces: FastMap::default(),
             key: String::new(),
             last_time: None,
@@ -395,7 +395,7 @@ impl RecordSink for PjdumpWriter {
         match rec.kind {
             // Entity values name themselves in each row; only types are looked up.
             Kind::Type if rec.cat != "value" => {
-                self.types.insert(rec.id.clone(), rec.name.clone());
+                self.types.insert(&rec.id, rec.name.clone());
             }
             // Pajé's root container: its line is written at the end.
             Kind::Container if rec.loc == "0" && rec.cat == "0" => {}
@@ -407,7 +407,7 @@ impl RecordSink for PjdumpWriter {
                     rec.name.clone()
                 };
                 self.containers.insert(
-                    rec.loc.clone(),
+                    &rec.loc,
                     ContainerEntry {
                         name,
                         type_: rec.cat.clone(),
@@ -516,7 +516,7 @@ impl RecordSink for PjdumpWriter {
             .containers
             .iter()
             .filter(|(_, c)| !c.ended && c.lane_of.is_none())
-            .map(|(k, _)| k.clone())
+            .map(|(k, _)| k.to_string())
             .collect();
         open.sort();
         for loc in open {

@@ -180,6 +180,8 @@ struct Sim {
     key: String,
     /// Reused for the text of variable values.
     number: String,
+    /// Buffers of matched links' keys and values, reused by the next ones.
+    spare_strings: Vec<String>,
 }
 
 /// The words of one event line, read through its definition.
@@ -262,6 +264,7 @@ impl Sim {
             ignored_links: 0,
             key: String::new(),
             number: String::new(),
+            spare_strings: Vec::new(),
         };
         sim.types.push(TypeInfo {
             id: "0".into(),
@@ -1009,8 +1012,8 @@ impl Sim {
                 ] {
                     self.key.push_str(part);
                 }
-                match self.pending.remove(&self.key) {
-                    Some(p) if p.start == start => {
+                match self.pending.remove_entry(&self.key) {
+                    Some((_, p)) if p.start == start => {
                         return Err(format!(
                             "a second {} of link key `{key}` (type `{}`, container `{}`) while the first, on line {}, has no {} yet",
                             if start { "start" } else { "end" },
@@ -1020,21 +1023,28 @@ impl Sim {
                             if start { "end" } else { "start" }
                         ));
                     }
-                    Some(p) => {
+                    Some((spare_key, p)) => {
                         if p.value != value {
                             return Err(format!(
                                 "link key `{key}` ends with value `{value}` but started with `{}` (line {})",
                                 p.value, p.line
                             ));
                         }
+                        self.spare_strings.push(spare_key);
+                        self.spare_strings.push(p.value);
                     }
                     None => {
+                        let mut pending_key = self.spare_strings.pop().unwrap_or_default();
+                        pending_key.clone_from(&self.key);
+                        let mut pending_value = self.spare_strings.pop().unwrap_or_default();
+                        pending_value.clear();
+                        pending_value.push_str(value);
                         self.pending.insert(
-                            self.key.clone(),
+                            pending_key,
                             PendingLink {
                                 start,
                                 line: number,
-                                value: value.to_string(),
+                                value: pending_value,
                                 container: c,
                             },
                         );
