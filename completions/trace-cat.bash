@@ -23,7 +23,7 @@ _trace__cat() {
 
     case "${cmd}" in
         trace__cat)
-            opts="-f -o -t -h -V --from --lenient --ignore-incomplete-links --reorder-window --output --to --json --no-header --line-buffered --no-progress --precision --user-fields --spans --list-formats --help --version"
+            opts="-f -o -t -h -V --from --lenient --ignore-incomplete-links --reorder-window --output --to --json --no-header --line-buffered --no-progress --precision --user-fields --threads --spans --list-formats --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -59,6 +59,10 @@ _trace__cat() {
                     ;;
                 --precision)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -W "auto 1 2" -- "${cur}"))
                     return 0
                     ;;
                 *)

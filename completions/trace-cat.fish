@@ -11,6 +11,9 @@ paje\t''
 pjdump\t''
 trace\t''"
 complete -c trace-cat -l precision -d 'pjdump output: decimals of times and values (pj_dump\'s -l)' -r
+complete -c trace-cat -l threads -d 'Threads: 1 reads and writes on one core; 2 writes on a second thread; auto times both on an early stretch of rows and keeps the faster' -r -f -a "auto\t''
+1\t''
+2\t''"
 complete -c trace-cat -l lenient -d 'Skip invalid lines of text traces with a warning each (and a count at the end) instead of stopping at the first one'
 complete -c trace-cat -l ignore-incomplete-links -d 'Pajé: keep links whose other half never comes as unmatched halves (pj_dump\'s -z) instead of failing'
 complete -c trace-cat -l json -d 'Write the stream as JSON Lines (same as `-t jsonl`)'

@@ -23,7 +23,7 @@ _trace__filter() {
 
     case "${cmd}" in
         trace__filter)
-            opts="-f -o -t -k -l -c -n -a -v -h -V --from --lenient --ignore-incomplete-links --reorder-window --output --to --json --no-header --line-buffered --no-progress --precision --user-fields --kind --loc --cat --name --start --end --attr --invert --help --version"
+            opts="-f -o -t -k -l -c -n -a -v -h -V --from --lenient --ignore-incomplete-links --reorder-window --output --to --json --no-header --line-buffered --no-progress --precision --user-fields --threads --kind --loc --cat --name --start --end --attr --invert --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -59,6 +59,10 @@ _trace__filter() {
                     ;;
                 --precision)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -W "auto 1 2" -- "${cur}"))
                     return 0
                     ;;
                 --kind)

@@ -11,6 +11,9 @@ paje\t''
 pjdump\t''
 trace\t''"
 complete -c trace-filter -l precision -d 'pjdump output: decimals of times and values (pj_dump\'s -l)' -r
+complete -c trace-filter -l threads -d 'Threads: 1 reads and writes on one core; 2 writes on a second thread; auto times both on an early stretch of rows and keeps the faster' -r -f -a "auto\t''
+1\t''
+2\t''"
 complete -c trace-filter -s k -l kind -d 'Keep rows of these kinds (comma-separated or repeated)' -r -f -a "meta\t''
 container\t''
 enter\t''

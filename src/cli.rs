@@ -13,6 +13,7 @@ use crate::error::{self, Error, Result};
 use crate::format::{self, ReadOptions, RecordSink, RecordSource, WriteOptions};
 use crate::io::{open_output, ByteCounter, Input, Progress};
 use crate::ops::merge::Merger;
+use crate::ops::pump::Threads;
 
 /// Inputs of a command that reads traces or streams.
 #[derive(Args, Debug, Clone)]
@@ -89,9 +90,24 @@ pub struct OutputArgs {
     /// pjdump output: append the values of user-defined fields (pj_dump's -u).
     #[arg(long)]
     pub user_fields: bool,
+
+    /// Threads: 1 reads and writes on one core; 2 writes on a second thread;
+    /// auto times both on an early stretch of rows and keeps the faster.
+    #[arg(long, value_name = "N", default_value = "auto",
+          value_parser = PossibleValuesParser::new(["auto", "1", "2"]))]
+    pub threads: String,
 }
 
 impl OutputArgs {
+    /// How the pump may use threads.
+    pub fn threads(&self) -> Threads {
+        match self.threads.as_str() {
+            "1" => Threads::One,
+            "2" => Threads::Two,
+            _ => Threads::Auto,
+        }
+    }
+
     /// The output format name after `--json`.
     pub fn format(&self) -> &str {
         if self.json {

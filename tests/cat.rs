@@ -205,9 +205,9 @@ fn sink_errors_name_their_row_far_behind_the_reader() {
         rows.extend((events + 2..events + 30_000).map(|t| event(t, "t")));
         rows
     };
-    for events in [1, 100_000] {
+    for (events, threads) in [(1, "auto"), (100_000, "auto"), (1, "2"), (5_000, "2")] {
         bin("trace-cat")
-            .arg("--spans")
+            .args(["--spans", "--threads", threads])
             .write_stdin(stream(&with_orphan(events)))
             .assert()
             .failure()

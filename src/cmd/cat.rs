@@ -72,7 +72,12 @@ pub fn run(args: Args) -> Result<()> {
         writer
     };
     let mut progress = cli::progress(&args.output, &counter);
-    ops::pump(&mut *source, &mut *sink, &mut progress)
+    ops::pump(
+        &mut *source,
+        &mut *sink,
+        &mut progress,
+        args.output.threads(),
+    )
 }
 
 fn list_formats(args: &OutputArgs) -> Result<()> {

@@ -120,5 +120,10 @@ pub fn run(args: Args) -> Result<()> {
     let writer = cli::open_sink(&args.output, source.extra_columns())?;
     let mut sink = FilterSink::new(writer, predicate);
     let mut progress = cli::progress(&args.output, &counter);
-    ops::pump(&mut *source, &mut sink, &mut progress)
+    ops::pump(
+        &mut *source,
+        &mut sink,
+        &mut progress,
+        args.output.threads(),
+    )
 }

@@ -28,6 +28,18 @@ const BATCH: usize = 2048;
 /// Batches filled ahead of the writer.
 const AHEAD: usize = 4;
 
+/// How [`pump`] may use threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Threads {
+    /// Time both ways on an early stretch of rows, keep the faster.
+    #[default]
+    Auto,
+    /// Read and write on the calling thread.
+    One,
+    /// Write on a second thread.
+    Two,
+}
+
 /// How a stretch of records went.
 #[derive(Debug)]
 enum Stretch {
@@ -37,7 +49,8 @@ enum Stretch {
     Took(Duration),
 }
 
-/// Moves every record from `source` into `sink`, then finishes the sink.
+/// Moves every record from `source` into `sink`, then finishes the sink,
+/// using threads as `threads` says.
 ///
 /// Errors a sink raises about a record get the source position of that
 /// record; errors raised at the end name the source.
@@ -45,9 +58,21 @@ pub fn pump(
     source: &mut dyn RecordSource,
     sink: &mut (dyn RecordSink + Send),
     progress: &mut Progress,
+    threads: Threads,
 ) -> Result<()> {
     let mut rec = Record::default();
     let mut run = || -> Result<()> {
+        match threads {
+            Threads::One => {
+                serial(source, sink, progress, &mut rec, None)?;
+                return Ok(());
+            }
+            Threads::Two => {
+                parallel(source, sink, progress, None)?;
+                return Ok(());
+            }
+            Threads::Auto => {}
+        }
         if let Stretch::Ended = serial(source, sink, progress, &mut rec, Some(WARM_UP))? {
             return Ok(());
         }
@@ -252,11 +277,13 @@ mod tests {
     #[test]
     fn every_record_arrives_once_in_order_across_the_trials() {
         for count in [0, 1, WARM_UP, WARM_UP + TRIAL + 5, WARM_UP + 3 * TRIAL + 7] {
-            let mut source = Numbers { next: 0, count };
-            let mut sink = Collect::default();
-            pump(&mut source, &mut sink, &mut progress()).unwrap();
-            assert!(sink.finished);
-            assert!(sink.seen.iter().copied().eq(1..=count), "{count}");
+            for threads in [Threads::Auto, Threads::One, Threads::Two] {
+                let mut source = Numbers { next: 0, count };
+                let mut sink = Collect::default();
+                pump(&mut source, &mut sink, &mut progress(), threads).unwrap();
+                assert!(sink.finished);
+                assert!(sink.seen.iter().copied().eq(1..=count), "{count}");
+            }
         }
     }
 
