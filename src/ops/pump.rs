@@ -3,9 +3,10 @@
 //! On two cores the sink runs on a second thread and records cross in
 //! [`RecordBatch`]es. That pays when both sides have real work (a Pajé or
 //! Pallas reader, span building, pj_dump formatting) and costs when one side is
-//! light (a stream read back and written as TSV spends about as long handing
-//! rows over as it saves). The pump does not guess: it runs a stretch of the
-//! input each way, timed, and keeps the faster for the rest.
+//! light (a filter that keeps few rows: handing a row over costs about as much
+//! as the sink's work on it). Which wins also shifts with small changes to
+//! either side, so the pump does not guess: it runs a stretch of the input
+//! each way, timed, and keeps the faster for the rest.
 
 use std::collections::VecDeque;
 use std::sync::mpsc;
