@@ -11,7 +11,7 @@
 
 use crate::record::{Kind, Record};
 
-/// Records packed into one reusable byte buffer.
+/// Records packed into two reusable buffers (layout and text).
 #[derive(Debug, Default)]
 pub struct RecordBatch {
     bytes: Vec<u8>,
@@ -19,7 +19,8 @@ pub struct RecordBatch {
     len: usize,
 }
 
-/// Presence bits, in the order the fields are written.
+/// Presence bits of the fields (numbers are written time, end, tag, depth,
+/// size).
 const TIME: u16 = 1;
 const END: u16 = 1 << 1;
 const DEPTH: u16 = 1 << 2;
