@@ -365,3 +365,75 @@ fn list_formats_and_usage_errors() {
         .code(1)
         .stderr(predicate::str::contains("cannot recognise the format"));
 }
+
+/// Every input of the corpus and of the own fixtures gives the same output,
+/// errors included, whether the sink runs on the reading thread or on a
+/// second one.
+#[test]
+fn one_thread_or_two_write_the_same() {
+    let mut inputs = vec![
+        data("nasty.tsv"),
+        data("paje/sample.paje"),
+        data("paje/header.paje"),
+        data("trace/all-kinds.etf"),
+    ];
+    let mut walk = |dir: std::path::PathBuf, depth: usize| {
+        let mut stack = vec![(dir, depth)];
+        while let Some((dir, depth)) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                let name = path.file_name().unwrap().to_string_lossy().to_string();
+                if name == "expected" || name.ends_with(".md") {
+                    continue;
+                }
+                // A Pallas trace is a folder: the corpus keeps one per entry.
+                if path.is_file() || depth == 0 {
+                    inputs.push(path);
+                } else {
+                    stack.push((path, depth - 1));
+                }
+            }
+        }
+    };
+    for (format, depth) in [("paje", 1), ("trace", 2), ("pallas", 0)] {
+        if let Some(dir) = corpus(format) {
+            walk(dir, depth);
+        }
+    }
+    inputs.sort();
+    let mut compared = 0;
+    for input in &inputs {
+        let pajé = matches!(
+            input.extension().and_then(|e| e.to_str()),
+            Some("paje" | "trace")
+        );
+        let mut variants = vec![vec![], vec!["--spans"]];
+        if pajé {
+            variants.push(vec!["-t", "pjdump", "--user-fields"]);
+        }
+        for args in variants {
+            let run = |threads: &str| {
+                let out = bin("trace-cat")
+                    .args(["--threads", threads])
+                    .args(&args)
+                    .arg(input)
+                    .output()
+                    .unwrap();
+                (out.status.code(), out.stdout, out.stderr)
+            };
+            let (one, two) = (run("1"), run("2"));
+            assert!(
+                one == two,
+                "{} {args:?}: one thread and two differ ({:?} / {:?})\n{}\n{}",
+                input.display(),
+                one.0,
+                two.0,
+                String::from_utf8_lossy(&one.2),
+                String::from_utf8_lossy(&two.2)
+            );
+            compared += 1;
+        }
+    }
+    let wanted = if corpus("paje").is_some() { 200 } else { 10 };
+    assert!(compared >= wanted, "only {compared} runs compared");
+}
