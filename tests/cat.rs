@@ -403,12 +403,12 @@ fn one_thread_or_two_write_the_same() {
     inputs.sort();
     let mut compared = 0;
     for input in &inputs {
-        let pajé = matches!(
+        let is_paje = matches!(
             input.extension().and_then(|e| e.to_str()),
             Some("paje" | "trace")
         );
         let mut variants = vec![vec![], vec!["--spans"]];
-        if pajé {
+        if is_paje {
             variants.push(vec!["-t", "pjdump", "--user-fields"]);
         }
         for args in variants {
