@@ -174,30 +174,6 @@ impl Decimal {
 /// anything else (the caller falls back to [`Decimal::parse`]).
 #[inline]
 pub fn plain_seconds_to_ns(text: &str) -> Option<i64> {
-    let b = text.as_bytes();
-    let (int, frac) = match memchr::memchr(b'.', b) {
-        Some(i) => (&b[..i], &b[i + 1..]),
-        None => (b, &b[..0]),
-    };
-    if int.is_empty() || int.len() > 9 || frac.len() > 9 {
-        return None;
-    }
-    let mut secs: i64 = 0;
-    for &c in int {
-        let d = c.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
-        }
-        secs = secs * 10 + i64::from(d);
-    }
-    let mut ns: i64 = 0;
-    for &c in frac {
-        let d = c.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
-        }
-        ns = ns * 10 + i64::from(d);
-    }
     const POW: [i64; 10] = [
         1_000_000_000,
         100_000_000,
@@ -210,7 +186,32 @@ pub fn plain_seconds_to_ns(text: &str) -> Option<i64> {
         10,
         1,
     ];
-    Some(secs * 1_000_000_000 + ns * POW[frac.len()])
+    // One pass: whole seconds up to the point, then at most nine decimals.
+    let b = text.as_bytes();
+    let mut secs: i64 = 0;
+    let mut i = 0;
+    while i < b.len() && b[i] != b'.' {
+        let d = b[i].wrapping_sub(b'0');
+        if d > 9 || i == 9 {
+            return None;
+        }
+        secs = secs * 10 + i64::from(d);
+        i += 1;
+    }
+    if i == 0 {
+        return None;
+    }
+    let mut ns: i64 = 0;
+    let mut decimals = 0;
+    for &c in b.get(i + 1..).unwrap_or_default() {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 || decimals == 9 {
+            return None;
+        }
+        ns = ns * 10 + i64::from(d);
+        decimals += 1;
+    }
+    Some(secs * 1_000_000_000 + ns * POW[decimals])
 }
 
 impl std::fmt::Display for Decimal {
@@ -322,13 +323,25 @@ mod tests {
             "123456789.123456789",
             "7.",
             "0.000000001",
+            "000012.5",
+            "999999999.999999999",
         ] {
             let general = Decimal::parse(t).unwrap().scaled(1_000_000_000).unwrap().0;
             if let Some(fast) = plain_seconds_to_ns(t) {
                 assert_eq!(fast, general, "{t}");
             }
         }
-        for t in ["", ".5", "1e3", "-1", "+1", "1.0000000001", "1234567890"] {
+        for t in [
+            "",
+            ".5",
+            "1e3",
+            "-1",
+            "+1",
+            "1.0000000001",
+            "1234567890",
+            "1.2.3",
+            "1 ",
+        ] {
             assert_eq!(plain_seconds_to_ns(t), None, "{t}");
         }
     }

@@ -464,7 +464,7 @@ impl Iterator for Attrs<'_> {
 
 /// Appends `s` to `out` with the attribute escapes (`%` `;` `=` as `%25` `%3B` `%3D`).
 pub fn encode_attr_part(s: &str, out: &mut String) {
-    if !s.contains(['%', ';', '=']) {
+    if !s.bytes().any(|b| matches!(b, b'%' | b';' | b'=')) {
         out.push_str(s);
         return;
     }
