@@ -322,7 +322,14 @@ fn closed_stdout_ends_quietly() {
             .unwrap();
         }
     }
-    for args in [vec![], vec!["--json"], vec!["--spans"]] {
+    for args in [
+        vec![],
+        vec!["--json"],
+        vec!["--spans"],
+        vec!["--threads", "1"],
+        vec!["--threads", "2"],
+        vec!["--spans", "--threads", "2"],
+    ] {
         let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("trace-cat"))
             .args(&args)
             .arg(&file)
