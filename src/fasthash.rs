@@ -180,6 +180,24 @@ impl<V> StrMap<V> {
         e.map(|e| &mut self.entries[e].value)
     }
 
+    /// The position of `key` (in insertion order), for [`StrMap::at`]: one
+    /// lookup serves several uses.
+    #[inline]
+    pub fn position(&self, key: &str) -> Option<usize> {
+        let words = KeyWords::of(key.as_bytes());
+        self.find(key.as_bytes(), &words).1
+    }
+
+    /// The value at a [`StrMap::position`].
+    pub fn at(&self, position: usize) -> &V {
+        &self.entries[position].value
+    }
+
+    /// The value at a [`StrMap::position`], to change it.
+    pub fn at_mut(&mut self, position: usize) -> &mut V {
+        &mut self.entries[position].value
+    }
+
     /// The keys and values, in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &V)> {
         self.entries.iter().map(|e| (&*e.key, &e.value))
@@ -257,5 +275,9 @@ mod tests {
         let k = keys[100].as_str();
         *ours.get_mut(k).unwrap() += 1;
         assert_eq!(ours.get(k), model.get(k).map(|v| v + 1).as_ref());
+        let at = ours.position(k).unwrap();
+        *ours.at_mut(at) += 1;
+        assert_eq!(*ours.at(at), model[k] + 2);
+        assert_eq!(ours.position("~absent~"), None);
     }
 }

@@ -476,19 +476,24 @@ impl Sim {
         Ok(i)
     }
 
-    /// Moves the declaration of value `value` of type `t` before a use at `time`.
-    fn touch_value(&mut self, t: u32, value: &str, time: i64, out: &mut Out) {
-        if let Some((_, Some(d))) = self.types[t as usize].values.get_mut(value) {
+    /// Finds value `value` of type `t` for a use at `time`: moves its
+    /// declaration before the use and returns its position in the type's
+    /// values (`None` for an undeclared value, which names itself).
+    fn use_value(&mut self, t: u32, value: &str, time: i64, out: &mut Out) -> Option<usize> {
+        let values = &mut self.types[t as usize].values;
+        let at = values.position(value)?;
+        if let (_, Some(d)) = values.at_mut(at) {
             if d.key > time {
                 *d = out.queue.lower(*d, time);
             }
         }
+        Some(at)
     }
 
-    /// The name of value `value` of type `t` (an undeclared value names itself).
-    fn value_name<'a>(&'a self, t: u32, value: &'a str) -> &'a str {
-        match self.types[t as usize].values.get(value) {
-            Some((name, _)) => name,
+    /// The name of a value found by [`Sim::use_value`].
+    fn value_name<'a>(&'a self, t: u32, at: Option<usize>, value: &'a str) -> &'a str {
+        match at {
+            Some(at) => &self.types[t as usize].values.at(at).0,
             None => value,
         }
     }
@@ -838,10 +843,10 @@ impl Sim {
                     }
                     Event::SetState | Event::PushState => {
                         let value = line.get(Value);
-                        self.touch_value(t, value, time, out);
+                        let at = self.use_value(t, value, time, out);
                         let Sim { types, lanes, .. } = self;
-                        let name = match types[t as usize].values.get(value) {
-                            Some((name, _)) => name.as_str(),
+                        let name = match at {
+                            Some(at) => types[t as usize].values.at(at).0.as_str(),
                             None => value,
                         };
                         let value_col = if name == value { "" } else { value };
@@ -885,8 +890,8 @@ impl Sim {
                 self.slot(c, t, time)?;
                 self.touch(c, time, out);
                 let value = line.get(Value);
-                self.touch_value(t, value, time, out);
-                let name = self.value_name(t, value);
+                let at = self.use_value(t, value, time, out);
+                let name = self.value_name(t, at, value);
                 let type_id = &self.types[t as usize].id;
                 let loc = &self.containers[c as usize].id;
                 out.emit(|r| {
@@ -1051,8 +1056,8 @@ impl Sim {
                     }
                 }
                 self.touch(other, time, out);
-                self.touch_value(t, value, time, out);
-                let name = self.value_name(t, value);
+                let at = self.use_value(t, value, time, out);
+                let name = self.value_name(t, at, value);
                 let type_id = &self.types[t as usize].id;
                 let comm = &self.containers[c as usize].id;
                 let loc = &self.containers[other as usize].id;
