@@ -27,6 +27,7 @@ pub mod paje;
 pub mod pallas;
 pub mod record;
 pub mod stream;
+pub mod swar;
 pub mod trace;
 
 pub use error::{Error, Result};

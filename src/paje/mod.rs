@@ -12,6 +12,7 @@ pub mod reader;
 pub mod writer;
 
 use crate::format::Probe;
+use crate::swar::{bytes_below, bytes_equal, load_padded, to_bits, ONES};
 
 /// Prefix of attribute keys that carry Pajé fields with no stream column.
 /// Other attribute keys are the trace's user-defined fields.
@@ -217,16 +218,6 @@ pub fn split_words(line: &[u8], words: &mut Vec<(usize, usize)>) {
     }
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-/// High bit of each byte of `x` that is zero (exact, unlike the classic
-/// borrow trick whose carries can mark the byte after a zero).
-#[inline]
-fn zero_bytes(x: u64) -> u64 {
-    !((((x & !HIGHS) + !HIGHS) | x) & HIGHS) & HIGHS
-}
-
 /// Splits the common line: at most 64 bytes, whose only separators are
 /// spaces and which has no quote, `#` or control byte. It builds one bit per
 /// space for the whole line, eight bytes at a time, then reads word starts and
@@ -242,20 +233,10 @@ fn split_plain(line: &[u8], words: &mut Vec<(usize, usize)>) -> bool {
     let mut special = 0u64;
     for (i, chunk) in line.chunks(8).enumerate() {
         // Padding past the end of the line reads as spaces.
-        let x = match chunk.try_into() {
-            Ok(word) => u64::from_le_bytes(word),
-            Err(_) => chunk
-                .iter()
-                .rev()
-                .fold(ONES * u64::from(b' '), |x, &b| (x << 8) | u64::from(b)),
-        };
+        let x = load_padded(chunk, b' ');
         // Bytes below 0x20, and `"` or `#` (0x22, 0x23), need the general rules.
-        special |= !((((x & !HIGHS) + ONES * (0x80 - 0x20)) | x) & HIGHS) & HIGHS;
-        special |= zero_bytes((x & !ONES) ^ (ONES * 0x22));
-        // Gather the high bit of each space byte into bit `i` of a byte.
-        let bits = (zero_bytes(x ^ (ONES * u64::from(b' '))) >> 7)
-            .wrapping_mul(0x0102_0408_1020_4080)
-            >> 56;
+        special |= bytes_below(x, 0x20) | bytes_equal(x & !ONES, 0x22);
+        let bits = to_bits(bytes_equal(x, b' '));
         spaces |= bits << (8 * i);
     }
     if special != 0 {

@@ -7,6 +7,7 @@ pub mod tsv;
 
 use crate::fasthash::FastSet;
 use crate::record::{Kind, Record, FORMAT_VERSION, META_FORMAT};
+use crate::swar::{any_below, any_equal, bytes_equal, load_padded, HIGHS};
 
 /// Checks the stream-level rules on each row a stream reader produces: meta rows
 /// first, the `format` version, completion-time order, and locations declared
@@ -111,14 +112,6 @@ pub struct RowScan {
 /// is pure ASCII and whether it holds a backslash.
 #[inline]
 pub fn scan_row(line: &[u8], ends: &mut Vec<usize>) -> RowScan {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    // Exact per-byte "is zero" flags (high bit of each byte), no false positives.
-    #[inline]
-    fn zero_bytes(x: u64) -> u64 {
-        !(((x & LOW7) + LOW7) | x) & HI
-    }
     ends.clear();
     let mut high = 0u64;
     let mut backslashes = 0u64;
@@ -127,15 +120,15 @@ pub fn scan_row(line: &[u8], ends: &mut Vec<usize>) -> RowScan {
     for chunk in &mut chunks {
         let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
         high |= w;
-        backslashes |= zero_bytes(w ^ (LO * u64::from(b'\\')));
-        let mut tabs = zero_bytes(w ^ (LO * u64::from(b'\t')));
+        backslashes |= bytes_equal(w, b'\\');
+        let mut tabs = bytes_equal(w, b'\t');
         while tabs != 0 {
             ends.push(base + (tabs.trailing_zeros() / 8) as usize);
             tabs &= tabs - 1;
         }
         base += 8;
     }
-    let mut ascii = high & HI == 0;
+    let mut ascii = high & HIGHS == 0;
     let mut backslash = backslashes != 0;
     for (i, &b) in chunks.remainder().iter().enumerate() {
         ascii &= b < 0x80;
@@ -155,25 +148,12 @@ pub fn scan_row(line: &[u8], ends: &mut Vec<usize>) -> RowScan {
 /// false alarm, never a wrong answer.
 #[inline]
 fn needs_escape(bytes: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let suspect = |x: u64| {
-        let below_14 = x.wrapping_sub(ONES * 14) & !x & HIGHS;
-        let y = x ^ (ONES * u64::from(b'\\'));
-        let backslash = y.wrapping_sub(ONES) & !y & HIGHS;
-        below_14 | backslash != 0
-    };
+    let suspect = |x: u64| any_below(x, 14) | any_equal(x, b'\\');
     let mut chunks = bytes.chunks_exact(8);
-    let mut alarm = chunks.any(|c| suspect(u64::from_le_bytes(c.try_into().expect("8 bytes"))));
+    let mut alarm = chunks.any(|c| suspect(load_padded(c, b' ')));
     if !alarm && !chunks.remainder().is_empty() {
-        // Padded with spaces, which never raise the alarm. (Built in a
-        // register: a byte copy then a wide load stalls the store buffer.)
-        let tail = chunks
-            .remainder()
-            .iter()
-            .rev()
-            .fold(ONES * u64::from(b' '), |x, &b| (x << 8) | u64::from(b));
-        alarm = suspect(tail);
+        // Padded with spaces, which never raise the alarm.
+        alarm = suspect(load_padded(chunks.remainder(), b' '));
     }
     alarm && bytes.iter().any(|&b| is_escaped(b))
 }
