@@ -222,19 +222,9 @@ impl<'a> Line<'a> {
 const SMALL_IDS: usize = 1024;
 
 fn small_id(id: &str) -> Option<usize> {
-    let b = id.as_bytes();
-    if b.is_empty() || b.len() > 4 || (b[0] == b'0' && b.len() > 1) {
-        return None;
-    }
-    let mut n = 0usize;
-    for &c in b {
-        let d = c.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
-        }
-        n = n * 10 + usize::from(d);
-    }
-    (n < SMALL_IDS).then_some(n)
+    crate::stream::parse_uint(id.as_bytes())
+        .filter(|&n| n < SMALL_IDS as u64)
+        .map(|n| n as usize)
 }
 
 const ROOT: u32 = 0;
