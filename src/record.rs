@@ -286,17 +286,7 @@ impl Clone for Record {
         self.depth = src.depth;
         self.tag = src.tag;
         self.size = src.size;
-        for (to, from) in [
-            (&mut self.loc, &src.loc),
-            (&mut self.cat, &src.cat),
-            (&mut self.name, &src.name),
-            (&mut self.peer, &src.peer),
-            (&mut self.comm, &src.comm),
-            (&mut self.id, &src.id),
-            (&mut self.value, &src.value),
-            (&mut self.flags, &src.flags),
-            (&mut self.attrs, &src.attrs),
-        ] {
+        for (to, from) in self.texts_mut().into_iter().zip(src.texts()) {
             to.clone_from(from);
         }
         self.extra.clone_from(&src.extra);
@@ -352,6 +342,37 @@ impl Record {
         r.name.push_str(name);
         r.value.push_str(value);
         r
+    }
+
+    /// The text columns in stream order: loc, cat, name, peer, comm, id,
+    /// value, flags, attrs.
+    pub fn texts(&self) -> [&String; 9] {
+        [
+            &self.loc,
+            &self.cat,
+            &self.name,
+            &self.peer,
+            &self.comm,
+            &self.id,
+            &self.value,
+            &self.flags,
+            &self.attrs,
+        ]
+    }
+
+    /// The text columns of [`Record::texts`], to change them.
+    pub fn texts_mut(&mut self) -> [&mut String; 9] {
+        [
+            &mut self.loc,
+            &mut self.cat,
+            &mut self.name,
+            &mut self.peer,
+            &mut self.comm,
+            &mut self.id,
+            &mut self.value,
+            &mut self.flags,
+            &mut self.attrs,
+        ]
     }
 
     /// Empties every field, keeping allocated capacity.

@@ -27,29 +27,8 @@ const DEPTH: u16 = 1 << 2;
 const TAG: u16 = 1 << 3;
 const SIZE: u16 = 1 << 4;
 const EXTRA: u16 = 1 << 5;
-/// The first of the bits of the text fields, in [`texts`] order.
+/// The first of the bits of the text fields, in [`Record::texts`] order.
 const FIRST_TEXT: u32 = 6;
-
-fn texts(rec: &Record) -> [&String; 9] {
-    [
-        &rec.loc, &rec.cat, &rec.name, &rec.peer, &rec.comm, &rec.id, &rec.value, &rec.flags,
-        &rec.attrs,
-    ]
-}
-
-fn texts_mut(rec: &mut Record) -> [&mut String; 9] {
-    [
-        &mut rec.loc,
-        &mut rec.cat,
-        &mut rec.name,
-        &mut rec.peer,
-        &mut rec.comm,
-        &mut rec.id,
-        &mut rec.value,
-        &mut rec.flags,
-        &mut rec.attrs,
-    ]
-}
 
 impl RecordBatch {
     /// An empty batch.
@@ -83,7 +62,7 @@ impl RecordBatch {
     pub fn push(&mut self, rec: &Record) {
         let out = &mut self.bytes;
         let text = &mut self.text;
-        let texts = texts(rec);
+        let texts = rec.texts();
         out.reserve(64);
         out.push(rec.kind as u8);
         let bits_at = out.len();
@@ -176,7 +155,7 @@ impl<'a> BatchReader<'a> {
         rec.tag = int(self, TAG);
         rec.depth = (bits & DEPTH != 0).then(|| u32::from_le_bytes(self.take::<4>()));
         rec.size = (bits & SIZE != 0).then(|| u64::from_le_bytes(self.take::<8>()));
-        for (i, field) in texts_mut(rec).into_iter().enumerate() {
+        for (i, field) in rec.texts_mut().into_iter().enumerate() {
             field.clear();
             if bits & (1 << (FIRST_TEXT + i as u32)) != 0 {
                 field.push_str(self.text());
