@@ -217,33 +217,47 @@ pub fn plain_seconds_to_ns(text: &str) -> Option<i64> {
 impl std::fmt::Display for Decimal {
     /// Plain decimal notation without exponent (`1.75`, `-0.001`, `1200`).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let digits = self.mantissa.to_string();
+        // The digits of the mantissa on the stack (a u128 has at most 39):
+        // variables print one of these per row.
+        let mut buf = [0u8; 40];
+        let mut start = buf.len();
+        let mut m = self.mantissa;
+        loop {
+            start -= 1;
+            buf[start] = b'0' + (m % 10) as u8;
+            m /= 10;
+            if m == 0 {
+                break;
+            }
+        }
+        let digits = std::str::from_utf8(&buf[start..]).map_err(|_| std::fmt::Error)?;
         if self.negative {
             f.write_str("-")?;
         }
         if self.exp >= 0 {
-            f.write_str(&digits)?;
+            f.write_str(digits)?;
             for _ in 0..self.exp {
                 f.write_str("0")?;
             }
             return Ok(());
         }
         let frac = self.exp.unsigned_abs() as usize;
-        let (int, fraction) = if digits.len() > frac {
+        let (int, fraction, zeros) = if digits.len() > frac {
             let (a, b) = digits.split_at(digits.len() - frac);
-            (a.to_string(), b.to_string())
+            (a, b, 0)
         } else {
-            (
-                "0".to_string(),
-                format!("{}{digits}", "0".repeat(frac - digits.len())),
-            )
+            ("0", digits, frac - digits.len())
         };
         let fraction = fraction.trim_end_matches('0');
-        if fraction.is_empty() {
-            f.write_str(&int)
-        } else {
-            write!(f, "{int}.{fraction}")
+        f.write_str(int)?;
+        if !fraction.is_empty() {
+            f.write_str(".")?;
+            for _ in 0..zeros {
+                f.write_str("0")?;
+            }
+            f.write_str(fraction)?;
         }
+        Ok(())
     }
 }
 
@@ -355,6 +369,16 @@ mod tests {
         assert_eq!(d("5").add(&d("-5")).unwrap().to_string(), "0");
         assert_eq!(d("123456789.123").to_string(), "123456789.123");
         assert_eq!(d("2.5").neg().to_string(), "-2.5");
+        for (text, shown) in [
+            ("-0.001", "-0.001"),
+            ("0.05", "0.05"),
+            ("1.2e3", "1200"),
+            ("1.50", "1.5"),
+            ("100.000", "100"),
+            ("0", "0"),
+        ] {
+            assert_eq!(d(text).to_string(), shown, "{text}");
+        }
         assert!(d("1e30").add(&d("1e-30")).is_none());
     }
 

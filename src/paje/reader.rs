@@ -940,8 +940,7 @@ impl Sim {
                             err("variable value needs more than 36 significant digits")
                         })?;
                         let _ = write!(value, "{sum}");
-                        // The value as written is the value kept.
-                        slot.var = Some(Decimal::parse(value).unwrap_or(sum));
+                        slot.var = Some(sum);
                         if event == Event::AddVariable {
                             "add"
                         } else {

@@ -46,11 +46,6 @@ impl RecordBatch {
         self.len == 0
     }
 
-    /// Bytes used so far.
-    pub fn byte_len(&self) -> usize {
-        self.bytes.len() + self.text.len()
-    }
-
     /// Empties the batch, keeping its buffer.
     pub fn clear(&mut self) {
         self.bytes.clear();
