@@ -148,10 +148,16 @@ fn parallel(
             }
             Ok(())
         };
-        let writer = std::thread::Builder::new()
+        let writer = match std::thread::Builder::new()
             .name("writer".into())
             .spawn_scoped(scope, write)
-            .expect("a thread can be started");
+        {
+            Ok(writer) => writer,
+            Err(e) => {
+                let failed = Err(Error::io("starting the writer thread", e));
+                return (failed, Ok(()), VecDeque::new(), 0);
+            }
+        };
         // Marks of the records sent and not yet known to be written, oldest
         // first, so an error about one of them can be located.
         let mut marks: VecDeque<u64> = VecDeque::new();
