@@ -23,7 +23,7 @@ _trace__cat() {
 
     case "${cmd}" in
         trace__cat)
-            opts="-f -o -t -h -V --from --lenient --ignore-incomplete-links --reorder-window --output --to --json --no-header --line-buffered --no-progress --precision --user-fields --threads --spans --list-formats --help --version"
+            opts="-f -q -o -t -h -V --from --lenient --quiet --output --to --json --no-header --line-buffered --no-progress --threads --spans --list-formats --ignore-incomplete-links --reorder-window --precision --user-fields --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -35,10 +35,6 @@ _trace__cat() {
                     ;;
                 -f)
                     COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace" -- "${cur}"))
-                    return 0
-                    ;;
-                --reorder-window)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -57,12 +53,16 @@ _trace__cat() {
                     COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace" -- "${cur}"))
                     return 0
                     ;;
-                --precision)
+                --threads)
+                    COMPREPLY=($(compgen -W "auto 1 2" -- "${cur}"))
+                    return 0
+                    ;;
+                --reorder-window)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --threads)
-                    COMPREPLY=($(compgen -W "auto 1 2" -- "${cur}"))
+                --precision)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -3,25 +3,26 @@ jsonl\t''
 paje\t''
 pallas\t''
 trace\t''"
-complete -c trace-cat -l reorder-window -d 'Pajé: rows held to put events of different containers back in time order (memory grows with it)' -r
 complete -c trace-cat -s o -l output -d 'Write to FILE instead of standard output' -r
 complete -c trace-cat -s t -l to -d 'Write FORMAT (the record stream as TSV by default)' -r -f -a "tsv\t''
 jsonl\t''
 paje\t''
 pjdump\t''
 trace\t''"
-complete -c trace-cat -l precision -d 'pjdump output: decimals of times and values (pj_dump\'s -l)' -r
-complete -c trace-cat -l threads -d 'Threads: 1 reads and writes on one core; 2 writes on a second thread; auto times both on an early stretch of rows and keeps the faster' -r -f -a "auto\t''
+complete -c trace-cat -l threads -d 'Threads: 1 reads and writes on one core; 2 writes on a second thread; auto is 2 when the machine has two cores or more' -r -f -a "auto\t''
 1\t''
 2\t''"
+complete -c trace-cat -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
+complete -c trace-cat -l precision -d 'Decimals of times and values (pj_dump\'s -l; default 6)' -r
 complete -c trace-cat -l lenient -d 'Skip invalid lines of text traces with a warning each (and a count at the end) instead of stopping at the first one'
-complete -c trace-cat -l ignore-incomplete-links -d 'Pajé: keep links whose other half never comes as unmatched halves (pj_dump\'s -z) instead of failing'
+complete -c trace-cat -s q -l quiet -d 'Print no warnings'
 complete -c trace-cat -l json -d 'Write the stream as JSON Lines (same as `-t jsonl`)'
 complete -c trace-cat -l no-header -d 'Leave out the TSV header line (for tools that want bare rows)'
 complete -c trace-cat -l line-buffered -d 'Flush after every row (for following a live trace)'
 complete -c trace-cat -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
-complete -c trace-cat -l user-fields -d 'pjdump output: append the values of user-defined fields (pj_dump\'s -u)'
 complete -c trace-cat -l spans -d 'Turn enter/leave pairs into complete `state` rows (written when the frame closes; frames open at the end are closed at the last time, flagged C)'
 complete -c trace-cat -l list-formats -d 'List the formats that can be read and written, then exit'
+complete -c trace-cat -l ignore-incomplete-links -d 'Keep links whose other half never comes as unmatched halves (pj_dump\'s -z) instead of failing'
+complete -c trace-cat -l user-fields -d 'Append the values of user-defined fields (pj_dump\'s -u)'
 complete -c trace-cat -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c trace-cat -s V -l version -d 'Print version'

@@ -23,7 +23,7 @@ _trace__filter() {
 
     case "${cmd}" in
         trace__filter)
-            opts="-f -o -t -k -l -c -n -a -v -h -V --from --lenient --ignore-incomplete-links --reorder-window --output --to --json --no-header --line-buffered --no-progress --precision --user-fields --threads --kind --loc --cat --name --start --end --attr --invert --help --version"
+            opts="-f -q -o -t -k -l -c -n -a -v -h -V --from --lenient --quiet --output --to --json --no-header --line-buffered --no-progress --threads --kind --loc --cat --name --start --end --attr --invert --ignore-incomplete-links --reorder-window --precision --user-fields --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -35,10 +35,6 @@ _trace__filter() {
                     ;;
                 -f)
                     COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace" -- "${cur}"))
-                    return 0
-                    ;;
-                --reorder-window)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -55,10 +51,6 @@ _trace__filter() {
                     ;;
                 -t)
                     COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace" -- "${cur}"))
-                    return 0
-                    ;;
-                --precision)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --threads)
@@ -110,6 +102,14 @@ _trace__filter() {
                     return 0
                     ;;
                 -a)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reorder-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --precision)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -3,15 +3,13 @@ jsonl\t''
 paje\t''
 pallas\t''
 trace\t''"
-complete -c trace-filter -l reorder-window -d 'Pajé: rows held to put events of different containers back in time order (memory grows with it)' -r
 complete -c trace-filter -s o -l output -d 'Write to FILE instead of standard output' -r
 complete -c trace-filter -s t -l to -d 'Write FORMAT (the record stream as TSV by default)' -r -f -a "tsv\t''
 jsonl\t''
 paje\t''
 pjdump\t''
 trace\t''"
-complete -c trace-filter -l precision -d 'pjdump output: decimals of times and values (pj_dump\'s -l)' -r
-complete -c trace-filter -l threads -d 'Threads: 1 reads and writes on one core; 2 writes on a second thread; auto times both on an early stretch of rows and keeps the faster' -r -f -a "auto\t''
+complete -c trace-filter -l threads -d 'Threads: 1 reads and writes on one core; 2 writes on a second thread; auto is 2 when the machine has two cores or more' -r -f -a "auto\t''
 1\t''
 2\t''"
 complete -c trace-filter -s k -l kind -d 'Keep rows of these kinds (comma-separated or repeated)' -r -f -a "meta\t''
@@ -36,13 +34,16 @@ complete -c trace-filter -s n -l name -d 'Keep rows whose name matches REGEX (un
 complete -c trace-filter -l start -d 'Keep rows at or after TIME (ns, or with a unit: 1.5ms, 2s, 10us)' -r
 complete -c trace-filter -l end -d 'Keep rows before TIME (same syntax as --start)' -r
 complete -c trace-filter -s a -l attr -d 'Keep rows with attribute KEY (equal to VALUE if given; repeatable: all)' -r
+complete -c trace-filter -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
+complete -c trace-filter -l precision -d 'Decimals of times and values (pj_dump\'s -l; default 6)' -r
 complete -c trace-filter -l lenient -d 'Skip invalid lines of text traces with a warning each (and a count at the end) instead of stopping at the first one'
-complete -c trace-filter -l ignore-incomplete-links -d 'Pajé: keep links whose other half never comes as unmatched halves (pj_dump\'s -z) instead of failing'
+complete -c trace-filter -s q -l quiet -d 'Print no warnings'
 complete -c trace-filter -l json -d 'Write the stream as JSON Lines (same as `-t jsonl`)'
 complete -c trace-filter -l no-header -d 'Leave out the TSV header line (for tools that want bare rows)'
 complete -c trace-filter -l line-buffered -d 'Flush after every row (for following a live trace)'
 complete -c trace-filter -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
-complete -c trace-filter -l user-fields -d 'pjdump output: append the values of user-defined fields (pj_dump\'s -u)'
 complete -c trace-filter -s v -l invert -d 'Keep the rows that do not match instead (meta and needed containers stay)'
+complete -c trace-filter -l ignore-incomplete-links -d 'Keep links whose other half never comes as unmatched halves (pj_dump\'s -z) instead of failing'
+complete -c trace-filter -l user-fields -d 'Append the values of user-defined fields (pj_dump\'s -u)'
 complete -c trace-filter -s h -l help -d 'Print help'
 complete -c trace-filter -s V -l version -d 'Print version'

@@ -6,8 +6,8 @@
 
 use std::io::Write;
 
-use tracepipe::format::{RecordSink, WriteOptions};
 use tracepipe::io::Output;
+use tracepipe::pipe::{RecordSink, WriteOptions};
 use tracepipe::record::{Kind, Record};
 use tracepipe::stream::{jsonl::JsonlWriter, tsv::TsvWriter};
 

@@ -1,19 +1,29 @@
-//! What every command shares: input and output arguments, opening the source and
-//! the sink, and the `main` wrapper that maps errors to exit codes.
+//! The command layer's shared parts: the argument groups (inputs, record
+//! output, table output), the format options taken from the registry, the one
+//! pipeline every stream command runs (inputs → stages → sink), warnings and
+//! progress on stderr, and the `main` wrapper that maps errors to exit codes.
 //!
 //! Exit codes: 0 success (also when the reader of our output went away),
 //! 1 bad input or I/O failure, 2 bad usage.
 
+use std::cell::Cell;
+use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use clap::builder::PossibleValuesParser;
-use clap::{Args, Parser};
+use clap::{Arg, ArgAction, ArgMatches, Args, CommandFactory, FromArgMatches};
 
-use crate::error::{self, Error, Result};
-use crate::format::{self, ReadOptions, RecordSink, RecordSource, WriteOptions};
-use crate::io::{open_output, ByteCounter, Input, Progress};
+use crate::error::{Error, Result, Warnings};
+use crate::format::{self, Format, FORMATS};
+use crate::io::{open_output, ByteCounter, Input};
 use crate::ops::merge::Merger;
-use crate::ops::pump::Threads;
+use crate::ops::pump::{self, Threads};
+use crate::pipe::{
+    FormatOption, FormatOptions, OptionValue, ReadOptions, RecordSink, RecordSource, WriteOptions,
+};
+use crate::table::{TableFormat, TableWriter};
 
 /// Inputs of a command that reads traces or streams.
 #[derive(Args, Debug, Clone)]
@@ -33,29 +43,12 @@ pub struct InputArgs {
     #[arg(long)]
     pub lenient: bool,
 
-    /// Pajé: keep links whose other half never comes as unmatched halves
-    /// (pj_dump's -z) instead of failing.
-    #[arg(long)]
-    pub ignore_incomplete_links: bool,
-
-    /// Pajé: rows held to put events of different containers back in time order
-    /// (memory grows with it).
-    #[arg(long, value_name = "ROWS", default_value_t = crate::paje::reader::DEFAULT_REORDER_WINDOW)]
-    pub reorder_window: usize,
+    /// Print no warnings.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 }
 
-impl InputArgs {
-    /// The reader options these arguments ask for.
-    pub fn read_options(&self) -> ReadOptions {
-        ReadOptions {
-            lenient: self.lenient,
-            ignore_incomplete_links: self.ignore_incomplete_links,
-            reorder_window: self.reorder_window,
-        }
-    }
-}
-
-/// Output options shared by every command that writes a stream.
+/// Output options of every command that writes a record stream or a trace.
 #[derive(Args, Debug, Clone)]
 pub struct OutputArgs {
     /// Write to FILE instead of standard output.
@@ -83,28 +76,23 @@ pub struct OutputArgs {
     #[arg(long)]
     pub no_progress: bool,
 
-    /// pjdump output: decimals of times and values (pj_dump's -l).
-    #[arg(long, value_name = "N")]
-    pub precision: Option<usize>,
-
-    /// pjdump output: append the values of user-defined fields (pj_dump's -u).
-    #[arg(long)]
-    pub user_fields: bool,
-
     /// Threads: 1 reads and writes on one core; 2 writes on a second thread;
-    /// auto times both on an early stretch of rows and keeps the faster.
+    /// auto is 2 when the machine has two cores or more.
     #[arg(long, value_name = "N", default_value = "auto",
           value_parser = PossibleValuesParser::new(["auto", "1", "2"]))]
     pub threads: String,
 }
 
 impl OutputArgs {
-    /// How the pump may use threads.
+    /// How the pump uses threads: decided by the arguments and the machine's
+    /// core count, never by timing.
     pub fn threads(&self) -> Threads {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         match self.threads.as_str() {
             "1" => Threads::One,
             "2" => Threads::Two,
-            _ => Threads::Auto,
+            _ if cores >= 2 => Threads::Two,
+            _ => Threads::One,
         }
     }
 
@@ -118,49 +106,294 @@ impl OutputArgs {
     }
 }
 
-/// Opens every input and returns one source: the input itself, or a time merge
-/// of all of them.
-pub fn open_source(args: &InputArgs, counter: &ByteCounter) -> Result<Box<dyn RecordSource>> {
-    let opts = &args.read_options();
-    let mut sources = Vec::with_capacity(args.inputs.len());
-    for arg in &args.inputs {
-        let input = Input::open(arg, counter)?;
-        sources.push(format::open_reader(input, args.from.as_deref(), opts)?);
+/// Output options of a command that prints a report table.
+#[derive(Args, Debug, Clone)]
+pub struct TableArgs {
+    /// Write to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<String>,
+
+    /// Write CSV (RFC 4180 quoting) instead of TSV.
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
+
+    /// Write JSON Lines, one object per row.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Leave out the header line.
+    #[arg(long)]
+    pub no_header: bool,
+}
+
+impl TableArgs {
+    /// Opens the table these arguments ask for, with `columns`.
+    pub fn open(&self, columns: &[&str]) -> Result<TableWriter> {
+        let format = if self.csv {
+            TableFormat::Csv
+        } else if self.json {
+            TableFormat::Jsonl
+        } else {
+            TableFormat::Tsv
+        };
+        let out = open_output(self.output.as_deref(), false)?;
+        TableWriter::new(out, format, columns, !self.no_header)
     }
-    if sources.len() == 1 {
-        Ok(sources.pop().expect("one source"))
+}
+
+/// What a command's run gets beside its arguments: the warnings handle and the
+/// values of the format options.
+pub struct Env {
+    /// Where readers, stages and writers report warnings; printed on stderr
+    /// unless `--quiet`.
+    pub warnings: Warnings,
+    /// The format options given on the command line.
+    pub format_options: FormatOptions,
+}
+
+/// Every format option of the registry, once each, with its format and side.
+fn format_options() -> Vec<(&'static Format, &'static FormatOption, bool)> {
+    let mut all: Vec<(&Format, &FormatOption, bool)> = Vec::new();
+    for f in FORMATS {
+        let sides = [(f.read_options, true), (f.write_options, false)];
+        for (options, read) in sides {
+            for o in options {
+                if !all.iter().any(|(_, seen, _)| seen.name == o.name) {
+                    all.push((f, o, read));
+                }
+            }
+        }
+    }
+    all
+}
+
+/// The clap command of `A`, with the registry's format options added under a
+/// heading per format: reader options always, writer options when the
+/// command writes records (`-t`).
+pub fn command<A: CommandFactory>() -> clap::Command {
+    let mut cmd = A::command();
+    let writes = cmd.get_arguments().any(|a| a.get_id() == "to");
+    for (format, option, read) in format_options() {
+        if !read && !writes {
+            continue;
+        }
+        let side = if read { "input" } else { "output" };
+        let mut arg = Arg::new(option.name)
+            .long(option.name)
+            .help(option.help)
+            .help_heading(format!("{} {side}", format.name));
+        arg = match option.value {
+            OptionValue::Switch => arg.action(ArgAction::SetTrue),
+            OptionValue::Number(placeholder) => arg
+                .value_name(placeholder)
+                .value_parser(clap::value_parser!(u64)),
+        };
+        cmd = cmd.arg(arg);
+    }
+    cmd
+}
+
+fn given_format_options(matches: &ArgMatches) -> FormatOptions {
+    let mut given = FormatOptions::default();
+    for (_, option, _) in format_options() {
+        match option.value {
+            OptionValue::Switch => {
+                if matches.try_get_one::<bool>(option.name).ok().flatten() == Some(&true) {
+                    given.set_switch(option.name);
+                }
+            }
+            OptionValue::Number(_) => {
+                if let Ok(Some(&n)) = matches.try_get_one::<u64>(option.name) {
+                    given.set_number(option.name, n);
+                }
+            }
+        }
+    }
+    given
+}
+
+/// Refuses options of formats that are not used, so none is silently ignored:
+/// reader options when no input is read in their format (`read`), writer
+/// options when the output is another format.
+fn check_options_apply(env: &Env, used: &[&Format], read: bool) -> Result<()> {
+    for name in env.format_options.given() {
+        let owner = format_options()
+            .into_iter()
+            .find(|(_, o, side)| o.name == name && *side == read);
+        let Some((format, _, _)) = owner else {
+            continue;
+        };
+        if used.iter().any(|f| f.name == format.name) {
+            continue;
+        }
+        let msg = if read {
+            format!(
+                "--{name} is an option of the {} reader, but no input is read as {}",
+                format.name, format.name
+            )
+        } else {
+            let output = used.first().map_or("", |f| f.name);
+            format!(
+                "--{name} is an option of the {} writer, but the output is {output}",
+                format.name
+            )
+        };
+        return Err(Error::Usage(msg));
+    }
+    Ok(())
+}
+
+/// The one pipeline of a stream command: its inputs as one source (reading
+/// side stages wrap it), run into a sink (writing-side stages in front of a
+/// writer) by [`pump::pump`].
+pub struct Pipeline<'e> {
+    /// The inputs, merged by time when there are several.
+    pub source: Box<dyn RecordSource>,
+    env: &'e Env,
+    counter: ByteCounter,
+}
+
+impl<'e> Pipeline<'e> {
+    /// Opens every input (format forced or detected) as one source.
+    pub fn open(args: &InputArgs, env: &'e Env) -> Result<Pipeline<'e>> {
+        let counter: ByteCounter = Rc::new(Cell::new(0));
+        let opts = ReadOptions {
+            lenient: args.lenient,
+            format: env.format_options.clone(),
+            warnings: env.warnings.clone(),
+        };
+        let mut sources = Vec::with_capacity(args.inputs.len());
+        let mut used = Vec::new();
+        for arg in &args.inputs {
+            let mut input = Input::open(arg, &counter)?;
+            let format = format::reader_for(&mut input, args.from.as_deref())?;
+            used.push(format);
+            let open = format.reader.expect("reader_for returns readable formats");
+            sources.push(open(input, &opts)?);
+        }
+        check_options_apply(env, &used, true)?;
+        let source: Box<dyn RecordSource> = if sources.len() == 1 {
+            sources.pop().expect("one source")
+        } else {
+            Box::new(Merger::new(sources, &env.warnings)?)
+        };
+        Ok(Pipeline {
+            source,
+            env,
+            counter,
+        })
+    }
+
+    /// Puts a reading-side stage (one that drops rows) around the source.
+    pub fn through(
+        mut self,
+        stage: impl FnOnce(Box<dyn RecordSource>) -> Box<dyn RecordSource>,
+    ) -> Pipeline<'e> {
+        let source = std::mem::replace(&mut self.source, Box::new(Empty));
+        self.source = stage(source);
+        self
+    }
+
+    /// Opens the writer `args` asks for, carrying the source's extra columns.
+    pub fn writer(&self, args: &OutputArgs) -> Result<Box<dyn RecordSink + Send>> {
+        let format = format::writer_for(args.format())?;
+        check_options_apply(self.env, &[format], false)?;
+        let out = open_output(args.output.as_deref(), args.line_buffered)?;
+        let opts = WriteOptions {
+            no_header: args.no_header,
+            extra_columns: self.source.extra_columns().to_vec(),
+            format: self.env.format_options.clone(),
+            warnings: self.env.warnings.clone(),
+        };
+        let open = format.writer.expect("writer_for returns writable formats");
+        open(out, &opts)
+    }
+
+    /// Runs every record into `sink` (threads and progress as `args` say).
+    pub fn run(mut self, sink: &mut (dyn RecordSink + Send), args: &OutputArgs) -> Result<()> {
+        let mut progress = Progress::new(self.counter.clone(), !args.no_progress);
+        let mut report = |rows: Option<u64>| progress.report(rows);
+        pump::pump(&mut *self.source, sink, &mut report, args.threads())
+    }
+}
+
+/// The source a pipeline holds for an instant while a stage is put around it.
+struct Empty;
+
+impl RecordSource for Empty {
+    fn next_record(&mut self, _: &mut crate::record::Record) -> Result<bool> {
+        Ok(false)
+    }
+    fn location(&self) -> crate::error::Location {
+        crate::error::Location::File(String::new())
+    }
+}
+
+/// The one-line progress indicator on stderr, drawn only when stderr is a
+/// terminal and at most a few times a second.
+struct Progress {
+    enabled: bool,
+    bytes: ByteCounter,
+    started: Instant,
+    last_draw: Instant,
+    drawn: bool,
+}
+
+impl Progress {
+    fn new(bytes: ByteCounter, wanted: bool) -> Progress {
+        let now = Instant::now();
+        Progress {
+            enabled: wanted && std::io::stderr().is_terminal(),
+            bytes,
+            started: now,
+            last_draw: now,
+            drawn: false,
+        }
+    }
+
+    /// Draws the count of rows, or erases the line at the end (`None`).
+    fn report(&mut self, rows: Option<u64>) {
+        let Some(rows) = rows else {
+            if self.drawn {
+                eprint!("\r{:60}\r", "");
+                self.drawn = false;
+            }
+            return;
+        };
+        let now = Instant::now();
+        if !self.enabled || now.duration_since(self.last_draw) < Duration::from_millis(250) {
+            return;
+        }
+        self.last_draw = now;
+        let secs = now.duration_since(self.started).as_secs_f64().max(1e-9);
+        let mb = self.bytes.get() as f64 / 1e6;
+        eprint!("\r{rows} rows, {mb:.1} MB read, {:.0} MB/s   ", mb / secs);
+        self.drawn = true;
+    }
+}
+
+/// Runs a command's `main`: parses arguments with the format options added
+/// (usage errors exit 2), sets up warnings, runs, prints `NAME: error: ...` on
+/// failure (exit 1), and treats a closed output pipe as success.
+pub fn run_main<A: CommandFactory + FromArgMatches>(
+    name: &'static str,
+    run: fn(A, &Env) -> Result<()>,
+) -> ExitCode {
+    let matches = command::<A>().get_matches();
+    let args = A::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let quiet = matches.try_get_one::<bool>("quiet").ok().flatten() == Some(&true);
+    let warnings = if quiet {
+        Warnings::default()
     } else {
-        Ok(Box::new(Merger::new(sources)?))
-    }
-}
-
-/// Opens the output sink described by `args`, carrying `extra_columns`.
-pub fn open_sink(
-    args: &OutputArgs,
-    extra_columns: &[String],
-) -> Result<Box<dyn RecordSink + Send>> {
-    let out = open_output(args.output.as_deref(), args.line_buffered)?;
-    let opts = WriteOptions {
-        no_header: args.no_header,
-        extra_columns: extra_columns.to_vec(),
-        precision: args.precision,
-        user_fields: args.user_fields,
+        Warnings::new(move |w| eprintln!("{name}: warning: {w}"))
     };
-    format::open_writer(args.format(), out, &opts)
-}
-
-/// A progress indicator over `counter` unless `--no-progress`.
-pub fn progress(args: &OutputArgs, counter: &ByteCounter) -> Progress {
-    Progress::new(counter.clone(), !args.no_progress)
-}
-
-/// Runs a command's `main`: parses arguments (usage errors exit 2), runs, prints
-/// `NAME: error: ...` on failure (exit 1), and treats a closed output pipe as
-/// success.
-pub fn run_main<A: Parser>(name: &str, run: fn(A) -> Result<()>) -> ExitCode {
-    error::set_program_name(name);
-    let args = A::parse();
-    match run(args) {
+    let env = Env {
+        warnings,
+        format_options: given_format_options(&matches),
+    };
+    let result = run(args, &env);
+    env.warnings.finish();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(Error::Usage(msg)) => {

@@ -1,12 +1,13 @@
-//! Errors that name where they happened, and the warning channel.
+//! Errors that name where they happened, and the handle warnings go to.
 //!
 //! Every error a user can cause carries a [`Location`]: the input's name and a line
 //! (text formats) or a byte offset (binary formats). `Display` renders the
 //! conventional `FILE:LINE: message` so editors and CI logs can jump to it.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::io;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex};
 
 /// Where in an input something happened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,22 +141,155 @@ impl std::error::Error for Error {
     }
 }
 
-static PROGRAM: OnceLock<String> = OnceLock::new();
+/// How many warnings with the same message are passed on before the rest are
+/// only counted (and summed up by [`Warnings::finish`]).
+pub const REPEATS_SHOWN: u32 = 5;
 
-/// Sets the program name that prefixes warnings (done once by the command runner).
-pub fn set_program_name(name: &str) {
-    let _ = PROGRAM.set(name.to_string());
+/// One warning: data that was kept but repaired, or is suspicious. Warnings
+/// never replace an error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// Where it applies, when one place does.
+    pub at: Option<Location>,
+    /// What happened.
+    pub msg: String,
 }
 
-/// The program name set by [`set_program_name`], or `tracepipe`.
-pub fn program_name() -> &'static str {
-    PROGRAM.get().map(String::as_str).unwrap_or("tracepipe")
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.at {
+            Some(at) => write!(f, "{at}: {}", self.msg),
+            None => f.write_str(&self.msg),
+        }
+    }
 }
 
-/// Prints a warning on stderr as `PROGRAM: warning: MSG`.
-///
-/// Warnings report data that was kept but repaired or is suspicious; they never
-/// replace an error.
-pub fn warn(msg: impl fmt::Display) {
-    eprintln!("{}: warning: {msg}", program_name());
+type Report = Box<dyn FnMut(&Warning) + Send>;
+
+struct Tally {
+    report: Report,
+    /// Times each message was given, to hold back repeats.
+    seen: HashMap<String, u32>,
+}
+
+/// The handle readers and stages report warnings to. The command that owns it
+/// decides what becomes of them (print them located, keep them for a test,
+/// drop them for `--quiet`); the library never prints. Clones share one tally,
+/// so a reader and a writer on another thread count repeats together: after
+/// [`REPEATS_SHOWN`] warnings with the same message, the rest are counted.
+#[derive(Clone)]
+pub struct Warnings {
+    tally: Arc<Mutex<Tally>>,
+}
+
+impl Default for Warnings {
+    /// A handle that drops every warning (for library use without a command).
+    fn default() -> Warnings {
+        Warnings::new(|_| {})
+    }
+}
+
+impl fmt::Debug for Warnings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Warnings")
+    }
+}
+
+impl Warnings {
+    /// A handle passing each warning (repeats held back) to `report`.
+    pub fn new(report: impl FnMut(&Warning) + Send + 'static) -> Warnings {
+        Warnings {
+            tally: Arc::new(Mutex::new(Tally {
+                report: Box::new(report),
+                seen: HashMap::new(),
+            })),
+        }
+    }
+
+    /// A handle that keeps the warnings it passes on, and the list they go to.
+    pub fn collecting() -> (Warnings, Arc<Mutex<Vec<Warning>>>) {
+        let kept = Arc::new(Mutex::new(Vec::new()));
+        let to = Arc::clone(&kept);
+        let warnings =
+            Warnings::new(move |w| to.lock().unwrap_or_else(|e| e.into_inner()).push(w.clone()));
+        (warnings, kept)
+    }
+
+    /// Reports a warning that applies to the input as a whole.
+    pub fn warn(&self, msg: impl Into<String>) {
+        self.give(Warning {
+            at: None,
+            msg: msg.into(),
+        });
+    }
+
+    /// Reports a warning about one place of an input.
+    pub fn warn_at(&self, at: Location, msg: impl Into<String>) {
+        self.give(Warning {
+            at: Some(at),
+            msg: msg.into(),
+        });
+    }
+
+    fn give(&self, warning: Warning) {
+        // A reporter that panicked leaves the tally usable.
+        let mut tally = self.tally.lock().unwrap_or_else(|e| e.into_inner());
+        let times = tally.seen.entry(warning.msg.clone()).or_insert(0);
+        *times += 1;
+        if *times <= REPEATS_SHOWN {
+            (tally.report)(&warning);
+        }
+    }
+
+    /// Reports, once, how many of each repeated warning were held back.
+    pub fn finish(&self) {
+        let mut tally = self.tally.lock().unwrap_or_else(|e| e.into_inner());
+        let mut held: Vec<(String, u32)> = tally
+            .seen
+            .drain()
+            .filter(|(_, n)| *n > REPEATS_SHOWN)
+            .collect();
+        held.sort();
+        for (msg, n) in held {
+            (tally.report)(&Warning {
+                at: None,
+                msg: format!("{} more like: {msg}", n - REPEATS_SHOWN),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeats_are_held_back_and_counted_at_the_end() {
+        let (warnings, kept) = Warnings::collecting();
+        let other = warnings.clone();
+        for line in 1..=8 {
+            other.warn_at(
+                Location::Line {
+                    file: "f".into(),
+                    line,
+                },
+                "skipped",
+            );
+        }
+        warnings.warn("once");
+        warnings.finish();
+        let shown: Vec<String> = kept.lock().unwrap().iter().map(|w| w.to_string()).collect();
+        assert_eq!(
+            shown,
+            [
+                "f:1: skipped",
+                "f:2: skipped",
+                "f:3: skipped",
+                "f:4: skipped",
+                "f:5: skipped",
+                "once",
+                "3 more like: skipped"
+            ]
+        );
+    }
 }

@@ -6,117 +6,13 @@
 //! [`RecordSink`] (writer). Detection tries content first, extension second;
 //! `-f/--from` and `-t/--to` name a format directly.
 
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Result};
 use crate::io::{Input, Output};
 use crate::paje;
 use crate::pallas;
-use crate::record::Record;
+use crate::pipe::{FormatOption, Probe, ReadOptions, RecordSink, RecordSource, WriteOptions};
 use crate::stream;
 use crate::trace;
-
-/// Something that yields records in stream order: a format reader, a merge of
-/// several sources, a test fixture.
-pub trait RecordSource {
-    /// Reads the next record into `rec` (reusing its buffers); `false` at the end.
-    fn next_record(&mut self, rec: &mut Record) -> Result<bool>;
-
-    /// Where the record last returned came from, for error messages.
-    fn location(&self) -> Location;
-
-    /// A cheap form of [`RecordSource::location`] (a line number, an input
-    /// index...), so a pipeline can remember where each record in flight came
-    /// from and locate an error about it later with [`RecordSource::locate`].
-    /// Sources without one return 0.
-    fn mark(&self) -> u64 {
-        0
-    }
-
-    /// The location a [`RecordSource::mark`] stands for; by default the
-    /// current location.
-    fn locate(&self, mark: u64) -> Location {
-        let _ = mark;
-        self.location()
-    }
-
-    /// Names of non-standard columns this source carries, in order.
-    fn extra_columns(&self) -> &[String] {
-        &[]
-    }
-}
-
-/// Something that consumes records: a writer, or a stage that transforms records
-/// and passes them to the next sink.
-pub trait RecordSink {
-    /// Consumes one record. Errors about the record itself are [`Error::Record`]
-    /// so the driver can add the source position.
-    fn write(&mut self, rec: &Record) -> Result<()>;
-
-    /// Ends the stream: emits what is still pending and flushes.
-    fn finish(&mut self) -> Result<()>;
-}
-
-impl<S: RecordSink + ?Sized> RecordSink for Box<S> {
-    fn write(&mut self, rec: &Record) -> Result<()> {
-        (**self).write(rec)
-    }
-    fn finish(&mut self) -> Result<()> {
-        (**self).finish()
-    }
-}
-
-impl<S: RecordSource + ?Sized> RecordSource for Box<S> {
-    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
-        (**self).next_record(rec)
-    }
-    fn location(&self) -> Location {
-        (**self).location()
-    }
-    fn mark(&self) -> u64 {
-        (**self).mark()
-    }
-    fn locate(&self, mark: u64) -> Location {
-        (**self).locate(mark)
-    }
-    fn extra_columns(&self) -> &[String] {
-        (**self).extra_columns()
-    }
-}
-
-/// Options every writer receives. Format-specific options live here too so a
-/// command can pass them without knowing which writer will use them.
-#[derive(Debug, Clone, Default)]
-pub struct WriteOptions {
-    /// Omit the TSV header line (for tools that want bare rows).
-    pub no_header: bool,
-    /// Non-standard columns to write after the standard ones.
-    pub extra_columns: Vec<String>,
-    /// pj_dump output: decimals of fixed-point numbers (pj_dump's `-l`).
-    pub precision: Option<usize>,
-    /// pj_dump output: append user-defined field values (pj_dump's `-u`).
-    pub user_fields: bool,
-}
-
-/// Options every reader receives.
-#[derive(Debug, Clone, Default)]
-pub struct ReadOptions {
-    /// Skip invalid lines with a warning instead of failing (formats that allow it).
-    pub lenient: bool,
-    /// Pajé: keep links that never complete as unmatched halves instead of failing.
-    pub ignore_incomplete_links: bool,
-    /// Rows a reader of piecewise-ordered input may hold to restore time order
-    /// (0: the reader's default).
-    pub reorder_window: usize,
-}
-
-/// What detection looks at.
-pub struct Probe<'a> {
-    /// The first bytes of the input (empty for a directory).
-    pub head: &'a [u8],
-    /// Lower-cased file extension, if any.
-    pub extension: Option<&'a str>,
-    /// True when the input is a directory.
-    pub is_dir: bool,
-}
 
 /// Opens a reader over an input.
 pub type ReaderFn = fn(Input, &ReadOptions) -> Result<Box<dyn RecordSource>>;
@@ -137,6 +33,13 @@ pub struct Format {
     pub reader: Option<ReaderFn>,
     /// The writer, if the format can be written.
     pub writer: Option<WriterFn>,
+    /// Options of the reader, shown under the format's heading in `--help`.
+    pub read_options: &'static [FormatOption],
+    /// Options of the writer, likewise.
+    pub write_options: &'static [FormatOption],
+    /// For a folder format: what its sniffer looks for in a folder (for the
+    /// error about a folder no format claims).
+    pub folder_sign: Option<&'static str>,
 }
 
 /// Every format tracepipe knows. New formats add an entry here.
@@ -148,6 +51,9 @@ pub static FORMATS: &[Format] = &[
         sniff: stream::tsv::sniff,
         reader: Some(stream::tsv::open_reader),
         writer: Some(stream::tsv::open_writer),
+        read_options: &[],
+        write_options: &[],
+        folder_sign: None,
     },
     Format {
         name: "jsonl",
@@ -156,6 +62,9 @@ pub static FORMATS: &[Format] = &[
         sniff: stream::jsonl::sniff,
         reader: Some(stream::jsonl::open_reader),
         writer: Some(stream::jsonl::open_writer),
+        read_options: &[],
+        write_options: &[],
+        folder_sign: None,
     },
     Format {
         name: "paje",
@@ -164,14 +73,20 @@ pub static FORMATS: &[Format] = &[
         sniff: paje::sniff,
         reader: Some(paje::reader::open_reader),
         writer: Some(paje::writer::open_writer),
+        read_options: paje::reader::READ_OPTIONS,
+        write_options: &[],
+        folder_sign: None,
     },
     Format {
         name: "pjdump",
-        description: "what PajeNG's pj_dump 1.3.8 prints (write only; --precision, --user-fields)",
+        description: "what PajeNG's pj_dump 1.3.8 prints (write only)",
         extensions: &[],
         sniff: |_| false,
         reader: None,
         writer: Some(paje::pjdump::open_writer),
+        read_options: &[],
+        write_options: paje::pjdump::WRITE_OPTIONS,
+        folder_sign: None,
     },
     Format {
         name: "pallas",
@@ -180,6 +95,9 @@ pub static FORMATS: &[Format] = &[
         sniff: pallas::sniff,
         reader: Some(pallas::reader::open_reader),
         writer: None,
+        read_options: &[],
+        write_options: &[],
+        folder_sign: Some("a `.pallas` file (Pallas)"),
     },
     Format {
         name: "trace",
@@ -188,6 +106,9 @@ pub static FORMATS: &[Format] = &[
         sniff: trace::sniff,
         reader: Some(trace::reader::open_reader),
         writer: Some(trace::writer::open_writer),
+        read_options: &[],
+        write_options: &[],
+        folder_sign: None,
     },
 ];
 
@@ -224,11 +145,13 @@ pub fn names(readable: bool) -> Vec<&'static str> {
 pub fn detect(input: &mut Input) -> Result<&'static Format> {
     let is_dir = input.reader.is_none();
     let extension = input.extension();
+    let entries = input.entries()?;
     let head = input.peek()?;
     let probe = Probe {
         head,
         extension: extension.as_deref(),
         is_dir,
+        entries: &entries,
     };
     let readable = || FORMATS.iter().filter(|f| f.reader.is_some());
     if let Some(f) = readable().find(|f| (f.sniff)(&probe)) {
@@ -239,7 +162,17 @@ pub fn detect(input: &mut Input) -> Result<&'static Format> {
             return Ok(f);
         }
     }
-    if head.is_empty() && !is_dir {
+    if is_dir {
+        let signs: Vec<&str> = readable().filter_map(|f| f.folder_sign).collect();
+        return Err(Error::file(
+            input.name.clone(),
+            format!(
+                "a folder that no format recognises (looked for {}); name a trace file instead",
+                signs.join(", ")
+            ),
+        ));
+    }
+    if head.is_empty() {
         // An empty input is an empty stream, whatever its name.
         return by_name("tsv");
     }
@@ -252,31 +185,29 @@ pub fn detect(input: &mut Input) -> Result<&'static Format> {
     ))
 }
 
-/// Opens a reader for `input`, with the format forced by `from` or detected.
-pub fn open_reader(
-    mut input: Input,
-    from: Option<&str>,
-    opts: &ReadOptions,
-) -> Result<Box<dyn RecordSource>> {
+/// The format to read `input` with: `from` if given, else detected.
+pub fn reader_for(input: &mut Input, from: Option<&str>) -> Result<&'static Format> {
     let format = match from {
         Some(name) => by_name(name)?,
-        None => detect(&mut input)?,
+        None => detect(input)?,
     };
-    let open = format
-        .reader
-        .ok_or_else(|| Error::Usage(format!("format `{}` cannot be read", format.name)))?;
-    open(input, opts)
+    if format.reader.is_none() {
+        return Err(Error::Usage(format!(
+            "format `{}` cannot be read",
+            format.name
+        )));
+    }
+    Ok(format)
 }
 
-/// Opens a writer of format `to` over `out`.
-pub fn open_writer(
-    to: &str,
-    out: Output,
-    opts: &WriteOptions,
-) -> Result<Box<dyn RecordSink + Send>> {
+/// The format called `to`, if it can be written.
+pub fn writer_for(to: &str) -> Result<&'static Format> {
     let format = by_name(to)?;
-    let open = format
-        .writer
-        .ok_or_else(|| Error::Usage(format!("format `{}` cannot be written", format.name)))?;
-    open(out, opts)
+    if format.writer.is_none() {
+        return Err(Error::Usage(format!(
+            "format `{}` cannot be written",
+            format.name
+        )));
+    }
+    Ok(format)
 }

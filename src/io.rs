@@ -3,10 +3,9 @@
 
 use std::cell::Cell;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::time::{Duration, Instant};
 
 use memchr::memchr;
 
@@ -74,6 +73,21 @@ impl Input {
             Some(r) => r.fill_buf().map_err(|e| Error::io(self.name.clone(), e)),
             None => Ok(&[]),
         }
+    }
+
+    /// The names of a directory's entries, sorted (empty for anything else).
+    pub fn entries(&self) -> Result<Vec<String>> {
+        let Some(path) = self.path.as_deref().filter(|_| self.reader.is_none()) else {
+            return Ok(Vec::new());
+        };
+        let listing = std::fs::read_dir(path).map_err(|e| Error::io(self.name.clone(), e))?;
+        let mut names = Vec::new();
+        for entry in listing {
+            let entry = entry.map_err(|e| Error::io(self.name.clone(), e))?;
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+        names.sort();
+        Ok(names)
     }
 
     /// The file extension, lower-cased.
@@ -288,66 +302,6 @@ impl<R: Read> LineReader<R> {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(Error::io(self.name.clone(), e)),
             }
-        }
-    }
-}
-
-/// A one-line progress indicator on stderr, drawn only when stderr is a terminal
-/// and at most a few times a second.
-pub struct Progress {
-    enabled: bool,
-    bytes: ByteCounter,
-    rows: u64,
-    started: Instant,
-    last_draw: Instant,
-    drawn: bool,
-}
-
-impl Progress {
-    /// A progress indicator over `bytes`; drawn only if `wanted` and stderr is a tty.
-    pub fn new(bytes: ByteCounter, wanted: bool) -> Progress {
-        let now = Instant::now();
-        Progress {
-            enabled: wanted && io::stderr().is_terminal(),
-            bytes,
-            rows: 0,
-            started: now,
-            last_draw: now,
-            drawn: false,
-        }
-    }
-
-    /// Counts one row; redraws now and then.
-    #[inline]
-    pub fn tick(&mut self) {
-        self.rows += 1;
-        if self.enabled && self.rows % 65536 == 0 {
-            self.draw();
-        }
-    }
-
-    fn draw(&mut self) {
-        let now = Instant::now();
-        if now.duration_since(self.last_draw) < Duration::from_millis(250) {
-            return;
-        }
-        self.last_draw = now;
-        let secs = now.duration_since(self.started).as_secs_f64().max(1e-9);
-        let mb = self.bytes.get() as f64 / 1e6;
-        eprint!(
-            "\r{} rows, {:.1} MB read, {:.0} MB/s   ",
-            self.rows,
-            mb,
-            mb / secs
-        );
-        self.drawn = true;
-    }
-
-    /// Erases the indicator line.
-    pub fn finish(&mut self) {
-        if self.drawn {
-            eprint!("\r{:60}\r", "");
-            self.drawn = false;
         }
     }
 }

@@ -5,13 +5,17 @@
 //! arguments and calls a `cmd` module. See `docs/architecture.md` for the map.
 //!
 //! - [`record`]: the record model (kinds, columns, the [`record::Record`] row).
+//! - [`pipe`]: the source and sink traits, reader and writer options.
 //! - [`stream`]: the TSV and JSON Lines codecs of the stream.
-//! - [`format`]: the registry of readers and writers, and format detection.
 //! - [`paje`], [`pallas`], [`trace`]: the format readers and writers.
-//! - [`ops`]: merging, span building, filtering, time windows.
-//! - [`io`]: inputs, outputs, the shared line reader, progress.
-//! - [`error`]: located errors and warnings.
-//! - [`cli`] and [`cmd`]: shared command-line plumbing and one module per command.
+//! - [`ops`]: merging, span building, filtering, matching, windows, the pump.
+//! - [`table`]: report tables (TSV, CSV, JSON Lines).
+//! - [`io`], [`number`], [`decimal`], [`error`]: inputs and outputs, integers,
+//!   exact decimals, located errors and the warnings handle.
+//! - [`format`]: the registry of readers and writers, and format detection
+//!   (used by the command layer only).
+//! - [`cli`] and [`cmd`]: the command layer: argument groups, the pipeline,
+//!   and one module per command.
 
 #![warn(missing_docs)]
 
@@ -22,12 +26,15 @@ pub mod error;
 pub mod fasthash;
 pub mod format;
 pub mod io;
+pub mod number;
 pub mod ops;
 pub mod paje;
 pub mod pallas;
+pub mod pipe;
 pub mod record;
 pub mod stream;
 pub mod swar;
+pub mod table;
 pub mod trace;
 
 pub use error::{Error, Result};

@@ -6,6 +6,10 @@
 
 use std::fmt::Write as _;
 
+/// Name of the meta row holding the absolute time (ns since the Unix epoch) of
+/// stream time 0.
+pub const META_ORIGIN: &str = "origin";
+
 /// Version written in the `format` meta row.
 pub const FORMAT_VERSION: &str = "tracepipe-stream/1";
 

@@ -1007,9 +1007,9 @@ fn more_threads_than_open_files_allowed() {
 /// Reads a trace to the end through the library, returning the row count or
 /// the error text.
 fn read_all(dir: &Path) -> Result<usize, String> {
-    use tracepipe::format::RecordSource;
-    let mut source =
-        tracepipe::pallas::reader::PallasSource::open("t", dir).map_err(|e| e.to_string())?;
+    use tracepipe::pipe::RecordSource;
+    let mut source = tracepipe::pallas::reader::PallasSource::open("t", dir, &Default::default())
+        .map_err(|e| e.to_string())?;
     let mut rec = tracepipe::Record::default();
     let mut n = 0;
     while source.next_record(&mut rec).map_err(|e| e.to_string())? {

@@ -1,14 +1,13 @@
 //! `trace-cat`: read traces and streams, write the stream or another format.
 
-use std::cell::Cell;
-use std::rc::Rc;
-
 use clap::Parser;
 
-use crate::cli::{self, InputArgs, OutputArgs};
+use crate::cli::{Env, InputArgs, OutputArgs, Pipeline, TableArgs};
 use crate::error::Result;
-use crate::format::{RecordSink, FORMATS};
-use crate::ops::{self, spans::SpanBuilder};
+use crate::format::FORMATS;
+use crate::ops::spans::SpanBuilder;
+use crate::pipe::RecordSink;
+use crate::table::Cell;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -59,41 +58,39 @@ pub struct Args {
 }
 
 /// Runs `trace-cat`.
-pub fn run(args: Args) -> Result<()> {
+pub fn run(args: Args, env: &Env) -> Result<()> {
     if args.list_formats {
         return list_formats(&args.output);
     }
-    let counter = Rc::new(Cell::new(0));
-    let mut source = cli::open_source(&args.input, &counter)?;
-    let writer = cli::open_sink(&args.output, source.extra_columns())?;
+    let pipeline = Pipeline::open(&args.input, env)?;
+    let writer = pipeline.writer(&args.output)?;
     let mut sink: Box<dyn RecordSink + Send> = if args.spans {
-        Box::new(SpanBuilder::new(writer))
+        Box::new(SpanBuilder::new(writer, env.warnings.clone()))
     } else {
         writer
     };
-    let mut progress = cli::progress(&args.output, &counter);
-    ops::pump(
-        &mut *source,
-        &mut *sink,
-        &mut progress,
-        args.output.threads(),
-    )
+    pipeline.run(&mut sink, &args.output)
 }
 
+/// The registry as a table (TSV, or JSON Lines with `--json`).
 fn list_formats(args: &OutputArgs) -> Result<()> {
-    let mut out = crate::io::open_output(args.output.as_deref(), false)?;
-    let mut text = String::from("format\tread\twrite\textensions\tdescription\n");
+    let table = TableArgs {
+        output: args.output.clone(),
+        csv: false,
+        json: args.json,
+        no_header: args.no_header,
+    };
+    let mut out = table.open(&["format", "read", "write", "extensions", "description"])?;
+    let yes = |b: bool| Cell::Text(if b { "yes" } else { "no" });
     for f in FORMATS {
-        let yes = |b: bool| if b { "yes" } else { "no" };
-        text.push_str(&format!(
-            "{}\t{}\t{}\t{}\t{}\n",
-            f.name,
+        let extensions = f.extensions.join(",");
+        out.row(&[
+            Cell::Text(f.name),
             yes(f.reader.is_some()),
             yes(f.writer.is_some()),
-            f.extensions.join(","),
-            f.description
-        ));
+            Cell::Text(&extensions),
+            Cell::Text(f.description),
+        ])?;
     }
-    out.write_line(text.as_bytes())?;
-    out.flush()
+    out.finish()
 }

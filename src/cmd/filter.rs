@@ -1,16 +1,12 @@
 //! `trace-filter`: keep the rows that match, as a valid stream.
 
-use std::cell::Cell;
-use std::rc::Rc;
-
 use clap::builder::PossibleValuesParser;
 use clap::Parser;
 
-use crate::cli::{self, InputArgs, OutputArgs};
+use crate::cli::{Env, InputArgs, OutputArgs, Pipeline};
 use crate::error::{Error, Result};
 use crate::ops::{
-    self,
-    filter::{compile_name, AttrCondition, FilterSink, Glob, Predicate},
+    filter::{compile_name, AttrCondition, FilterSource, Glob, Predicate},
     window::{parse_time, Window},
 };
 use crate::record::Kind;
@@ -112,18 +108,11 @@ impl Args {
     }
 }
 
-/// Runs `trace-filter`.
-pub fn run(args: Args) -> Result<()> {
+/// Runs `trace-filter`: the filter runs on the reading side.
+pub fn run(args: Args, env: &Env) -> Result<()> {
     let predicate = args.predicate()?;
-    let counter = Rc::new(Cell::new(0));
-    let mut source = cli::open_source(&args.input, &counter)?;
-    let writer = cli::open_sink(&args.output, source.extra_columns())?;
-    let mut sink = FilterSink::new(writer, predicate);
-    let mut progress = cli::progress(&args.output, &counter);
-    ops::pump(
-        &mut *source,
-        &mut sink,
-        &mut progress,
-        args.output.threads(),
-    )
+    let pipeline = Pipeline::open(&args.input, env)?
+        .through(|source| Box::new(FilterSource::new(source, predicate)));
+    let mut writer = pipeline.writer(&args.output)?;
+    pipeline.run(&mut writer, &args.output)
 }

@@ -4,9 +4,11 @@
 pub mod cat;
 pub mod filter;
 
-use clap::CommandFactory;
-
-/// The clap definitions of every command, for docs and completions.
+/// The clap definitions of every command (with the format options), for docs
+/// and completions.
 pub fn all_commands() -> Vec<clap::Command> {
-    vec![cat::Args::command(), filter::Args::command()]
+    vec![
+        crate::cli::command::<cat::Args>(),
+        crate::cli::command::<filter::Args>(),
+    ]
 }

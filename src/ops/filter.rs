@@ -1,120 +1,46 @@
 //! Row selection that keeps the output a valid stream.
 //!
-//! [`Predicate`] decides about one row. [`FilterSink`] applies it and makes sure
-//! every kept row's `container` rows (its location, its peer, and their
-//! ancestors) are written before it: container rows are held back until a kept
-//! row refers to them. Memory: one record per declared container.
+//! [`Predicate`] decides about one row. [`FilterSource`] applies it and makes
+//! sure every kept row's `container` rows (its location, its peer, and their
+//! ancestors) come before it: container rows are held back until a kept row
+//! refers to them. Memory: one record per declared container.
 
 use crate::fasthash::FastMap;
 
 use regex::Regex;
 
 use super::window::Window;
-use crate::error::{Error, Result};
-use crate::format::RecordSink;
+use std::collections::VecDeque;
+
+use crate::error::{Error, Location, Result};
+use crate::pipe::RecordSource;
 use crate::record::{Kind, Record};
 
-/// A shell-style glob: `*` any run, `?` one character, `[abc]`, `[a-z]`, `[!x]`.
+/// A shell-style glob over a whole value: `*` any run, `?` one character,
+/// `[abc]`, `[a-z]`, `[!x]`, `{a,b}` (through `globset`; `/` is an ordinary
+/// character).
 #[derive(Debug, Clone)]
 pub struct Glob {
-    pattern: Vec<char>,
+    matcher: globset::GlobMatcher,
 }
 
 impl Glob {
-    /// Compiles `pattern`, rejecting unclosed brackets.
+    /// Compiles `pattern`, rejecting malformed ones (an unclosed `[`...).
     pub fn new(pattern: &str) -> Result<Glob, String> {
-        let chars: Vec<char> = pattern.chars().collect();
-        let mut i = 0;
-        while i < chars.len() {
-            if chars[i] == '[' {
-                match chars[i + 1..].iter().skip(1).position(|&c| c == ']') {
-                    Some(_) => {}
-                    None => return Err(format!("bad glob `{pattern}`: unclosed `[`")),
-                }
-            }
-            i += 1;
-        }
-        Ok(Glob { pattern: chars })
+        let glob = globset::GlobBuilder::new(pattern)
+            .literal_separator(false)
+            .backslash_escape(true)
+            .build()
+            .map_err(|e| format!("bad glob `{pattern}`: {}", e.kind()))?;
+        Ok(Glob {
+            matcher: glob.compile_matcher(),
+        })
     }
 
     /// Whether the whole of `text` matches.
     pub fn is_match(&self, text: &str) -> bool {
-        let text: Vec<char> = text.chars().collect();
-        glob_match(&self.pattern, &text)
+        self.matcher.is_match(text)
     }
-}
-
-fn glob_match(p: &[char], t: &[char]) -> bool {
-    // Iterative matcher with backtracking to the last `*` (linear in practice).
-    let (mut pi, mut ti) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        if pi < p.len() {
-            match p[pi] {
-                '*' => {
-                    star = Some((pi, ti));
-                    pi += 1;
-                    continue;
-                }
-                '?' => {
-                    pi += 1;
-                    ti += 1;
-                    continue;
-                }
-                '[' => {
-                    if let Some((matched, next)) = class_match(&p[pi..], t[ti]) {
-                        if matched {
-                            pi += next;
-                            ti += 1;
-                            continue;
-                        }
-                    }
-                }
-                c if c == t[ti] => {
-                    pi += 1;
-                    ti += 1;
-                    continue;
-                }
-                _ => {}
-            }
-        }
-        match star {
-            Some((sp, st)) => {
-                pi = sp + 1;
-                ti = st + 1;
-                star = Some((sp, st + 1));
-            }
-            None => return false,
-        }
-    }
-    p[pi..].iter().all(|&c| c == '*')
-}
-
-/// Matches `c` against the class at the start of `p` (`[...]`); returns whether
-/// it matched and the class length.
-fn class_match(p: &[char], c: char) -> Option<(bool, usize)> {
-    let mut i = 1;
-    let negate = matches!(p.get(1), Some('!' | '^'));
-    if negate {
-        i += 1;
-    }
-    let mut matched = false;
-    let mut first = true;
-    while i < p.len() && (p[i] != ']' || first) {
-        first = false;
-        if p.get(i + 1) == Some(&'-') && p.get(i + 2).is_some_and(|&e| e != ']') {
-            if p[i] <= c && c <= p[i + 2] {
-                matched = true;
-            }
-            i += 3;
-        } else {
-            if p[i] == c {
-                matched = true;
-            }
-            i += 1;
-        }
-    }
-    (i < p.len()).then_some((matched != negate, i + 1))
 }
 
 /// One `--attr` condition: the key is present, or present with this value.
@@ -185,90 +111,138 @@ impl Predicate {
     }
 }
 
-struct Held {
-    rec: Record,
-    written: bool,
-}
-
-/// A sink stage that keeps the rows selected by a [`Predicate`] and the
-/// `container` rows they need.
-pub struct FilterSink<S> {
-    next: S,
+/// A reading-side stage: the rows of `inner` selected by a [`Predicate`], each
+/// preceded by the `container` rows it needs that were not passed on yet.
+/// Placed before the hand-over to the writer, so rows it drops never cross
+/// to the other core.
+pub struct FilterSource<S> {
+    inner: S,
     predicate: Predicate,
-    containers: FastMap<String, Held>,
+    /// Every declared container, and whether it was passed on.
+    containers: FastMap<String, (Record, bool)>,
+    /// Rows due before the next one read: needed containers, then the row that
+    /// needed them, with the marks of the rows they came with.
+    due: VecDeque<(Record, u64)>,
+    spare: Vec<Record>,
+    mark: u64,
 }
 
-impl<S: RecordSink> FilterSink<S> {
-    /// A filter writing into `next`.
-    pub fn new(next: S, predicate: Predicate) -> FilterSink<S> {
-        FilterSink {
-            next,
+impl<S: RecordSource> FilterSource<S> {
+    /// The rows of `inner` that `predicate` selects.
+    pub fn new(inner: S, predicate: Predicate) -> FilterSource<S> {
+        FilterSource {
+            inner,
             predicate,
             containers: FastMap::default(),
+            due: VecDeque::new(),
+            spare: Vec::new(),
+            mark: 0,
         }
     }
 
-    /// Writes the container row of `loc` and its ancestors, outermost first,
-    /// unless written already.
-    fn ensure(&mut self, loc: &str) -> Result<()> {
-        let mut chain: Vec<String> = Vec::new();
+    /// Queues the container row of `loc` and its ancestors, outermost first,
+    /// unless passed on already.
+    fn queue_chain(&mut self, loc: &str, mark: u64) {
+        let mut chain: Vec<&str> = Vec::new();
         let mut at = loc;
-        while let Some(held) = self.containers.get(at) {
-            if held.written || chain.iter().any(|c| c == at) {
+        while let Some((rec, passed)) = self.containers.get(at) {
+            if *passed || chain.contains(&at) {
                 break;
             }
-            chain.push(at.to_string());
-            at = &held.rec.peer;
+            chain.push(at);
+            at = &rec.peer;
             if at.is_empty() {
                 break;
             }
         }
-        for loc in chain.iter().rev() {
-            if let Some(held) = self.containers.get_mut(loc) {
-                held.written = true;
-                self.next.write(&held.rec)?;
+        let chain: Vec<String> = chain.iter().rev().map(|s| s.to_string()).collect();
+        for loc in &chain {
+            if let Some((rec, passed)) = self.containers.get_mut(loc) {
+                *passed = true;
+                let mut copy = self.spare.pop().unwrap_or_default();
+                copy.clone_from(rec);
+                self.due.push_back((copy, mark));
             }
         }
-        Ok(())
+    }
+
+    /// Takes in a container row, queueing it (with its ancestors) when selected.
+    fn declare(&mut self, rec: &Record, mark: u64) {
+        let selected = self.predicate.selects(rec);
+        let old = self
+            .containers
+            .insert(rec.loc.clone(), (rec.clone(), false));
+        if let Some((old, true)) = old {
+            if old == *rec {
+                // An identical re-declaration (merged inputs): passed on already.
+                if let Some(entry) = self.containers.get_mut(&rec.loc) {
+                    entry.1 = true;
+                }
+                return;
+            }
+        }
+        if selected {
+            self.queue_chain(&rec.loc, mark);
+        }
+    }
+
+    /// Takes in any other row; true when it is to be passed on.
+    fn select(&mut self, rec: &Record, mark: u64) -> bool {
+        if !self.predicate.selects(rec) {
+            return false;
+        }
+        if !rec.loc.is_empty() {
+            self.queue_chain(&rec.loc, mark);
+        }
+        if !rec.peer.is_empty() && self.containers.contains_key(&rec.peer) {
+            self.queue_chain(&rec.peer, mark);
+        }
+        true
     }
 }
 
-impl<S: RecordSink> RecordSink for FilterSink<S> {
-    fn write(&mut self, rec: &Record) -> Result<()> {
-        let selected = self.predicate.selects(rec);
-        if rec.kind == Kind::Container {
-            let held = Held {
-                rec: rec.clone(),
-                written: false,
-            };
-            if let Some(old) = self.containers.insert(rec.loc.clone(), held) {
-                if old.written && old.rec == *rec {
-                    // An identical re-declaration (merged inputs): already written.
-                    if let Some(h) = self.containers.get_mut(&rec.loc) {
-                        h.written = true;
-                    }
-                    return Ok(());
+impl<S: RecordSource> RecordSource for FilterSource<S> {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        loop {
+            if let Some((row, mark)) = self.due.pop_front() {
+                rec.clone_from(&row);
+                self.spare.push(row);
+                self.mark = mark;
+                return Ok(true);
+            }
+            if !self.inner.next_record(rec)? {
+                return Ok(false);
+            }
+            let mark = self.inner.mark();
+            if rec.kind == Kind::Container {
+                // Passed on (through `due`) only when selected.
+                self.declare(rec, mark);
+            } else if self.select(rec, mark) {
+                if self.due.is_empty() {
+                    self.mark = mark;
+                    return Ok(true);
                 }
+                let mut copy = self.spare.pop().unwrap_or_default();
+                copy.clone_from(rec);
+                self.due.push_back((copy, mark));
             }
-            if selected {
-                self.ensure(&rec.loc)?;
-            }
-            return Ok(());
         }
-        if !selected {
-            return Ok(());
-        }
-        if !rec.loc.is_empty() {
-            self.ensure(&rec.loc)?;
-        }
-        if !rec.peer.is_empty() && self.containers.contains_key(&rec.peer) {
-            self.ensure(&rec.peer)?;
-        }
-        self.next.write(rec)
     }
 
-    fn finish(&mut self) -> Result<()> {
-        self.next.finish()
+    fn location(&self) -> Location {
+        self.inner.location()
+    }
+
+    fn mark(&self) -> u64 {
+        self.mark
+    }
+
+    fn locate(&self, mark: u64) -> Location {
+        self.inner.locate(mark)
+    }
+
+    fn extra_columns(&self) -> &[String] {
+        self.inner.extra_columns()
     }
 }
 

@@ -13,9 +13,9 @@
 
 use std::collections::VecDeque;
 
-use crate::error::{warn, Result};
+use crate::error::{Result, Warnings};
 use crate::fasthash::FastMap;
-use crate::format::RecordSink;
+use crate::pipe::RecordSink;
 use crate::record::{flags, Kind, Record};
 
 /// What to do with halves that never find a partner.
@@ -50,11 +50,12 @@ pub struct Matcher<S> {
     matched: u64,
     /// Latest completion time passed on, where leftovers are written.
     clock: Option<i64>,
+    warnings: Warnings,
 }
 
 impl<S: RecordSink> Matcher<S> {
-    /// A matcher writing into `next`.
-    pub fn new(next: S, unmatched: Unmatched) -> Matcher<S> {
+    /// A matcher writing into `next`, reporting halves left over to `warnings`.
+    pub fn new(next: S, unmatched: Unmatched, warnings: Warnings) -> Matcher<S> {
         Matcher {
             next,
             pending: FastMap::default(),
@@ -66,6 +67,7 @@ impl<S: RecordSink> Matcher<S> {
             out: Record::new(Kind::Msg),
             matched: 0,
             clock: None,
+            warnings,
         }
     }
 
@@ -189,7 +191,7 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
             .collect();
         if !left.is_empty() {
             let sends = left.iter().filter(|r| r.kind == Kind::Send).count();
-            warn(format!(
+            self.warnings.warn(format!(
                 "{} message half/halves never matched ({sends} send, {} recv){}",
                 left.len(),
                 left.len() - sends,
@@ -246,7 +248,7 @@ mod tests {
 
     #[test]
     fn tagged_halves_match_fifo_per_channel() {
-        let mut m = Matcher::new(Collect(Vec::new()), Unmatched::Drop);
+        let mut m = Matcher::new(Collect(Vec::new()), Unmatched::Drop, Warnings::default());
         for r in [
             half(Kind::Send, 1, "a", "b", Some(1), ""),
             half(Kind::Send, 2, "a", "b", Some(1), ""),
@@ -269,7 +271,7 @@ mod tests {
 
     #[test]
     fn keyed_halves_match_in_either_order_and_keep_leftovers() {
-        let mut m = Matcher::new(Collect(Vec::new()), Unmatched::Keep);
+        let mut m = Matcher::new(Collect(Vec::new()), Unmatched::Keep, Warnings::default());
         let mut recv_first = half(Kind::Recv, 5, "p2", "", None, "k1");
         recv_first.attrs = "got=1".into();
         let mut send = half(Kind::Send, 6, "p1", "", None, "k1");

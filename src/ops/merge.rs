@@ -8,13 +8,9 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::error::{warn, Error, Location, Result};
-use crate::format::RecordSource;
-use crate::record::{Kind, Record};
-
-/// Name of the meta row holding the absolute time (ns since the Unix epoch) of
-/// stream time 0.
-pub const META_ORIGIN: &str = "origin";
+use crate::error::{Error, Location, Result, Warnings};
+use crate::pipe::RecordSource;
+use crate::record::{Kind, Record, META_ORIGIN};
 
 struct Lane {
     source: Box<dyn RecordSource>,
@@ -41,8 +37,9 @@ pub struct Merger {
 }
 
 impl Merger {
-    /// Reads the leading `meta` rows of every source and the first row after them.
-    pub fn new(sources: Vec<Box<dyn RecordSource>>) -> Result<Merger> {
+    /// Reads the leading `meta` rows of every source and the first row after
+    /// them; inputs that cannot be aligned are reported to `warnings`.
+    pub fn new(sources: Vec<Box<dyn RecordSource>>, warnings: &Warnings) -> Result<Merger> {
         let mut lanes = Vec::with_capacity(sources.len());
         let mut metas: Vec<Vec<Record>> = Vec::new();
         let mut extra: Vec<String> = Vec::new();
@@ -75,7 +72,7 @@ impl Merger {
                 with_head.push(i);
             }
         }
-        let merged_metas = align_origins(&mut lanes, metas)?;
+        let merged_metas = align_origins(&mut lanes, metas, warnings)?;
         let mut heap = BinaryHeap::new();
         for i in with_head {
             let lane = &mut lanes[i];
@@ -116,7 +113,11 @@ fn shift(rec: &mut Record, by: i64) -> Result<()> {
 
 /// Decides per-input shifts from their `origin` rows and returns the merged meta
 /// rows: identical rows once, one `origin` row for the common origin.
-fn align_origins(lanes: &mut [Lane], metas: Vec<Vec<Record>>) -> Result<Vec<Record>> {
+fn align_origins(
+    lanes: &mut [Lane],
+    metas: Vec<Vec<Record>>,
+    warnings: &Warnings,
+) -> Result<Vec<Record>> {
     let mut origins = Vec::with_capacity(lanes.len());
     for (lane, own) in lanes.iter().zip(&metas) {
         let origin = match own.iter().find(|m| m.name == META_ORIGIN) {
@@ -138,10 +139,10 @@ fn align_origins(lanes: &mut [Lane], metas: Vec<Vec<Record>>) -> Result<Vec<Reco
         for (lane, origin) in lanes.iter_mut().zip(&origins) {
             match origin {
                 Some(o) => lane.shift = o - common.unwrap_or(0),
-                None => warn(format!(
-                    "{}: no `origin` meta row; its times are merged without alignment",
-                    lane.source.location()
-                )),
+                None => warnings.warn_at(
+                    lane.source.location(),
+                    "no `origin` meta row; its times are merged without alignment",
+                ),
             }
         }
     }

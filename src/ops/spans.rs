@@ -6,8 +6,8 @@
 
 use crate::fasthash::FastMap;
 
-use crate::error::{warn, Error, Result};
-use crate::format::RecordSink;
+use crate::error::{Error, Result, Warnings};
+use crate::pipe::RecordSink;
 use crate::record::{flags, Kind, Record};
 
 #[derive(Default)]
@@ -24,16 +24,18 @@ pub struct SpanBuilder<S> {
     stacks: FastMap<String, Stack>,
     out: Record,
     last_time: Option<i64>,
+    warnings: Warnings,
 }
 
 impl<S: RecordSink> SpanBuilder<S> {
-    /// A span builder writing into `next`.
-    pub fn new(next: S) -> SpanBuilder<S> {
+    /// A span builder writing into `next`, reporting frames left open to `warnings`.
+    pub fn new(next: S, warnings: Warnings) -> SpanBuilder<S> {
         SpanBuilder {
             next,
             stacks: FastMap::default(),
             out: Record::new(Kind::State),
             last_time: None,
+            warnings,
         }
     }
 
@@ -121,7 +123,7 @@ impl<S: RecordSink> RecordSink for SpanBuilder<S> {
             }
         }
         if open > 0 {
-            warn(format!(
+            self.warnings.warn(format!(
                 "{open} frame(s) still open at the end of the input: written as `state` rows ending at {end} ns, flagged C"
             ));
         }

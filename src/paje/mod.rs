@@ -11,7 +11,7 @@ pub mod pjdump;
 pub mod reader;
 pub mod writer;
 
-use crate::format::Probe;
+use crate::pipe::Probe;
 use crate::swar::{bytes_below, bytes_equal, load_padded, to_bits, ONES};
 
 /// Prefix of attribute keys that carry Pajé fields with no stream column.

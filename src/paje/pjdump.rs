@@ -11,19 +11,36 @@ use std::fmt::Write as _;
 use super::{ATTR_OP, ATTR_OPERAND, LANE, PREFIX};
 use crate::error::Result;
 use crate::fasthash::{FastMap, StrMap};
-use crate::format::{RecordSink, WriteOptions};
 use crate::io::Output;
 use crate::ops::matcher::{Matcher, Unmatched};
 use crate::ops::spans::SpanBuilder;
+use crate::pipe::{FormatOption, OptionValue, RecordSink, WriteOptions};
 use crate::record::{Kind, Record};
+
+const PRECISION: &str = "precision";
+const USER_FIELDS: &str = "user-fields";
+
+/// The options of the pjdump writer.
+pub const WRITE_OPTIONS: &[FormatOption] = &[
+    FormatOption {
+        name: PRECISION,
+        help: "Decimals of times and values (pj_dump's -l; default 6)",
+        value: OptionValue::Number("N"),
+    },
+    FormatOption {
+        name: USER_FIELDS,
+        help: "Append the values of user-defined fields (pj_dump's -u)",
+        value: OptionValue::Switch,
+    },
+];
 
 /// Registry constructor: span builder → matcher → pj_dump printer.
 pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
-    let printer = PjdumpWriter::new(out, opts.precision.unwrap_or(6), opts.user_fields);
-    Ok(Box::new(SpanBuilder::new(Matcher::new(
-        printer,
-        Unmatched::Drop,
-    ))))
+    let precision = opts.format.number(PRECISION).unwrap_or(6);
+    let precision = usize::try_from(precision).unwrap_or(usize::MAX);
+    let printer = PjdumpWriter::new(out, precision, opts.format.switch(USER_FIELDS));
+    let matcher = Matcher::new(printer, Unmatched::Drop, opts.warnings.clone());
+    Ok(Box::new(SpanBuilder::new(matcher, opts.warnings.clone())))
 }
 
 struct ContainerEntry {

@@ -15,12 +15,29 @@ use super::{
     FIELD_TYPES, LANE,
 };
 use crate::decimal::Decimal;
-use crate::error::{warn, Error, Location, Result};
+use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::{FastMap, StrMap};
-use crate::format::{ReadOptions, RecordSource};
 use crate::io::{Input, LineReader};
 use crate::ops::reorder::{RowQueue, Ticket};
+use crate::pipe::{FormatOption, OptionValue, ReadOptions, RecordSource};
 use crate::record::{flags, Kind, Record};
+
+const IGNORE_INCOMPLETE_LINKS: &str = "ignore-incomplete-links";
+const REORDER_WINDOW: &str = "reorder-window";
+
+/// The options of the Pajé reader.
+pub const READ_OPTIONS: &[FormatOption] = &[
+    FormatOption {
+        name: IGNORE_INCOMPLETE_LINKS,
+        help: "Keep links whose other half never comes as unmatched halves (pj_dump's -z) instead of failing",
+        value: OptionValue::Switch,
+    },
+    FormatOption {
+        name: REORDER_WINDOW,
+        help: "Rows held to put events of different containers back in time order (default 4096; memory grows with it)",
+        value: OptionValue::Number("ROWS"),
+    },
+];
 
 /// Registry constructor.
 pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
@@ -182,6 +199,7 @@ struct Sim {
     number: String,
     /// Buffers of matched links' keys and values, reused by the next ones.
     spare_strings: Vec<String>,
+    warnings: Warnings,
 }
 
 /// The words of one event line, read through its definition.
@@ -222,7 +240,7 @@ impl<'a> Line<'a> {
 const SMALL_IDS: usize = 1024;
 
 fn small_id(id: &str) -> Option<usize> {
-    crate::stream::parse_uint(id.as_bytes())
+    crate::number::parse_uint(id.as_bytes())
         .filter(|&n| n < SMALL_IDS as u64)
         .map(|n| n as usize)
 }
@@ -234,8 +252,9 @@ fn err(msg: impl Into<String>) -> String {
 }
 
 impl Sim {
-    fn new(file: &str, ignore_incomplete: bool) -> Sim {
+    fn new(file: &str, ignore_incomplete: bool, warnings: Warnings) -> Sim {
         let mut sim = Sim {
+            warnings,
             file: file.to_string(),
             defs: StrMap::default(),
             small_defs: vec![None; SMALL_IDS],
@@ -528,11 +547,13 @@ impl Sim {
             ));
         }
         if given > wanted {
-            warn(format!(
-                "{}:{number}: {given} fields where {} (id {id}) has {wanted}; the extra words are ignored",
-                self.file,
-                def.event.name()
-            ));
+            self.warn(
+                number,
+                format!(
+                    "{given} fields where {} (id {id}) has {wanted}; the extra words are ignored",
+                    def.event.name()
+                ),
+            );
         }
         let line = Line { def: &def, words };
         self.apply(def.event, &line, number, out)
@@ -765,10 +786,11 @@ impl Sim {
                     ));
                 }
                 if !info.alive {
-                    warn(format!(
-                        "{}:{number}: container `{}` is destroyed again; ignored, as PajeNG does",
-                        self.file, info.id
-                    ));
+                    let msg = format!(
+                        "container `{}` is destroyed again; ignored, as PajeNG does",
+                        info.id
+                    );
+                    self.warn(number, msg);
                     // Kept in the stream: its time still counts for the end of the trace.
                     let loc = &info.id;
                     return out.emit(|r| {
@@ -1068,11 +1090,11 @@ impl Sim {
                 })
             }
             Event::TraceFile => {
-                warn(format!(
-                    "{}:{number}: PajeTraceFile `{}` is not followed (multi-file traces are read one file at a time)",
-                    self.file,
+                let msg = format!(
+                    "PajeTraceFile `{}` is not followed (multi-file traces are read one file at a time)",
                     line.get(Filename)
-                ));
+                );
+                self.warn(number, msg);
                 Ok(())
             }
         }
@@ -1080,6 +1102,14 @@ impl Sim {
 
     /// The container named `id` if alive; `None` (with a count for the final
     /// warning) if it was destroyed: PajeNG drops such events.
+    fn warn(&self, line: u64, msg: String) {
+        let at = Location::Line {
+            file: self.file.clone(),
+            line,
+        };
+        self.warnings.warn_at(at, msg);
+    }
+
     fn alive_container(&mut self, id: &str, number: u64) -> Result<Option<u32>, String> {
         let c = self.container_of(id)?;
         if self.containers[c as usize].alive {
@@ -1357,10 +1387,9 @@ pub const DEFAULT_REORDER_WINDOW: usize = 4_096;
 impl<R: BufRead> PajeReader<R> {
     /// A reader over `inner`.
     pub fn new(name: &str, inner: R, opts: &ReadOptions) -> PajeReader<R> {
-        let window = if opts.reorder_window == 0 {
-            DEFAULT_REORDER_WINDOW
-        } else {
-            opts.reorder_window
+        let window = match opts.format.number(REORDER_WINDOW) {
+            Some(rows) if rows > 0 => usize::try_from(rows).unwrap_or(usize::MAX),
+            _ => DEFAULT_REORDER_WINDOW,
         };
         let mut queue = RowQueue::new(window);
         for (k, v) in [
@@ -1374,7 +1403,11 @@ impl<R: BufRead> PajeReader<R> {
         }
         PajeReader {
             lines: LineReader::new(name, inner),
-            sim: Sim::new(name, opts.ignore_incomplete_links),
+            sim: Sim::new(
+                name,
+                opts.format.switch(IGNORE_INCOMPLETE_LINKS),
+                opts.warnings.clone(),
+            ),
             queue,
             max_time: None,
             words: Vec::new(),
@@ -1442,10 +1475,10 @@ impl<R: BufRead> PajeReader<R> {
     fn finish(&mut self) -> Result<()> {
         let sim = &mut self.sim;
         if let Some((id, _, line)) = sim.open_def.take() {
-            warn(format!(
-                "{}:{line}: the definition of event {id} is never closed (no `%EndEventDef`); ignored",
-                sim.file
-            ));
+            let msg = format!(
+                "the definition of event {id} is never closed (no `%EndEventDef`); ignored"
+            );
+            sim.warn(line, msg);
         }
         let end = self.max_time.unwrap_or(0);
         let mut out = Out {
@@ -1456,22 +1489,31 @@ impl<R: BufRead> PajeReader<R> {
         sim.close(ROOT, end, true, &mut out)
             .map_err(|msg| Error::file(format!("{file}: at end of input"), msg))?;
         if sim.dropped > 0 {
-            warn(format!(
-                "{file}: {} event(s) on destroyed containers ignored, as PajeNG does (first on line {})",
-                sim.dropped, sim.first_dropped
-            ));
+            sim.warnings.warn_at(
+                Location::File(file.clone()),
+                format!(
+                    "{} event(s) on destroyed containers ignored, as PajeNG does (first on line {})",
+                    sim.dropped, sim.first_dropped
+                ),
+            );
         }
         if sim.ignored_links > 0 {
-            warn(format!(
-                "{file}: {} incomplete link(s) kept as unmatched halves",
-                sim.ignored_links
-            ));
+            sim.warnings.warn_at(
+                Location::File(file.clone()),
+                format!(
+                    "{} incomplete link(s) kept as unmatched halves",
+                    sim.ignored_links
+                ),
+            );
         }
         if sim.lossy > 0 {
-            warn(format!(
-                "{file}: {} time(s) finer than a nanosecond were rounded (rows flagged E)",
-                sim.lossy
-            ));
+            sim.warnings.warn_at(
+                Location::File(file),
+                format!(
+                    "{} time(s) finer than a nanosecond were rounded (rows flagged E)",
+                    sim.lossy
+                ),
+            );
         }
         Ok(())
     }

@@ -19,15 +19,15 @@ use std::fmt::Write as _;
 use super::{
     Event, Field, ATTR_COLOR, ATTR_END_TYPE, ATTR_OP, ATTR_OPERAND, ATTR_START_TYPE, LANE, PREFIX,
 };
-use crate::error::{warn, Result};
+use crate::error::{Result, Warnings};
 use crate::fasthash::FastMap;
-use crate::format::{RecordSink, WriteOptions};
 use crate::io::Output;
+use crate::pipe::{RecordSink, WriteOptions};
 use crate::record::{flags, Kind, Record};
 
 /// Registry constructor.
-pub fn open_writer(out: Output, _: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
-    Ok(Box::new(PajeWriter::new(out)))
+pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
+    Ok(Box::new(PajeWriter::new(out, opts.warnings.clone())))
 }
 
 struct ContainerEntry {
@@ -57,6 +57,7 @@ pub struct PajeWriter {
     channels: FastMap<String, (u64, u64, u64)>,
     buf: String,
     replaced: u64,
+    warnings: Warnings,
 }
 
 /// Appends one field, quoted when PajeNG would split or cut it.
@@ -94,8 +95,8 @@ fn seconds(ns: i64) -> String {
 }
 
 impl PajeWriter {
-    /// A writer over `out`.
-    pub fn new(out: Output) -> PajeWriter {
+    /// A writer over `out`, reporting what it had to change to `warnings`.
+    pub fn new(out: Output, warnings: Warnings) -> PajeWriter {
         PajeWriter {
             out,
             defs: FastMap::default(),
@@ -105,6 +106,7 @@ impl PajeWriter {
             channels: FastMap::default(),
             buf: String::new(),
             replaced: 0,
+            warnings,
         }
     }
 
@@ -319,7 +321,7 @@ impl PajeWriter {
             "link" => Event::DefineLinkType,
             "value" => Event::DefineEntityValue,
             other => {
-                warn(format!(
+                self.warnings.warn(format!(
                     "type `{}` of unknown nature `{other}` left out",
                     rec.id
                 ));
@@ -643,7 +645,7 @@ impl RecordSink for PajeWriter {
     fn finish(&mut self) -> Result<()> {
         self.write_intervals()?;
         if self.replaced > 0 {
-            warn(format!(
+            self.warnings.warn(format!(
                 "{} character(s) a quoted Pajé field cannot hold (\" or line breaks) were replaced",
                 self.replaced
             ));

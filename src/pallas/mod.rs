@@ -14,15 +14,15 @@ pub mod codec;
 pub mod reader;
 pub mod writer;
 
-use crate::format::Probe;
+use crate::pipe::Probe;
 
 /// Prefix of the meta names that carry Pallas-specific values.
 pub const PREFIX: &str = "pallas.";
 
-/// A folder is taken as a Pallas trace (the only folder format); a file by its
-/// `.pallas` extension.
+/// A folder is a Pallas trace when it holds a `.pallas` file (its main file);
+/// a file is known by its `.pallas` extension.
 pub fn sniff(probe: &Probe) -> bool {
-    probe.is_dir
+    probe.is_dir && probe.entries.iter().any(|name| name.ends_with(".pallas"))
 }
 
 /// Pallas's name of an event record, as its print tool spells it.

@@ -17,10 +17,10 @@ use super::archive::{
 };
 use super::codec::{BlockDecoder, DatFile};
 use super::{collective_name, record_name, PREFIX};
-use crate::error::{Error, Location, Result};
-use crate::format::{ReadOptions, RecordSource};
+use crate::error::{Error, Location, Result, Warnings};
 use crate::io::Input;
 use crate::ops::merge::Merger;
+use crate::pipe::{ReadOptions, RecordSource};
 use crate::record::{flags, Kind, Record};
 
 /// Deepest grammar nesting accepted; deeper means a cycle or a corrupt file.
@@ -58,14 +58,18 @@ fn push_defined(out: &mut String, text: Option<&str>, what: &str, r: u32) {
 }
 
 /// Opens a Pallas trace (its folder or its main file) as a record source.
-pub fn open_reader(input: Input, _opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
+pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
     let path = input.path.ok_or_else(|| {
         Error::file(
             input.name.clone(),
             "a Pallas trace is a folder: name the folder or its main .pallas file",
         )
     })?;
-    Ok(Box::new(PallasSource::open(&input.name, &path)?))
+    Ok(Box::new(PallasSource::open(
+        &input.name,
+        &path,
+        &opts.warnings,
+    )?))
 }
 
 /// Where a thread's files are and how to name it.
@@ -86,7 +90,7 @@ pub struct PallasSource {
 impl PallasSource {
     /// Reads the main file and archives of the trace at `path` and opens every
     /// thread; `name` is how the input is named in messages and `meta`.
-    pub fn open(name: &str, path: &Path) -> Result<PallasSource> {
+    pub fn open(name: &str, path: &Path, warnings: &Warnings) -> Result<PallasSource> {
         let main_path = find_main(path)?;
         let dir = main_path
             .parent()
@@ -187,7 +191,7 @@ impl PallasSource {
         }
         Ok(PallasSource {
             head,
-            threads: Merger::new(sources)?,
+            threads: Merger::new(sources, warnings)?,
             name: name.to_string(),
         })
     }

@@ -8,10 +8,11 @@ use std::io::BufRead;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::{is_json_number, push_int, push_uint, StreamCheck, Verdict};
+use super::{is_json_number, StreamCheck, Verdict};
 use crate::error::{Location, Result};
-use crate::format::{Probe, ReadOptions, RecordSink, RecordSource, WriteOptions};
 use crate::io::{Input, LineReader, Output};
+use crate::number::{push_int, push_uint};
+use crate::pipe::{Probe, ReadOptions, RecordSink, RecordSource, WriteOptions};
 use crate::record::{encode_attr_part, Column, Kind, Record, FORMAT_VERSION, META_FORMAT};
 
 /// True when the first non-blank byte is `{`.

@@ -1,7 +1,6 @@
 //! The stream codec: the TSV and JSON Lines forms of the record stream, and the
 //! rules both readers enforce (see `docs/stream.md`).
 
-pub mod batch;
 pub mod jsonl;
 pub mod tsv;
 
@@ -208,79 +207,6 @@ pub fn unescape_tsv(s: &str, out: &mut String) -> Result<(), String> {
     Ok(())
 }
 
-/// Appends the decimal form of `n`.
-#[inline]
-pub fn push_int(out: &mut Vec<u8>, n: i64) {
-    if n < 0 {
-        out.push(b'-');
-    }
-    push_uint(out, n.unsigned_abs());
-}
-
-/// Appends the decimal form of `n`.
-#[inline]
-pub fn push_uint(out: &mut Vec<u8>, mut n: u64) {
-    let mut tmp = [0u8; 20];
-    let mut i = tmp.len();
-    loop {
-        i -= 1;
-        tmp[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&tmp[i..]);
-}
-
-/// Parses a canonical decimal integer (`0`, or an optional `-` and digits without
-/// a leading zero), so that writing it back gives the same bytes.
-#[inline]
-pub fn parse_int(s: &[u8]) -> Option<i64> {
-    let (neg, digits) = match s.first() {
-        Some(b'-') => (true, &s[1..]),
-        _ => (false, s),
-    };
-    let magnitude = parse_uint(digits)?;
-    if neg {
-        if magnitude == 0 {
-            return None;
-        }
-        0i64.checked_sub_unsigned(magnitude)
-    } else {
-        i64::try_from(magnitude).ok()
-    }
-}
-
-/// Parses a canonical unsigned decimal integer.
-#[inline]
-pub fn parse_uint(s: &[u8]) -> Option<u64> {
-    if s.is_empty() || s.len() > 20 || (s[0] == b'0' && s.len() > 1) {
-        return None;
-    }
-    if s.len() <= 19 {
-        // Nineteen digits cannot overflow a u64: no checks per digit.
-        let mut n: u64 = 0;
-        for &b in s {
-            let d = b.wrapping_sub(b'0');
-            if d > 9 {
-                return None;
-            }
-            n = n * 10 + u64::from(d);
-        }
-        return Some(n);
-    }
-    let mut n: u64 = 0;
-    for &b in s {
-        let d = b.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
-        }
-        n = n.checked_mul(10)?.checked_add(u64::from(d))?;
-    }
-    Some(n)
-}
-
 /// True when `s` is a JSON number literal, so it can be written unquoted.
 pub fn is_json_number(s: &str) -> bool {
     let b = s.as_bytes();
@@ -326,21 +252,6 @@ pub fn is_json_number(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn integers_are_canonical() {
-        assert_eq!(parse_int(b"0"), Some(0));
-        assert_eq!(parse_int(b"-12"), Some(-12));
-        assert_eq!(parse_int(b"9223372036854775807"), Some(i64::MAX));
-        assert_eq!(parse_int(b"-9223372036854775808"), Some(i64::MIN));
-        assert_eq!(parse_int(b"9223372036854775808"), None);
-        for bad in [&b""[..], b"-", b"-0", b"007", b"+1", b"1.0", b"1e3", b" 1"] {
-            assert_eq!(parse_int(bad), None, "{bad:?}");
-        }
-        let mut out = Vec::new();
-        push_int(&mut out, i64::MIN);
-        assert_eq!(out, b"-9223372036854775808");
-    }
 
     #[test]
     fn escapes_round_trip() {

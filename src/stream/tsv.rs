@@ -2,11 +2,12 @@
 
 use std::io::BufRead;
 
-use super::{escape_tsv, parse_int, parse_uint, push_int, push_uint, scan_row, unescape_tsv};
+use super::{escape_tsv, scan_row, unescape_tsv};
 use super::{StreamCheck, Verdict};
 use crate::error::{Error, Location, Result};
-use crate::format::{Probe, ReadOptions, RecordSink, RecordSource, WriteOptions};
 use crate::io::{Input, LineReader, Output};
+use crate::number::{parse_int, parse_uint, push_int, push_uint};
+use crate::pipe::{Probe, ReadOptions, RecordSink, RecordSource, WriteOptions};
 use crate::record::{Column, Kind, Record, COLUMNS, FORMAT_VERSION, META_FORMAT};
 
 /// True when the first line is a stream header: tab-separated column names, one

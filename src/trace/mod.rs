@@ -8,7 +8,7 @@
 pub mod reader;
 pub mod writer;
 
-use crate::format::Probe;
+use crate::pipe::Probe;
 
 /// Prefix of the attribute keys and meta names that carry TRACE fields which
 /// have no stream column. Source attributes keep their own keys.

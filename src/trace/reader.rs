@@ -13,12 +13,11 @@ use super::{
     DEP_TYPES, META_ATTR, RESOURCE_LOC, SIGNAL_LOC, UNITS,
 };
 use crate::decimal::Decimal;
-use crate::error::{warn, Error, Location, Result};
+use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::FastMap;
-use crate::format::{ReadOptions, RecordSource};
 use crate::io::{Input, LineReader};
-use crate::ops::merge::META_ORIGIN;
-use crate::record::{decode_attr_part, encode_attr_part, flags, Kind, Record};
+use crate::pipe::{ReadOptions, RecordSource};
+use crate::record::{decode_attr_part, encode_attr_part, flags, Kind, Record, META_ORIGIN};
 
 /// Registry constructor.
 pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
@@ -102,7 +101,7 @@ struct Ids {
 
 impl Ids {
     fn key(token: &str) -> Option<u64> {
-        crate::stream::parse_uint(token.as_bytes())
+        crate::number::parse_uint(token.as_bytes())
     }
 
     fn get(&self, token: &str) -> Option<u32> {
@@ -157,17 +156,26 @@ struct Problems<'a> {
     file: &'a str,
     lenient: bool,
     skipped: u64,
+    warnings: &'a Warnings,
 }
 
 impl Problems<'_> {
     fn report(&mut self, line: u64, msg: String) -> Result<()> {
         if self.lenient {
-            warn(format!("{}:{line}: {msg} (skipped)", self.file));
+            self.warn(line, format!("{msg} (skipped)"));
             self.skipped += 1;
             Ok(())
         } else {
             Err(Error::line(self.file, line, msg))
         }
+    }
+
+    fn warn(&self, line: u64, msg: impl Into<String>) {
+        let at = Location::Line {
+            file: self.file.to_string(),
+            line,
+        };
+        self.warnings.warn_at(at, msg);
     }
 }
 
@@ -404,7 +412,7 @@ fn read_trace<R: BufRead>(name: &str, inner: R, problems: &mut Problems) -> Resu
                 }
                 (None, _) => Err("expected `O <integer milliseconds>`".into()),
             },
-            b"T" => read_trace_attrs(&mut trace, rest, name, number),
+            b"T" => read_trace_attrs(&mut trace, rest, problems, number),
             b"R" => read_resource(&mut trace, rest, number),
             b"S" => read_signal(&mut trace, rest, number),
             b"E" => read_event(&mut trace, rest, number),
@@ -457,7 +465,12 @@ fn read_unit(
     Ok(())
 }
 
-fn read_trace_attrs(trace: &mut Trace, rest: &str, file: &str, line: u64) -> Result<(), String> {
+fn read_trace_attrs(
+    trace: &mut Trace,
+    rest: &str,
+    problems: &Problems,
+    line: u64,
+) -> Result<(), String> {
     let Trace {
         key,
         value,
@@ -467,9 +480,10 @@ fn read_trace_attrs(trace: &mut Trace, rest: &str, file: &str, line: u64) -> Res
     decode_attrs(rest, key, value, |k, v| {
         match trace_attrs.iter_mut().find(|(key, _)| key == k) {
             Some(slot) => {
-                warn(format!(
-                    "{file}:{line}: trace attribute `{k}` given again; the last value wins"
-                ));
+                problems.warn(
+                    line,
+                    format!("trace attribute `{k}` given again; the last value wins"),
+                );
                 slot.1 = v.to_string();
             }
             None => trace_attrs.push((k.to_string(), v.to_string())),
@@ -850,10 +864,7 @@ fn check_references(trace: &mut Trace, problems: &mut Problems) -> Result<Vec<bo
                         .is_some_and(|&c| dropped[c as usize])
             };
             if !dropped[i] && (gone(src, sk) || gone(dst, dk)) {
-                warn(format!(
-                    "{}:{}: dependency dropped with the claim it names",
-                    problems.file, e.line
-                ));
+                problems.warn(e.line, "dependency dropped with the claim it names");
                 dropped[i] = true;
             }
         }
@@ -878,20 +889,24 @@ impl TraceReader {
             file: name,
             lenient: opts.lenient,
             skipped: 0,
+            warnings: &opts.warnings,
         };
         let mut trace = read_trace(name, inner, &mut problems)?;
         let dropped = check_references(&mut trace, &mut problems)?;
         if problems.skipped > 0 {
-            warn(format!(
-                "{name}: {} problem(s) skipped in lenient mode",
-                problems.skipped
-            ));
+            opts.warnings.warn_at(
+                Location::File(name.to_string()),
+                format!("{} problem(s) skipped in lenient mode", problems.skipped),
+            );
         }
         let lossy = trace.elements.iter().filter(|e| e.lossy).count();
         if lossy > 0 {
-            warn(format!(
-                "{name}: {lossy} element(s) have times finer than a nanosecond; rounded and flagged E"
-            ));
+            opts.warnings.warn_at(
+                Location::File(name.to_string()),
+                format!(
+                    "{lossy} element(s) have times finer than a nanosecond; rounded and flagged E"
+                ),
+            );
         }
         let mut order: Vec<(i64, u32)> = trace
             .elements

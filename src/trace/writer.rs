@@ -17,18 +17,18 @@ use super::{
     RESOURCE_LOC, SIGNAL_LOC, UNITS,
 };
 use crate::decimal::{push_scaled, Decimal};
-use crate::error::{warn, Error, Result};
+use crate::error::{Error, Result, Warnings};
 use crate::fasthash::FastMap;
-use crate::format::{RecordSink, WriteOptions};
 use crate::io::Output;
-use crate::ops::merge::META_ORIGIN;
 use crate::ops::spans::SpanBuilder;
-use crate::record::{Kind, Record};
+use crate::pipe::{RecordSink, WriteOptions};
+use crate::record::{Kind, Record, META_ORIGIN};
 
 /// Registry constructor: the writer behind a span builder, so `enter`/`leave`
 /// pairs arrive as `state` rows.
-pub fn open_writer(out: Output, _: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
-    Ok(Box::new(SpanBuilder::new(TraceWriter::new(out))))
+pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
+    let writer = TraceWriter::new(out, opts.warnings.clone());
+    Ok(Box::new(SpanBuilder::new(writer, opts.warnings.clone())))
 }
 
 struct ResourceLine {
@@ -86,12 +86,13 @@ pub struct TraceWriter {
     series: FastMap<(String, String), Series>,
     last_time: i64,
     renumbered: u64,
+    warnings: Warnings,
 }
 
 impl TraceWriter {
     /// A writer over `out`. Times are written in the stream's original unit when
     /// its `time_unit` meta names a TRACE unit, else in nanoseconds.
-    pub fn new(out: Output) -> TraceWriter {
+    pub fn new(out: Output, warnings: Warnings) -> TraceWriter {
         TraceWriter {
             out,
             unit: 0,
@@ -111,6 +112,7 @@ impl TraceWriter {
             series: FastMap::default(),
             last_time: 0,
             renumbered: 0,
+            warnings,
         }
     }
 
@@ -303,7 +305,7 @@ impl TraceWriter {
     fn counter(&mut self, rec: &Record) {
         let time = rec.time.unwrap_or_default();
         if Decimal::parse(&rec.value).is_none() {
-            warn(format!(
+            self.warnings.warn(format!(
                 "counter `{}` on `{}` at {time} ns has a non-numeric value `{}`; left out of the TRACE signal",
                 rec.name, rec.loc, rec.value
             ));
@@ -336,7 +338,7 @@ impl TraceWriter {
                 let signal = series.signal.clone();
                 self.fragment(&signal, t0, time, &value, "0", "0");
             } else {
-                warn(format!(
+                self.warnings.warn(format!(
                     "counter `{}` on `{}`: two samples at {time} ns; the earlier one is left out",
                     rec.name, rec.loc
                 ));
@@ -505,7 +507,7 @@ impl RecordSink for TraceWriter {
         let mut text = format!("TU {}\n", UNITS[self.unit].0);
         if let Some(ns) = self.origin_ns {
             if ns % 1_000_000 != 0 {
-                warn("the stream origin is not a whole millisecond; the TRACE offset (O) is rounded down");
+                self.warnings.warn("the stream origin is not a whole millisecond; the TRACE offset (O) is rounded down");
             }
             text.push_str(&format!("O {}\n", ns.div_euclid(1_000_000)));
         }
@@ -530,7 +532,7 @@ impl RecordSink for TraceWriter {
         self.out.write_line(text.as_bytes())?;
         self.out.write_line(self.elements.as_bytes())?;
         if self.renumbered > 0 {
-            warn(format!(
+            self.warnings.warn(format!(
                 "{} claim(s) or event(s) got new ids (their stream ids were missing, not natural numbers, or taken)",
                 self.renumbered
             ));

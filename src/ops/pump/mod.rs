@@ -1,97 +1,56 @@
 //! Driving a source into a sink, on one core or two.
 //!
-//! On two cores the sink runs on a second thread and records cross in
-//! [`RecordBatch`]es. That pays when both sides have real work (a Pajé or
-//! Pallas reader, span building, pj_dump formatting) and costs when one side is
-//! light (a filter that keeps few rows: handing a row over costs about as much
-//! as the sink's work on it). Which wins also shifts with small changes to
-//! either side, so the pump does not guess: it runs a stretch of the input
-//! each way, timed, and keeps the faster for the rest.
+//! With two threads the sink (the writer and the stages in front of it) runs
+//! on a second thread and records cross in [`RecordBatch`]es; stages that
+//! shrink the stream wrap the source instead, so the rows they drop never
+//! cross. Which way a command goes follows from its arguments alone, never
+//! from timing.
+
+mod batch;
 
 use std::collections::VecDeque;
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
 
 use crate::error::{Error, Location, Result};
-use crate::format::{RecordSink, RecordSource};
-use crate::io::Progress;
+use crate::pipe::{RecordSink, RecordSource};
 use crate::record::Record;
-use crate::stream::batch::RecordBatch;
+use batch::RecordBatch;
 
-/// Records skipped before timing: the start of an input (definitions, a
-/// reorder window filling, a whole-file read) says little about the rest.
-const WARM_UP: u64 = 16 * 1024;
-/// Records timed each way.
-const TRIAL: u64 = 64 * 1024;
 /// Records per batch handed to the writer thread: enough to make the hand-over
 /// rare, few enough to stay in the cache.
 const BATCH: usize = 2048;
 /// Batches filled ahead of the writer.
 const AHEAD: usize = 4;
 
-/// How [`pump`] may use threads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// How [`pump`] uses threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Threads {
-    /// Time both ways on an early stretch of rows, keep the faster.
-    #[default]
-    Auto,
     /// Read and write on the calling thread.
     One,
     /// Write on a second thread.
     Two,
 }
 
-/// How a stretch of records went.
-#[derive(Debug)]
-enum Stretch {
-    /// The source ended.
-    Ended,
-    /// The limit was reached after this long.
-    Took(Duration),
-}
+/// Rows between two calls of the progress callback.
+pub const PROGRESS_EVERY: u64 = 65_536;
 
 /// Moves every record from `source` into `sink`, then finishes the sink,
-/// using threads as `threads` says.
+/// using threads as `threads` says; `progress` hears the number of rows read
+/// every [`PROGRESS_EVERY`] rows, and once with `None` at the end.
 ///
 /// Errors a sink raises about a record get the source position of that
 /// record; errors raised at the end name the source.
 pub fn pump(
     source: &mut dyn RecordSource,
     sink: &mut (dyn RecordSink + Send),
-    progress: &mut Progress,
+    progress: &mut dyn FnMut(Option<u64>),
     threads: Threads,
 ) -> Result<()> {
-    let mut rec = Record::default();
-    let mut run = || -> Result<()> {
-        match threads {
-            Threads::One => {
-                serial(source, sink, progress, &mut rec, None)?;
-                return Ok(());
-            }
-            Threads::Two => {
-                parallel(source, sink, progress, None)?;
-                return Ok(());
-            }
-            Threads::Auto => {}
-        }
-        if let Stretch::Ended = serial(source, sink, progress, &mut rec, Some(WARM_UP))? {
-            return Ok(());
-        }
-        let Stretch::Took(one) = serial(source, sink, progress, &mut rec, Some(TRIAL))? else {
-            return Ok(());
-        };
-        let Stretch::Took(two) = parallel(source, sink, progress, Some(TRIAL))? else {
-            return Ok(());
-        };
-        if two < one {
-            parallel(source, sink, progress, None)?;
-        } else {
-            serial(source, sink, progress, &mut rec, None)?;
-        }
-        Ok(())
-    };
-    run()?;
-    progress.finish();
+    match threads {
+        Threads::One => serial(source, sink, progress)?,
+        Threads::Two => parallel(source, sink, progress)?,
+    }
+    progress(None);
     let at = match source.location() {
         Location::Line { file, .. } | Location::Offset { file, .. } | Location::File(file) => {
             Location::File(format!("{file}: at end of input"))
@@ -100,36 +59,31 @@ pub fn pump(
     sink.finish().map_err(|e| e.at(at))
 }
 
-/// Moves up to `limit` records (all without one) on this thread.
+/// Moves every record on this thread.
 fn serial(
     source: &mut dyn RecordSource,
     sink: &mut (dyn RecordSink + Send),
-    progress: &mut Progress,
-    rec: &mut Record,
-    limit: Option<u64>,
-) -> Result<Stretch> {
-    let start = Instant::now();
-    let mut moved = 0u64;
-    while limit.is_none_or(|l| moved < l) {
-        if !source.next_record(rec)? {
-            return Ok(Stretch::Ended);
+    progress: &mut dyn FnMut(Option<u64>),
+) -> Result<()> {
+    let mut rec = Record::default();
+    let mut rows = 0u64;
+    while source.next_record(&mut rec)? {
+        sink.write(&rec)
+            .map_err(|e| e.at(source.locate(source.mark())))?;
+        rows += 1;
+        if rows % PROGRESS_EVERY == 0 {
+            progress(Some(rows));
         }
-        sink.write(rec).map_err(|e| e.at(source.location()))?;
-        progress.tick();
-        moved += 1;
     }
-    Ok(Stretch::Took(start.elapsed()))
+    Ok(())
 }
 
-/// Moves up to `limit` records (all without one) with the sink on a second
-/// thread, which has written them all when this returns.
+/// Moves every record with the sink on a second thread.
 fn parallel(
     source: &mut dyn RecordSource,
     sink: &mut (dyn RecordSink + Send),
-    progress: &mut Progress,
-    limit: Option<u64>,
-) -> Result<Stretch> {
-    let start = Instant::now();
+    progress: &mut dyn FnMut(Option<u64>),
+) -> Result<()> {
     let (full_tx, full_rx) = mpsc::sync_channel::<RecordBatch>(AHEAD);
     let (empty_tx, empty_rx) = mpsc::channel::<RecordBatch>();
     let (read, written, marks, acknowledged) = std::thread::scope(|scope| {
@@ -164,20 +118,19 @@ fn parallel(
         let mut acknowledged = 0u64;
         let mut rec = Record::default();
         let mut batch = RecordBatch::new();
-        let mut moved = 0u64;
+        let mut rows = 0u64;
         let read = loop {
-            if limit.is_some_and(|l| moved >= l) {
-                break Ok(false);
-            }
             match source.next_record(&mut rec) {
                 Ok(true) => {}
-                Ok(false) => break Ok(true),
+                Ok(false) => break Ok(()),
                 Err(e) => break Err(e),
             }
             batch.push(&rec);
             marks.push_back(source.mark());
-            progress.tick();
-            moved += 1;
+            rows += 1;
+            if rows % PROGRESS_EVERY == 0 {
+                progress(Some(rows));
+            }
             if batch.len() >= BATCH {
                 let next = match empty_rx.try_recv() {
                     Ok(b) => {
@@ -189,7 +142,7 @@ fn parallel(
                     Err(_) => RecordBatch::new(),
                 };
                 if full_tx.send(std::mem::replace(&mut batch, next)).is_err() {
-                    break Ok(false); // the writer failed; its error follows
+                    break Ok(()); // the writer failed; its error follows
                 }
             }
         };
@@ -211,10 +164,7 @@ fn parallel(
         };
         return Err(e.at(at));
     }
-    match read? {
-        true => Ok(Stretch::Ended),
-        false => Ok(Stretch::Took(start.elapsed())),
-    }
+    read
 }
 
 #[cfg(test)]
@@ -277,14 +227,14 @@ mod tests {
         }
     }
 
-    fn progress() -> Progress {
-        Progress::new(Default::default(), false)
+    fn progress() -> impl FnMut(Option<u64>) {
+        |_| {}
     }
 
     #[test]
-    fn every_record_arrives_once_in_order_across_the_trials() {
-        for count in [0, 1, WARM_UP, WARM_UP + TRIAL + 5, WARM_UP + 3 * TRIAL + 7] {
-            for threads in [Threads::Auto, Threads::One, Threads::Two] {
+    fn every_record_arrives_once_in_order() {
+        for count in [0, 1, BATCH as u64, 3 * BATCH as u64 + 7] {
+            for threads in [Threads::One, Threads::Two] {
                 let mut source = Numbers { next: 0, count };
                 let mut sink = Collect::default();
                 pump(&mut source, &mut sink, &mut progress(), threads).unwrap();
@@ -306,7 +256,7 @@ mod tests {
                 bad: Some(bad),
                 ..Collect::default()
             };
-            let err = parallel(&mut source, &mut sink, &mut progress(), None).unwrap_err();
+            let err = parallel(&mut source, &mut sink, &mut progress()).unwrap_err();
             assert_eq!(err.to_string(), format!("numbers:{bad}: bad row {bad}"));
             assert!(sink.seen.iter().copied().eq(1..bad));
         }

@@ -1,0 +1,114 @@
+//! The command layer shared by every command: format options, detection of
+//! folders, report tables, warnings.
+
+mod common;
+
+use common::{bin, data, scratch};
+use predicates::prelude::*;
+
+#[test]
+fn format_options_apply_only_to_their_format() {
+    // Reader options are refused when no input is read in their format.
+    bin("trace-cat")
+        .args(["--reorder-window", "10", "examples/pingpong.tsv"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--reorder-window is an option of the paje reader, but no input is read as paje",
+        ));
+    // Writer options likewise for another output format.
+    bin("trace-filter")
+        .args(["--precision", "3"])
+        .arg(data("paje/sample.paje"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--precision is an option of the pjdump writer, but the output is tsv",
+        ));
+    // Where they apply, they take effect.
+    let three = bin("trace-cat")
+        .args(["-t", "pjdump", "--precision", "3"])
+        .arg(data("paje/sample.paje"))
+        .assert()
+        .success();
+    let text = String::from_utf8(three.get_output().stdout.clone()).unwrap();
+    let state = text.lines().find(|l| l.starts_with("State")).unwrap();
+    let start = state.split(", ").nth(3).unwrap();
+    assert_eq!(start.split('.').nth(1).map(str::len), Some(3), "{state}");
+    // They are listed under their format's heading.
+    let help = bin("trace-cat").arg("--help").assert().success();
+    let help = String::from_utf8(help.get_output().stdout.clone()).unwrap();
+    let paje = help.find("paje input:").expect("a paje heading");
+    assert!(help[paje..].contains("--reorder-window"));
+    assert!(help.contains("pjdump output:"));
+}
+
+#[test]
+fn a_folder_is_claimed_only_by_what_it_holds() {
+    let dir = scratch("a_folder_is_claimed");
+    std::fs::write(dir.join("notes.txt"), "not a trace\n").unwrap();
+    bin("trace-cat")
+        .arg(&dir)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "a folder that no format recognises (looked for a `.pallas` file (Pallas))",
+        ));
+}
+
+#[test]
+fn list_formats_is_a_table() {
+    let out = bin("trace-cat")
+        .args(["--list-formats", "--json"])
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let pjdump = rows.iter().find(|r| r["format"] == "pjdump").unwrap();
+    assert_eq!(
+        (&pjdump["read"], &pjdump["write"]),
+        (&"no".into(), &"yes".into())
+    );
+    let tsv = bin("trace-cat")
+        .args(["--list-formats", "--no-header"])
+        .assert()
+        .success();
+    let text = String::from_utf8(tsv.get_output().stdout.clone()).unwrap();
+    assert!(text.starts_with("tsv\tyes\tyes\t"), "{text}");
+    assert_eq!(text.lines().count(), rows.len());
+}
+
+#[test]
+fn warnings_are_located_counted_and_silenced() {
+    let dir = scratch("warnings_are_located");
+    let file = dir.join("bad.etf");
+    let mut text = String::from("TU NANOSECONDS\nR 0 1 false ; name = r\n");
+    for _ in 0..8 {
+        text.push_str("bogus line\n");
+    }
+    std::fs::write(&file, text).unwrap();
+    let out = bin("trace-cat")
+        .arg("--lenient")
+        .arg(&file)
+        .assert()
+        .success();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let shown: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("unknown line kind"))
+        .collect();
+    // Five located, the other three counted.
+    assert_eq!(shown.len(), 6, "{stderr}");
+    assert!(shown[0].contains(&format!("{}:3: unknown line kind", file.display())));
+    assert!(shown[4].contains(&format!("{}:7: ", file.display())));
+    assert!(shown[5].starts_with("trace-cat: warning: 3 more like: unknown line kind"));
+    bin("trace-cat")
+        .args(["--lenient", "--quiet"])
+        .arg(&file)
+        .assert()
+        .success()
+        .stderr("");
+}
