@@ -26,8 +26,28 @@ pub enum Location {
         /// Byte offset from the start of the file.
         offset: u64,
     },
+    /// The n-th event (1-based) of a binary input whose events have no byte
+    /// offset of their own (a Pallas thread expands a grammar).
+    Event {
+        /// Input name.
+        file: String,
+        /// 1-based index of the event in the input.
+        index: u64,
+    },
     /// The input as a whole (for example "at end of input").
     File(String),
+}
+
+impl Location {
+    /// The name of the input.
+    pub fn file(&self) -> &str {
+        match self {
+            Location::Line { file, .. }
+            | Location::Offset { file, .. }
+            | Location::Event { file, .. }
+            | Location::File(file) => file,
+        }
+    }
 }
 
 impl fmt::Display for Location {
@@ -35,6 +55,7 @@ impl fmt::Display for Location {
         match self {
             Location::Line { file, line } => write!(f, "{file}:{line}"),
             Location::Offset { file, offset } => write!(f, "{file}: byte {offset}"),
+            Location::Event { file, index } => write!(f, "{file}: event {index}"),
             Location::File(file) => write!(f, "{file}"),
         }
     }

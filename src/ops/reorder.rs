@@ -24,6 +24,8 @@ pub struct Ticket {
 
 struct Slot {
     rec: Record,
+    /// Where the row came from (the producer's mark when it was committed).
+    mark: u64,
     /// Which row occupies the slot (changes each time it is reused).
     occupant: u64,
     /// The sequence number of the row's valid heap entry.
@@ -45,6 +47,10 @@ pub struct RowQueue {
     occupants: u64,
     released: i64,
     window: usize,
+    /// The mark given to rows committed from now on, and the mark of the
+    /// row released last.
+    mark_in: u64,
+    mark_out: u64,
 }
 
 impl RowQueue {
@@ -60,6 +66,8 @@ impl RowQueue {
             occupants: 0,
             released: i64::MIN,
             window: window.max(1),
+            mark_in: 0,
+            mark_out: 0,
         }
     }
 
@@ -73,6 +81,7 @@ impl RowQueue {
             None => {
                 self.slots.push(Slot {
                     rec: Record::default(),
+                    mark: 0,
                     occupant: 0,
                     live: 0,
                     queued: false,
@@ -102,6 +111,7 @@ impl RowQueue {
         };
         self.occupants += 1;
         let s = &mut self.slots[slot as usize];
+        s.mark = self.mark_in;
         s.occupant = self.occupants;
         s.live = self.seq;
         s.queued = true;
@@ -168,9 +178,21 @@ impl RowQueue {
             self.waiting -= 1;
             self.released = self.released.max(key);
             std::mem::swap(rec, &mut s.rec);
+            self.mark_out = s.mark;
             self.free.push(slot);
             return true;
         }
+    }
+
+    /// Gives the rows committed from now on `mark` (a line number, say), so
+    /// an error about a row can name where it came from once it is released.
+    pub fn set_mark(&mut self, mark: u64) {
+        self.mark_in = mark;
+    }
+
+    /// The mark of the row released last.
+    pub fn released_mark(&self) -> u64 {
+        self.mark_out
     }
 
     /// The completion time of the newest released row.

@@ -1378,7 +1378,6 @@ pub struct PajeReader<R> {
     words: Vec<(usize, usize)>,
     word_buf: Vec<&'static str>,
     done: bool,
-    line: u64,
 }
 
 /// Default number of rows the reorder buffer holds.
@@ -1413,7 +1412,6 @@ impl<R: BufRead> PajeReader<R> {
             words: Vec::new(),
             word_buf: Vec::new(),
             done: false,
-            line: 0,
         }
     }
 
@@ -1423,7 +1421,7 @@ impl<R: BufRead> PajeReader<R> {
             return Ok(false);
         };
         let number = line.number;
-        self.line = number;
+        self.queue.set_mark(number);
         if line.truncated && !line.text.iter().all(u8::is_ascii_whitespace) {
             return Err(line.error("truncated line (no final newline): the file was cut"));
         }
@@ -1531,11 +1529,13 @@ impl<R: BufRead> RecordSource for PajeReader<R> {
     }
 
     fn location(&self) -> Location {
-        self.locate(self.line)
+        self.locate(self.mark())
     }
 
+    /// The line of the row released last, which may be up to a reorder
+    /// window behind the line read last.
     fn mark(&self) -> u64 {
-        self.line
+        self.queue.released_mark()
     }
 
     fn locate(&self, line: u64) -> Location {

@@ -529,6 +529,10 @@ pub struct ThreadSource {
     last_time: i64,
     pending: VecDeque<Record>,
     finished: bool,
+    /// Occurrences read, and the one the last row came from (0: the rows
+    /// closing the thread at its end).
+    occurrences: u64,
+    mark: u64,
     /// Reused text buffers (attribute keys and values, numbers).
     key: String,
     value: String,
@@ -546,6 +550,8 @@ impl ThreadSource {
             collective_begin: None,
             last_time: i64::MIN,
             pending: VecDeque::new(),
+            occurrences: 0,
+            mark: 0,
             finished: false,
             key: String::new(),
             value: String::new(),
@@ -960,6 +966,7 @@ impl RecordSource for ThreadSource {
         loop {
             if let Some(r) = self.pending.pop_front() {
                 *rec = r;
+                self.mark = 0;
                 return Ok(true);
             }
             if self.finished {
@@ -967,7 +974,9 @@ impl RecordSource for ThreadSource {
             }
             match self.events.next_occurrence()? {
                 Some(o) => {
+                    self.occurrences += 1;
                     if self.map(o, rec)? {
+                        self.mark = self.occurrences;
                         return Ok(true);
                     }
                 }
@@ -980,6 +989,20 @@ impl RecordSource for ThreadSource {
     }
 
     fn location(&self) -> Location {
-        Location::File(self.events.name.clone())
+        self.locate(self.mark)
+    }
+
+    fn mark(&self) -> u64 {
+        self.mark
+    }
+
+    fn locate(&self, mark: u64) -> Location {
+        match mark {
+            0 => Location::File(format!("{}: at the end of the thread", self.events.name)),
+            index => Location::Event {
+                file: self.events.name.clone(),
+                index,
+            },
+        }
     }
 }

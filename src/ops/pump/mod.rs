@@ -51,11 +51,7 @@ pub fn pump(
         Threads::Two => parallel(source, sink, progress)?,
     }
     progress(None);
-    let at = match source.location() {
-        Location::Line { file, .. } | Location::Offset { file, .. } | Location::File(file) => {
-            Location::File(format!("{file}: at end of input"))
-        }
-    };
+    let at = Location::File(format!("{}: at end of input", source.location().file()));
     sink.finish().map_err(|e| e.at(at))
 }
 

@@ -1,0 +1,187 @@
+//! Every reader locates an error that a sink raises about one of its rows:
+//! the line (or event) named is the one the row came from, however far the
+//! reader has read ahead (a second thread, the Pajé reorder window).
+
+mod common;
+
+use std::io::Cursor;
+
+use common::scratch;
+use tracepipe::error::{Error, Result};
+use tracepipe::ops::pump::{pump, Threads};
+use tracepipe::pallas::archive::{Compression, Encoding};
+use tracepipe::pallas::writer::{
+    event_token, loop_token, sequence_token, ArchiveSpec, EventSpec, ThreadSpec, TraceSpec,
+};
+use tracepipe::pipe::{ReadOptions, RecordSink, RecordSource};
+use tracepipe::{Kind, Record};
+
+/// Events in every fixture, and the one the sink refuses.
+const EVENTS: u64 = 20_000;
+const BAD: u64 = 15_000;
+
+/// Fails on the `BAD`-th `event` row.
+#[derive(Default)]
+struct RefuseEvent {
+    seen: u64,
+}
+
+impl RecordSink for RefuseEvent {
+    fn write(&mut self, rec: &Record) -> Result<()> {
+        if rec.kind == Kind::Event {
+            self.seen += 1;
+            if self.seen == BAD {
+                return Err(Error::Record(format!("refused `{}`", rec.name)));
+            }
+        }
+        Ok(())
+    }
+    fn finish(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// The error for each way of threading, which must be the same.
+fn error_of(mut open: impl FnMut() -> Box<dyn RecordSource>) -> String {
+    let mut messages = Vec::new();
+    for threads in [Threads::One, Threads::Two] {
+        let mut source = open();
+        let mut sink = RefuseEvent::default();
+        let err = pump(&mut *source, &mut sink, &mut |_| {}, threads).unwrap_err();
+        messages.push(err.to_string());
+    }
+    assert_eq!(messages[0], messages[1], "one thread and two differ");
+    messages.pop().unwrap()
+}
+
+#[test]
+fn tsv() {
+    let mut text = String::from(common::HEADER);
+    text.push_str("\nmeta\t\t\t\t\tformat\t\t\t\t\t\t\ttracepipe-stream/1\t\t\ncontainer\t\t\tt\t\t\t\t\t\t\t\t\t\t\t\n");
+    for k in 1..=EVENTS {
+        text.push_str(&format!("event\t{k}\t\tt\t\te{k}\t\t\t\t\t\t\t\t\t\n"));
+    }
+    let err = error_of(|| {
+        let reader = tracepipe::stream::tsv::TsvReader::new("s.tsv", Cursor::new(text.clone()));
+        Box::new(reader.unwrap())
+    });
+    // Header, meta, container: event k is on line k + 3.
+    assert_eq!(err, format!("s.tsv:{}: refused `e{BAD}`", BAD + 3));
+}
+
+#[test]
+fn jsonl() {
+    let mut text = String::from(
+        "{\"kind\":\"meta\",\"name\":\"format\",\"value\":\"tracepipe-stream/1\"}\n{\"kind\":\"container\",\"loc\":\"t\"}\n",
+    );
+    for k in 1..=EVENTS {
+        text.push_str(&format!(
+            "{{\"kind\":\"event\",\"time\":{k},\"loc\":\"t\",\"name\":\"e{k}\"}}\n"
+        ));
+    }
+    let err = error_of(|| {
+        let reader =
+            tracepipe::stream::jsonl::JsonlReader::new("s.jsonl", Cursor::new(text.clone()));
+        Box::new(reader)
+    });
+    assert_eq!(err, format!("s.jsonl:{}: refused `e{BAD}`", BAD + 2));
+}
+
+#[test]
+fn paje_behind_the_reorder_window() {
+    let mut text = String::new();
+    for (name, id, fields) in [
+        (
+            "PajeDefineContainerType",
+            0,
+            "Alias string\n% Type string\n% Name string",
+        ),
+        (
+            "PajeDefineEventType",
+            1,
+            "Alias string\n% Type string\n% Name string",
+        ),
+        (
+            "PajeCreateContainer",
+            2,
+            "Time date\n% Alias string\n% Type string\n% Container string\n% Name string",
+        ),
+        (
+            "PajeNewEvent",
+            3,
+            "Time date\n% Type string\n% Container string\n% Value string",
+        ),
+    ] {
+        text.push_str(&format!(
+            "%EventDef {name} {id}\n% {fields}\n%EndEventDef\n"
+        ));
+    }
+    text.push_str("0 CT 0 \"Thread\"\n1 ET CT \"Mark\"\n2 0 t CT 0 \"t\"\n");
+    let before = text.lines().count() as u64;
+    for k in 1..=EVENTS {
+        text.push_str(&format!("3 {k}e-6 ET t e{k}\n"));
+    }
+    let err = error_of(|| {
+        let opts = ReadOptions::default();
+        let reader =
+            tracepipe::paje::reader::PajeReader::new("p.paje", Cursor::new(text.clone()), &opts);
+        Box::new(reader)
+    });
+    assert!(
+        err.starts_with(&format!("p.paje:{}: refused", before + BAD)),
+        "{err}"
+    );
+}
+
+#[test]
+fn trace_sorted_by_time() {
+    // Listed in reverse time order: the reader sorts, the line stays the row's.
+    let mut text = String::from("TU NANOSECONDS\n");
+    for k in (1..=EVENTS).rev() {
+        text.push_str(&format!("E {k} {k} ; name = e{k}\n"));
+    }
+    let err = error_of(|| {
+        let opts = ReadOptions::default();
+        let reader =
+            tracepipe::trace::reader::TraceReader::new("t.etf", Cursor::new(text.clone()), &opts);
+        Box::new(reader.unwrap())
+    });
+    // Event k (the k-th by time) is on line EVENTS - k + 2.
+    assert!(
+        err.starts_with(&format!("t.etf:{}: refused", EVENTS - BAD + 2)),
+        "{err}"
+    );
+}
+
+#[test]
+fn pallas_by_event_index() {
+    let dir = scratch("sink_error_pallas");
+    let mut trace = TraceSpec::new(Compression::Zstd, Encoding::None);
+    trace.defs.strings = vec![(0, "p".into()), (1, "mark".into())];
+    let thread = ThreadSpec {
+        events: vec![Some(EventSpec {
+            // GENERIC, named by string 1.
+            record: 58,
+            payload: 1u32.to_le_bytes().to_vec(),
+            timestamps: (1..=EVENTS).map(|k| 10 * k).collect(),
+            ..EventSpec::default()
+        })],
+        sequences: vec![Some(vec![loop_token(0)]), Some(vec![event_token(0)])],
+        loops: vec![Some((sequence_token(1), EVENTS as u32))],
+        ..ThreadSpec::default()
+    };
+    trace.archives = vec![ArchiveSpec {
+        threads: vec![thread],
+        ..ArchiveSpec::default()
+    }];
+    trace.write(&dir).unwrap();
+    let err = error_of(|| {
+        let source =
+            tracepipe::pallas::reader::PallasSource::open("trace", &dir, &Default::default());
+        Box::new(source.unwrap())
+    });
+    assert!(
+        err.contains(&format!(": event {BAD}: refused `mark`")),
+        "{err}"
+    );
+}
