@@ -43,7 +43,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             match ids.get(word(i)) {
                 Some(&id) => checksum = checksum.wrapping_add(i64::from(id)),
                 None => {
-                    ids.insert(word(i), next);
+                    ids.insert(word(i).into(), next);
                 }
             }
         }

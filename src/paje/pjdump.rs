@@ -412,7 +412,7 @@ impl RecordSink for PjdumpWriter {
         match rec.kind {
             // Entity values name themselves in each row; only types are looked up.
             Kind::Type if rec.cat != "value" => {
-                self.types.insert(&rec.id, rec.name.clone());
+                self.types.insert(rec.id.as_str().into(), rec.name.clone());
             }
             // Pajé's root container: its line is written at the end.
             Kind::Container if rec.loc == "0" && rec.cat == "0" => {}
@@ -424,7 +424,7 @@ impl RecordSink for PjdumpWriter {
                     rec.name.clone()
                 };
                 self.containers.insert(
-                    &rec.loc,
+                    rec.loc.as_str().into(),
                     ContainerEntry {
                         name,
                         type_: rec.cat.clone(),

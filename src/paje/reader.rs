@@ -284,7 +284,7 @@ impl Sim {
             values: StrMap::default(),
             decl: None,
         });
-        sim.type_index.insert("0", ROOT);
+        sim.type_index.insert("0".into(), ROOT);
         sim.containers.push(ContainerInfo {
             id: "0".into(),
             decl: None,
@@ -295,7 +295,7 @@ impl Sim {
             last: 0,
             slots: Vec::new(),
         });
-        sim.container_index.insert("0", ROOT);
+        sim.container_index.insert("0".into(), ROOT);
         sim
     }
 
@@ -327,7 +327,7 @@ impl Sim {
                 let event = Event::from_name(name).ok_or_else(|| {
                     format!("unknown event name `{name}` (PajeNG knows the Paje* events only)")
                 })?;
-                if self.defs.contains_key(id) {
+                if self.defs.contains_key(*id) {
                     return Err(format!("event id `{id}` is defined twice"));
                 }
                 self.open_def = Some((
@@ -372,7 +372,7 @@ impl Sim {
                 if let Some(n) = small_id(&id) {
                     self.small_defs[n] = Some(Rc::clone(&def));
                 }
-                self.defs.insert(&id, def);
+                self.defs.insert(id.as_str().into(), def);
                 Ok(())
             }
             field => {
@@ -490,8 +490,8 @@ impl Sim {
     /// values (`None` for an undeclared value, which names itself).
     fn use_value(&mut self, t: u32, value: &str, time: i64, out: &mut Out) -> Option<usize> {
         let values = &mut self.types[t as usize].values;
-        let at = values.position(value)?;
-        if let (_, Some(d)) = values.at_mut(at) {
+        let at = values.get_index_of(value)?;
+        if let (_, Some(d)) = &mut values[at] {
             if d.key > time {
                 *d = out.queue.lower(*d, time);
             }
@@ -502,7 +502,7 @@ impl Sim {
     /// The name of a value found by [`Sim::use_value`].
     fn value_name<'a>(&'a self, t: u32, at: Option<usize>, value: &'a str) -> &'a str {
         match at {
-            Some(at) => &self.types[t as usize].values.at(at).0,
+            Some(at) => &self.types[t as usize].values[at].0,
             None => value,
         }
     }
@@ -631,7 +631,7 @@ impl Sim {
                     values: StrMap::default(),
                     decl: None,
                 });
-                self.type_index.insert(id, index);
+                self.type_index.insert(id.into(), index);
                 let parent_id = if parent == ROOT {
                     String::new()
                 } else {
@@ -691,7 +691,7 @@ impl Sim {
                 })?;
                 self.types[t as usize]
                     .values
-                    .insert(id, (name.to_string(), Some(ticket)));
+                    .insert(id.into(), (name.to_string(), Some(ticket)));
                 Ok(())
             }
             Event::CreateContainer => {
@@ -738,7 +738,7 @@ impl Sim {
                     last: time,
                     slots: Vec::new(),
                 });
-                self.container_index.insert(id, index);
+                self.container_index.insert(id.into(), index);
                 self.containers[parent as usize].children.push(index);
                 let parent_id = if parent == ROOT {
                     String::new()
@@ -858,7 +858,7 @@ impl Sim {
                         let at = self.use_value(t, value, time, out);
                         let Sim { types, lanes, .. } = self;
                         let name = match at {
-                            Some(at) => types[t as usize].values.at(at).0.as_str(),
+                            Some(at) => types[t as usize].values[at].0.as_str(),
                             None => value,
                         };
                         let value_col = if name == value { "" } else { value };
@@ -1174,11 +1174,13 @@ impl Sim {
         }
         let container = &self.containers[c as usize];
         let mut loc = format!("{}/{}", container.id, self.types[t as usize].id);
-        while self.container_index.contains_key(&loc) || self.lane_index.contains_key(&loc) {
+        while self.container_index.contains_key(loc.as_str())
+            || self.lane_index.contains_key(loc.as_str())
+        {
             loc.push_str("/lane");
         }
         let index = self.lanes.len() as u32;
-        self.lane_index.insert(&loc, index);
+        self.lane_index.insert(loc.as_str().into(), index);
         let parent = container.id.clone();
         let type_name = self.types[t as usize].name.clone();
         let ticket = out.declare(|r| {
