@@ -7,6 +7,7 @@
 //! Pajé, `pjdump.rs` prints what PajeNG's `pj_dump` prints. The mapping is in
 //! `docs/formats.md`.
 
+pub mod catalogue;
 pub mod pjdump;
 pub mod reader;
 pub mod writer;

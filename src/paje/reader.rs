@@ -8,11 +8,11 @@
 
 use std::fmt::Write as _;
 use std::io::BufRead;
-use std::rc::Rc;
 
+use super::catalogue::{Catalogue, Line};
 use super::{
     split_words, Event, Field, ATTR_COLOR, ATTR_END_TYPE, ATTR_OP, ATTR_OPERAND, ATTR_START_TYPE,
-    FIELD_TYPES, LANE,
+    LANE,
 };
 use crate::decimal::Decimal;
 use crate::error::{Error, Location, Result, Warnings};
@@ -47,21 +47,6 @@ pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSou
 
 /// Nanoseconds per second: Pajé times are seconds.
 const NS: u64 = 1_000_000_000;
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Role {
-    Known(Field),
-    Extra(String),
-}
-
-#[derive(Debug)]
-struct Def {
-    event: Event,
-    fields: Vec<Role>,
-    /// Position of each known field in the line (0 = absent, else index + 1).
-    index: [u16; 15],
-    has_extras: bool,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Nature {
@@ -178,10 +163,6 @@ struct PendingLink {
 /// The simulation state.
 struct Sim {
     file: String,
-    defs: StrMap<Rc<Def>>,
-    /// The same definitions, by number for ids in `0..SMALL_IDS`.
-    small_defs: Vec<Option<Rc<Def>>>,
-    open_def: Option<(String, Def, u64)>,
     types: Vec<TypeInfo>,
     type_index: StrMap<u32>,
     containers: Vec<ContainerInfo>,
@@ -202,63 +183,13 @@ struct Sim {
     warnings: Warnings,
 }
 
-/// The words of one event line, read through its definition.
-struct Line<'a> {
-    def: &'a Def,
-    /// The event id, then the fields in definition order.
-    words: &'a [&'a str],
-}
-
-impl<'a> Line<'a> {
-    /// The value of a known field ("" when the definition lacks it).
-    fn get(&self, f: Field) -> &'a str {
-        match self.def.index[f as usize] {
-            0 => "",
-            i => self.words[usize::from(i)],
-        }
-    }
-
-    /// The user-defined fields: (name, value).
-    fn extras(&self) -> impl Iterator<Item = (&'a str, &'a str)> + '_ {
-        self.def
-            .fields
-            .iter()
-            .zip(&self.words[1..])
-            .filter_map(|(role, word)| match role {
-                Role::Extra(name) => Some((name.as_str(), *word)),
-                Role::Known(_) => None,
-            })
-    }
-
-    fn has_extras(&self) -> bool {
-        self.def.has_extras
-    }
-}
-
-/// Event ids that are small decimal numbers (as almost every trace uses) are
-/// found by index instead of by hash.
-const SMALL_IDS: usize = 1024;
-
-fn small_id(id: &str) -> Option<usize> {
-    crate::number::parse_uint(id.as_bytes())
-        .filter(|&n| n < SMALL_IDS as u64)
-        .map(|n| n as usize)
-}
-
 const ROOT: u32 = 0;
-
-fn err(msg: impl Into<String>) -> String {
-    msg.into()
-}
 
 impl Sim {
     fn new(file: &str, ignore_incomplete: bool, warnings: Warnings) -> Sim {
         let mut sim = Sim {
             warnings,
             file: file.to_string(),
-            defs: StrMap::default(),
-            small_defs: vec![None; SMALL_IDS],
-            open_def: None,
             types: Vec::new(),
             type_index: StrMap::default(),
             containers: Vec::new(),
@@ -297,113 +228,6 @@ impl Sim {
         });
         sim.container_index.insert("0".into(), ROOT);
         sim
-    }
-
-    /// Handles a `%` line.
-    fn definition(&mut self, words: &[&str], number: u64) -> Result<(), String> {
-        let first = words[0].trim_start_matches('%');
-        let (keyword, args) = if first.is_empty() {
-            match words.get(1) {
-                Some(k) => (*k, &words[2..]),
-                None => {
-                    return Err(err(
-                        "empty `%` line: expected EventDef, EndEventDef or a field",
-                    ))
-                }
-            }
-        } else {
-            (first, &words[1..])
-        };
-        match keyword {
-            "EventDef" => {
-                if let Some((id, _, line)) = &self.open_def {
-                    return Err(format!(
-                        "`%EventDef` inside the definition of event {id} opened on line {line} (missing `%EndEventDef`)"
-                    ));
-                }
-                let [name, id] = args else {
-                    return Err(err("expected `%EventDef <PajeEventName> <id>`"));
-                };
-                let event = Event::from_name(name).ok_or_else(|| {
-                    format!("unknown event name `{name}` (PajeNG knows the Paje* events only)")
-                })?;
-                if self.defs.contains_key(*id) {
-                    return Err(format!("event id `{id}` is defined twice"));
-                }
-                self.open_def = Some((
-                    id.to_string(),
-                    Def {
-                        event,
-                        fields: Vec::new(),
-                        index: [0; 15],
-                        has_extras: false,
-                    },
-                    number,
-                ));
-                Ok(())
-            }
-            "EndEventDef" => {
-                let Some((id, mut def, _)) = self.open_def.take() else {
-                    return Err(err("`%EndEventDef` without `%EventDef`"));
-                };
-                if def.fields.len() >= usize::from(u16::MAX) {
-                    return Err(format!(
-                        "the definition of event {id} has {} fields (at most {} are read)",
-                        def.fields.len(),
-                        u16::MAX - 1
-                    ));
-                }
-                for f in def.event.obligatory() {
-                    if def.index[*f as usize] == 0 {
-                        return Err(format!(
-                            "definition of {} (id {id}) lacks the obligatory field `{}`",
-                            def.event.name(),
-                            f.name()
-                        ));
-                    }
-                }
-                for (i, role) in def.fields.iter().enumerate() {
-                    match role {
-                        Role::Known(f) => def.index[*f as usize] = (i + 1) as u16,
-                        Role::Extra(_) => def.has_extras = true,
-                    }
-                }
-                let def = Rc::new(def);
-                if let Some(n) = small_id(&id) {
-                    self.small_defs[n] = Some(Rc::clone(&def));
-                }
-                self.defs.insert(id.as_str().into(), def);
-                Ok(())
-            }
-            field => {
-                let Some((id, def, _)) = &mut self.open_def else {
-                    return Err(format!("field `{field}` outside an `%EventDef` block"));
-                };
-                let Some(ty) = args.first() else {
-                    return Err(format!("field `{field}` has no type"));
-                };
-                if !FIELD_TYPES.contains(ty) {
-                    return Err(format!(
-                        "unknown field type `{ty}` for `{field}` (expected one of {})",
-                        FIELD_TYPES.join(", ")
-                    ));
-                }
-                let role = match Field::from_name(field) {
-                    Some(f) => {
-                        if def.index[f as usize] != 0 {
-                            return Err(format!(
-                                "field `{field}` appears twice in the definition of event {id}"
-                            ));
-                        }
-                        def.index[f as usize] = 1;
-                        Role::Known(f)
-                    }
-                    None => Role::Extra(field.to_string()),
-                };
-                def.fields.push(role);
-                Ok(())
-            }
-        }
     }
 
     fn time(&mut self, text: &str) -> Result<(i64, bool), String> {
@@ -526,573 +350,44 @@ impl Sim {
         self.types[t as usize].decl = Some(out.queue.lower(d, time));
     }
 
-    /// Handles an event line.
-    fn event(&mut self, words: &[&str], number: u64, out: &mut Out) -> Result<(), String> {
-        let id = words[0];
-        let found = match small_id(id) {
-            Some(n) => self.small_defs[n].clone(),
-            None => self.defs.get(id).cloned(),
-        };
-        let Some(def) = found else {
-            return Err(format!(
-                "undefined event id `{id}` (no `%EventDef` gives it)"
-            ));
-        };
-        let given = words.len() - 1;
-        let wanted = def.fields.len();
-        if given < wanted {
-            return Err(format!(
-                "missing fields: {} (id {id}) has {wanted} field(s), this line gives {given}",
-                def.event.name()
-            ));
-        }
-        if given > wanted {
-            self.warn(
-                number,
-                format!(
-                    "{given} fields where {} (id {id}) has {wanted}; the extra words are ignored",
-                    def.event.name()
-                ),
-            );
-        }
-        let line = Line { def: &def, words };
-        self.apply(def.event, &line, number, out)
-    }
-
-    fn apply(
+    /// Handles an event line: checks its length, then simulates it.
+    fn event(
         &mut self,
-        event: Event,
         line: &Line,
+        extra: Option<usize>,
         number: u64,
         out: &mut Out,
     ) -> Result<(), String> {
-        use Field::*;
-        let fill_extras = |rec: &mut Record| {
-            if line.has_extras() {
-                for (k, v) in line.extras() {
-                    rec.push_attr(k, v);
-                }
-            }
-        };
-        match event {
+        if let Some(given) = extra {
+            let msg = format!(
+                "{given} fields where {} (id {}) has {}; the extra words are ignored",
+                line.def.event.name(),
+                line.words[0],
+                line.def.fields.len()
+            );
+            self.warn(number, msg);
+        }
+        match line.def.event {
             Event::DefineContainerType
             | Event::DefineStateType
             | Event::DefineEventType
             | Event::DefineVariableType
-            | Event::DefineLinkType => {
-                let nature = match event {
-                    Event::DefineContainerType => Nature::Container,
-                    Event::DefineStateType => Nature::State,
-                    Event::DefineEventType => Nature::EventType,
-                    Event::DefineVariableType => Nature::Variable,
-                    _ => Nature::Link,
-                };
-                let name = line.get(Name);
-                let alias = line.get(Alias);
-                let id = if alias.is_empty() { name } else { alias };
-                if id == "0" {
-                    return Err(err("a type cannot be identified as `0` (the root type)"));
-                }
-                if self.type_index.contains_key(id) {
-                    return Err(format!("type `{id}` is defined twice"));
-                }
-                let parent = self.type_of(line.get(Type))?;
-                if self.types[parent as usize].nature != Nature::Container {
-                    return Err(format!(
-                        "the parent of type `{id}` must be a container type; `{}` is a {} type",
-                        line.get(Type),
-                        self.types[parent as usize].nature.as_str()
-                    ));
-                }
-                let mut ends = (0, 0);
-                if nature == Nature::Link {
-                    for (f, slot) in [
-                        (StartContainerType, &mut ends.0),
-                        (EndContainerType, &mut ends.1),
-                    ] {
-                        let t = self.type_of(line.get(f))?;
-                        if self.types[t as usize].nature != Nature::Container {
-                            return Err(format!(
-                                "{} `{}` of link type `{id}` is not a container type",
-                                f.name(),
-                                line.get(f)
-                            ));
-                        }
-                        *slot = t;
-                    }
-                }
-                let index = self.types.len() as u32;
-                self.types.push(TypeInfo {
-                    id: id.to_string(),
-                    name: name.to_string(),
-                    nature,
-                    parent,
-                    ends,
-                    values: StrMap::default(),
-                    decl: None,
-                });
-                self.type_index.insert(id.into(), index);
-                let parent_id = if parent == ROOT {
-                    String::new()
-                } else {
-                    self.types[parent as usize].id.clone()
-                };
-                let start_end = (nature == Nature::Link).then(|| {
-                    (
-                        self.types[ends.0 as usize].id.clone(),
-                        self.types[ends.1 as usize].id.clone(),
-                    )
-                });
-                let ticket = out.declare(|r| {
-                    r.kind = Kind::Type;
-                    r.id.push_str(id);
-                    r.name.push_str(name);
-                    r.cat.push_str(nature.as_str());
-                    r.peer = parent_id;
-                    if let Some((s, e)) = &start_end {
-                        r.push_attr(ATTR_START_TYPE, s);
-                        r.push_attr(ATTR_END_TYPE, e);
-                    }
-                    if !line.get(Color).is_empty() {
-                        r.push_attr(ATTR_COLOR, line.get(Color));
-                    }
-                    fill_extras(r);
-                })?;
-                self.types[index as usize].decl = Some(ticket);
-                Ok(())
-            }
-            Event::DefineEntityValue => {
-                let t = self.type_of(line.get(Type))?;
-                let ty = &self.types[t as usize];
-                if !matches!(ty.nature, Nature::State | Nature::EventType | Nature::Link) {
-                    return Err(format!(
-                        "values belong to state, event or link types; `{}` is a {} type",
-                        ty.id,
-                        ty.nature.as_str()
-                    ));
-                }
-                let name = line.get(Name);
-                let alias = line.get(Alias);
-                let id = if alias.is_empty() { name } else { alias };
-                let type_id = ty.id.clone();
-                if self.types[t as usize].values.contains_key(id) {
-                    return Err(format!("value `{id}` of type `{type_id}` is defined twice"));
-                }
-                let ticket = out.declare(|r| {
-                    r.kind = Kind::Type;
-                    r.id.push_str(id);
-                    r.name.push_str(name);
-                    r.cat.push_str("value");
-                    r.peer = type_id;
-                    if !line.get(Color).is_empty() {
-                        r.push_attr(ATTR_COLOR, line.get(Color));
-                    }
-                    fill_extras(r);
-                })?;
-                self.types[t as usize]
-                    .values
-                    .insert(id.into(), (name.to_string(), Some(ticket)));
-                Ok(())
-            }
-            Event::CreateContainer => {
-                let (time, lossy) = self.time(line.get(Time))?;
-                let parent = self.container_of(line.get(Container))?;
-                let t = self.type_of(line.get(Type))?;
-                let ty = &self.types[t as usize];
-                if ty.nature != Nature::Container {
-                    return Err(format!("type `{}` is not a container type", ty.id));
-                }
-                let parent_type = self.containers[parent as usize].type_;
-                if ty.parent != parent_type {
-                    return Err(format!(
-                        "container type `{}` is not a child type of `{}`, the type of container `{}`",
-                        ty.id,
-                        self.types[parent_type as usize].id,
-                        line.get(Container)
-                    ));
-                }
-                let name = line.get(Name);
-                let alias = line.get(Alias);
-                let id = if alias.is_empty() { name } else { alias };
-                if id == "0" {
-                    return Err(err(
-                        "a container cannot be identified as `0` (the root container)",
-                    ));
-                }
-                if self.container_index.contains_key(id) {
-                    return Err(format!("container `{id}` is created twice"));
-                }
-                if self.lane_index.contains_key(id) {
-                    return Err(format!(
-                        "container `{id}` has the identifier of a state lane made by this reader; rename it"
-                    ));
-                }
-                let index = self.containers.len() as u32;
-                self.containers.push(ContainerInfo {
-                    id: id.to_string(),
-                    decl: None,
-                    parent,
-                    type_: t,
-                    children: Vec::new(),
-                    alive: true,
-                    last: time,
-                    slots: Vec::new(),
-                });
-                self.container_index.insert(id.into(), index);
-                self.containers[parent as usize].children.push(index);
-                let parent_id = if parent == ROOT {
-                    String::new()
-                } else {
-                    self.containers[parent as usize].id.clone()
-                };
-                let type_id = self.types[t as usize].id.clone();
-                let ticket = out.declare(|r| {
-                    r.kind = Kind::Container;
-                    r.time = Some(time);
-                    r.loc.push_str(id);
-                    r.name.push_str(name);
-                    r.cat = type_id;
-                    r.peer = parent_id;
-                    if lossy {
-                        r.add_flag(flags::LOSSY);
-                    }
-                    if !line.get(Filename).is_empty() {
-                        r.push_attr("paje.filename", line.get(Filename));
-                    }
-                    fill_extras(r);
-                })?;
-                self.containers[index as usize].decl = Some(ticket);
-                Ok(())
-            }
-            Event::DestroyContainer => {
-                let (time, _) = self.time(line.get(Time))?;
-                let c = self.container_of(line.get(Name))?;
-                let t = self.type_of(line.get(Type))?;
-                let info = &self.containers[c as usize];
-                if info.type_ != t {
-                    return Err(format!(
-                        "container `{}` is of type `{}`, not `{}`",
-                        info.id,
-                        self.types[info.type_ as usize].id,
-                        line.get(Type)
-                    ));
-                }
-                if time < info.last {
-                    return Err(format!(
-                        "container `{}` is destroyed at {} s, before its last event at {} s",
-                        info.id,
-                        crate::record::format_seconds(time),
-                        crate::record::format_seconds(info.last)
-                    ));
-                }
-                if !info.alive {
-                    let msg = format!(
-                        "container `{}` is destroyed again; ignored, as PajeNG does",
-                        info.id
-                    );
-                    self.warn(number, msg);
-                    // Kept in the stream: its time still counts for the end of the trace.
-                    let loc = &info.id;
-                    return out.emit(|r| {
-                        r.kind = Kind::Destroy;
-                        r.time = Some(time);
-                        r.loc.push_str(loc);
-                    });
-                }
-                self.close(c, time, false, out)
-            }
+            | Event::DefineLinkType => self.define_type(line, out),
+            Event::DefineEntityValue => self.define_value(line, out),
+            Event::CreateContainer => self.create_container(line, out),
+            Event::DestroyContainer => self.destroy_container(line, number, out),
             Event::SetState | Event::PushState | Event::PopState | Event::ResetState => {
-                let (time, lossy) = self.time(line.get(Time))?;
-                let Some(c) = self.alive_container(line.get(Container), number)? else {
-                    return Ok(());
-                };
-                let t = self.type_of(line.get(Type))?;
-                self.check_entity(c, t, Nature::State)?;
-                self.touch_type(t, time, out);
-                let s = self.slot(c, t, time)?;
-                // A lane is declared when a state first needs it, not by a reset
-                // of an empty stack (which leaves nothing in the stream).
-                let existing = self.containers[c as usize].slots[s].lane;
-                let lane = match (existing, event) {
-                    (Some(l), _) => l,
-                    (None, Event::SetState | Event::PushState) => self.lane(c, s, t, out)?,
-                    (None, Event::PopState) => {
-                        return Err(format!(
-                            "pop on an empty stack: no open state of type `{}` in container `{}`",
-                            self.types[t as usize].id,
-                            line.get(Container)
-                        ))
-                    }
-                    (None, _) => return Ok(()),
-                };
-                self.touch_lane(lane, c, time, out);
-                if matches!(event, Event::SetState | Event::ResetState) {
-                    let reset_extras = (event == Event::ResetState).then_some(line);
-                    let close = Closing {
-                        type_: t,
-                        extras: reset_extras,
-                        lossy,
-                        flag: "",
-                    };
-                    self.pop_all(lane, time, &close, out)?;
-                }
-                match event {
-                    Event::PopState => {
-                        let close = Closing {
-                            type_: t,
-                            extras: Some(line),
-                            lossy,
-                            flag: "",
-                        };
-                        if !self.pop_one(lane, time, &close, out)? {
-                            return Err(format!(
-                                "pop on an empty stack: no open state of type `{}` in container `{}`",
-                                self.types[t as usize].id,
-                                line.get(Container)
-                            ));
-                        }
-                        Ok(())
-                    }
-                    Event::SetState | Event::PushState => {
-                        let value = line.get(Value);
-                        let at = self.use_value(t, value, time, out);
-                        let Sim { types, lanes, .. } = self;
-                        let name = match at {
-                            Some(at) => types[t as usize].values[at].0.as_str(),
-                            None => value,
-                        };
-                        let value_col = if name == value { "" } else { value };
-                        let l = &mut lanes[lane as usize];
-                        let depth = l.depth;
-                        l.push(name, value_col);
-                        let loc = &l.loc;
-                        out.emit(|r| {
-                            r.kind = Kind::Enter;
-                            r.time = Some(time);
-                            r.loc.push_str(loc);
-                            r.cat.push_str(&types[t as usize].id);
-                            r.name.push_str(name);
-                            r.value.push_str(value_col);
-                            r.depth = Some(depth as u32);
-                            if lossy {
-                                r.add_flag(flags::LOSSY);
-                            }
-                            for f in [Field::Line, Field::File] {
-                                if !line.get(f).is_empty() {
-                                    r.push_attr(
-                                        &format!("paje.{}", f.name().to_ascii_lowercase()),
-                                        line.get(f),
-                                    );
-                                }
-                            }
-                            fill_extras(r);
-                        })
-                    }
-                    _ => Ok(()),
-                }
+                self.state(line, number, out)
             }
-            Event::NewEvent => {
-                let (time, lossy) = self.time(line.get(Time))?;
-                let Some(c) = self.alive_container(line.get(Container), number)? else {
-                    return Ok(());
-                };
-                let t = self.type_of(line.get(Type))?;
-                self.check_entity(c, t, Nature::EventType)?;
-                self.touch_type(t, time, out);
-                self.slot(c, t, time)?;
-                self.touch(c, time, out);
-                let value = line.get(Value);
-                let at = self.use_value(t, value, time, out);
-                let name = self.value_name(t, at, value);
-                let type_id = &self.types[t as usize].id;
-                let loc = &self.containers[c as usize].id;
-                out.emit(|r| {
-                    r.kind = Kind::Event;
-                    r.time = Some(time);
-                    r.loc.push_str(loc);
-                    r.cat.push_str(type_id);
-                    if name != value {
-                        r.value.push_str(value);
-                    }
-                    r.name.push_str(name);
-                    if lossy {
-                        r.add_flag(flags::LOSSY);
-                    }
-                    fill_extras(r);
-                })
-            }
+            Event::NewEvent => self.new_event(line, number, out),
             Event::SetVariable | Event::AddVariable | Event::SubVariable => {
-                let (time, lossy) = self.time(line.get(Time))?;
-                let Some(c) = self.alive_container(line.get(Container), number)? else {
-                    return Ok(());
-                };
-                let t = self.type_of(line.get(Type))?;
-                self.check_entity(c, t, Nature::Variable)?;
-                self.touch_type(t, time, out);
-                let s = self.slot(c, t, time)?;
-                self.touch(c, time, out);
-                let text = line.get(Value);
-                let operand = Decimal::parse(text).ok_or_else(|| {
-                    format!("bad variable value `{text}`: expected a decimal number")
-                })?;
-                let slot = &mut self.containers[c as usize].slots[s];
-                let value = &mut self.number;
-                value.clear();
-                let op = match event {
-                    Event::SetVariable => {
-                        value.push_str(text);
-                        slot.var = Some(operand);
-                        "set"
-                    }
-                    _ => {
-                        let Some(current) = slot.var else {
-                            return Err(format!(
-                                "{} to variable `{}` of container `{}`, which has no value yet (needs a PajeSetVariable first)",
-                                if event == Event::AddVariable { "addition" } else { "subtraction" },
-                                self.types[t as usize].id,
-                                line.get(Container)
-                            ));
-                        };
-                        let delta = if event == Event::AddVariable {
-                            operand
-                        } else {
-                            operand.neg()
-                        };
-                        let sum = current.add(&delta).ok_or_else(|| {
-                            err("variable value needs more than 36 significant digits")
-                        })?;
-                        let _ = write!(value, "{sum}");
-                        slot.var = Some(sum);
-                        if event == Event::AddVariable {
-                            "add"
-                        } else {
-                            "sub"
-                        }
-                    }
-                };
-                let ty = &self.types[t as usize];
-                let loc = &self.containers[c as usize].id;
-                let value = &self.number;
-                out.emit(|r| {
-                    r.kind = Kind::Counter;
-                    r.time = Some(time);
-                    r.loc.push_str(loc);
-                    r.cat.push_str(&ty.id);
-                    r.name.push_str(&ty.name);
-                    r.value.push_str(value);
-                    if op != "set" {
-                        r.push_attr(ATTR_OP, op);
-                        r.push_attr(ATTR_OPERAND, text);
-                    }
-                    if lossy {
-                        r.add_flag(flags::LOSSY);
-                    }
-                    fill_extras(r);
-                })
+                self.variable(line, number, out)
             }
-            Event::StartLink | Event::EndLink => {
-                let start = event == Event::StartLink;
-                let (time, lossy) = self.time(line.get(Time))?;
-                let Some(c) = self.alive_container(line.get(Container), number)? else {
-                    return Ok(());
-                };
-                let t = self.type_of(line.get(Type))?;
-                self.check_entity(c, t, Nature::Link)?;
-                self.touch_type(t, time, out);
-                let end_field = if start { StartContainer } else { EndContainer };
-                let other = self.container_of(line.get(end_field))?;
-                let ty = &self.types[t as usize];
-                let want = if start { ty.ends.0 } else { ty.ends.1 };
-                let other_type = self.containers[other as usize].type_;
-                if other_type != want {
-                    return Err(format!(
-                        "{} `{}` is of type `{}`, but link type `{}` {} at type `{}`",
-                        end_field.name(),
-                        line.get(end_field),
-                        self.types[other_type as usize].id,
-                        ty.id,
-                        if start { "starts" } else { "ends" },
-                        self.types[want as usize].id
-                    ));
-                }
-                self.slot(c, t, time)?;
-                let value = line.get(Value);
-                let key = line.get(Key);
-                self.key.clear();
-                for part in [
-                    self.containers[c as usize].id.as_str(),
-                    "\u{0}",
-                    self.types[t as usize].id.as_str(),
-                    "\u{0}",
-                    key,
-                ] {
-                    self.key.push_str(part);
-                }
-                match self.pending.remove_entry(&self.key) {
-                    Some((_, p)) if p.start == start => {
-                        return Err(format!(
-                            "a second {} of link key `{key}` (type `{}`, container `{}`) while the first, on line {}, has no {} yet",
-                            if start { "start" } else { "end" },
-                            self.types[t as usize].id,
-                            line.get(Container),
-                            p.line,
-                            if start { "end" } else { "start" }
-                        ));
-                    }
-                    Some((spare_key, p)) => {
-                        if p.value != value {
-                            return Err(format!(
-                                "link key `{key}` ends with value `{value}` but started with `{}` (line {})",
-                                p.value, p.line
-                            ));
-                        }
-                        self.spare_strings.push(spare_key);
-                        self.spare_strings.push(p.value);
-                    }
-                    None => {
-                        let mut pending_key = self.spare_strings.pop().unwrap_or_default();
-                        pending_key.clone_from(&self.key);
-                        let mut pending_value = self.spare_strings.pop().unwrap_or_default();
-                        pending_value.clear();
-                        pending_value.push_str(value);
-                        self.pending.insert(
-                            pending_key,
-                            PendingLink {
-                                start,
-                                line: number,
-                                value: pending_value,
-                                container: c,
-                            },
-                        );
-                    }
-                }
-                self.touch(other, time, out);
-                let at = self.use_value(t, value, time, out);
-                let name = self.value_name(t, at, value);
-                let type_id = &self.types[t as usize].id;
-                let comm = &self.containers[c as usize].id;
-                let loc = &self.containers[other as usize].id;
-                out.emit(|r| {
-                    r.kind = if start { Kind::Send } else { Kind::Recv };
-                    r.time = Some(time);
-                    r.loc.push_str(loc);
-                    r.comm.push_str(comm);
-                    r.cat.push_str(type_id);
-                    r.id.push_str(key);
-                    if name != value {
-                        r.value.push_str(value);
-                    }
-                    r.name.push_str(name);
-                    if lossy {
-                        r.add_flag(flags::LOSSY);
-                    }
-                    fill_extras(r);
-                })
-            }
+            Event::StartLink | Event::EndLink => self.link(line, number, out),
             Event::TraceFile => {
                 let msg = format!(
                     "PajeTraceFile `{}` is not followed (multi-file traces are read one file at a time)",
-                    line.get(Filename)
+                    line.get(Field::Filename)
                 );
                 self.warn(number, msg);
                 Ok(())
@@ -1100,8 +395,538 @@ impl Sim {
         }
     }
 
-    /// The container named `id` if alive; `None` (with a count for the final
-    /// warning) if it was destroyed: PajeNG drops such events.
+    /// `PajeDefine*Type`: a type of the hierarchy.
+    fn define_type(&mut self, line: &Line, out: &mut Out) -> Result<(), String> {
+        use Field::*;
+        let nature = match line.def.event {
+            Event::DefineContainerType => Nature::Container,
+            Event::DefineStateType => Nature::State,
+            Event::DefineEventType => Nature::EventType,
+            Event::DefineVariableType => Nature::Variable,
+            _ => Nature::Link,
+        };
+        let name = line.get(Name);
+        let id = identifier(line);
+        if id == "0" {
+            return Err("a type cannot be identified as `0` (the root type)".into());
+        }
+        if self.type_index.contains_key(id) {
+            return Err(format!("type `{id}` is defined twice"));
+        }
+        let parent = self.type_of(line.get(Type))?;
+        if self.types[parent as usize].nature != Nature::Container {
+            return Err(format!(
+                "the parent of type `{id}` must be a container type; `{}` is a {} type",
+                line.get(Type),
+                self.types[parent as usize].nature.as_str()
+            ));
+        }
+        let ends = match nature {
+            Nature::Link => (
+                self.link_end_type(line, StartContainerType, id)?,
+                self.link_end_type(line, EndContainerType, id)?,
+            ),
+            _ => (0, 0),
+        };
+        let index = self.types.len() as u32;
+        self.types.push(TypeInfo {
+            id: id.to_string(),
+            name: name.to_string(),
+            nature,
+            parent,
+            ends,
+            values: StrMap::default(),
+            decl: None,
+        });
+        self.type_index.insert(id.into(), index);
+        let types = &self.types;
+        let parent_id = if parent == ROOT {
+            ""
+        } else {
+            &types[parent as usize].id
+        };
+        let row = Row {
+            id,
+            name,
+            cat: nature.as_str(),
+            peer: parent_id,
+            extras: Some(line),
+            ..Row::new(Kind::Type)
+        };
+        let ticket = out.row(row, |r| {
+            if nature == Nature::Link {
+                r.push_attr(ATTR_START_TYPE, &types[ends.0 as usize].id);
+                r.push_attr(ATTR_END_TYPE, &types[ends.1 as usize].id);
+            }
+            if !line.get(Color).is_empty() {
+                r.push_attr(ATTR_COLOR, line.get(Color));
+            }
+        })?;
+        self.types[index as usize].decl = Some(ticket);
+        Ok(())
+    }
+
+    /// The container type a link type starts or ends at (`field`).
+    fn link_end_type(&self, line: &Line, field: Field, link: &str) -> Result<u32, String> {
+        let t = self.type_of(line.get(field))?;
+        if self.types[t as usize].nature != Nature::Container {
+            return Err(format!(
+                "{} `{}` of link type `{link}` is not a container type",
+                field.name(),
+                line.get(field)
+            ));
+        }
+        Ok(t)
+    }
+
+    /// `PajeDefineEntityValue`: a named value of a state, event or link type.
+    fn define_value(&mut self, line: &Line, out: &mut Out) -> Result<(), String> {
+        let t = self.type_of(line.get(Field::Type))?;
+        let ty = &self.types[t as usize];
+        if !matches!(ty.nature, Nature::State | Nature::EventType | Nature::Link) {
+            return Err(format!(
+                "values belong to state, event or link types; `{}` is a {} type",
+                ty.id,
+                ty.nature.as_str()
+            ));
+        }
+        let name = line.get(Field::Name);
+        let id = identifier(line);
+        if ty.values.contains_key(id) {
+            return Err(format!("value `{id}` of type `{}` is defined twice", ty.id));
+        }
+        let row = Row {
+            id,
+            name,
+            cat: "value",
+            peer: &ty.id,
+            extras: Some(line),
+            ..Row::new(Kind::Type)
+        };
+        let ticket = out.row(row, |r| {
+            if !line.get(Field::Color).is_empty() {
+                r.push_attr(ATTR_COLOR, line.get(Field::Color));
+            }
+        })?;
+        self.types[t as usize]
+            .values
+            .insert(id.into(), (name.to_string(), Some(ticket)));
+        Ok(())
+    }
+
+    /// `PajeCreateContainer`.
+    fn create_container(&mut self, line: &Line, out: &mut Out) -> Result<(), String> {
+        use Field::*;
+        let (time, lossy) = self.time(line.get(Time))?;
+        let parent = self.container_of(line.get(Container))?;
+        let t = self.type_of(line.get(Type))?;
+        let ty = &self.types[t as usize];
+        if ty.nature != Nature::Container {
+            return Err(format!("type `{}` is not a container type", ty.id));
+        }
+        let parent_type = self.containers[parent as usize].type_;
+        if ty.parent != parent_type {
+            return Err(format!(
+                "container type `{}` is not a child type of `{}`, the type of container `{}`",
+                ty.id,
+                self.types[parent_type as usize].id,
+                line.get(Container)
+            ));
+        }
+        let id = identifier(line);
+        if id == "0" {
+            return Err("a container cannot be identified as `0` (the root container)".into());
+        }
+        if self.container_index.contains_key(id) {
+            return Err(format!("container `{id}` is created twice"));
+        }
+        if self.lane_index.contains_key(id) {
+            return Err(format!(
+                "container `{id}` has the identifier of a state lane made by this reader; rename it"
+            ));
+        }
+        let index = self.containers.len() as u32;
+        self.containers.push(ContainerInfo {
+            id: id.to_string(),
+            decl: None,
+            parent,
+            type_: t,
+            children: Vec::new(),
+            alive: true,
+            last: time,
+            slots: Vec::new(),
+        });
+        self.container_index.insert(id.into(), index);
+        self.containers[parent as usize].children.push(index);
+        let containers = &self.containers;
+        let row = Row {
+            time: Some(time),
+            lossy,
+            loc: id,
+            name: line.get(Name),
+            cat: &self.types[t as usize].id,
+            peer: if parent == ROOT {
+                ""
+            } else {
+                &containers[parent as usize].id
+            },
+            extras: Some(line),
+            ..Row::new(Kind::Container)
+        };
+        let ticket = out.row(row, |r| {
+            if !line.get(Filename).is_empty() {
+                r.push_attr("paje.filename", line.get(Filename));
+            }
+        })?;
+        self.containers[index as usize].decl = Some(ticket);
+        Ok(())
+    }
+
+    /// `PajeDestroyContainer`.
+    fn destroy_container(&mut self, line: &Line, number: u64, out: &mut Out) -> Result<(), String> {
+        let (time, _) = self.time(line.get(Field::Time))?;
+        let c = self.container_of(line.get(Field::Name))?;
+        let t = self.type_of(line.get(Field::Type))?;
+        let info = &self.containers[c as usize];
+        if info.type_ != t {
+            return Err(format!(
+                "container `{}` is of type `{}`, not `{}`",
+                info.id,
+                self.types[info.type_ as usize].id,
+                line.get(Field::Type)
+            ));
+        }
+        if time < info.last {
+            return Err(format!(
+                "container `{}` is destroyed at {} s, before its last event at {} s",
+                info.id,
+                crate::record::format_seconds(time),
+                crate::record::format_seconds(info.last)
+            ));
+        }
+        if info.alive {
+            return self.close(c, time, false, out);
+        }
+        let msg = format!(
+            "container `{}` is destroyed again; ignored, as PajeNG does",
+            info.id
+        );
+        self.warn(number, msg);
+        // Kept in the stream: its time still counts for the end of the trace.
+        let row = Row {
+            time: Some(time),
+            loc: &self.containers[c as usize].id,
+            ..Row::new(Kind::Destroy)
+        };
+        out.row(row, |_| {}).map(drop)
+    }
+
+    /// `PajeSetState`, `PajePushState`, `PajePopState`, `PajeResetState`.
+    fn state(&mut self, line: &Line, number: u64, out: &mut Out) -> Result<(), String> {
+        let event = line.def.event;
+        let (time, lossy) = self.time(line.get(Field::Time))?;
+        let Some(c) = self.alive_container(line.get(Field::Container), number)? else {
+            return Ok(());
+        };
+        let t = self.type_of(line.get(Field::Type))?;
+        self.check_entity(c, t, Nature::State)?;
+        self.touch_type(t, time, out);
+        let s = self.slot(c, t, time)?;
+        // A lane is declared when a state first needs it, not by a reset
+        // of an empty stack (which leaves nothing in the stream).
+        let existing = self.containers[c as usize].slots[s].lane;
+        let lane = match (existing, event) {
+            (Some(l), _) => l,
+            (None, Event::SetState | Event::PushState) => self.lane(c, s, t, out)?,
+            (None, Event::PopState) => return Err(self.empty_stack(t, line)),
+            (None, _) => return Ok(()),
+        };
+        self.touch_lane(lane, c, time, out);
+        let close = Closing {
+            type_: t,
+            extras: (event != Event::SetState).then_some(line),
+            lossy,
+            flag: "",
+        };
+        match event {
+            Event::PopState => {
+                if !self.pop_one(lane, time, &close, out)? {
+                    return Err(self.empty_stack(t, line));
+                }
+                Ok(())
+            }
+            Event::ResetState => self.pop_all(lane, time, &close, out),
+            _ => {
+                if event == Event::SetState {
+                    self.pop_all(lane, time, &close, out)?;
+                }
+                self.push(lane, t, time, lossy, line, out)
+            }
+        }
+    }
+
+    fn empty_stack(&self, t: u32, line: &Line) -> String {
+        format!(
+            "pop on an empty stack: no open state of type `{}` in container `{}`",
+            self.types[t as usize].id,
+            line.get(Field::Container)
+        )
+    }
+
+    /// Opens a state on a lane, as an `enter` row.
+    fn push(
+        &mut self,
+        lane: u32,
+        t: u32,
+        time: i64,
+        lossy: bool,
+        line: &Line,
+        out: &mut Out,
+    ) -> Result<(), String> {
+        let value = line.get(Field::Value);
+        let at = self.use_value(t, value, time, out);
+        let Sim { types, lanes, .. } = self;
+        let name = match at {
+            Some(at) => types[t as usize].values[at].0.as_str(),
+            None => value,
+        };
+        let value_col = if name == value { "" } else { value };
+        let l = &mut lanes[lane as usize];
+        let depth = l.depth;
+        l.push(name, value_col);
+        let row = Row {
+            time: Some(time),
+            lossy,
+            loc: &l.loc,
+            cat: &types[t as usize].id,
+            name,
+            value: value_col,
+            extras: Some(line),
+            ..Row::new(Kind::Enter)
+        };
+        out.row(row, |r| {
+            r.depth = Some(depth as u32);
+            for f in [Field::Line, Field::File] {
+                if !line.get(f).is_empty() {
+                    r.push_attr(
+                        &format!("paje.{}", f.name().to_ascii_lowercase()),
+                        line.get(f),
+                    );
+                }
+            }
+        })
+        .map(drop)
+    }
+
+    /// `PajeNewEvent`.
+    fn new_event(&mut self, line: &Line, number: u64, out: &mut Out) -> Result<(), String> {
+        let (time, lossy) = self.time(line.get(Field::Time))?;
+        let Some(c) = self.alive_container(line.get(Field::Container), number)? else {
+            return Ok(());
+        };
+        let t = self.type_of(line.get(Field::Type))?;
+        self.check_entity(c, t, Nature::EventType)?;
+        self.touch_type(t, time, out);
+        self.slot(c, t, time)?;
+        self.touch(c, time, out);
+        let value = line.get(Field::Value);
+        let at = self.use_value(t, value, time, out);
+        let name = self.value_name(t, at, value);
+        let row = Row {
+            time: Some(time),
+            lossy,
+            loc: &self.containers[c as usize].id,
+            cat: &self.types[t as usize].id,
+            name,
+            value: if name == value { "" } else { value },
+            extras: Some(line),
+            ..Row::new(Kind::Event)
+        };
+        out.row(row, |_| {}).map(drop)
+    }
+
+    /// `PajeSetVariable`, `PajeAddVariable`, `PajeSubVariable`.
+    fn variable(&mut self, line: &Line, number: u64, out: &mut Out) -> Result<(), String> {
+        let event = line.def.event;
+        let (time, lossy) = self.time(line.get(Field::Time))?;
+        let Some(c) = self.alive_container(line.get(Field::Container), number)? else {
+            return Ok(());
+        };
+        let t = self.type_of(line.get(Field::Type))?;
+        self.check_entity(c, t, Nature::Variable)?;
+        self.touch_type(t, time, out);
+        let s = self.slot(c, t, time)?;
+        self.touch(c, time, out);
+        let text = line.get(Field::Value);
+        let operand = Decimal::parse(text)
+            .ok_or_else(|| format!("bad variable value `{text}`: expected a decimal number"))?;
+        let slot = &mut self.containers[c as usize].slots[s];
+        let value = &mut self.number;
+        value.clear();
+        let op = match (event, slot.var) {
+            (Event::SetVariable, _) => {
+                value.push_str(text);
+                slot.var = Some(operand);
+                None
+            }
+            (_, None) => {
+                return Err(format!(
+                    "{} to variable `{}` of container `{}`, which has no value yet (needs a PajeSetVariable first)",
+                    if event == Event::AddVariable { "addition" } else { "subtraction" },
+                    self.types[t as usize].id,
+                    line.get(Field::Container)
+                ));
+            }
+            (_, Some(current)) => {
+                let (delta, op) = match event {
+                    Event::AddVariable => (operand, "add"),
+                    _ => (operand.neg(), "sub"),
+                };
+                let sum = current
+                    .add(&delta)
+                    .ok_or("variable value needs more than 36 significant digits")?;
+                let _ = write!(value, "{sum}");
+                slot.var = Some(sum);
+                Some(op)
+            }
+        };
+        let ty = &self.types[t as usize];
+        let row = Row {
+            time: Some(time),
+            lossy,
+            loc: &self.containers[c as usize].id,
+            cat: &ty.id,
+            name: &ty.name,
+            value: &self.number,
+            extras: Some(line),
+            ..Row::new(Kind::Counter)
+        };
+        out.row(row, |r| {
+            if let Some(op) = op {
+                r.push_attr(ATTR_OP, op);
+                r.push_attr(ATTR_OPERAND, text);
+            }
+        })
+        .map(drop)
+    }
+
+    /// `PajeStartLink`, `PajeEndLink`: one half of a link, as a `send` or a
+    /// `recv` row on the container it starts or ends at.
+    fn link(&mut self, line: &Line, number: u64, out: &mut Out) -> Result<(), String> {
+        let start = line.def.event == Event::StartLink;
+        let (time, lossy) = self.time(line.get(Field::Time))?;
+        let Some(c) = self.alive_container(line.get(Field::Container), number)? else {
+            return Ok(());
+        };
+        let t = self.type_of(line.get(Field::Type))?;
+        self.check_entity(c, t, Nature::Link)?;
+        self.touch_type(t, time, out);
+        let other = self.link_end(line, t, start)?;
+        self.slot(c, t, time)?;
+        self.pair_link(line, c, t, start, number)?;
+        self.touch(other, time, out);
+        let value = line.get(Field::Value);
+        let at = self.use_value(t, value, time, out);
+        let name = self.value_name(t, at, value);
+        let row = Row {
+            time: Some(time),
+            lossy,
+            loc: &self.containers[other as usize].id,
+            comm: &self.containers[c as usize].id,
+            cat: &self.types[t as usize].id,
+            id: line.get(Field::Key),
+            name,
+            value: if name == value { "" } else { value },
+            extras: Some(line),
+            ..Row::new(if start { Kind::Send } else { Kind::Recv })
+        };
+        out.row(row, |_| {}).map(drop)
+    }
+
+    /// The container a link half starts or ends at, checked against its type.
+    fn link_end(&self, line: &Line, t: u32, start: bool) -> Result<u32, String> {
+        let field = if start {
+            Field::StartContainer
+        } else {
+            Field::EndContainer
+        };
+        let other = self.container_of(line.get(field))?;
+        let ty = &self.types[t as usize];
+        let want = if start { ty.ends.0 } else { ty.ends.1 };
+        let other_type = self.containers[other as usize].type_;
+        if other_type != want {
+            return Err(format!(
+                "{} `{}` is of type `{}`, but link type `{}` {} at type `{}`",
+                field.name(),
+                line.get(field),
+                self.types[other_type as usize].id,
+                ty.id,
+                if start { "starts" } else { "ends" },
+                self.types[want as usize].id
+            ));
+        }
+        Ok(other)
+    }
+
+    /// Pairs a link half with the pending other half of its key, or leaves
+    /// it pending; the halves must carry the same value.
+    fn pair_link(
+        &mut self,
+        line: &Line,
+        c: u32,
+        t: u32,
+        start: bool,
+        number: u64,
+    ) -> Result<(), String> {
+        let value = line.get(Field::Value);
+        let key = line.get(Field::Key);
+        self.key.clear();
+        for part in [
+            self.containers[c as usize].id.as_str(),
+            "\u{0}",
+            self.types[t as usize].id.as_str(),
+            "\u{0}",
+            key,
+        ] {
+            self.key.push_str(part);
+        }
+        match self.pending.remove_entry(&self.key) {
+            Some((_, p)) if p.start == start => Err(format!(
+                "a second {} of link key `{key}` (type `{}`, container `{}`) while the first, on line {}, has no {} yet",
+                if start { "start" } else { "end" },
+                self.types[t as usize].id,
+                line.get(Field::Container),
+                p.line,
+                if start { "end" } else { "start" }
+            )),
+            Some((_, p)) if p.value != value => Err(format!(
+                "link key `{key}` ends with value `{value}` but started with `{}` (line {})",
+                p.value, p.line
+            )),
+            Some((spare_key, p)) => {
+                self.spare_strings.push(spare_key);
+                self.spare_strings.push(p.value);
+                Ok(())
+            }
+            None => {
+                let mut pending_key = self.spare_strings.pop().unwrap_or_default();
+                pending_key.clone_from(&self.key);
+                let mut pending_value = self.spare_strings.pop().unwrap_or_default();
+                pending_value.clear();
+                pending_value.push_str(value);
+                let link = PendingLink {
+                    start,
+                    line: number,
+                    value: pending_value,
+                    container: c,
+                };
+                self.pending.insert(pending_key, link);
+                Ok(())
+            }
+        }
+    }
+
+    /// Reports a warning about line `line`.
     fn warn(&self, line: u64, msg: String) {
         let at = Location::Line {
             file: self.file.clone(),
@@ -1110,6 +935,8 @@ impl Sim {
         self.warnings.warn_at(at, msg);
     }
 
+    /// The container named `id` if alive; `None` (with a count for the final
+    /// warning) if it was destroyed: PajeNG drops such events.
     fn alive_container(&mut self, id: &str, number: u64) -> Result<Option<u32>, String> {
         let c = self.container_of(id)?;
         if self.containers[c as usize].alive {
@@ -1128,12 +955,13 @@ impl Sim {
     fn touch(&mut self, c: u32, time: i64, out: &mut Out) {
         if c == ROOT && self.containers[0].decl.is_none() {
             // The root container is declared when a row first uses it.
-            if let Ok(ticket) = out.declare(|r| {
-                r.kind = Kind::Container;
-                r.loc.push('0');
-                r.cat.push('0');
-                r.name.push('0');
-            }) {
+            let row = Row {
+                loc: "0",
+                cat: "0",
+                name: "0",
+                ..Row::new(Kind::Container)
+            };
+            if let Ok(ticket) = out.row(row, |_| {}) {
                 self.containers[0].decl = Some(ticket);
             }
         }
@@ -1181,15 +1009,14 @@ impl Sim {
         }
         let index = self.lanes.len() as u32;
         self.lane_index.insert(loc.as_str().into(), index);
-        let parent = container.id.clone();
-        let type_name = self.types[t as usize].name.clone();
-        let ticket = out.declare(|r| {
-            r.kind = Kind::Container;
-            r.loc.push_str(&loc);
-            r.cat.push_str(LANE);
-            r.name = type_name;
-            r.peer = parent;
-        })?;
+        let row = Row {
+            loc: &loc,
+            cat: LANE,
+            name: &self.types[t as usize].name,
+            peer: &container.id,
+            ..Row::new(Kind::Container)
+        };
+        let ticket = out.row(row, |_| {})?;
         self.lanes.push(Lane {
             loc,
             decl: Some(ticket),
@@ -1214,22 +1041,19 @@ impl Sim {
         }
         let l = &self.lanes[lane as usize];
         let frame = l.popped();
-        let types = &self.types;
-        out.emit(|r| {
-            r.kind = Kind::Leave;
-            r.time = Some(time);
-            r.loc.push_str(&l.loc);
-            r.cat.push_str(&types[close.type_ as usize].id);
-            r.name.push_str(&frame.name);
-            r.value.push_str(&frame.value);
+        let row = Row {
+            time: Some(time),
+            lossy: close.lossy,
+            loc: &l.loc,
+            cat: &self.types[close.type_ as usize].id,
+            name: &frame.name,
+            value: &frame.value,
+            extras: close.extras,
+            ..Row::new(Kind::Leave)
+        };
+        out.row(row, |r| {
             r.depth = Some(l.depth as u32);
             r.flags.push_str(close.flag);
-            if close.lossy {
-                r.add_flag(flags::LOSSY);
-            }
-            for (k, v) in close.extras.iter().flat_map(|l| l.extras()) {
-                r.push_attr(k, v);
-            }
         })?;
         Ok(true)
     }
@@ -1283,15 +1107,17 @@ impl Sim {
         if c == ROOT {
             return Ok(());
         }
-        let loc = &info.id;
-        out.emit(|r| {
-            r.kind = Kind::Destroy;
-            r.time = Some(time);
-            r.loc.push_str(loc);
+        let row = Row {
+            time: Some(time),
+            loc: &info.id,
+            ..Row::new(Kind::Destroy)
+        };
+        out.row(row, |r| {
             if synthetic {
                 r.add_flag(flags::SYNTHETIC);
             }
         })
+        .map(drop)
     }
 
     /// Links of container `c` still waiting for their other half: an error, or
@@ -1345,10 +1171,77 @@ struct Out<'a> {
     max_time: &'a mut Option<i64>,
 }
 
+/// The columns of a row made from a Pajé line (empty unless set), and the
+/// line whose user-defined fields become its attributes.
+struct Row<'a> {
+    kind: Kind,
+    time: Option<i64>,
+    /// The time was rounded to the nanosecond (flag `E`).
+    lossy: bool,
+    loc: &'a str,
+    cat: &'a str,
+    name: &'a str,
+    value: &'a str,
+    id: &'a str,
+    peer: &'a str,
+    comm: &'a str,
+    extras: Option<&'a Line<'a>>,
+}
+
+impl Row<'_> {
+    fn new(kind: Kind) -> Row<'static> {
+        Row {
+            kind,
+            time: None,
+            lossy: false,
+            loc: "",
+            cat: "",
+            name: "",
+            value: "",
+            id: "",
+            peer: "",
+            comm: "",
+            extras: None,
+        }
+    }
+}
+
+/// The identifier a definition line gives: its alias, else its name.
+fn identifier<'a>(line: &Line<'a>) -> &'a str {
+    match line.get(Field::Alias) {
+        "" => line.get(Field::Name),
+        alias => alias,
+    }
+}
+
 impl Out<'_> {
-    /// Queues a row with a time (its place is its completion time).
-    fn emit(&mut self, fill: impl FnOnce(&mut Record)) -> Result<(), String> {
-        self.declare(fill).map(|_| ())
+    /// Queues `row`; `more` sets what else it carries (before the `E` flag
+    /// and the user fields, which come last).
+    fn row(&mut self, row: Row, more: impl FnOnce(&mut Record)) -> Result<Ticket, String> {
+        self.declare(|r| {
+            r.kind = row.kind;
+            r.time = row.time;
+            for (to, from) in [
+                (&mut r.loc, row.loc),
+                (&mut r.cat, row.cat),
+                (&mut r.name, row.name),
+                (&mut r.value, row.value),
+                (&mut r.id, row.id),
+                (&mut r.peer, row.peer),
+                (&mut r.comm, row.comm),
+            ] {
+                to.push_str(from);
+            }
+            more(r);
+            if row.lossy {
+                r.add_flag(flags::LOSSY);
+            }
+            if let Some(line) = row.extras.filter(|l| l.has_extras()) {
+                for (k, v) in line.extras() {
+                    r.push_attr(k, v);
+                }
+            }
+        })
     }
 
     /// Queues a row; a declaration waits at the latest time produced so far,
@@ -1374,6 +1267,7 @@ impl Out<'_> {
 /// The Pajé reader.
 pub struct PajeReader<R> {
     lines: LineReader<R>,
+    catalogue: Catalogue,
     sim: Sim,
     queue: RowQueue,
     max_time: Option<i64>,
@@ -1404,6 +1298,7 @@ impl<R: BufRead> PajeReader<R> {
         }
         PajeReader {
             lines: LineReader::new(name, inner),
+            catalogue: Catalogue::default(),
             sim: Sim::new(
                 name,
                 opts.format.switch(IGNORE_INCOMPLETE_LINKS),
@@ -1453,18 +1348,16 @@ impl<R: BufRead> PajeReader<R> {
             max_time: &mut self.max_time,
         };
         let result = if words[0].starts_with('%') {
-            self.sim.definition(&words, number)
-        } else if self.sim.open_def.is_some() {
+            self.catalogue.definition(&words, number)
+        } else if let Some((id, _)) = self.catalogue.open() {
             Err(format!(
-                "event line inside the definition of event {} (missing `%EndEventDef`)",
-                self.sim
-                    .open_def
-                    .as_ref()
-                    .map(|d| d.0.as_str())
-                    .unwrap_or("")
+                "event line inside the definition of event {id} (missing `%EndEventDef`)"
             ))
         } else {
-            self.sim.event(&words, number, &mut out)
+            match self.catalogue.line(&words) {
+                Ok((line, extra)) => self.sim.event(&line, extra, number, &mut out),
+                Err(msg) => Err(msg),
+            }
         };
         words.clear();
         self.word_buf = words.into_iter().map(|_| "").collect();
@@ -1474,7 +1367,7 @@ impl<R: BufRead> PajeReader<R> {
 
     fn finish(&mut self) -> Result<()> {
         let sim = &mut self.sim;
-        if let Some((id, _, line)) = sim.open_def.take() {
+        if let Some((id, line)) = self.catalogue.open() {
             let msg = format!(
                 "the definition of event {id} is never closed (no `%EndEventDef`); ignored"
             );

@@ -1,0 +1,235 @@
+//! The event catalogue of a Pajé trace: the `%EventDef` blocks, which say
+//! which fields each event id's lines carry and in which order. Read apart
+//! from the simulation, so a line is read through its definition by borrowing
+//! it from here while the simulation changes.
+
+use super::{Event, Field, FIELD_TYPES};
+use crate::fasthash::StrMap;
+
+/// What a field of a definition is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    /// A field PajeNG knows.
+    Known(Field),
+    /// A user-defined field, by name.
+    Extra(String),
+}
+
+/// One event definition.
+#[derive(Debug)]
+pub struct Def {
+    /// The Pajé event it defines.
+    pub event: Event,
+    /// Its fields in line order.
+    pub fields: Vec<Role>,
+    /// Position of each known field in the line (0 = absent, else index + 1).
+    index: [u16; 15],
+    has_extras: bool,
+}
+
+/// The words of one event line, read through its definition.
+pub struct Line<'a> {
+    /// The definition of the line's event id.
+    pub def: &'a Def,
+    /// The event id, then the fields in definition order.
+    pub words: &'a [&'a str],
+}
+
+impl<'a> Line<'a> {
+    /// The value of a known field ("" when the definition lacks it).
+    pub fn get(&self, f: Field) -> &'a str {
+        match self.def.index[f as usize] {
+            0 => "",
+            i => self.words[usize::from(i)],
+        }
+    }
+
+    /// The user-defined fields: (name, value).
+    pub fn extras(&self) -> impl Iterator<Item = (&'a str, &'a str)> + '_ {
+        self.def
+            .fields
+            .iter()
+            .zip(&self.words[1..])
+            .filter_map(|(role, word)| match role {
+                Role::Extra(name) => Some((name.as_str(), *word)),
+                Role::Known(_) => None,
+            })
+    }
+
+    /// Whether the definition has user-defined fields.
+    pub fn has_extras(&self) -> bool {
+        self.def.has_extras
+    }
+}
+
+/// Event ids that are small decimal numbers (as almost every trace uses) are
+/// found by index instead of by hash.
+const SMALL_IDS: usize = 1024;
+
+fn small_id(id: &str) -> Option<usize> {
+    crate::number::parse_uint(id.as_bytes())
+        .filter(|&n| n < SMALL_IDS as u64)
+        .map(|n| n as usize)
+}
+
+/// Every definition read so far, and the one being read.
+pub struct Catalogue {
+    defs: StrMap<Def>,
+    /// Positions in `defs` of the ids in `0..SMALL_IDS`.
+    small: Vec<Option<usize>>,
+    /// The definition being read: its id, what it has so far, its line.
+    open: Option<(String, Def, u64)>,
+}
+
+impl Default for Catalogue {
+    fn default() -> Self {
+        Catalogue {
+            defs: StrMap::default(),
+            small: vec![None; SMALL_IDS],
+            open: None,
+        }
+    }
+}
+
+impl Catalogue {
+    /// The id and line of a definition still open (no `%EndEventDef` yet).
+    pub fn open(&self) -> Option<(&str, u64)> {
+        self.open.as_ref().map(|(id, _, line)| (id.as_str(), *line))
+    }
+
+    /// Reads an event line through the definition of its id (`words[0]`).
+    /// Returns the line and, when it has more words than fields, how many
+    /// (they are ignored, as PajeNG does).
+    pub fn line<'a>(&'a self, words: &'a [&'a str]) -> Result<(Line<'a>, Option<usize>), String> {
+        let id = words[0];
+        let found = match small_id(id) {
+            Some(n) => self.small[n].map(|p| &self.defs[p]),
+            None => self.defs.get(id),
+        };
+        let Some(def) = found else {
+            return Err(format!(
+                "undefined event id `{id}` (no `%EventDef` gives it)"
+            ));
+        };
+        let given = words.len() - 1;
+        let wanted = def.fields.len();
+        if given < wanted {
+            return Err(format!(
+                "missing fields: {} (id {id}) has {wanted} field(s), this line gives {given}",
+                def.event.name()
+            ));
+        }
+        Ok((Line { def, words }, (given > wanted).then_some(given)))
+    }
+
+    /// Reads a `%` line (part of an event definition).
+    pub fn definition(&mut self, words: &[&str], number: u64) -> Result<(), String> {
+        let first = words[0].trim_start_matches('%');
+        let (keyword, args) = match (first, words.get(1)) {
+            ("", Some(k)) => (*k, &words[2..]),
+            ("", None) => {
+                return Err("empty `%` line: expected EventDef, EndEventDef or a field".into())
+            }
+            _ => (first, &words[1..]),
+        };
+        match keyword {
+            "EventDef" => self.begin(args, number),
+            "EndEventDef" => self.end(),
+            field => self.field(field, args),
+        }
+    }
+
+    /// `%EventDef <PajeEventName> <id>`.
+    fn begin(&mut self, args: &[&str], number: u64) -> Result<(), String> {
+        if let Some((id, _, line)) = &self.open {
+            return Err(format!(
+                "`%EventDef` inside the definition of event {id} opened on line {line} (missing `%EndEventDef`)"
+            ));
+        }
+        let [name, id] = args else {
+            return Err("expected `%EventDef <PajeEventName> <id>`".into());
+        };
+        let event = Event::from_name(name).ok_or_else(|| {
+            format!("unknown event name `{name}` (PajeNG knows the Paje* events only)")
+        })?;
+        if self.defs.contains_key(*id) {
+            return Err(format!("event id `{id}` is defined twice"));
+        }
+        let def = Def {
+            event,
+            fields: Vec::new(),
+            index: [0; 15],
+            has_extras: false,
+        };
+        self.open = Some((id.to_string(), def, number));
+        Ok(())
+    }
+
+    /// `%EndEventDef`: checks the definition and files it.
+    fn end(&mut self) -> Result<(), String> {
+        let Some((id, mut def, _)) = self.open.take() else {
+            return Err("`%EndEventDef` without `%EventDef`".into());
+        };
+        if def.fields.len() >= usize::from(u16::MAX) {
+            return Err(format!(
+                "the definition of event {id} has {} fields (at most {} are read)",
+                def.fields.len(),
+                u16::MAX - 1
+            ));
+        }
+        if let Some(f) = def
+            .event
+            .obligatory()
+            .iter()
+            .find(|f| def.index[**f as usize] == 0)
+        {
+            return Err(format!(
+                "definition of {} (id {id}) lacks the obligatory field `{}`",
+                def.event.name(),
+                f.name()
+            ));
+        }
+        for (i, role) in def.fields.iter().enumerate() {
+            match role {
+                Role::Known(f) => def.index[*f as usize] = (i + 1) as u16,
+                Role::Extra(_) => def.has_extras = true,
+            }
+        }
+        let (position, _) = self.defs.insert_full(id.as_str().into(), def);
+        if let Some(n) = small_id(&id) {
+            self.small[n] = Some(position);
+        }
+        Ok(())
+    }
+
+    /// `% <Field> <type>` inside a definition.
+    fn field(&mut self, field: &str, args: &[&str]) -> Result<(), String> {
+        let Some((id, def, _)) = &mut self.open else {
+            return Err(format!("field `{field}` outside an `%EventDef` block"));
+        };
+        let Some(ty) = args.first() else {
+            return Err(format!("field `{field}` has no type"));
+        };
+        if !FIELD_TYPES.contains(ty) {
+            return Err(format!(
+                "unknown field type `{ty}` for `{field}` (expected one of {})",
+                FIELD_TYPES.join(", ")
+            ));
+        }
+        let role = match Field::from_name(field) {
+            Some(f) if def.index[f as usize] != 0 => {
+                return Err(format!(
+                    "field `{field}` appears twice in the definition of event {id}"
+                ))
+            }
+            Some(f) => {
+                // Marks the field present; `end` puts its position.
+                def.index[f as usize] = 1;
+                Role::Known(f)
+            }
+            None => Role::Extra(field.to_string()),
+        };
+        def.fields.push(role);
+        Ok(())
+    }
+}
