@@ -323,12 +323,14 @@ impl Sim {
         Some(at)
     }
 
-    /// The name of a value found by [`Sim::use_value`].
-    fn value_name<'a>(&'a self, t: u32, at: Option<usize>, value: &'a str) -> &'a str {
-        match at {
+    /// The name of a value found by [`Sim::use_value`], and what the `value`
+    /// column holds: the identifier when it differs from the name.
+    fn value_name<'a>(&'a self, t: u32, at: Option<usize>, value: &'a str) -> (&'a str, &'a str) {
+        let name = match at {
             Some(at) => &self.types[t as usize].values[at].0,
             None => value,
-        }
+        };
+        (name, if name == value { "" } else { value })
     }
 
     /// Moves the declaration of type `t` (after its parent and, for a link
@@ -621,17 +623,47 @@ impl Sim {
         out.row(row, |_| {}).map(drop)
     }
 
+    /// What every line about an entity (state, event, variable, link) starts
+    /// with: its time, its live container (`None` when destroyed: the line
+    /// is dropped), its type checked against `nature` and the container, the
+    /// type declared before use, and the (container, type) slot in time order.
+    fn entity(
+        &mut self,
+        line: &Line,
+        nature: Nature,
+        number: u64,
+        out: &mut Out,
+    ) -> Result<Option<Entity>, String> {
+        let (time, lossy) = self.time(line.get(Field::Time))?;
+        let Some(c) = self.alive_container(line.get(Field::Container), number)? else {
+            return Ok(None);
+        };
+        let t = self.type_of(line.get(Field::Type))?;
+        self.check_entity(c, t, nature)?;
+        self.touch_type(t, time, out);
+        let s = self.slot(c, t, time)?;
+        Ok(Some(Entity {
+            time,
+            lossy,
+            c,
+            t,
+            s,
+        }))
+    }
+
     /// `PajeSetState`, `PajePushState`, `PajePopState`, `PajeResetState`.
     fn state(&mut self, line: &Line, number: u64, out: &mut Out) -> Result<(), String> {
         let event = line.def.event;
-        let (time, lossy) = self.time(line.get(Field::Time))?;
-        let Some(c) = self.alive_container(line.get(Field::Container), number)? else {
+        let Some(Entity {
+            time,
+            lossy,
+            c,
+            t,
+            s,
+        }) = self.entity(line, Nature::State, number, out)?
+        else {
             return Ok(());
         };
-        let t = self.type_of(line.get(Field::Type))?;
-        self.check_entity(c, t, Nature::State)?;
-        self.touch_type(t, time, out);
-        let s = self.slot(c, t, time)?;
         // A lane is declared when a state first needs it, not by a reset
         // of an empty stack (which leaves nothing in the stream).
         let existing = self.containers[c as usize].slots[s].lane;
@@ -720,25 +752,24 @@ impl Sim {
 
     /// `PajeNewEvent`.
     fn new_event(&mut self, line: &Line, number: u64, out: &mut Out) -> Result<(), String> {
-        let (time, lossy) = self.time(line.get(Field::Time))?;
-        let Some(c) = self.alive_container(line.get(Field::Container), number)? else {
+        let entity = self.entity(line, Nature::EventType, number, out)?;
+        let Some(Entity {
+            time, lossy, c, t, ..
+        }) = entity
+        else {
             return Ok(());
         };
-        let t = self.type_of(line.get(Field::Type))?;
-        self.check_entity(c, t, Nature::EventType)?;
-        self.touch_type(t, time, out);
-        self.slot(c, t, time)?;
         self.touch(c, time, out);
         let value = line.get(Field::Value);
         let at = self.use_value(t, value, time, out);
-        let name = self.value_name(t, at, value);
+        let (name, value) = self.value_name(t, at, value);
         let row = Row {
             time: Some(time),
             lossy,
             loc: &self.containers[c as usize].id,
             cat: &self.types[t as usize].id,
             name,
-            value: if name == value { "" } else { value },
+            value,
             extras: Some(line),
             ..Row::new(Kind::Event)
         };
@@ -748,14 +779,17 @@ impl Sim {
     /// `PajeSetVariable`, `PajeAddVariable`, `PajeSubVariable`.
     fn variable(&mut self, line: &Line, number: u64, out: &mut Out) -> Result<(), String> {
         let event = line.def.event;
-        let (time, lossy) = self.time(line.get(Field::Time))?;
-        let Some(c) = self.alive_container(line.get(Field::Container), number)? else {
+        let entity = self.entity(line, Nature::Variable, number, out)?;
+        let Some(Entity {
+            time,
+            lossy,
+            c,
+            t,
+            s,
+        }) = entity
+        else {
             return Ok(());
         };
-        let t = self.type_of(line.get(Field::Type))?;
-        self.check_entity(c, t, Nature::Variable)?;
-        self.touch_type(t, time, out);
-        let s = self.slot(c, t, time)?;
         self.touch(c, time, out);
         let text = line.get(Field::Value);
         let operand = Decimal::parse(text)
@@ -814,20 +848,19 @@ impl Sim {
     /// `recv` row on the container it starts or ends at.
     fn link(&mut self, line: &Line, number: u64, out: &mut Out) -> Result<(), String> {
         let start = line.def.event == Event::StartLink;
-        let (time, lossy) = self.time(line.get(Field::Time))?;
-        let Some(c) = self.alive_container(line.get(Field::Container), number)? else {
+        let entity = self.entity(line, Nature::Link, number, out)?;
+        let Some(Entity {
+            time, lossy, c, t, ..
+        }) = entity
+        else {
             return Ok(());
         };
-        let t = self.type_of(line.get(Field::Type))?;
-        self.check_entity(c, t, Nature::Link)?;
-        self.touch_type(t, time, out);
         let other = self.link_end(line, t, start)?;
-        self.slot(c, t, time)?;
         self.pair_link(line, c, t, start, number)?;
         self.touch(other, time, out);
         let value = line.get(Field::Value);
         let at = self.use_value(t, value, time, out);
-        let name = self.value_name(t, at, value);
+        let (name, value) = self.value_name(t, at, value);
         let row = Row {
             time: Some(time),
             lossy,
@@ -836,7 +869,7 @@ impl Sim {
             cat: &self.types[t as usize].id,
             id: line.get(Field::Key),
             name,
-            value: if name == value { "" } else { value },
+            value,
             extras: Some(line),
             ..Row::new(if start { Kind::Send } else { Kind::Recv })
         };
@@ -1204,6 +1237,16 @@ impl Row<'_> {
             extras: None,
         }
     }
+}
+
+/// Where and when an entity line happens (see [`Sim::entity`]).
+struct Entity {
+    time: i64,
+    lossy: bool,
+    /// Container, type, and the (container, type) slot.
+    c: u32,
+    t: u32,
+    s: usize,
 }
 
 /// The identifier a definition line gives: its alias, else its name.
