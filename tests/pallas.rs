@@ -1086,3 +1086,69 @@ fn corrupted_archives_fail_cleanly_never_panic() {
         "only {errors} of 1500 damaged traces were refused"
     );
 }
+
+/// A ZFP block whose length or content is corrupt is an error or garbage
+/// values, never a read past the buffer libzfp is given (which crashed).
+#[cfg(feature = "zfp")]
+#[test]
+fn corrupt_zfp_blocks_are_errors_not_crashes() {
+    let thread = ThreadSpec {
+        events: vec![Some(EventSpec {
+            record: 58,
+            payload: 1u32.to_le_bytes().to_vec(),
+            timestamps: (1..=4000u64).map(|k| k * k).collect(),
+            ..EventSpec::default()
+        })],
+        sequences: vec![Some(vec![loop_token(0)]), Some(vec![event_token(0)])],
+        loops: vec![Some((sequence_token(1), 4000))],
+        ..ThreadSpec::default()
+    };
+    let pristine = single_thread("pallas-zfp-pristine", thread.clone(), Compression::Zfp);
+    bin("trace-cat").arg(&pristine).assert().success();
+    let dats: Vec<PathBuf> = std::fs::read_dir(pristine.join("archive_0/thread_0"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "dat"))
+        .filter(|p| std::fs::metadata(p).unwrap().len() > 16)
+        .collect();
+    assert!(!dats.is_empty());
+    for (i, dat) in dats.iter().enumerate() {
+        let name = dat.file_name().unwrap().to_owned();
+        // The length says one byte: too short for the block's values.
+        let dir = single_thread(
+            &format!("pallas-zfp-short-{i}"),
+            thread.clone(),
+            Compression::Zfp,
+        );
+        patch(
+            &dir.join("archive_0/thread_0").join(&name),
+            0,
+            &1u64.to_le_bytes(),
+        );
+        let out = bin("trace-cat").arg(&dir).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains("ZFP block of 1 bytes cannot hold"),
+            "{stderr}"
+        );
+        // The content is noise: whatever it decodes to, the process ends by
+        // itself (0 or 1), not by a signal.
+        for fill in [0xFFu8, 0x5A, 0x00] {
+            let dir = single_thread(
+                &format!("pallas-zfp-noise-{i}-{fill}"),
+                thread.clone(),
+                Compression::Zfp,
+            );
+            let file = dir.join("archive_0/thread_0").join(&name);
+            let len = std::fs::metadata(&file).unwrap().len() as usize;
+            patch(&file, 8, &vec![fill; len - 8]);
+            let out = bin("trace-cat").arg(&dir).output().unwrap();
+            assert!(
+                matches!(out.status.code(), Some(0 | 1)),
+                "{:?} {name:?} {fill}",
+                out.status
+            );
+        }
+    }
+}

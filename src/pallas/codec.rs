@@ -282,29 +282,59 @@ mod zfp {
     }
 
     /// Decodes `n` values from a headerless ZFP stream.
+    ///
+    /// libzfp decodes as many values as it is told and does not stop at the
+    /// end of its buffer, so the count is checked against the block first (a
+    /// block of four values takes at least one bit), and the buffer handed to
+    /// libzfp is zero-padded to `zfp_stream_maximum_size`, the most any
+    /// stream of `n` values can occupy: a corrupt stream then decodes into
+    /// garbage, never past the buffer, and its length is checked after.
     pub fn decode(bytes: &[u8], n: usize, out: &mut Vec<u64>) -> Result<(), String> {
+        let most = bytes.len().saturating_mul(8 * 4).max(4);
+        if n > most {
+            return Err(format!(
+                "ZFP block of {} bytes cannot hold {n} values (at most {most})",
+                bytes.len()
+            ));
+        }
         let mut values = vec![0i64; n];
-        // libzfp reads whole 64-bit words; give it a zero-padded copy.
-        let mut buffer = vec![0u8; bytes.len().div_ceil(8) * 8 + 8];
-        buffer[..bytes.len()].copy_from_slice(bytes);
-        // SAFETY: `values` and `buffer` outlive the session and have the sizes
-        // passed to libzfp; the session frees what libzfp allocated.
+        let words = bytes.len().div_ceil(8) * 8;
+        // SAFETY: `values` has the `n` values the field describes and outlives
+        // the session; `buffer` holds the most a stream of `n` values can take
+        // (libzfp's own bound, computed before the buffer is handed over) plus
+        // a word, and outlives the session, which frees what libzfp allocated.
         let used = unsafe {
-            let s = Session {
+            let mut s = Session {
                 field: zfp_field_1d(values.as_mut_ptr().cast(), ZFP_TYPE_INT64, n),
                 stream: zfp_stream_open(std::ptr::null_mut()),
-                bits: stream_open(buffer.as_mut_ptr().cast(), buffer.len()),
+                bits: std::ptr::null_mut(),
             };
-            if s.field.is_null() || s.stream.is_null() || s.bits.is_null() {
+            if s.field.is_null() || s.stream.is_null() {
                 return Err("libzfp could not allocate a stream".into());
             }
             zfp_stream_set_accuracy(s.stream, ACCURACY);
+            let bound = zfp_stream_maximum_size(s.stream, s.field);
+            let mut buffer = vec![0u8; words.max(bound) + 8];
+            buffer[..bytes.len()].copy_from_slice(bytes);
+            s.bits = stream_open(buffer.as_mut_ptr().cast(), buffer.len());
+            if s.bits.is_null() {
+                return Err("libzfp could not allocate a stream".into());
+            }
             zfp_stream_set_bit_stream(s.stream, s.bits);
             zfp_stream_rewind(s.stream);
-            zfp_decompress(s.stream, s.field)
+            let used = zfp_decompress(s.stream, s.field);
+            drop(s);
+            drop(buffer);
+            used
         };
-        if used == 0 || used > buffer.len() {
+        if used == 0 {
             return Err("ZFP stream could not be decoded".into());
+        }
+        if used > words {
+            return Err(format!(
+                "ZFP stream runs past its block ({used} bytes read, the block has {})",
+                bytes.len()
+            ));
         }
         out.extend(values.iter().map(|&v| v as u64));
         Ok(())
