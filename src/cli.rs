@@ -17,7 +17,7 @@ use clap::{Arg, ArgAction, ArgMatches, Args, CommandFactory, FromArgMatches};
 
 use crate::error::{Error, Result, Warnings};
 use crate::format::{self, Format, FORMATS};
-use crate::io::{open_output, ByteCounter, Input};
+use crate::io::{check_output_is_not_an_input, open_output, ByteCounter, Input};
 use crate::ops::merge::Merger;
 use crate::ops::pump::{self, Threads};
 use crate::pipe::{
@@ -251,6 +251,7 @@ pub struct Pipeline<'e> {
     pub source: Box<dyn RecordSource>,
     env: &'e Env,
     counter: ByteCounter,
+    inputs: Vec<String>,
 }
 
 impl<'e> Pipeline<'e> {
@@ -281,7 +282,15 @@ impl<'e> Pipeline<'e> {
             source,
             env,
             counter,
+            inputs: args.inputs.clone(),
         })
+    }
+
+    /// Opens the report table `args` asks for (refusing an output that is an
+    /// input), with `columns`.
+    pub fn table(&self, args: &TableArgs, columns: &[&str]) -> Result<TableWriter> {
+        check_output_is_not_an_input(args.output.as_deref(), &self.inputs)?;
+        args.open(columns)
     }
 
     /// Puts a reading-side stage (one that drops rows) around the source.
@@ -298,6 +307,7 @@ impl<'e> Pipeline<'e> {
     pub fn writer(&self, args: &OutputArgs) -> Result<Box<dyn RecordSink + Send>> {
         let format = format::writer_for(args.format())?;
         check_options_apply(self.env, &[format], false)?;
+        check_output_is_not_an_input(args.output.as_deref(), &self.inputs)?;
         let out = open_output(args.output.as_deref(), args.line_buffered)?;
         let opts = WriteOptions {
             no_header: args.no_header,

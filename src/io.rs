@@ -123,6 +123,41 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
+/// Refuses an output file that is one of `inputs` or lies inside an input
+/// folder: creating it would truncate the input before it is read. Compares
+/// canonical paths, and files by device and inode (hard links).
+pub fn check_output_is_not_an_input(output: Option<&str>, inputs: &[String]) -> Result<()> {
+    let Some(out) = output.filter(|p| *p != "-") else {
+        return Ok(());
+    };
+    let (Ok(out_path), Ok(out_meta)) = (std::fs::canonicalize(out), std::fs::metadata(out)) else {
+        return Ok(()); // It does not exist yet: it cannot be an input.
+    };
+    for input in inputs.iter().filter(|i| *i != "-") {
+        let (Ok(in_path), Ok(in_meta)) = (std::fs::canonicalize(input), std::fs::metadata(input))
+        else {
+            continue;
+        };
+        if out_path == in_path || same_file(&out_meta, &in_meta) || out_path.starts_with(&in_path) {
+            return Err(Error::Usage(format!(
+                "-o {out} would overwrite the input {input} before it is read; write elsewhere"
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    false
+}
+
 /// Opens the output: a file for `Some(path)` (other than `-`), else standard output,
 /// buffered. Line-buffered output flushes after every line (for live pipes).
 pub fn open_output(path: Option<&str>, line_buffered: bool) -> Result<Output> {

@@ -112,3 +112,36 @@ fn warnings_are_located_counted_and_silenced() {
         .success()
         .stderr("");
 }
+
+#[test]
+fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
+    let dir = scratch("output_is_an_input");
+    let input = dir.join("v.trace");
+    std::fs::copy(data("paje/sample.paje"), &input).unwrap();
+    let original = std::fs::read(&input).unwrap();
+    let hard = dir.join("hard.trace");
+    std::fs::hard_link(&input, &hard).unwrap();
+    let soft = dir.join("soft.trace");
+    std::os::unix::fs::symlink(&input, &soft).unwrap();
+    for output in [&input, &hard, &soft] {
+        for cmd in ["trace-cat", "trace-filter"] {
+            bin(cmd)
+                .args(["-t", "pjdump", "-o"])
+                .arg(output)
+                .arg(&input)
+                .assert()
+                .code(2)
+                .stderr(predicate::str::contains("would overwrite the input"));
+            assert_eq!(std::fs::read(&input).unwrap(), original, "{cmd} -o {output:?}");
+        }
+    }
+    // Another file is written as usual.
+    let other = dir.join("out.pjdump");
+    bin("trace-cat")
+        .args(["-t", "pjdump", "-o"])
+        .arg(&other)
+        .arg(&input)
+        .assert()
+        .success();
+    assert!(std::fs::metadata(&other).unwrap().len() > 0);
+}
