@@ -132,7 +132,11 @@ fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
                 .assert()
                 .code(2)
                 .stderr(predicate::str::contains("would overwrite the input"));
-            assert_eq!(std::fs::read(&input).unwrap(), original, "{cmd} -o {output:?}");
+            assert_eq!(
+                std::fs::read(&input).unwrap(),
+                original,
+                "{cmd} -o {output:?}"
+            );
         }
     }
     // Another file is written as usual.

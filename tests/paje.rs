@@ -501,3 +501,36 @@ fn other_streams_map_onto_a_valid_paje_trace() {
         );
     }
 }
+
+/// Hierarchies as deep as the trace makes them: 20,000 nested container types
+/// and containers, a state at the bottom, the outermost destroyed (every level
+/// closed) — no recursion bounded only by the input (this aborted before).
+#[test]
+fn deep_nesting_does_not_overflow_the_stack() {
+    const DEPTH: usize = 20_000;
+    let mut body = String::from("0 K0 0 K0\n");
+    for i in 1..DEPTH {
+        body.push_str(&format!("0 K{i} K{} K{i}\n", i - 1));
+    }
+    body.push_str(&format!("2 Deep K{} Deep\n", DEPTH - 1));
+    body.push_str("6 0 c0 K0 0 c0\n");
+    for i in 1..DEPTH {
+        body.push_str(&format!("6 0 c{i} K{i} c{} c{i}\n", i - 1));
+    }
+    body.push_str(&format!("11 1 c{} Deep busy\n7 2 K0 c0\n", DEPTH - 1));
+    let header = std::fs::read_to_string(data("paje/header.paje")).unwrap();
+    let dir = scratch("paje_deep_nesting");
+    let file = dir.join("deep.paje");
+    std::fs::write(&file, format!("{header}{body}")).unwrap();
+    let out = bin("trace-cat")
+        .arg("--spans")
+        .arg(&file)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let destroyed = text.lines().filter(|l| l.starts_with("destroy\t")).count();
+    assert_eq!(destroyed, DEPTH);
+    let state = text.lines().find(|l| l.starts_with("state\t")).unwrap();
+    assert_eq!(col(state, "name"), "busy");
+    assert_eq!(col(state, "end"), "2000000000");
+}

@@ -337,19 +337,34 @@ impl Sim {
     /// type, its end types) before a use at `time`.
     fn touch_type(&mut self, t: u32, time: i64, out: &mut Out) {
         let ty = &self.types[t as usize];
-        let Some(d) = ty.decl.filter(|d| d.key > time) else {
-            return;
-        };
+        // A link type's end types are container types, whose ancestors are
+        // container types too: two levels, no recursion.
+        if ty.nature == Nature::Link && ty.decl.is_some_and(|d| d.key > time) {
+            let ends = ty.ends;
+            self.touch_type_chain(ends.0, time, out);
+            self.touch_type_chain(ends.1, time, out);
+        }
+        self.touch_type_chain(t, time, out);
+    }
+
+    /// Moves the declarations of type `t` and its ancestors that come after
+    /// `time` before it, outermost first (walked in a loop: a hierarchy may be
+    /// as deep as the trace makes it).
+    fn touch_type_chain(&mut self, t: u32, time: i64, out: &mut Out) {
+        let mut chain = Vec::new();
+        let mut at = t;
         // (The root type has no declaration row.)
-        let (parent, ends, nature) = (ty.parent, ty.ends, ty.nature);
-        if parent != ROOT {
-            self.touch_type(parent, time, out);
+        while let Some(d) = self.types[at as usize].decl.filter(|d| d.key > time) {
+            chain.push((at, d));
+            let parent = self.types[at as usize].parent;
+            if parent == ROOT {
+                break;
+            }
+            at = parent;
         }
-        if nature == Nature::Link {
-            self.touch_type(ends.0, time, out);
-            self.touch_type(ends.1, time, out);
+        for &(t, d) in chain.iter().rev() {
+            self.types[t as usize].decl = Some(out.queue.lower(d, time));
         }
-        self.types[t as usize].decl = Some(out.queue.lower(d, time));
     }
 
     /// Handles an event line: checks its length, then simulates it.
@@ -1107,12 +1122,32 @@ impl Sim {
     /// closes its open states and checks its pending links. `synthetic` marks
     /// a destruction PajeNG implies rather than the trace states.
     fn close(&mut self, c: u32, time: i64, synthetic: bool, out: &mut Out) -> Result<(), String> {
-        // Children first, also those of dead containers (created under a
-        // destroyed parent, which PajeNG accepts).
-        let children = self.containers[c as usize].children.clone();
-        for child in children {
-            self.close(child, time, true, out)?;
+        // Children first (in creation order), also those of dead containers
+        // (created under a destroyed parent, which PajeNG accepts): the
+        // subtree in post-order, walked with a stack of its own, not the call
+        // stack, so no depth of nesting can overflow it. A closed container
+        // forgets its children, so no later closing walks them again.
+        let mut walk = vec![c];
+        let mut order = Vec::new();
+        while let Some(x) = walk.pop() {
+            order.push(x);
+            walk.extend(std::mem::take(&mut self.containers[x as usize].children));
         }
+        for &x in order.iter().rev() {
+            self.close_one(x, time, synthetic || x != c, out)?;
+        }
+        Ok(())
+    }
+
+    /// Closes container `c` itself (its children are closed): its open states,
+    /// its pending links, and its `destroy` row.
+    fn close_one(
+        &mut self,
+        c: u32,
+        time: i64,
+        synthetic: bool,
+        out: &mut Out,
+    ) -> Result<(), String> {
         if !self.containers[c as usize].alive && c != ROOT {
             return Ok(());
         }
