@@ -102,6 +102,8 @@ struct ContainerInfo {
     alive: bool,
     last: i64,
     slots: Vec<Slot>,
+    /// Links of this container waiting for their other half.
+    pending: u32,
 }
 
 #[derive(Debug)]
@@ -170,6 +172,11 @@ struct Sim {
     lanes: Vec<Lane>,
     lane_index: StrMap<u32>,
     pending: FastMap<String, PendingLink>,
+    /// The slots of containers with more than [`LINEAR_SLOTS`] types.
+    slot_index: FastMap<(u32, u32), u32>,
+    /// Entries of `pending` whose container is closed (with
+    /// `--ignore-incomplete-links`), swept in bulk.
+    stale: usize,
     ignore_incomplete: bool,
     lossy: u64,
     dropped: u64,
@@ -185,6 +192,9 @@ struct Sim {
 
 const ROOT: u32 = 0;
 
+/// Slots of a container found by a scan; more go through `Sim::slot_index`.
+const LINEAR_SLOTS: usize = 16;
+
 impl Sim {
     fn new(file: &str, ignore_incomplete: bool, warnings: Warnings) -> Sim {
         let mut sim = Sim {
@@ -197,6 +207,8 @@ impl Sim {
             lanes: Vec::new(),
             lane_index: StrMap::default(),
             pending: FastMap::default(),
+            slot_index: FastMap::default(),
+            stale: 0,
             ignore_incomplete,
             lossy: 0,
             dropped: 0,
@@ -225,6 +237,7 @@ impl Sim {
             alive: true,
             last: 0,
             slots: Vec::new(),
+            pending: 0,
         });
         sim.container_index.insert("0".into(), ROOT);
         sim
@@ -282,18 +295,8 @@ impl Sim {
 
     /// The slot of (container, type), checking that time does not go back.
     fn slot(&mut self, c: u32, t: u32, time: i64) -> Result<usize, String> {
+        let i = self.slot_position(c, t);
         let container = &mut self.containers[c as usize];
-        let i = match container.slots.iter().position(|s| s.type_ == t) {
-            Some(i) => i,
-            None => {
-                container.slots.push(Slot {
-                    type_: t,
-                    last: i64::MIN,
-                    ..Slot::default()
-                });
-                container.slots.len() - 1
-            }
-        };
         let slot = &mut container.slots[i];
         if time < slot.last {
             return Err(format!(
@@ -307,6 +310,35 @@ impl Sim {
         slot.last = time;
         container.last = container.last.max(time);
         Ok(i)
+    }
+
+    /// The position of the slot of (container, type) in the container's
+    /// slots, made on first use. A container has a few types as a rule, found
+    /// by a scan; past [`LINEAR_SLOTS`], through a map.
+    fn slot_position(&mut self, c: u32, t: u32) -> usize {
+        let slots = &mut self.containers[c as usize].slots;
+        let found = if slots.len() <= LINEAR_SLOTS {
+            slots.iter().position(|s| s.type_ == t)
+        } else {
+            self.slot_index.get(&(c, t)).map(|&i| i as usize)
+        };
+        if let Some(i) = found {
+            return i;
+        }
+        slots.push(Slot {
+            type_: t,
+            last: i64::MIN,
+            ..Slot::default()
+        });
+        let n = slots.len();
+        if n == LINEAR_SLOTS + 1 {
+            for (i, s) in slots.iter().enumerate() {
+                self.slot_index.insert((c, s.type_), i as u32);
+            }
+        } else if n > LINEAR_SLOTS {
+            self.slot_index.insert((c, t), (n - 1) as u32);
+        }
+        n - 1
     }
 
     /// Finds value `value` of type `t` for a use at `time`: moves its
@@ -572,6 +604,7 @@ impl Sim {
             alive: true,
             last: time,
             slots: Vec::new(),
+            pending: 0,
         });
         self.container_index.insert(id.into(), index);
         self.containers[parent as usize].children.push(index);
@@ -952,6 +985,7 @@ impl Sim {
                 p.value, p.line
             )),
             Some((spare_key, p)) => {
+                self.containers[p.container as usize].pending -= 1;
                 self.spare_strings.push(spare_key);
                 self.spare_strings.push(p.value);
                 Ok(())
@@ -969,6 +1003,7 @@ impl Sim {
                     container: c,
                 };
                 self.pending.insert(pending_key, link);
+                self.containers[c as usize].pending += 1;
                 Ok(())
             }
         }
@@ -1191,6 +1226,23 @@ impl Sim {
     /// Links of container `c` still waiting for their other half: an error, or
     /// (with `--ignore-incomplete-links`) a count.
     fn check_pending(&mut self, c: u32) -> Result<(), String> {
+        let count = self.containers[c as usize].pending;
+        if count == 0 {
+            return Ok(());
+        }
+        if self.ignore_incomplete {
+            // Left in the map (the container is dead, so nothing can match
+            // them) and swept once they are half of it: linear in all.
+            self.ignored_links += u64::from(count);
+            self.stale += count as usize;
+            if self.stale > 1024 && 2 * self.stale > self.pending.len() {
+                let containers = &self.containers;
+                self.pending
+                    .retain(|_, p| p.container != c && containers[p.container as usize].alive);
+                self.stale = 0;
+            }
+            return Ok(());
+        }
         let mut incomplete: Vec<(u64, String)> = self
             .pending
             .iter()
@@ -1201,11 +1253,6 @@ impl Sim {
             return Ok(());
         }
         incomplete.sort();
-        if self.ignore_incomplete {
-            self.ignored_links += incomplete.len() as u64;
-            self.pending.retain(|_, p| p.container != c);
-            return Ok(());
-        }
         let (line, key) = &incomplete[0];
         Err(format!(
             "incomplete link: key `{key}` (line {line}) has no {} when container `{}` ends{}; use --ignore-incomplete-links to keep such halves unmatched",
