@@ -141,23 +141,33 @@ pub fn names(readable: bool) -> Vec<&'static str> {
         .collect()
 }
 
-/// Recognises the format of `input`: by content first, then by extension.
+/// How much of an input detection reads at most before it decides by the
+/// extension (or fails).
+pub const DETECTION_LIMIT: usize = 64 * 1024;
+
+/// Recognises the format of `input`: by content first, then by extension. On
+/// a pipe the content arrives in pieces, so detection reads until a sniffer
+/// claims it, the input ends, or [`DETECTION_LIMIT`] bytes have come.
 pub fn detect(input: &mut Input) -> Result<&'static Format> {
     let is_dir = input.reader.is_none();
     let extension = input.extension();
     let entries = input.entries()?;
-    let head = input.peek()?;
-    let probe = Probe {
-        head,
-        extension: extension.as_deref(),
-        is_dir,
-        entries: &entries,
-    };
     let readable = || FORMATS.iter().filter(|f| f.reader.is_some());
-    if let Some(f) = readable().find(|f| (f.sniff)(&probe)) {
-        return Ok(f);
+    loop {
+        let probe = Probe {
+            head: input.head(),
+            extension: extension.as_deref(),
+            is_dir,
+            entries: &entries,
+        };
+        if let Some(f) = readable().find(|f| (f.sniff)(&probe)) {
+            return Ok(f);
+        }
+        if input.head().len() >= DETECTION_LIMIT || !input.read_more()? {
+            break;
+        }
     }
-    if let Some(ext) = probe.extension {
+    if let Some(ext) = extension.as_deref() {
         if let Some(f) = readable().find(|f| f.extensions.contains(&ext)) {
             return Ok(f);
         }
@@ -172,7 +182,7 @@ pub fn detect(input: &mut Input) -> Result<&'static Format> {
             ),
         ));
     }
-    if head.is_empty() {
+    if input.head().is_empty() {
         // An empty input is an empty stream, whatever its name.
         return by_name("tsv");
     }

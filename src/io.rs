@@ -30,6 +30,11 @@ pub struct Input {
     pub path: Option<PathBuf>,
     /// The byte stream; `None` for a directory.
     pub reader: Option<Box<dyn BufRead>>,
+    /// Bytes taken from `reader` to recognise the format; the reader given
+    /// out by [`Input::into_reader`] starts with them.
+    head: Vec<u8>,
+    /// The stream ended while filling `head`.
+    ended: bool,
 }
 
 impl Input {
@@ -44,6 +49,8 @@ impl Input {
                 name: "<stdin>".to_string(),
                 path: None,
                 reader: Some(Box::new(BufReader::with_capacity(BUFFER_SIZE, reader))),
+                head: Vec::new(),
+                ended: false,
             });
         }
         let path = PathBuf::from(arg);
@@ -53,6 +60,8 @@ impl Input {
                 name: arg.to_string(),
                 path: Some(path),
                 reader: None,
+                head: Vec::new(),
+                ended: true,
             });
         }
         let file = File::open(&path).map_err(|e| Error::io(arg, e))?;
@@ -64,15 +73,40 @@ impl Input {
             name: arg.to_string(),
             path: Some(path),
             reader: Some(Box::new(BufReader::with_capacity(BUFFER_SIZE, reader))),
+            head: Vec::new(),
+            ended: false,
         })
     }
 
-    /// The first bytes of the input without consuming them (empty for a directory).
-    pub fn peek(&mut self) -> Result<&[u8]> {
-        match &mut self.reader {
-            Some(r) => r.fill_buf().map_err(|e| Error::io(self.name.clone(), e)),
-            None => Ok(&[]),
+    /// The bytes read so far to recognise the format (empty for a directory).
+    pub fn head(&self) -> &[u8] {
+        &self.head
+    }
+
+    /// Reads more of the input into [`Input::head`]: one read, as much as
+    /// arrived (a pipe delivers what its writer wrote so far). False when
+    /// nothing more can come: the input ended, or it is a directory.
+    pub fn read_more(&mut self) -> Result<bool> {
+        let Some(reader) = self.reader.as_mut().filter(|_| !self.ended) else {
+            return Ok(false);
+        };
+        let got = loop {
+            match reader.fill_buf() {
+                Ok(bytes) => break bytes.len(),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Error::io(self.name.clone(), e)),
+            }
+        };
+        if got == 0 {
+            self.ended = true;
+            return Ok(false);
         }
+        let bytes = reader
+            .fill_buf()
+            .map_err(|e| Error::io(self.name.clone(), e))?;
+        self.head.extend_from_slice(bytes);
+        reader.consume(got);
+        Ok(true)
     }
 
     /// The names of a directory's entries, sorted (empty for anything else).
@@ -101,7 +135,11 @@ impl Input {
     /// Takes the byte stream out, or fails for a directory.
     pub fn into_reader(self) -> Result<(String, Box<dyn BufRead>)> {
         match self.reader {
-            Some(r) => Ok((self.name, r)),
+            Some(r) if self.head.is_empty() => Ok((self.name, r)),
+            Some(r) => {
+                let replay = io::Cursor::new(self.head).chain(r);
+                Ok((self.name, Box::new(replay)))
+            }
             None => Err(Error::Usage(format!(
                 "{}: is a directory, not a stream of this format",
                 self.name

@@ -149,3 +149,65 @@ fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
         .success();
     assert!(std::fs::metadata(&other).unwrap().len() > 0);
 }
+
+/// Writes `text` to the command's stdin in two pieces with a pause between,
+/// as a slow producer on a pipe does, and returns its output.
+fn through_slow_pipe(cmd: &str, text: &str, cut: usize) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin(cmd))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&text.as_bytes()[..cut]).unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    stdin.write_all(&text.as_bytes()[cut..]).unwrap();
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn detection_on_a_pipe_waits_for_enough_input() {
+    // A Pajé trace whose first line (a comment) arrives alone.
+    let paje = std::fs::read_to_string(data("paje/sample.paje")).unwrap();
+    let first_line = paje.find('\n').unwrap() + 1;
+    let out = through_slow_pipe("trace-cat", &paje, first_line);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let whole = bin("trace-cat")
+        .arg(data("paje/sample.paje"))
+        .output()
+        .unwrap();
+    let strip_source = |b: &[u8]| {
+        String::from_utf8_lossy(b)
+            .lines()
+            .filter(|l| !l.starts_with("meta\t\t\t\t\tsource\t"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(strip_source(&out.stdout), strip_source(&whole.stdout));
+    // A stream whose header is cut in the middle, with an extra column whose
+    // name has capitals and a dash.
+    let header = format!("{}\tRank-ID", common::HEADER);
+    let format_row = "meta\t\t\t\t\tformat\t\t\t\t\t\t\ttracepipe-stream/1\t\t\t";
+    let stream = format!("{header}\n{format_row}\ncontainer\t\t\tr0\t\t\t\t\t\t\t\t\t\t\t\t7\n");
+    let out = through_slow_pipe("trace-cat", &stream, 10);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with(&header), "{text}");
+    assert!(
+        text.contains("container\t\t\tr0\t") && text.trim_end().ends_with("\t7"),
+        "{text}"
+    );
+}

@@ -10,16 +10,13 @@ use crate::number::{parse_int, parse_uint, push_int, push_uint};
 use crate::pipe::{Probe, ReadOptions, RecordSink, RecordSource, WriteOptions};
 use crate::record::{Column, Kind, Record, COLUMNS, FORMAT_VERSION, META_FORMAT};
 
-/// True when the first line is a stream header: tab-separated column names, one
-/// of them `kind`.
+/// True when the first line is a stream header: tab-separated column names
+/// (any printable text without spaces, as extra columns may be named), one of
+/// them `kind`.
 pub fn sniff(p: &Probe) -> bool {
     let first = p.head.split(|&b| b == b'\n').next().unwrap_or_default();
     let first = first.strip_suffix(b"\r").unwrap_or(first);
-    let is_name = |c: &[u8]| {
-        !c.is_empty()
-            && c.iter()
-                .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.')
-    };
+    let is_name = |c: &[u8]| !c.is_empty() && c.iter().all(|&b| b > b' ' && b != 0x7f);
     let mut cols = first.split(|&b| b == b'\t');
     cols.clone().all(is_name) && cols.any(|c| c == b"kind")
 }
