@@ -263,6 +263,11 @@ impl<'e> Pipeline<'e> {
             format: env.format_options.clone(),
             warnings: env.warnings.clone(),
         };
+        if args.inputs.iter().filter(|i| *i == "-").count() > 1 {
+            return Err(Error::Usage(
+                "standard input (`-`) is named more than once; it can be read only once".into(),
+            ));
+        }
         let mut sources = Vec::with_capacity(args.inputs.len());
         let mut used = Vec::new();
         for arg in &args.inputs {
@@ -365,7 +370,7 @@ impl Progress {
     fn report(&mut self, rows: Option<u64>) {
         let Some(rows) = rows else {
             if self.drawn {
-                eprint!("\r{:60}\r", "");
+                to_stderr(format_args!("\r{:60}\r", ""));
                 self.drawn = false;
             }
             return;
@@ -377,9 +382,20 @@ impl Progress {
         self.last_draw = now;
         let secs = now.duration_since(self.started).as_secs_f64().max(1e-9);
         let mb = self.bytes.get() as f64 / 1e6;
-        eprint!("\r{rows} rows, {mb:.1} MB read, {:.0} MB/s   ", mb / secs);
+        to_stderr(format_args!(
+            "\r{rows} rows, {mb:.1} MB read, {:.0} MB/s   ",
+            mb / secs
+        ));
         self.drawn = true;
     }
+}
+
+/// Writes to stderr; a stderr that cannot be written (a full disk, a closed
+/// descriptor) must not stop the command or lose its output, so failures are
+/// ignored.
+fn to_stderr(text: std::fmt::Arguments) {
+    use std::io::Write as _;
+    let _ = std::io::stderr().write_fmt(text);
 }
 
 /// Runs a command's `main`: parses arguments with the format options added
@@ -389,13 +405,14 @@ pub fn run_main<A: CommandFactory + FromArgMatches>(
     name: &'static str,
     run: fn(A, &Env) -> Result<()>,
 ) -> ExitCode {
+    crate::io::probe_stdout();
     let matches = command::<A>().get_matches();
     let args = A::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let quiet = matches.try_get_one::<bool>("quiet").ok().flatten() == Some(&true);
     let warnings = if quiet {
         Warnings::default()
     } else {
-        Warnings::new(move |w| eprintln!("{name}: warning: {w}"))
+        Warnings::new(move |w| to_stderr(format_args!("{name}: warning: {w}\n")))
     };
     let env = Env {
         warnings,
@@ -407,11 +424,11 @@ pub fn run_main<A: CommandFactory + FromArgMatches>(
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(Error::Usage(msg)) => {
-            eprintln!("{name}: error: {msg}");
+            to_stderr(format_args!("{name}: error: {msg}\n"));
             ExitCode::from(2)
         }
         Err(e) => {
-            eprintln!("{name}: error: {e}");
+            to_stderr(format_args!("{name}: error: {e}\n"));
             ExitCode::FAILURE
         }
     }

@@ -196,6 +196,39 @@ fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
     false
 }
 
+/// Whether standard output was a closed descriptor (`cmd >&-`) when the
+/// command started (see [`probe_stdout`]).
+static STDOUT_CLOSED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+/// Notes whether standard output was closed when the program started; the
+/// command layer calls it first. Rust's runtime reopens a closed standard
+/// descriptor on `/dev/null` (read-write, which no shell redirection does), so
+/// writing to it would succeed and the command end with success having
+/// written nothing.
+pub fn probe_stdout() {
+    #[cfg(target_os = "linux")]
+    let closed = std::fs::read_link("/proc/self/fd/1").is_ok_and(|p| p == Path::new("/dev/null"))
+        && std::fs::read_to_string("/proc/self/fdinfo/1").is_ok_and(|info| {
+            info.lines()
+                .find_map(|l| l.strip_prefix("flags:"))
+                .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+                .is_some_and(|flags| flags & 0o3 == 0o2)
+        });
+    #[cfg(not(target_os = "linux"))]
+    let closed = false;
+    let _ = STDOUT_CLOSED.set(closed);
+}
+
+fn check_stdout_is_open() -> Result<()> {
+    if STDOUT_CLOSED.get() == Some(&true) {
+        return Err(Error::io(
+            "<stdout>",
+            io::Error::new(io::ErrorKind::NotConnected, "standard output is closed"),
+        ));
+    }
+    Ok(())
+}
+
 /// Opens the output: a file for `Some(path)` (other than `-`), else standard output,
 /// buffered. Line-buffered output flushes after every line (for live pipes).
 pub fn open_output(path: Option<&str>, line_buffered: bool) -> Result<Output> {
@@ -204,7 +237,10 @@ pub fn open_output(path: Option<&str>, line_buffered: bool) -> Result<Output> {
             let f = File::create(p).map_err(|e| Error::io(p, e))?;
             (p.to_string(), Box::new(f))
         }
-        _ => ("<stdout>".to_string(), Box::new(io::stdout())),
+        _ => {
+            check_stdout_is_open()?;
+            ("<stdout>".to_string(), Box::new(io::stdout()))
+        }
     };
     Ok(Output {
         name,

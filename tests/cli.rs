@@ -211,3 +211,126 @@ fn detection_on_a_pipe_waits_for_enough_input() {
         "{text}"
     );
 }
+
+/// Edges that panicked or passed silently: each is now a located error, or
+/// works.
+#[test]
+fn edges_are_errors_not_panics_or_silence() {
+    let dir = scratch("edges");
+    let usage = |args: &[&str], input: &str, msg: &str| {
+        bin("trace-cat")
+            .args(args)
+            .write_stdin(input.to_string())
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(msg));
+    };
+    usage(
+        &[
+            "-t",
+            "pjdump",
+            "--precision",
+            "65536",
+            data("paje/sample.paje").to_str().unwrap(),
+        ],
+        "",
+        "--precision 65536: at most 30 decimals",
+    );
+    usage(
+        &["-", "-"],
+        "",
+        "standard input (`-`) is named more than once",
+    );
+    let data_error = |file: &std::path::Path, text: &str, msg: &str| {
+        std::fs::write(file, text).unwrap();
+        bin("trace-cat")
+            .arg(file)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(msg));
+    };
+    // Origins too far apart to share an i64 clock.
+    let stream = |origin: &str| {
+        format!(
+            "{}\nmeta\t\t\t\t\tformat\t\t\t\t\t\t\ttracepipe-stream/1\t\t\nmeta\t\t\t\t\torigin\t\t\t\t\t\t\t{origin}\t\t\n",
+            common::HEADER
+        )
+    };
+    let far = dir.join("far.tsv");
+    std::fs::write(&far, stream("9223372036854775807")).unwrap();
+    let near = dir.join("near.tsv");
+    std::fs::write(&near, stream("-10")).unwrap();
+    bin("trace-cat")
+        .arg(&near)
+        .arg(&far)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "is too far from the earliest origin",
+        ));
+    // A TRACE offset beyond the range of the origin.
+    data_error(
+        &dir.join("o.etf"),
+        "TU NANOSECONDS\nO 9223372036854775\n",
+        "o.etf:2: offset `9223372036854775` ms is beyond the range",
+    );
+    // JSON Lines with a key twice.
+    data_error(
+        &dir.join("dup.jsonl"),
+        "{\"kind\":\"meta\",\"name\":\"format\",\"value\":\"tracepipe-stream/1\"}\n{\"kind\":\"meta\",\"name\":\"a\",\"name\":\"b\"}\n",
+        "dup.jsonl:2: key `name` appears twice",
+    );
+    // A header name with a backslash keeps its spelling pass after pass.
+    let header = dir.join("h.tsv");
+    std::fs::write(
+        &header,
+        "kind\tname\tvalue\ta\\\\b\nmeta\tformat\ttracepipe-stream/1\t\nmeta\tk\tv\tx\n",
+    )
+    .unwrap();
+    let once = bin("trace-cat").arg(&header).output().unwrap().stdout;
+    let twice = bin("trace-cat")
+        .write_stdin(once.clone())
+        .output()
+        .unwrap()
+        .stdout;
+    assert_eq!(once, twice);
+    assert!(String::from_utf8(once)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with("\ta\\\\b"));
+}
+
+#[test]
+fn stdout_closed_is_an_error_and_stderr_full_is_no_reason_to_stop() {
+    use std::process::{Command, Stdio};
+    // `>&-`: Rust reopens the descriptor on /dev/null, so writing "works".
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "{} examples/pingpong.tsv >&- 2>/dev/null",
+            assert_cmd::cargo::cargo_bin("trace-cat").display()
+        ))
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+    // Warnings to a full device: the output is still written in full.
+    let dir = scratch("stderr_full");
+    let file = dir.join("bad.etf");
+    std::fs::write(
+        &file,
+        "TU NANOSECONDS\nR 0 1 false ; name = r\nbogus\nE 0 5 ; name = e\n",
+    )
+    .unwrap();
+    let out = Command::new(assert_cmd::cargo::cargo_bin("trace-cat"))
+        .arg("--lenient")
+        .arg(&file)
+        .stderr(Stdio::from(std::fs::File::create("/dev/full").unwrap()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("event\t5\t"));
+}

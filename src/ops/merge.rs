@@ -138,7 +138,15 @@ fn align_origins(
     if differ {
         for (lane, origin) in lanes.iter_mut().zip(&origins) {
             match origin {
-                Some(o) => lane.shift = o - common.unwrap_or(0),
+                Some(o) => {
+                    lane.shift = o.checked_sub(common.unwrap_or(0)).ok_or_else(|| Error::Data {
+                        at: lane.source.location(),
+                        msg: format!(
+                            "origin {o} ns is too far from the earliest origin of the inputs ({} ns) to merge them on one clock",
+                            common.unwrap_or(0)
+                        ),
+                    })?
+                }
                 None => warnings.warn_at(
                     lane.source.location(),
                     "no `origin` meta row; its times are merged without alignment",

@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use super::{ATTR_OP, ATTR_OPERAND, LANE, PREFIX};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fasthash::{FastMap, StrMap};
 use crate::io::Output;
 use crate::ops::matcher::{Matcher, Unmatched};
@@ -18,6 +18,9 @@ use crate::pipe::{FormatOption, OptionValue, RecordSink, WriteOptions};
 use crate::record::{Kind, Record};
 
 const PRECISION: &str = "precision";
+/// Decimals beyond these print only zeros of a nanosecond time, or noise of a
+/// double.
+const MAX_PRECISION: u64 = 30;
 const USER_FIELDS: &str = "user-fields";
 
 /// The options of the pjdump writer.
@@ -37,7 +40,12 @@ pub const WRITE_OPTIONS: &[FormatOption] = &[
 /// Registry constructor: span builder → matcher → pj_dump printer.
 pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
     let precision = opts.format.number(PRECISION).unwrap_or(6);
-    let precision = usize::try_from(precision).unwrap_or(usize::MAX);
+    if precision > MAX_PRECISION {
+        return Err(Error::Usage(format!(
+            "--precision {precision}: at most {MAX_PRECISION} decimals (times are integer nanoseconds)"
+        )));
+    }
+    let precision = precision as usize;
     let printer = PjdumpWriter::new(out, precision, opts.format.switch(USER_FIELDS));
     let matcher = Matcher::new(printer, Unmatched::Drop, opts.warnings.clone());
     Ok(Box::new(SpanBuilder::new(matcher, opts.warnings.clone())))

@@ -169,8 +169,24 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
         let rec = self.0;
         rec.clear();
         let mut have_kind = false;
+        // Standard columns seen, one bit each; a key given twice is an error
+        // rather than the last value silently winning.
+        let mut seen = 0u32;
         while let Some(key) = map.next_key::<Text>()? {
-            match Column::from_name(&key.0) {
+            let column = Column::from_name(&key.0);
+            let again = match column {
+                Some(c) => {
+                    let bit = 1u32 << c as u32;
+                    let again = seen & bit != 0;
+                    seen |= bit;
+                    again
+                }
+                None => rec.extra.iter().any(|(n, _)| *n == key.0),
+            };
+            if again {
+                return Err(de::Error::custom(format!("key `{}` appears twice", key.0)));
+            }
+            match column {
                 Some(Column::Kind) => {
                     let k: Text = map.next_value()?;
                     rec.kind = Kind::parse(k.0.as_bytes())
@@ -200,17 +216,15 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
                 None => {
                     let raw: &RawValue = map.next_value()?;
                     let v = scalar_text(raw, &key.0)?;
-                    let name = key.0.into_owned();
-                    rec.extra.retain(|(n, _)| *n != name);
-                    if !v.is_empty() {
-                        rec.extra.push((name, v));
-                    }
+                    // Kept even when empty, so a second one is seen.
+                    rec.extra.push((key.0.into_owned(), v));
                 }
             }
         }
         if !have_kind {
             return Err(de::Error::custom("missing `kind`"));
         }
+        rec.extra.retain(|(_, v)| !v.is_empty());
         Ok(())
     }
 }

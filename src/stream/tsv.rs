@@ -59,19 +59,24 @@ impl<R: BufRead> TsvReader<R> {
             let header = line.text.strip_suffix(b"\r").unwrap_or(line.text);
             let header = std::str::from_utf8(header)
                 .map_err(|_| Error::line(name, 1, "invalid UTF-8 in the header"))?;
-            let mut seen: Vec<&str> = Vec::new();
-            for col in header.split('\t') {
+            let mut seen: Vec<String> = Vec::new();
+            for raw in header.split('\t') {
+                // Names are escaped as fields are, so they survive a round trip.
+                let mut col = String::new();
+                unescape_tsv(raw, &mut col)
+                    .map_err(|e| Error::line(name, 1, format!("column name `{raw}`: {e}")))?;
+                let col = col.as_str();
                 if col.is_empty() {
                     return Err(Error::line(name, 1, "empty column name in the header"));
                 }
-                if seen.contains(&col) {
+                if seen.iter().any(|c| c == col) {
                     return Err(Error::line(
                         name,
                         1,
                         format!("column `{col}` appears twice in the header"),
                     ));
                 }
-                seen.push(col);
+                seen.push(col.to_string());
                 targets.push(match Column::from_name(col) {
                     Some(c) => Target::Std(c),
                     None => {

@@ -400,6 +400,10 @@ fn read_trace<R: BufRead>(name: &str, inner: R, problems: &mut Problems) -> Resu
                 (None, f) if f.count == 1 && f.attrs.is_empty() => {
                     let value = f.tokens[0];
                     match value.parse::<i64>() {
+                        // The stream's origin is integer ns in an i64.
+                        Ok(ms) if ms.checked_mul(1_000_000).is_none() => Err(format!(
+                            "offset `{value}` ms is beyond the range of the stream's origin (i64 nanoseconds, about ±292 years from 1970)"
+                        )),
                         Ok(ms) if !value.starts_with('+') => {
                             trace.offset_ms = Some(ms);
                             o_line = Some(number);
