@@ -18,6 +18,17 @@ pub const BUFFER_SIZE: usize = 256 * 1024;
 /// unbounded allocation.
 pub const MAX_LINE: usize = 64 * 1024 * 1024;
 
+/// The warning of a text reader whose last line has no final newline but
+/// reads as a complete line.
+pub const CUT_WARNING: &str =
+    "the last line has no final newline: the file may have been cut (the line is complete and was read)";
+
+/// The error of a text reader whose last line has no final newline and does
+/// not read: the file was cut, most likely.
+pub fn cut_error(msg: &str) -> String {
+    format!("truncated line (no final newline): the file was cut? {msg}")
+}
+
 /// Shared count of bytes read from all inputs, for the progress indicator.
 pub type ByteCounter = Rc<Cell<u64>>;
 
@@ -302,6 +313,34 @@ impl Line<'_> {
     /// A data error located at this line.
     pub fn error(&self, msg: impl Into<String>) -> Error {
         Error::line(self.file, self.number, msg)
+    }
+
+    /// Where this line is.
+    pub fn location(&self) -> crate::error::Location {
+        crate::error::Location::Line {
+            file: self.file.to_string(),
+            line: self.number,
+        }
+    }
+
+    /// Reads the line with `parse`. A last line without its newline is read
+    /// when it parses, with a warning that the file may have been cut, and
+    /// is an error that says so when it does not.
+    pub fn read<T>(
+        &self,
+        parse: impl FnOnce(&[u8]) -> Result<T, String>,
+        warnings: &crate::error::Warnings,
+    ) -> Result<T> {
+        match parse(self.text) {
+            Ok(v) => {
+                if self.truncated {
+                    warnings.warn_at(self.location(), CUT_WARNING);
+                }
+                Ok(v)
+            }
+            Err(msg) if self.truncated => Err(self.error(cut_error(&msg))),
+            Err(msg) => Err(self.error(msg)),
+        }
     }
 }
 

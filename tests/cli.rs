@@ -334,3 +334,57 @@ fn stdout_closed_is_an_error_and_stderr_full_is_no_reason_to_stop() {
         .unwrap()
         .contains("event\t5\t"));
 }
+
+/// Every text reader: a complete last line without its newline is read with
+/// a warning; a last line that does not parse is an error saying the file was
+/// cut.
+#[test]
+fn a_last_line_without_newline_is_read_when_complete() {
+    let dir = scratch("last_line");
+    let tsv_head = format!(
+        "{}\nmeta\t\t\t\t\tformat\t\t\t\t\t\t\ttracepipe-stream/1\t\t\n",
+        common::HEADER
+    );
+    let json_head = "{\"kind\":\"meta\",\"name\":\"format\",\"value\":\"tracepipe-stream/1\"}\n";
+    let cases = [
+        (
+            "s.tsv",
+            format!("{tsv_head}meta\t\t\t\t\tk\t\t\t\t\t\t\tv\t\t"),
+            format!("{tsv_head}meta\t\t\t"),
+        ),
+        (
+            "s.jsonl",
+            format!("{json_head}{{\"kind\":\"meta\",\"name\":\"k\",\"value\":\"v\"}}"),
+            format!("{json_head}{{\"kind\":\"meta\",\"na"),
+        ),
+        (
+            "t.etf",
+            "TU NANOSECONDS\nE 0 5 ; name = k".to_string(),
+            "TU NANOSECONDS\nE 0".to_string(),
+        ),
+    ];
+    for (name, complete, cut) in cases {
+        let last = complete.lines().count();
+        let file = dir.join(name);
+        std::fs::write(&file, &complete).unwrap();
+        let out = bin("trace-cat")
+            .arg(&file)
+            .assert()
+            .success()
+            .stderr(predicate::str::contains(format!(
+                "{}:{last}: the last line has no final newline",
+                file.display()
+            )));
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert!(text.lines().any(|l| l.contains("\tk\t")), "{name}: {text}");
+        std::fs::write(&file, &cut).unwrap();
+        bin("trace-cat")
+            .arg(&file)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(format!(
+                "{}:{last}: truncated line (no final newline): the file was cut?",
+                file.display()
+            )));
+    }
+}

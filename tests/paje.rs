@@ -45,7 +45,6 @@ fn deliberate(input: &str, args: &str) -> Option<Deliberate> {
             Deliberate::Fails(":127: bad variable value `abc`")
         }
         ("time_number_formats.paje", _) => Deliberate::Fails(":122: bad time `5abc`"),
-        ("lexical_no_final_newline.paje", _) => Deliberate::Fails(":118: truncated line"),
         ("negative_times.paje", _)
         | ("time_order_only_per_container_and_type.paje", _)
         | ("multiple_files_root.trace", _) => Deliberate::Differs,
@@ -411,15 +410,31 @@ fn own_fixtures_cover_the_rejections() {
         .success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert_eq!(text.lines().filter(|l| l.starts_with("send\t")).count(), 1);
-    // A file cut in the middle of a line is an error.
-    std::fs::write(&file, with_header("11 1 t1 S abc")).unwrap();
+    // A file cut in the middle of a line is an error...
+    std::fs::write(&file, with_header("11 1 t1")).unwrap();
     bin("trace-cat")
         .arg(&file)
         .assert()
         .code(1)
         .stderr(predicate::str::contains(format!(
-            "bad.paje:{first}: truncated line"
+            "bad.paje:{first}: truncated line (no final newline): the file was cut? missing fields"
         )));
+    // ...but a complete last line, or a comment, without its newline is read,
+    // with a warning (as PajeNG reads it).
+    for (last, rows) in [("11 1 t1 S abc", 1), ("# the end", 0)] {
+        std::fs::write(&file, with_header(last)).unwrap();
+        let out = bin("trace-cat")
+            .arg("--spans")
+            .arg(&file)
+            .assert()
+            .success()
+            .stderr(predicate::str::contains(format!(
+                "bad.paje:{first}: the last line has no final newline: the file may have been cut"
+            )));
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        let states = text.lines().filter(|l| l.starts_with("state\t")).count();
+        assert_eq!(states, rows, "{last}");
+    }
 }
 
 #[test]

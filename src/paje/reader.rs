@@ -17,7 +17,7 @@ use super::{
 use crate::decimal::Decimal;
 use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::{FastMap, StrMap};
-use crate::io::{Input, LineReader};
+use crate::io::{cut_error, Input, LineReader, CUT_WARNING};
 use crate::ops::reorder::{RowQueue, Ticket};
 use crate::pipe::{FormatOption, OptionValue, ReadOptions, RecordSource};
 use crate::record::{flags, Kind, Record};
@@ -1399,6 +1399,8 @@ pub struct PajeReader<R> {
     words: Vec<(usize, usize)>,
     word_buf: Vec<&'static str>,
     done: bool,
+    /// The last line, when it has no final newline.
+    cut: Option<u64>,
 }
 
 /// Default number of rows the reorder buffer holds.
@@ -1434,6 +1436,7 @@ impl<R: BufRead> PajeReader<R> {
             words: Vec::new(),
             word_buf: Vec::new(),
             done: false,
+            cut: None,
         }
     }
 
@@ -1444,8 +1447,9 @@ impl<R: BufRead> PajeReader<R> {
         };
         let number = line.number;
         self.queue.set_mark(number);
-        if line.truncated && !line.text.iter().all(u8::is_ascii_whitespace) {
-            return Err(line.error("truncated line (no final newline): the file was cut"));
+        let cut = line.truncated && !line.text.iter().all(u8::is_ascii_whitespace);
+        if cut {
+            self.cut = Some(number);
         }
         split_words(line.text, &mut self.words);
         if self.words.is_empty() {
@@ -1486,12 +1490,15 @@ impl<R: BufRead> PajeReader<R> {
         };
         words.clear();
         self.word_buf = words.into_iter().map(|_| "").collect();
-        result.map_err(|msg| line.error(msg))?;
+        result.map_err(|msg| line.error(if cut { cut_error(&msg) } else { msg }))?;
         Ok(true)
     }
 
     fn finish(&mut self) -> Result<()> {
         let sim = &mut self.sim;
+        if let Some(line) = self.cut {
+            sim.warn(line, CUT_WARNING.to_string());
+        }
         if let Some((id, line)) = self.catalogue.open() {
             let msg = format!(
                 "the definition of event {id} is never closed (no `%EndEventDef`); ignored"

@@ -9,7 +9,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::{is_json_number, StreamCheck, Verdict};
-use crate::error::{Location, Result};
+use crate::error::{Location, Result, Warnings};
 use crate::io::{Input, LineReader, Output};
 use crate::number::{push_int, push_uint};
 use crate::pipe::{Probe, ReadOptions, RecordSink, RecordSource, WriteOptions};
@@ -21,9 +21,11 @@ pub fn sniff(p: &Probe) -> bool {
 }
 
 /// Registry constructor for [`JsonlReader`].
-pub fn open_reader(input: Input, _: &ReadOptions) -> Result<Box<dyn RecordSource>> {
+pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
     let (name, reader) = input.into_reader()?;
-    Ok(Box::new(JsonlReader::new(&name, reader)))
+    Ok(Box::new(
+        JsonlReader::new(&name, reader).with_warnings(opts.warnings.clone()),
+    ))
 }
 
 /// Registry constructor for [`JsonlWriter`].
@@ -36,6 +38,7 @@ pub fn open_writer(out: Output, _: &WriteOptions) -> Result<Box<dyn RecordSink +
 pub struct JsonlReader<R> {
     lines: LineReader<R>,
     check: StreamCheck,
+    warnings: Warnings,
 }
 
 impl<R: BufRead> JsonlReader<R> {
@@ -44,7 +47,14 @@ impl<R: BufRead> JsonlReader<R> {
         JsonlReader {
             lines: LineReader::new(name, inner),
             check: StreamCheck::default(),
+            warnings: Warnings::default(),
         }
+    }
+
+    /// Reports warnings (a last line without its newline) to `warnings`.
+    pub fn with_warnings(mut self, warnings: Warnings) -> Self {
+        self.warnings = warnings;
+        self
     }
 }
 
@@ -58,12 +68,7 @@ impl<R: BufRead> RecordSource for JsonlReader<R> {
             if line.text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            if line.truncated {
-                return Err(located(
-                    "truncated row (no final newline): the input was cut".into(),
-                ));
-            }
-            parse_line(line.text, rec).map_err(located)?;
+            line.read(|text| parse_line(text, rec), &self.warnings)?;
             match self.check.check(rec).map_err(located)? {
                 Verdict::Keep => return Ok(true),
                 Verdict::Consumed => continue,

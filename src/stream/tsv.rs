@@ -4,7 +4,7 @@ use std::io::BufRead;
 
 use super::{escape_tsv, scan_row, unescape_tsv};
 use super::{StreamCheck, Verdict};
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Location, Result, Warnings};
 use crate::io::{Input, LineReader, Output};
 use crate::number::{parse_int, parse_uint, push_int, push_uint};
 use crate::pipe::{Probe, ReadOptions, RecordSink, RecordSource, WriteOptions};
@@ -22,9 +22,11 @@ pub fn sniff(p: &Probe) -> bool {
 }
 
 /// Registry constructor for [`TsvReader`].
-pub fn open_reader(input: Input, _: &ReadOptions) -> Result<Box<dyn RecordSource>> {
+pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
     let (name, reader) = input.into_reader()?;
-    Ok(Box::new(TsvReader::new(&name, reader)?))
+    Ok(Box::new(
+        TsvReader::new(&name, reader)?.with_warnings(opts.warnings.clone()),
+    ))
 }
 
 /// Registry constructor for [`TsvWriter`].
@@ -44,6 +46,7 @@ pub struct TsvReader<R> {
     lines: LineReader<R>,
     parser: RowParser,
     check: StreamCheck,
+    warnings: Warnings,
 }
 
 impl<R: BufRead> TsvReader<R> {
@@ -108,7 +111,14 @@ impl<R: BufRead> TsvReader<R> {
                 ends: Vec::with_capacity(32),
             },
             check: StreamCheck::default(),
+            warnings: Warnings::default(),
         })
+    }
+
+    /// Reports warnings (a last line without its newline) to `warnings`.
+    pub fn with_warnings(mut self, warnings: Warnings) -> Self {
+        self.warnings = warnings;
+        self
     }
 }
 
@@ -273,12 +283,8 @@ impl<R: BufRead> RecordSource for TsvReader<R> {
                 return Ok(false);
             };
             let located = |msg: String| line.error(msg);
-            if line.truncated {
-                return Err(located(
-                    "truncated row (no final newline): the input was cut".into(),
-                ));
-            }
-            self.parser.parse(line.text, rec).map_err(located)?;
+            let parser = &mut self.parser;
+            line.read(|text| parser.parse(text, rec), &self.warnings)?;
             match self.check.check(rec).map_err(located)? {
                 Verdict::Keep => return Ok(true),
                 Verdict::Consumed => continue,

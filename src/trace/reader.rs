@@ -15,7 +15,7 @@ use super::{
 use crate::decimal::Decimal;
 use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::FastMap;
-use crate::io::{Input, LineReader};
+use crate::io::{cut_error, Input, LineReader, CUT_WARNING};
 use crate::pipe::{ReadOptions, RecordSource};
 use crate::record::{decode_attr_part, encode_attr_part, flags, Kind, Record, META_ORIGIN};
 
@@ -365,6 +365,7 @@ fn read_trace<R: BufRead>(name: &str, inner: R, problems: &mut Problems) -> Resu
     let mut tu_line: Option<u64> = None;
     let mut o_line: Option<u64> = None;
     let mut lines = LineReader::new(name, inner);
+    let mut cut = None;
     while let Some(line) = lines.next_located()? {
         let number = line.number;
         let mut bytes = line.text;
@@ -373,11 +374,7 @@ fn read_trace<R: BufRead>(name: &str, inner: R, problems: &mut Problems) -> Resu
         }
         let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         if line.truncated {
-            return Err(Error::line(
-                name,
-                number,
-                "truncated line (no final newline): the file was cut",
-            ));
+            cut = Some(number);
         }
         let Ok(text) = std::str::from_utf8(bytes) else {
             problems.report(number, "invalid UTF-8: TRACE files are UTF-8 text".into())?;
@@ -432,8 +429,12 @@ fn read_trace<R: BufRead>(name: &str, inner: R, problems: &mut Problems) -> Resu
             )),
         };
         if let Err(msg) = outcome {
+            let msg = if cut.is_some() { cut_error(&msg) } else { msg };
             problems.report(number, msg)?;
         }
+    }
+    if let Some(line) = cut {
+        problems.warn(line, CUT_WARNING);
     }
     Ok(trace)
 }
