@@ -16,6 +16,7 @@ complete -c trace-cat -l reorder-window -d 'Rows held to put events of different
 complete -c trace-cat -l precision -d 'Decimals of times and values (pj_dump\'s -l; default 6)' -r
 complete -c trace-cat -l lenient -d 'Skip invalid lines of text traces with a warning each (and a count at the end) instead of stopping at the first one'
 complete -c trace-cat -s q -l quiet -d 'Print no warnings'
+complete -c trace-cat -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'
 complete -c trace-cat -l json -d 'Write the stream as JSON Lines (same as `-t jsonl`)'
 complete -c trace-cat -l no-header -d 'Leave out the TSV header line (for tools that want bare rows)'
 complete -c trace-cat -l line-buffered -d 'Flush after every row (for following a live trace)'

@@ -38,6 +38,7 @@ complete -c trace-filter -l reorder-window -d 'Rows held to put events of differ
 complete -c trace-filter -l precision -d 'Decimals of times and values (pj_dump\'s -l; default 6)' -r
 complete -c trace-filter -l lenient -d 'Skip invalid lines of text traces with a warning each (and a count at the end) instead of stopping at the first one'
 complete -c trace-filter -s q -l quiet -d 'Print no warnings'
+complete -c trace-filter -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'
 complete -c trace-filter -l json -d 'Write the stream as JSON Lines (same as `-t jsonl`)'
 complete -c trace-filter -l no-header -d 'Leave out the TSV header line (for tools that want bare rows)'
 complete -c trace-filter -l line-buffered -d 'Flush after every row (for following a live trace)'

@@ -46,6 +46,33 @@ pub struct InputArgs {
     /// Print no warnings.
     #[arg(short = 'q', long)]
     pub quiet: bool,
+
+    /// Put each input's file name before its locations (`a.etf/R0`), to
+    /// merge traces whose location names collide (references from one input
+    /// to another's locations then no longer resolve).
+    #[arg(long)]
+    pub prefix_inputs: bool,
+}
+
+impl InputArgs {
+    /// The prefix of each input's locations for `--prefix-inputs`: its file
+    /// name, or its whole path where two names are alike.
+    fn prefixes(&self) -> Vec<String> {
+        let name = |arg: &String| {
+            std::path::Path::new(arg)
+                .file_name()
+                .map_or(arg.clone(), |n| n.to_string_lossy().into_owned())
+        };
+        let names: Vec<String> = self.inputs.iter().map(name).collect();
+        names
+            .iter()
+            .zip(&self.inputs)
+            .map(|(n, arg)| {
+                let alike = names.iter().filter(|m| *m == n).count() > 1;
+                format!("{}/", if alike { arg } else { n })
+            })
+            .collect()
+    }
 }
 
 /// Output options of every command that writes a record stream or a trace.
@@ -278,10 +305,14 @@ impl<'e> Pipeline<'e> {
             sources.push(open(input, &opts)?);
         }
         check_options_apply(env, &used, true)?;
-        let source: Box<dyn RecordSource> = if sources.len() == 1 {
+        let source: Box<dyn RecordSource> = if sources.len() == 1 && !args.prefix_inputs {
             sources.pop().expect("one source")
         } else {
-            Box::new(Merger::new(sources, &env.warnings)?)
+            let merger = Merger::new(sources, &env.warnings)?;
+            match args.prefix_inputs {
+                true => Box::new(merger.with_prefixes(args.prefixes())),
+                false => Box::new(merger),
+            }
         };
         Ok(Pipeline {
             source,

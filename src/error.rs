@@ -53,6 +53,8 @@ impl Location {
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            // Line 0: the input as a whole (rows made from no one line).
+            Location::Line { file, line: 0 } => write!(f, "{file}"),
             Location::Line { file, line } => write!(f, "{file}:{line}"),
             Location::Offset { file, offset } => write!(f, "{file}: byte {offset}"),
             Location::Event { file, index } => write!(f, "{file}: event {index}"),

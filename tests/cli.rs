@@ -388,3 +388,52 @@ fn a_last_line_without_newline_is_read_when_complete() {
             )));
     }
 }
+
+/// Inputs that name different locations alike are an error naming both, and
+/// `--prefix-inputs` keeps them apart; the same location declared alike by
+/// two inputs (per-rank files of one run) is fine.
+#[test]
+fn colliding_locations_across_inputs() {
+    let dir = scratch("collisions");
+    let a = dir.join("a.etf");
+    let b = dir.join("b.etf");
+    std::fs::write(
+        &a,
+        "TU NANOSECONDS\nR 0 1 false ; name = irq\nC 0 0 5 0 1 ; task = x\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &b,
+        "TU NANOSECONDS\nR 0 2 false ; name = core0\nC 0 0 7 0 1 ; task = y\n",
+    )
+    .unwrap();
+    bin("trace-cat")
+        .arg(&a)
+        .arg(&b)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(format!(
+            "{}:2: location `R0` is declared here as `core0` (resource) and by {} as `irq`",
+            b.display(),
+            a.display()
+        )));
+    let out = bin("trace-cat")
+        .arg("--prefix-inputs")
+        .arg(&a)
+        .arg(&b)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let locs: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("claim\t"))
+        .map(|l| common::col(l, "loc"))
+        .collect();
+    assert_eq!(locs, ["a.etf/R0", "b.etf/R0"]);
+    // The same declaration in two inputs is one location.
+    bin("trace-cat")
+        .arg("examples/pingpong.tsv")
+        .arg("examples/pingpong.tsv")
+        .assert()
+        .success();
+}

@@ -9,6 +9,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::error::{Error, Location, Result, Warnings};
+use crate::fasthash::FastMap;
 use crate::pipe::RecordSource;
 use crate::record::{Kind, Record, META_ORIGIN};
 
@@ -34,6 +35,19 @@ pub struct Merger {
     refill: Option<usize>,
     last: Option<usize>,
     extra: Vec<String>,
+    /// Each location declared so far: the input that declared it, and its
+    /// type, name and parent, so another input declaring it differently is
+    /// caught. Memory: one entry per location.
+    declared: FastMap<String, Declaration>,
+    /// Prefixes put before each input's locations (`--prefix-inputs`).
+    prefixes: Option<Vec<String>>,
+}
+
+struct Declaration {
+    lane: usize,
+    cat: String,
+    name: String,
+    peer: String,
 }
 
 impl Merger {
@@ -87,7 +101,47 @@ impl Merger {
             refill: None,
             last: None,
             extra,
+            declared: FastMap::default(),
+            prefixes: None,
         })
+    }
+
+    /// Puts `prefixes[i]` before the `loc` and `peer` of every row of input
+    /// `i`, so inputs whose location names collide stay apart.
+    pub fn with_prefixes(mut self, prefixes: Vec<String>) -> Merger {
+        self.prefixes = Some(prefixes);
+        self
+    }
+
+    /// Checks that a location another input declared too is the same one.
+    fn check_declaration(&mut self, rec: &Record, lane: usize) -> Result<()> {
+        match self.declared.get(&rec.loc) {
+            None => {
+                let declaration = Declaration {
+                    lane,
+                    cat: rec.cat.clone(),
+                    name: rec.name.clone(),
+                    peer: rec.peer.clone(),
+                };
+                self.declared.insert(rec.loc.clone(), declaration);
+                Ok(())
+            }
+            Some(d) if d.lane == lane || (d.cat == rec.cat && d.name == rec.name && d.peer == rec.peer) => {
+                Ok(())
+            }
+            Some(d) => Err(Error::Data {
+                at: self.lanes[lane].source.location(),
+                msg: format!(
+                    "location `{}` is declared here as `{}` ({}) and by {} as `{}` ({}): the inputs name different locations alike; --prefix-inputs keeps each input's apart",
+                    rec.loc,
+                    rec.name,
+                    rec.cat,
+                    self.lanes[d.lane].source.location().file(),
+                    d.name,
+                    d.cat
+                ),
+            }),
+        }
     }
 }
 
@@ -200,6 +254,16 @@ impl RecordSource for Merger {
         std::mem::swap(rec, &mut self.lanes[i].head);
         self.refill = Some(i);
         self.last = Some(i);
+        if let Some(prefix) = self.prefixes.as_ref().map(|p| &p[i]) {
+            for text in [&mut rec.loc, &mut rec.peer] {
+                if !text.is_empty() {
+                    text.insert_str(0, prefix);
+                }
+            }
+        }
+        if rec.kind == Kind::Container && self.lanes.len() > 1 {
+            self.check_declaration(rec, i)?;
+        }
         Ok(true)
     }
 

@@ -882,7 +882,8 @@ pub struct TraceReader {
     name: String,
     trace: Trace,
     /// Meta and container rows first, then the elements by completion time.
-    prelude: std::vec::IntoIter<Record>,
+    /// With the line each row comes from (0: the file as a whole).
+    prelude: std::vec::IntoIter<(Record, u64)>,
     order: std::vec::IntoIter<(i64, u32)>,
     line: u64,
 }
@@ -952,20 +953,18 @@ fn name_of(encoded: &str, out: &mut String) {
     }
 }
 
-fn prelude(name: &str, trace: &Trace) -> Vec<Record> {
+fn prelude(name: &str, trace: &Trace) -> Vec<(Record, u64)> {
     let mut rows = vec![
-        Record::meta("source_format", "trace"),
-        Record::meta("source", name),
-        Record::meta("time_unit", UNITS[trace.unit].1),
+        (Record::meta("source_format", "trace"), 0),
+        (Record::meta("source", name), 0),
+        (Record::meta("time_unit", UNITS[trace.unit].1), 0),
     ];
     if let Some(ms) = trace.offset_ms {
-        rows.push(Record::meta(
-            META_ORIGIN,
-            &(i128::from(ms) * 1_000_000).to_string(),
-        ));
+        let origin = (i128::from(ms) * 1_000_000).to_string();
+        rows.push((Record::meta(META_ORIGIN, &origin), 0));
     }
     for (k, v) in &trace.trace_attrs {
-        rows.push(Record::meta(&format!("{META_ATTR}{k}"), v));
+        rows.push((Record::meta(&format!("{META_ATTR}{k}"), v), 0));
     }
     for r in &trace.resources {
         let mut rec = Record::new(Kind::Container);
@@ -977,7 +976,7 @@ fn prelude(name: &str, trace: &Trace) -> Vec<Record> {
             rec.push_attr(ATTR_USES_OFFSET, "true");
         }
         append_attrs(&mut rec, trace.text(r.attrs));
-        rows.push(rec);
+        rows.push((rec, r.line));
     }
     for s in trace.signals.iter().filter(|s| s.line != 0) {
         let mut rec = Record::new(Kind::Container);
@@ -985,7 +984,7 @@ fn prelude(name: &str, trace: &Trace) -> Vec<Record> {
         rec.cat.push_str("signal");
         name_of(trace.text(s.attrs), &mut rec.name);
         append_attrs(&mut rec, trace.text(s.attrs));
-        rows.push(rec);
+        rows.push((rec, s.line));
     }
     rows
 }
@@ -1002,8 +1001,9 @@ fn append_attrs(rec: &mut Record, encoded: &str) {
 
 impl RecordSource for TraceReader {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
-        if let Some(r) = self.prelude.next() {
+        if let Some((r, line)) = self.prelude.next() {
             *rec = r;
+            self.line = line;
             return Ok(true);
         }
         let Some((_, index)) = self.order.next() else {
