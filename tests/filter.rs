@@ -68,9 +68,10 @@ fn keeps_by_location_name_and_window() {
         names(&lines, "enter"),
         vec!["MPI_Send@4000", "MPI_Recv@4050"]
     );
+    // compute's leave at 4000 goes with its enter, before the window.
     assert_eq!(
         names(&lines, "leave"),
-        vec!["compute@4000", "MPI_Send@4400", "MPI_Recv@4950"]
+        vec!["MPI_Send@4400", "MPI_Recv@4950"]
     );
 }
 
@@ -180,4 +181,62 @@ fn reads_json_and_writes_json() {
         .filter(|l| l.starts_with(r#"{"kind":"send""#))
         .count();
     assert_eq!(sends, 3);
+}
+
+/// A time window keeps or drops frames whole, so `trace-cat --spans` accepts
+/// what `trace-filter --start/--end` writes (it rejected a `leave` whose
+/// `enter` fell before the window).
+#[test]
+fn a_window_keeps_frames_whole() {
+    let frame = |t0: &str, t1: &str, name: &str| {
+        [
+            row(&[
+                ("kind", "enter"),
+                ("time", t0),
+                ("loc", "p"),
+                ("name", name),
+            ]),
+            row(&[
+                ("kind", "leave"),
+                ("time", t1),
+                ("loc", "p"),
+                ("name", name),
+            ]),
+        ]
+    };
+    let mut rows = vec![row(&[("kind", "container"), ("loc", "p")])];
+    // Before the window's start, across it, inside, across its end.
+    rows.extend(frame("1", "5", "before"));
+    rows.push(row(&[
+        ("kind", "enter"),
+        ("time", "8"),
+        ("loc", "p"),
+        ("name", "across"),
+    ]));
+    rows.extend(frame("12", "14", "inside"));
+    rows.push(row(&[
+        ("kind", "leave"),
+        ("time", "15"),
+        ("loc", "p"),
+        ("name", "across"),
+    ]));
+    rows.extend(frame("18", "30", "late"));
+    let out = bin("trace-filter")
+        .args(["--start", "10", "--end", "20"])
+        .write_stdin(stream(&rows))
+        .assert()
+        .success();
+    let filtered = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let spans = bin("trace-cat")
+        .arg("--spans")
+        .write_stdin(filtered)
+        .assert()
+        .success();
+    let text = String::from_utf8(spans.get_output().stdout.clone()).unwrap();
+    let names: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("state\t"))
+        .map(|l| col(l, "name"))
+        .collect();
+    assert_eq!(names, ["inside", "late"]);
 }

@@ -20,9 +20,12 @@ Examples:
   trace-cat --spans run.paje | trace-filter -k state -v -n Idle
 
 Rows are kept whole: a complete row (state, msg, claim, ...) is kept when it
-overlaps the window, not clipped; use trace-slice to cut with history.
-`meta` rows, and the `container` rows of kept rows (with their parents), are
-always written, so the output is a valid stream. Memory: one row per container.";
+overlaps the window, not clipped. A frame (enter ... leave) goes whole with its
+enter: kept, with its leave wherever it falls, when the enter is kept; left
+out when the enter is not (before the window, say). `meta` rows, and the
+`container` rows of kept rows (with their parents), are always written, so
+the output is a valid stream. Memory: one row per container, and the open
+frames.";
 
 /// Keep the rows of a record stream that match every given condition.
 #[derive(Parser, Debug)]

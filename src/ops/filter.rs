@@ -95,15 +95,23 @@ impl Predicate {
         if matches!(rec.kind, Kind::Meta | Kind::Type) {
             return true;
         }
-        self.matches(rec) != self.invert
+        self.matches(rec, true) != self.invert
     }
 
-    fn matches(&self, rec: &Record) -> bool {
+    /// [`Predicate::selects`] without the time window.
+    pub fn selects_at_any_time(&self, rec: &Record) -> bool {
+        if matches!(rec.kind, Kind::Meta | Kind::Type) {
+            return true;
+        }
+        self.matches(rec, false) != self.invert
+    }
+
+    fn matches(&self, rec: &Record, in_window: bool) -> bool {
         (self.kinds.is_empty() || self.kinds.contains(&rec.kind))
             && (self.locs.is_empty() || self.locs.iter().any(|g| g.is_match(&rec.loc)))
             && (self.cats.is_empty() || self.cats.iter().any(|g| g.is_match(&rec.cat)))
             && self.name.as_ref().is_none_or(|re| re.is_match(&rec.name))
-            && self.window.is_none_or(|w| w.contains(rec))
+            && (!in_window || self.window.is_none_or(|w| w.contains(rec)))
             && self.attrs.iter().all(|c| match rec.attr(&c.key) {
                 Some(v) => c.value.as_ref().is_none_or(|want| *want == v),
                 None => false,
@@ -125,6 +133,9 @@ pub struct FilterSource<S> {
     due: VecDeque<(Record, u64)>,
     spare: Vec<Record>,
     mark: u64,
+    /// Per location, whether each open frame's `enter` was passed on: its
+    /// `leave` goes with it, so frames stay whole (memory: the open frames).
+    frames: FastMap<String, Vec<bool>>,
 }
 
 impl<S: RecordSource> FilterSource<S> {
@@ -137,6 +148,7 @@ impl<S: RecordSource> FilterSource<S> {
             due: VecDeque::new(),
             spare: Vec::new(),
             mark: 0,
+            frames: FastMap::default(),
         }
     }
 
@@ -186,9 +198,35 @@ impl<S: RecordSource> FilterSource<S> {
         }
     }
 
+    /// The predicate, except that a time window keeps or drops frames whole:
+    /// a `leave` whose `enter` was passed is passed wherever it falls, one
+    /// whose `enter` was dropped is dropped, so the output's stacks stay
+    /// balanced (a frame whose `enter` falls before the window is left out).
+    fn selects_frame_whole(&mut self, rec: &Record) -> bool {
+        let selected = self.predicate.selects(rec);
+        match rec.kind {
+            Kind::Enter => {
+                match self.frames.get_mut(&rec.loc) {
+                    Some(stack) => stack.push(selected),
+                    None => {
+                        self.frames.insert(rec.loc.clone(), vec![selected]);
+                    }
+                }
+                selected
+            }
+            // A `leave` without an open frame is passed on if selected, for
+            // the next stage to report.
+            Kind::Leave => match self.frames.get_mut(&rec.loc).and_then(Vec::pop) {
+                Some(entered) => entered && self.predicate.selects_at_any_time(rec),
+                None => selected,
+            },
+            _ => selected,
+        }
+    }
+
     /// Takes in any other row; true when it is to be passed on.
     fn select(&mut self, rec: &Record, mark: u64) -> bool {
-        if !self.predicate.selects(rec) {
+        if !self.selects_frame_whole(rec) {
             return false;
         }
         if !rec.loc.is_empty() {
