@@ -23,7 +23,7 @@ _trace__cat() {
 
     case "${cmd}" in
         trace__cat)
-            opts="-f -q -o -t -h -V --from --lenient --quiet --prefix-inputs --output --to --json --no-header --line-buffered --no-progress --threads --spans --list-formats --ignore-incomplete-links --reorder-window --precision --user-fields --help --version"
+            opts="-f -q -o -t -h -V --from --quiet --prefix-inputs --output --to --json --no-header --line-buffered --no-progress --threads --spans --list-formats --ignore-incomplete-links --reorder-window --precision --user-fields --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

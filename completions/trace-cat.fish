@@ -14,7 +14,6 @@ complete -c trace-cat -l threads -d 'Threads: 1 reads and writes on one core; 2 
 2\t''"
 complete -c trace-cat -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
 complete -c trace-cat -l precision -d 'Decimals of times and values (pj_dump\'s -l; default 6)' -r
-complete -c trace-cat -l lenient -d 'Skip invalid lines of text traces with a warning each (and a count at the end) instead of stopping at the first one'
 complete -c trace-cat -s q -l quiet -d 'Print no warnings'
 complete -c trace-cat -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'
 complete -c trace-cat -l json -d 'Write the stream as JSON Lines (same as `-t jsonl`)'
@@ -25,5 +24,6 @@ complete -c trace-cat -l spans -d 'Turn enter/leave pairs into complete `state` 
 complete -c trace-cat -l list-formats -d 'List the formats that can be read and written, then exit'
 complete -c trace-cat -l ignore-incomplete-links -d 'Keep links whose other half never comes as unmatched halves (pj_dump\'s -z) instead of failing'
 complete -c trace-cat -l user-fields -d 'Append the values of user-defined fields (pj_dump\'s -u)'
+complete -c trace-cat -l lenient -d 'Skip invalid lines and elements with a warning each (and a count at the end) instead of stopping at the first'
 complete -c trace-cat -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c trace-cat -s V -l version -d 'Print version'

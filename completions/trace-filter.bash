@@ -23,7 +23,7 @@ _trace__filter() {
 
     case "${cmd}" in
         trace__filter)
-            opts="-f -q -o -t -k -l -c -n -a -v -h -V --from --lenient --quiet --prefix-inputs --output --to --json --no-header --line-buffered --no-progress --threads --kind --loc --cat --name --start --end --attr --invert --ignore-incomplete-links --reorder-window --precision --user-fields --help --version"
+            opts="-f -q -o -t -k -l -c -n -a -v -h -V --from --quiet --prefix-inputs --output --to --json --no-header --line-buffered --no-progress --threads --kind --loc --cat --name --start --end --attr --invert --ignore-incomplete-links --reorder-window --precision --user-fields --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -36,7 +36,6 @@ complete -c trace-filter -l end -d 'Keep rows before TIME (same syntax as --star
 complete -c trace-filter -s a -l attr -d 'Keep rows with attribute KEY (equal to VALUE if given; repeatable: all)' -r
 complete -c trace-filter -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
 complete -c trace-filter -l precision -d 'Decimals of times and values (pj_dump\'s -l; default 6)' -r
-complete -c trace-filter -l lenient -d 'Skip invalid lines of text traces with a warning each (and a count at the end) instead of stopping at the first one'
 complete -c trace-filter -s q -l quiet -d 'Print no warnings'
 complete -c trace-filter -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'
 complete -c trace-filter -l json -d 'Write the stream as JSON Lines (same as `-t jsonl`)'
@@ -46,5 +45,6 @@ complete -c trace-filter -l no-progress -d 'Never draw the progress line (it is 
 complete -c trace-filter -s v -l invert -d 'Keep the rows that do not match instead (meta and needed containers stay)'
 complete -c trace-filter -l ignore-incomplete-links -d 'Keep links whose other half never comes as unmatched halves (pj_dump\'s -z) instead of failing'
 complete -c trace-filter -l user-fields -d 'Append the values of user-defined fields (pj_dump\'s -u)'
+complete -c trace-filter -l lenient -d 'Skip invalid lines and elements with a warning each (and a count at the end) instead of stopping at the first'
 complete -c trace-filter -s h -l help -d 'Print help'
 complete -c trace-filter -s V -l version -d 'Print version'

@@ -38,11 +38,6 @@ pub struct InputArgs {
           value_parser = PossibleValuesParser::new(format::names(true)))]
     pub from: Option<String>,
 
-    /// Skip invalid lines of text traces with a warning each (and a count at the
-    /// end) instead of stopping at the first one.
-    #[arg(long)]
-    pub lenient: bool,
-
     /// Print no warnings.
     #[arg(short = 'q', long)]
     pub quiet: bool,
@@ -286,7 +281,6 @@ impl<'e> Pipeline<'e> {
     pub fn open(args: &InputArgs, env: &'e Env) -> Result<Pipeline<'e>> {
         let counter: ByteCounter = Rc::new(Cell::new(0));
         let opts = ReadOptions {
-            lenient: args.lenient,
             format: env.format_options.clone(),
             warnings: env.warnings.clone(),
         };

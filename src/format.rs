@@ -106,7 +106,7 @@ pub static FORMATS: &[Format] = &[
         sniff: trace::sniff,
         reader: Some(trace::reader::open_reader),
         writer: Some(trace::writer::open_writer),
-        read_options: &[],
+        read_options: trace::reader::READ_OPTIONS,
         write_options: &[],
         folder_sign: None,
     },

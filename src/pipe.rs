@@ -79,8 +79,6 @@ impl<S: RecordSource + ?Sized> RecordSource for Box<S> {
 /// Options every reader receives.
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
-    /// Skip invalid lines with a warning instead of failing (formats that allow it).
-    pub lenient: bool,
     /// The values of the format's own options (see [`FormatOption`]).
     pub format: FormatOptions,
     /// Where warnings go.

@@ -16,6 +16,14 @@ fn format_options_apply_only_to_their_format() {
         .stderr(predicate::str::contains(
             "--reorder-window is an option of the paje reader, but no input is read as paje",
         ));
+    // `--lenient` promises only what the TRACE reader does.
+    bin("trace-cat")
+        .args(["--lenient", "examples/pingpong.tsv"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--lenient is an option of the trace reader, but no input is read as trace",
+        ));
     // Writer options likewise for another output format.
     bin("trace-filter")
         .args(["--precision", "3"])

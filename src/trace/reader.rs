@@ -16,8 +16,17 @@ use crate::decimal::Decimal;
 use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::FastMap;
 use crate::io::{cut_error, Input, LineReader, CUT_WARNING};
-use crate::pipe::{ReadOptions, RecordSource};
+use crate::pipe::{FormatOption, OptionValue, ReadOptions, RecordSource};
 use crate::record::{decode_attr_part, encode_attr_part, flags, Kind, Record, META_ORIGIN};
+
+const LENIENT: &str = "lenient";
+
+/// The options of the TRACE reader.
+pub const READ_OPTIONS: &[FormatOption] = &[FormatOption {
+    name: LENIENT,
+    help: "Skip invalid lines and elements with a warning each (and a count at the end) instead of stopping at the first",
+    value: OptionValue::Switch,
+}];
 
 /// Registry constructor.
 pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
@@ -893,7 +902,7 @@ impl TraceReader {
     pub fn new<R: BufRead>(name: &str, inner: R, opts: &ReadOptions) -> Result<TraceReader> {
         let mut problems = Problems {
             file: name,
-            lenient: opts.lenient,
+            lenient: opts.format.switch(LENIENT),
             skipped: 0,
             warnings: &opts.warnings,
         };
