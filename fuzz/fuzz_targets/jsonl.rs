@@ -1,0 +1,13 @@
+//! The JSON Lines stream reader on arbitrary bytes: errors, never panics.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use tracepipe::pipe::RecordSource;
+use tracepipe::stream::jsonl::JsonlReader;
+use tracepipe::Record;
+
+fuzz_target!(|data: &[u8]| {
+    let mut reader = JsonlReader::new("fuzz.jsonl", data);
+    let mut rec = Record::default();
+    while let Ok(true) = reader.next_record(&mut rec) {}
+});

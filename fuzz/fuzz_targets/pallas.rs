@@ -1,0 +1,130 @@
+//! The Pallas reader on a trace written by the project's writer, then edited
+//! where the input says: sizes, counts, offsets and tokens replaced by small,
+//! large or raw values. Errors, never panics or runaway allocations.
+#![no_main]
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use tracepipe::pallas::archive::{Compression, Encoding};
+use tracepipe::pallas::reader::PallasSource;
+use tracepipe::pallas::writer::{
+    event_token, loop_token, sequence_token, ArchiveSpec, EventSpec, ThreadSpec, TraceSpec,
+};
+use tracepipe::pipe::RecordSource;
+use tracepipe::Record;
+
+/// The pristine trace: every file, by path relative to the trace folder.
+fn template() -> &'static Vec<(PathBuf, Vec<u8>)> {
+    static FILES: OnceLock<Vec<(PathBuf, Vec<u8>)>> = OnceLock::new();
+    FILES.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("pallas-fuzz-template-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut trace = TraceSpec::new(Compression::Zstd, Encoding::None);
+        trace.defs.strings = vec![(0, "p".into()), (1, "f".into()), (2, "g".into())];
+        trace.defs.regions = vec![(1, 1), (2, 2)];
+        let enter = |region: u32| EventSpec::new(2, &[(u64::from(region), 4)]);
+        let leave = |region: u32| EventSpec::new(3, &[(u64::from(region), 4)]);
+        let mut thread = ThreadSpec {
+            events: vec![
+                Some(enter(1)),
+                Some(leave(1)),
+                Some(enter(2)),
+                Some(leave(2)),
+            ],
+            sequences: vec![
+                Some(vec![event_token(0), loop_token(0), event_token(1)]),
+                Some(vec![event_token(2), event_token(3)]),
+            ],
+            loops: vec![Some((sequence_token(1), 50))],
+            ..ThreadSpec::default()
+        };
+        // Timestamps in expansion order: enter f, 50 × (enter g, leave g), leave f.
+        let mut t = 10u64;
+        let mut stamp = |slot: usize, thread: &mut ThreadSpec| {
+            t += 3 + (t % 5);
+            thread.events[slot].as_mut().unwrap().timestamps.push(t);
+        };
+        stamp(0, &mut thread);
+        for _ in 0..50 {
+            stamp(2, &mut thread);
+            stamp(3, &mut thread);
+        }
+        stamp(1, &mut thread);
+        trace.archives = vec![ArchiveSpec {
+            threads: vec![thread],
+            ..ArchiveSpec::default()
+        }];
+        trace.write(&dir).expect("template written");
+        let mut files = Vec::new();
+        collect(&dir, &dir, &mut files);
+        let _ = std::fs::remove_dir_all(&dir);
+        files
+    })
+}
+
+fn collect(root: &Path, dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            collect(root, &path, out);
+        } else {
+            let bytes = std::fs::read(&path).unwrap();
+            out.push((path.strip_prefix(root).unwrap().to_path_buf(), bytes));
+        }
+    }
+}
+
+/// Applies one edit of 8 input bytes: which file, where, and what value of
+/// which width goes there.
+fn edit(files: &mut [(PathBuf, Vec<u8>)], e: &[u8]) {
+    let file = &mut files[usize::from(e[0]) % files.len()].1;
+    if file.is_empty() {
+        return;
+    }
+    let at = usize::from(u16::from_le_bytes([e[1], e[2]])) % file.len();
+    let width = [1usize, 2, 4, 8][usize::from(e[3] & 3)];
+    let raw = u32::from_le_bytes([e[4], e[5], e[6], e[7]]);
+    let value: u64 = match e[3] >> 2 & 3 {
+        0 => u64::from(raw),
+        1 => u64::from(raw & 0xF),
+        2 => u64::MAX - u64::from(raw & 0xFF),
+        _ => 1u64 << (raw % 64),
+    };
+    for (i, b) in value.to_le_bytes().iter().take(width).enumerate() {
+        if let Some(slot) = file.get_mut(at + i) {
+            *slot = *b;
+        }
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut files = template().clone();
+    for e in data.chunks_exact(8).take(16) {
+        edit(&mut files, e);
+    }
+    let dir = std::env::temp_dir().join(format!("pallas-fuzz-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (path, bytes) in &files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+    if let Ok(mut source) = PallasSource::open("fuzz", &dir, &Default::default()) {
+        let mut rec = Record::default();
+        let mut rows = 0u32;
+        // A grammar may legitimately expand to many events; a bound keeps
+        // each run short.
+        while let Ok(true) = source.next_record(&mut rec) {
+            rows += 1;
+            if rows > 100_000 {
+                break;
+            }
+        }
+    }
+});

@@ -1,0 +1,87 @@
+//! Every writer on whatever stream the TSV reader accepts from the input, and
+//! the readers on what the writers wrote: errors, never panics.
+#![no_main]
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use libfuzzer_sys::fuzz_target;
+use tracepipe::io::Output;
+use tracepipe::paje::reader::PajeReader;
+use tracepipe::pipe::{ReadOptions, RecordSink, RecordSource, WriteOptions};
+use tracepipe::stream::jsonl::JsonlReader;
+use tracepipe::stream::tsv::TsvReader;
+use tracepipe::trace::reader::TraceReader;
+use tracepipe::Record;
+
+/// A writer into a buffer the target reads back.
+#[derive(Clone, Default)]
+struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Buffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn drain(mut source: impl RecordSource) {
+    let mut rec = Record::default();
+    while let Ok(true) = source.next_record(&mut rec) {}
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(mut reader) = TsvReader::new("fuzz.tsv", data) else {
+        return;
+    };
+    let mut rows = Vec::new();
+    let mut rec = Record::default();
+    while let Ok(true) = reader.next_record(&mut rec) {
+        rows.push(rec.clone());
+    }
+    let opts = WriteOptions {
+        extra_columns: reader.extra_columns().to_vec(),
+        ..WriteOptions::default()
+    };
+    type Open = fn(Output, &WriteOptions) -> tracepipe::Result<Box<dyn RecordSink + Send>>;
+    let writers: [(&str, Open); 5] = [
+        ("tsv", tracepipe::stream::tsv::open_writer),
+        ("jsonl", tracepipe::stream::jsonl::open_writer),
+        ("paje", tracepipe::paje::writer::open_writer),
+        ("trace", tracepipe::trace::writer::open_writer),
+        ("pjdump", tracepipe::paje::pjdump::open_writer),
+    ];
+    for (format, open) in writers {
+        let buffer = Buffer::default();
+        let Ok(mut sink) = open(Output::new(format, Box::new(buffer.clone())), &opts) else {
+            continue;
+        };
+        let written = rows
+            .iter()
+            .try_for_each(|r| sink.write(r))
+            .and_then(|()| sink.finish());
+        if written.is_err() {
+            continue;
+        }
+        let bytes = buffer.0.lock().unwrap().clone();
+        let read = ReadOptions::default();
+        match format {
+            "tsv" => {
+                if let Ok(r) = TsvReader::new("out.tsv", &bytes[..]) {
+                    drain(r);
+                }
+            }
+            "jsonl" => drain(JsonlReader::new("out.jsonl", &bytes[..])),
+            "paje" => drain(PajeReader::new("out.paje", &bytes[..], &read)),
+            "trace" => {
+                if let Ok(r) = TraceReader::new("out.etf", &bytes[..], &read) {
+                    drain(r);
+                }
+            }
+            _ => {}
+        }
+    }
+});

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs one fuzz target with seeds from the project's fixtures and, when it
+# is beside the clone, the reference corpus. Needs the nightly toolchain and
+# cargo-fuzz (`cargo install cargo-fuzz`).
+# Usage: fuzz/run.sh TARGET [LIBFUZZER OPTIONS]   e.g. fuzz/run.sh paje -runs=10000000
+# Targets: tsv jsonl paje trace pallas writers
+set -euo pipefail
+cd "$(dirname "$0")"
+target=$1; shift
+seeds=corpus/$target
+mkdir -p "$seeds"
+shared=../../shared/corpus
+seed() { for f in "$@"; do [ -f "$f" ] && cp "$f" "$seeds/" || true; done; }
+case $target in
+  tsv|writers) seed ../examples/*.tsv ../tests/data/*.tsv ;;
+  jsonl)
+    for f in ../examples/pingpong.tsv ../tests/data/nasty.tsv; do
+      cargo run --quiet --manifest-path ../Cargo.toml --bin trace-cat -- --json "$f" \
+        > "$seeds/$(basename "$f" .tsv).jsonl"
+    done ;;
+  paje)
+    seed ../tests/data/paje/*.paje
+    [ -d "$shared/paje" ] && find "$shared/paje" -size -256k \( -name '*.paje' -o -name '*.trace' \) \
+      -exec cp {} "$seeds/" \; ;;
+  trace)
+    seed ../examples/*.etf ../tests/data/trace/*.etf
+    [ -d "$shared/trace" ] && find "$shared/trace" -size -256k -name '*.etf' -exec cp {} "$seeds/" \; ;;
+  pallas) ;;  # the target edits a trace of its own
+  *) echo "unknown target $target" >&2; exit 2 ;;
+esac
+cargo +nightly fuzz run -O "$target" "$seeds" -- -max_len=65536 "$@"
