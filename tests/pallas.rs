@@ -1152,3 +1152,31 @@ fn corrupt_zfp_blocks_are_errors_not_crashes() {
         }
     }
 }
+
+/// A metadata entry with an empty key, and a root sequence that is not
+/// defined, are errors at a byte offset (the first made an attribute the
+/// stream reader then rejected; the second named no offset).
+#[test]
+fn empty_metadata_keys_and_undefined_roots_are_located() {
+    let dir = scratch("pallas-empty-key");
+    let mut trace = TraceSpec::new(Compression::None, Encoding::None);
+    trace.defs.strings = vec![(0, "p".into())];
+    trace.metadata = vec![("".into(), "value".into())];
+    trace.archives = vec![ArchiveSpec::default()];
+    trace.write(&dir).unwrap();
+    let err = stderr_of_failure(&dir);
+    assert!(
+        err.contains("main.pallas: byte ") && err.contains(": empty metadata key"),
+        "{err}"
+    );
+
+    let generic = 1u32.to_le_bytes().to_vec();
+    let mut thread = one_event_thread(58, generic, vec![event_token(0)], vec![5]);
+    thread.root = 7;
+    let dir = single_thread("pallas-undefined-root", thread, Compression::None);
+    let err = stderr_of_failure(&dir);
+    assert!(
+        err.contains("thread.pallas: byte 32: root sequence 7 is not defined"),
+        "{err}"
+    );
+}

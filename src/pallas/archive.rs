@@ -344,7 +344,11 @@ fn parse_metadata(b: &mut Bytes, abi: u8) -> Result<Vec<(String, String)>> {
     let n = b.count("number of metadata entries", 16)?;
     let mut v = Vec::with_capacity(n);
     for _ in 0..n {
+        let at = b.offset();
         let key = meta_string(b, "metadata key length")?;
+        if key.is_empty() {
+            return Err(b.error_at(at, "empty metadata key".to_string()));
+        }
         let value = meta_string(b, "metadata value length")?;
         v.push((key, value));
     }
@@ -559,6 +563,9 @@ pub struct ThreadFile {
     pub loop_map: Vec<u32>,
     /// Logical id of the root sequence.
     pub root: u32,
+    /// Byte offset of the root's id (before ABI 20, which has none: of the
+    /// number of sequences), for messages.
+    pub root_offset: u64,
     /// Byte offset of each sequence slot's token list, for messages.
     pub sequence_offsets: Vec<usize>,
 }
@@ -575,6 +582,7 @@ impl ThreadFile {
         let n_events = b.u64("number of events")?;
         let n_sequences = b.u64("number of sequences")?;
         let n_loops = b.u64("number of loops")?;
+        let root_offset = if abi >= 20 { b.offset() } else { at + 8 } as u64;
         let root = if abi >= 20 {
             b.u32("root sequence")?
         } else {
@@ -624,6 +632,7 @@ impl ThreadFile {
             sequence_map,
             loop_map,
             root,
+            root_offset,
             sequence_offsets,
         })
     }

@@ -299,8 +299,9 @@ impl ThreadEvents {
             }),
             None if t.file.events.iter().all(Option::is_none) => {}
             None => {
-                return Err(Error::file(
-                    t.name.clone(),
+                return Err(Error::offset(
+                    &t.name,
+                    t.file.root_offset,
                     format!("root sequence {} is not defined", t.file.root),
                 ))
             }
