@@ -101,7 +101,7 @@ pub static FORMATS: &[Format] = &[
     },
     Format {
         name: "trace",
-        description: "TRACE (.etf, TNO-ESI TRACE4CPS); not time-ordered, so read whole: memory about 3x the file",
+        description: "TRACE (.etf, TNO-ESI TRACE4CPS); not time-ordered, so read whole: memory 3 to 6 times the file",
         extensions: &["etf"],
         sniff: trace::sniff,
         reader: Some(trace::reader::open_reader),

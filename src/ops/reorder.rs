@@ -13,6 +13,18 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use crate::record::Record;
 
+/// Text the waiting rows may hold together: the window is a number of rows,
+/// and rows of huge values must not make it hold gigabytes.
+pub const MAX_WAITING_BYTES: usize = 16 << 20;
+
+/// Buffer capacity a free slot may keep for the next row.
+const MAX_KEPT_CAPACITY: usize = 64 << 10;
+
+/// The text a row holds (what makes rows differ in size).
+fn text_bytes(rec: &Record) -> usize {
+    rec.texts().iter().map(|t| t.len()).sum()
+}
+
 /// Identifies a queued row so its key can be lowered while it waits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ticket {
@@ -43,6 +55,8 @@ pub struct RowQueue {
     /// Entries that arrived out of order.
     heap: BinaryHeap<Reverse<(i64, u64, u32)>>,
     waiting: usize,
+    /// Text bytes of the waiting rows, bounded by [`MAX_WAITING_BYTES`].
+    waiting_bytes: usize,
     seq: u64,
     occupants: u64,
     released: i64,
@@ -62,6 +76,7 @@ impl RowQueue {
             run: VecDeque::new(),
             heap: BinaryHeap::new(),
             waiting: 0,
+            waiting_bytes: 0,
             seq: 0,
             occupants: 0,
             released: i64::MIN,
@@ -117,6 +132,7 @@ impl RowQueue {
         s.queued = true;
         self.push_entry(key, slot);
         self.waiting += 1;
+        self.waiting_bytes += text_bytes(&self.slots[slot as usize].rec);
         Ok(Ticket {
             slot,
             occupant: self.occupants,
@@ -148,7 +164,7 @@ impl RowQueue {
 
     /// True when enough rows wait that the oldest may be released.
     pub fn is_full(&self) -> bool {
-        self.waiting >= self.window
+        self.waiting >= self.window || self.waiting_bytes >= MAX_WAITING_BYTES
     }
 
     /// True when no row waits.
@@ -176,8 +192,14 @@ impl RowQueue {
             }
             s.queued = false;
             self.waiting -= 1;
+            self.waiting_bytes = self.waiting_bytes.saturating_sub(text_bytes(&s.rec));
             self.released = self.released.max(key);
             std::mem::swap(rec, &mut s.rec);
+            // A slot keeps its buffers for the next row, unless a huge row
+            // left them huge.
+            if s.rec.texts().iter().map(|t| t.capacity()).sum::<usize>() > MAX_KEPT_CAPACITY {
+                s.rec = Record::default();
+            }
             self.mark_out = s.mark;
             self.free.push(slot);
             return true;
@@ -205,6 +227,31 @@ impl RowQueue {
 mod tests {
     use super::*;
     use crate::record::Kind;
+
+    /// Rows of huge values fill the window by their bytes, long before its
+    /// row count, and free slots do not keep huge buffers.
+    #[test]
+    fn the_window_is_bounded_in_bytes_too() {
+        let mut q = RowQueue::new(4096);
+        let value = "x".repeat(1 << 20);
+        let mut held = 0;
+        while !q.is_full() {
+            let s = q.slot();
+            let rec = q.get(s);
+            rec.kind = Kind::Event;
+            rec.time = Some(held);
+            rec.value.push_str(&value);
+            q.commit(s, held).unwrap();
+            held += 1;
+        }
+        assert_eq!(held as usize, MAX_WAITING_BYTES >> 20);
+        let mut rec = Record::default();
+        while q.pop_into(&mut rec) {}
+        assert!(q
+            .slots
+            .iter()
+            .all(|s| s.rec.value.capacity() <= MAX_KEPT_CAPACITY));
+    }
 
     #[test]
     fn releases_in_time_order_and_moves_declarations_before_use() {

@@ -1207,6 +1207,14 @@ impl Sim {
         let info = &mut self.containers[c as usize];
         info.alive = false;
         info.last = info.last.max(time);
+        // What a dead container no longer needs: its slots and their lanes'
+        // stacks (its entry stays, to drop later events on it as PajeNG does).
+        for slot in std::mem::take(&mut info.slots) {
+            if let Some(lane) = slot.lane {
+                self.lanes[lane as usize].stack = Vec::new();
+            }
+        }
+        let info = &self.containers[c as usize];
         if c == ROOT {
             return Ok(());
         }
