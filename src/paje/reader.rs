@@ -800,27 +800,12 @@ impl Sim {
 
     /// `PajeNewEvent`.
     fn new_event(&mut self, line: &Line, number: u64, out: &mut Out) -> Result<(), String> {
-        let entity = self.entity(line, Nature::EventType, number, out)?;
-        let Some(Entity {
-            time, lossy, c, t, ..
-        }) = entity
-        else {
+        let Some(entity) = self.entity(line, Nature::EventType, number, out)? else {
             return Ok(());
         };
-        self.touch(c, time, out);
-        let value = line.get(Field::Value);
-        let at = self.use_value(t, value, time, out);
-        let (name, value) = self.value_name(t, at, value);
-        let row = Row {
-            time: Some(time),
-            lossy,
-            loc: &self.containers[c as usize].id,
-            cat: &self.types[t as usize].id,
-            name,
-            value,
-            extras: Some(line),
-            ..Row::new(Kind::Event)
-        };
+        let c = entity.c;
+        let at = self.use_entity(&entity, c, line, out);
+        let row = self.valued_row(Kind::Event, &entity, c, at, line);
         out.row(row, |_| {}).map(drop)
     }
 
@@ -896,32 +881,56 @@ impl Sim {
     /// `recv` row on the container it starts or ends at.
     fn link(&mut self, line: &Line, number: u64, out: &mut Out) -> Result<(), String> {
         let start = line.def.event == Event::StartLink;
-        let entity = self.entity(line, Nature::Link, number, out)?;
-        let Some(Entity {
-            time, lossy, c, t, ..
-        }) = entity
-        else {
+        let Some(entity) = self.entity(line, Nature::Link, number, out)? else {
             return Ok(());
         };
+        let (c, t) = (entity.c, entity.t);
         let other = self.link_end(line, t, start)?;
         self.pair_link(line, c, t, start, number)?;
-        self.touch(other, time, out);
-        let value = line.get(Field::Value);
-        let at = self.use_value(t, value, time, out);
-        let (name, value) = self.value_name(t, at, value);
+        let kind = if start { Kind::Send } else { Kind::Recv };
+        let at = self.use_entity(&entity, other, line, out);
         let row = Row {
-            time: Some(time),
-            lossy,
-            loc: &self.containers[other as usize].id,
             comm: &self.containers[c as usize].id,
-            cat: &self.types[t as usize].id,
             id: line.get(Field::Key),
+            ..self.valued_row(kind, &entity, other, at, line)
+        };
+        out.row(row, |_| {}).map(drop)
+    }
+
+    /// Declares what an event or link line on container `on` uses before
+    /// its row, and finds its value among the type's definitions.
+    fn use_entity(
+        &mut self,
+        entity: &Entity,
+        on: u32,
+        line: &Line,
+        out: &mut Out,
+    ) -> Option<usize> {
+        self.touch(on, entity.time, out);
+        self.use_value(entity.t, line.get(Field::Value), entity.time, out)
+    }
+
+    /// The row of an event or link line on container `on`, its value `at`
+    /// (from [`Sim::use_entity`]) named as the type's definitions say.
+    fn valued_row<'a>(
+        &'a self,
+        kind: Kind,
+        entity: &Entity,
+        on: u32,
+        at: Option<usize>,
+        line: &'a Line<'a>,
+    ) -> Row<'a> {
+        let (name, value) = self.value_name(entity.t, at, line.get(Field::Value));
+        Row {
+            time: Some(entity.time),
+            lossy: entity.lossy,
+            loc: &self.containers[on as usize].id,
+            cat: &self.types[entity.t as usize].id,
             name,
             value,
             extras: Some(line),
-            ..Row::new(if start { Kind::Send } else { Kind::Recv })
-        };
-        out.row(row, |_| {}).map(drop)
+            ..Row::new(kind)
+        }
     }
 
     /// The container a link half starts or ends at, checked against its type.
