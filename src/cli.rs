@@ -337,6 +337,12 @@ impl<'e> Pipeline<'e> {
     pub fn writer(&self, args: &OutputArgs) -> Result<Box<dyn RecordSink + Send>> {
         let format = format::writer_for(args.format())?;
         check_options_apply(self.env, &[format], false)?;
+        if args.no_header && format.name != "tsv" {
+            return Err(Error::Usage(format!(
+                "--no-header leaves out the TSV header line; the output is {}",
+                format.name
+            )));
+        }
         check_output_is_not_an_input(args.output.as_deref(), &self.inputs)?;
         let out = open_output(args.output.as_deref(), args.line_buffered)?;
         let opts = WriteOptions {

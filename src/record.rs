@@ -159,6 +159,16 @@ impl Kind {
         }
     }
 
+    /// The kind's name quoted, after `a` or `an` as English wants.
+    pub fn with_article(self) -> String {
+        let article = if self == Kind::Enter || self == Kind::Event {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} `{}`", self.as_str())
+    }
+
     /// Parses a `kind` cell.
     pub fn parse(s: &[u8]) -> Option<Kind> {
         Some(match s {
@@ -442,13 +452,13 @@ impl Record {
     pub fn validate(&self) -> Result<(), String> {
         let kind = self.kind;
         if kind.requires_time() && self.time.is_none() {
-            return Err(format!("a `{kind}` row needs a `time`"));
+            return Err(format!("{} row needs a `time`", kind.with_article()));
         }
         if kind.requires_end() && self.end.is_none() {
-            return Err(format!("a `{kind}` row needs an `end`"));
+            return Err(format!("{} row needs an `end`", kind.with_article()));
         }
         if kind.requires_loc() && self.loc.is_empty() {
-            return Err(format!("a `{kind}` row needs a `loc`"));
+            return Err(format!("{} row needs a `loc`", kind.with_article()));
         }
         if kind == Kind::Meta && self.name.is_empty() {
             return Err("a `meta` row needs a `name` (its key)".to_string());

@@ -249,6 +249,11 @@ fn edges_are_errors_not_panics_or_silence() {
         "",
         "standard input (`-`) is named more than once",
     );
+    usage(
+        &["--no-header", "--json", "examples/pingpong.tsv"],
+        "",
+        "--no-header leaves out the TSV header line; the output is jsonl",
+    );
     let data_error = |file: &std::path::Path, text: &str, msg: &str| {
         std::fs::write(file, text).unwrap();
         bin("trace-cat")
@@ -281,6 +286,12 @@ fn edges_are_errors_not_panics_or_silence() {
         &dir.join("o.etf"),
         "TU NANOSECONDS\nO 9223372036854775\n",
         "o.etf:2: offset `9223372036854775` ms is beyond the range",
+    );
+    // Messages speak English: "an `event` row".
+    data_error(
+        &dir.join("no-time.jsonl"),
+        "{\"kind\":\"meta\",\"name\":\"format\",\"value\":\"tracepipe-stream/1\"}\n{\"kind\":\"event\"}\n",
+        "no-time.jsonl:2: an `event` row needs a `time`",
     );
     // JSON Lines with a key twice.
     data_error(
