@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use common::*;
 use predicates::prelude::*;
 use serde_json::Value;
-use tracepipe::pallas::archive::{Compression, Encoding};
+use tracepipe::pallas::archive::{ArchiveFile, Compression, Encoding, MainFile};
 use tracepipe::pallas::writer::{
     event_token, loop_token, sequence_token, ArchiveSpec, Defs, EventSpec, ThreadSpec, TraceSpec,
 };
@@ -919,6 +919,40 @@ fn unsupported_codecs_and_missing_files_are_named() {
     std::fs::remove_file(dir.join(THREAD0)).unwrap();
     let err = stderr_of_failure(&dir);
     assert!(err.contains("thread_0/thread.pallas"), "{err}");
+}
+
+#[test]
+fn a_bad_thread_reference_is_located_where_it_is_made() {
+    // A corrupt location id sends the reader to a thread folder that does not
+    // exist: the error names the entry that refers to it, not only the path.
+    let (trace, _) = sample(20, Compression::None, Encoding::None);
+    let dir = scratch("pallas-bad-reference");
+    trace.write(&dir).unwrap();
+    let archive = dir.join("archive_0/archive.pallas");
+    let bytes = std::fs::read(&archive).unwrap();
+    let parsed = ArchiveFile::parse("archive", &bytes, trace.abi).unwrap();
+    let entry = parsed.data.locations[0];
+    patch(&archive, entry.at, &77u32.to_le_bytes());
+    let err = stderr_of_failure(&dir);
+    let want = format!(
+        "archive_0/archive.pallas: byte {}: location 77 of group 0 has no thread file",
+        entry.at
+    );
+    assert!(err.contains(&want), "{err}");
+
+    // A location group whose archive and threads are all missing is reported
+    // at its entry in the main file.
+    let dir = scratch("pallas-bad-group");
+    trace.write(&dir).unwrap();
+    let main = std::fs::read(dir.join("main.pallas")).unwrap();
+    let group = MainFile::parse("main", &main).unwrap().data.location_groups[0];
+    patch(&dir.join("main.pallas"), group.at, &55u32.to_le_bytes());
+    let err = stderr_of_failure(&dir);
+    let want = format!(
+        "main.pallas: byte {}: location group 55 has neither threads nor an archive file",
+        group.at
+    );
+    assert!(err.contains(&want), "{err}");
 }
 
 #[test]

@@ -9,12 +9,15 @@
 //!
 //! Either half may come first. A `msg` is emitted when the second half arrives
 //! (its completion time), so the output keeps the stream order. Memory: the
-//! halves in flight.
+//! halves in flight. A half waits for a partner on one location (the
+//! receiver of a tagged send, the sender of a tagged receive, the link
+//! container of a keyed half); when that location is destroyed the half can
+//! never match and is released (dropped, or written flagged `U` at once).
 
 use std::collections::VecDeque;
 
 use crate::error::{Result, Warnings};
-use crate::fasthash::FastMap;
+use crate::fasthash::{FastMap, FastSet};
 use crate::pipe::RecordSink;
 use crate::record::{flags, Kind, Record};
 
@@ -50,7 +53,27 @@ pub struct Matcher<S> {
     matched: u64,
     /// Latest completion time passed on, where leftovers are written.
     clock: Option<i64>,
+    /// Pending halves per location they wait on (see [`awaited`]).
+    waiting: FastMap<String, u64>,
+    /// Destroyed locations that still have halves waiting on them, and how
+    /// many halves that is: swept out once they are half of all pending.
+    dead: FastSet<String>,
+    dead_halves: u64,
+    pending_halves: u64,
+    /// Halves released before the end (sends, receives).
+    released: (u64, u64),
     warnings: Warnings,
+}
+
+/// The location a pending half waits on: its partner can only come from
+/// there (tagged halves) or inside it (keyed halves: the link container).
+/// Keyed halves without a container wait on nothing in particular.
+fn awaited(rec: &Record) -> &str {
+    if rec.tag.is_some() {
+        &rec.peer
+    } else {
+        &rec.comm
+    }
 }
 
 impl<S: RecordSink> Matcher<S> {
@@ -67,6 +90,11 @@ impl<S: RecordSink> Matcher<S> {
             out: Record::new(Kind::Msg),
             matched: 0,
             clock: None,
+            waiting: FastMap::default(),
+            dead: FastSet::default(),
+            dead_halves: 0,
+            pending_halves: 0,
+            released: (0, 0),
             warnings,
         }
     }
@@ -142,8 +170,18 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
         if let Some(t) = rec.completion() {
             self.clock = Some(self.clock.map_or(t, |c| c.max(t)));
         }
-        if !matches!(rec.kind, Kind::Send | Kind::Recv) {
-            return self.next.write(rec);
+        match rec.kind {
+            Kind::Send | Kind::Recv => {}
+            Kind::Destroy => {
+                self.next.write(rec)?;
+                return self.on_destroy(&rec.loc);
+            }
+            Kind::Container if self.dead.contains(rec.loc.as_str()) => {
+                // A name used again: what waited on its first life goes first.
+                self.sweep()?;
+                return self.next.write(rec);
+            }
+            _ => return self.next.write(rec),
         }
         Self::channel(rec, &mut self.key);
         if !self.pending.contains_key(self.key.as_str()) {
@@ -164,6 +202,8 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
         match theirs.pop_front() {
             Some(first) => {
                 Self::pair(&mut self.out, &first, rec);
+                self.pending_halves -= 1;
+                uncount(&mut self.waiting, awaited(&first));
                 self.spare_halves.push(first);
                 if queues.sends.is_empty() && queues.recvs.is_empty() {
                     if let Some((key, queues)) = self.pending.remove_entry(self.key.as_str()) {
@@ -178,6 +218,16 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
                 let mut half = self.spare_halves.pop().unwrap_or_default();
                 half.clone_from(rec);
                 mine.push_back(half);
+                self.pending_halves += 1;
+                let party = awaited(rec);
+                if !party.is_empty() {
+                    match self.waiting.get_mut(party) {
+                        Some(n) => *n += 1,
+                        None => {
+                            self.waiting.insert(party.to_string(), 1);
+                        }
+                    }
+                }
                 Ok(())
             }
         }
@@ -189,35 +239,99 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
             .drain()
             .flat_map(|(_, q)| q.sends.into_iter().chain(q.recvs))
             .collect();
-        if !left.is_empty() {
-            let sends = left.iter().filter(|r| r.kind == Kind::Send).count();
+        let sends = left.iter().filter(|r| r.kind == Kind::Send).count() as u64 + self.released.0;
+        let recvs = (left.len() as u64 + self.released.0 + self.released.1) - sends;
+        if sends + recvs > 0 {
             self.warnings.warn(format!(
-                "{} message half/halves never matched ({sends} send, {} recv){}",
-                left.len(),
-                left.len() - sends,
+                "{} message half/halves never matched ({sends} send, {recvs} recv){}",
+                sends + recvs,
                 if self.unmatched == Unmatched::Keep {
-                    "; written at the end flagged U"
+                    "; written flagged U"
                 } else {
                     "; left out"
                 }
             ));
             if self.unmatched == Unmatched::Keep {
                 left.sort_by_key(|r| r.time);
-                let last = self.clock;
-                for mut r in left {
-                    r.add_flag(flags::UNMATCHED);
-                    // Written at the end, so they carry the end time to keep the order.
-                    if let (Some(t), Some(last)) = (r.time, last) {
-                        if t < last {
-                            r.push_attr("orig_time", &t.to_string());
-                            r.time = Some(last);
-                        }
-                    }
-                    self.next.write(&r)?;
+                for r in &mut left {
+                    self.write_unmatched(r)?;
                 }
             }
         }
         self.next.finish()
+    }
+}
+
+/// One half fewer waiting on `party`.
+fn uncount(waiting: &mut FastMap<String, u64>, party: &str) {
+    if let Some(n) = waiting.get_mut(party) {
+        *n -= 1;
+        if *n == 0 {
+            waiting.remove(party);
+        }
+    }
+}
+
+impl<S: RecordSink> Matcher<S> {
+    /// `loc` is gone: the halves waiting on it can never match. They are
+    /// swept once such halves make up half of all pending ones, so a sweep's
+    /// cost is paid for by what it releases.
+    fn on_destroy(&mut self, loc: &str) -> Result<()> {
+        let Some(&n) = self.waiting.get(loc) else {
+            return Ok(());
+        };
+        if self.dead.insert(loc.to_string()) {
+            self.dead_halves += n;
+        }
+        if self.dead_halves * 2 >= self.pending_halves {
+            self.sweep()?;
+        }
+        Ok(())
+    }
+
+    /// Releases every queue that waits on a destroyed location.
+    fn sweep(&mut self) -> Result<()> {
+        let dead = std::mem::take(&mut self.dead);
+        let mut gone = Vec::new();
+        self.pending.retain(|_, q| {
+            let front = q.sends.front().or(q.recvs.front());
+            let doomed = front.is_some_and(|h| dead.contains(awaited(h)));
+            if doomed {
+                gone.extend(q.sends.drain(..).chain(q.recvs.drain(..)));
+            }
+            !doomed
+        });
+        self.dead_halves = 0;
+        for loc in &dead {
+            self.waiting.remove(loc.as_str());
+        }
+        self.pending_halves -= gone.len() as u64;
+        gone.sort_by_key(|r| r.time);
+        for mut half in gone {
+            match half.kind {
+                Kind::Send => self.released.0 += 1,
+                _ => self.released.1 += 1,
+            }
+            if self.unmatched == Unmatched::Keep {
+                self.write_unmatched(&mut half)?;
+            }
+            self.spare_halves.push(half);
+        }
+        Ok(())
+    }
+
+    /// Writes a half that found no partner, flagged `U`; written late, it
+    /// carries the latest time passed on to keep the order, and its own in
+    /// `orig_time`.
+    fn write_unmatched(&mut self, r: &mut Record) -> Result<()> {
+        r.add_flag(flags::UNMATCHED);
+        if let (Some(t), Some(last)) = (r.time, self.clock) {
+            if t < last {
+                r.push_attr("orig_time", &t.to_string());
+                r.time = Some(last);
+            }
+        }
+        self.next.write(r)
     }
 }
 
@@ -288,5 +402,82 @@ mod tests {
         assert_eq!(out[0].attrs, "got=1;size=1024");
         assert_eq!(out[1].kind, Kind::Send);
         assert_eq!(out[1].flags, "U");
+    }
+
+    fn destroy(t: i64, loc: &str) -> Record {
+        let mut r = Record::new(Kind::Destroy);
+        r.time = Some(t);
+        r.loc = loc.into();
+        r
+    }
+
+    #[test]
+    fn halves_waiting_on_a_destroyed_location_are_released() {
+        let (warnings, seen) = Warnings::collecting();
+        let mut m = Matcher::new(Collect(Vec::new()), Unmatched::Keep, warnings);
+        // 1000 receivers each get a send that never arrives, then die: the
+        // matcher does not keep them to the end.
+        for i in 0..1000 {
+            m.write(&half(Kind::Send, i, "a", &format!("r{i}"), Some(0), ""))
+                .unwrap();
+        }
+        // A keyed half waits on its link container, here one that lives on.
+        let mut keyed = half(Kind::Send, 1000, "a", "", None, "k");
+        keyed.comm = "root".into();
+        m.write(&keyed).unwrap();
+        for i in 0..1000 {
+            m.write(&destroy(2000 + i, &format!("r{i}"))).unwrap();
+        }
+        assert!(m.pending_halves <= 501, "{}", m.pending_halves);
+        assert!(m.pending.len() <= 501);
+        m.write(&destroy(3000, "root")).unwrap();
+        assert_eq!((m.pending_halves, m.pending.len()), (0, 0));
+        m.finish().unwrap();
+        let out = &m.next.0;
+        let unmatched: Vec<&Record> = out.iter().filter(|r| r.kind == Kind::Send).collect();
+        assert_eq!(unmatched.len(), 1001);
+        assert!(unmatched.iter().all(|r| r.flags == "U"));
+        // Written when released, in time order, with their own time kept.
+        assert!(out.windows(2).all(|w| w[0].time <= w[1].time));
+        assert_eq!(unmatched[0].attr("orig_time").as_deref(), Some("0"));
+        let msgs: Vec<String> = seen.lock().unwrap().iter().map(|w| w.msg.clone()).collect();
+        assert_eq!(
+            msgs,
+            ["1001 message half/halves never matched (1001 send, 0 recv); written flagged U"]
+        );
+    }
+
+    #[test]
+    fn a_name_used_again_does_not_lose_its_new_halves() {
+        let mut m = Matcher::new(Collect(Vec::new()), Unmatched::Drop, Warnings::default());
+        m.write(&half(Kind::Send, 1, "a", "b", Some(0), ""))
+            .unwrap();
+        m.write(&half(Kind::Send, 2, "c", "b", Some(0), ""))
+            .unwrap();
+        // Halves waiting on a live location keep the dead ones from being
+        // swept at the destruction.
+        for t in 0..3 {
+            m.write(&half(Kind::Send, 2, "a", "z", Some(t), ""))
+                .unwrap();
+        }
+        m.write(&destroy(3, "b")).unwrap();
+        assert_eq!(m.pending_halves, 5);
+        let mut again = Record::new(Kind::Container);
+        again.time = Some(4);
+        again.loc = "b".into();
+        m.write(&again).unwrap();
+        m.write(&half(Kind::Send, 5, "a", "b", Some(0), ""))
+            .unwrap();
+        m.write(&half(Kind::Recv, 6, "b", "a", Some(0), ""))
+            .unwrap();
+        m.finish().unwrap();
+        let msgs: Vec<(i64, i64)> = m
+            .next
+            .0
+            .iter()
+            .filter(|r| r.kind == Kind::Msg)
+            .map(|r| (r.time.unwrap(), r.end.unwrap()))
+            .collect();
+        assert_eq!(msgs, [(5, 6)]);
     }
 }

@@ -153,6 +153,8 @@ pub struct LocationEntry {
     pub name: u32,
     /// Parent: the enclosing location group.
     pub parent: u32,
+    /// Byte offset of the entry in its file: where a bad reference is.
+    pub at: usize,
 }
 
 /// What the main file and the archive files have in common.
@@ -319,6 +321,7 @@ fn parse_locations(b: &mut Bytes, what: &str) -> Result<Vec<LocationEntry>> {
     let mut v = Vec::with_capacity(n);
     for _ in 0..n {
         v.push(LocationEntry {
+            at: b.offset(),
             id: b.u32("location id")?,
             name: b.u32("location name")?,
             parent: b.u32("location parent")?,

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use super::archive::{
-    find_main, read_file, token, ArchiveData, ArchiveFile, Definitions, EventDef, MainFile,
-    Parameters, Scope, ThreadFile, TokenKind, RECORD_BUFFER_FLUSH,
+    find_main, read_file, token, ArchiveData, ArchiveFile, Definitions, EventDef, LocationEntry,
+    MainFile, Parameters, Scope, ThreadFile, TokenKind, RECORD_BUFFER_FLUSH,
 };
 use super::codec::{BlockDecoder, DatFile};
 use super::{collective_name, record_name, PREFIX};
@@ -78,6 +78,9 @@ struct ThreadPlace {
     thread: u32,
     dir: PathBuf,
     defs: Rc<Definitions>,
+    /// The location entry that names the thread: a missing thread file is
+    /// reported there, since the bad reference is what the user can act on.
+    listed_at: Location,
 }
 
 /// A whole Pallas trace as one time-ordered stream.
@@ -98,102 +101,151 @@ impl PallasSource {
             .unwrap_or_else(|| PathBuf::from("."));
         let main_name = main_path.display().to_string();
         let main = MainFile::parse(&main_name, &read_file(&main_path)?)?;
-        let params = main.params;
-        let global = Rc::new(main.data.defs);
-        let mut head = VecDeque::new();
-        head.push_back(Record::meta("source_format", "pallas"));
-        head.push_back(Record::meta("source", name));
-        head.push_back(Record::meta("time_unit", "ns"));
-        head.push_back(Record::meta(
-            &format!("{PREFIX}abi"),
-            &params.abi.to_string(),
-        ));
-        head.push_back(Record::meta(
-            &format!("{PREFIX}compression"),
-            params.compression.name(),
-        ));
-        head.push_back(Record::meta(
-            &format!("{PREFIX}encoding"),
-            params.encoding.name(),
-        ));
-        for (k, v) in &main.data.metadata {
-            head.push_back(Record::meta(&format!("{PREFIX}meta.{k}"), v));
-        }
-        let mut places = Vec::new();
+        let mut layout = Layout {
+            dir,
+            main_name,
+            abi: main.params.abi,
+            global: Rc::new(main.data.defs),
+            head: trace_head(name, &main.params, &main.data.metadata),
+            places: Vec::new(),
+        };
         for group in &main.data.location_groups {
-            let archive_dir = dir.join(format!("archive_{}", group.id));
-            let archive_path = archive_dir.join("archive.pallas");
-            let archive_name = archive_path.display().to_string();
-            let archive = if archive_path.exists() {
-                ArchiveFile::parse(&archive_name, &read_file(&archive_path)?, params.abi)?.data
-            } else {
-                ArchiveData::default()
-            };
-            let scope = Scope {
-                local: &archive.defs,
-                global: &global,
-            };
-            let mut c = Record::new(Kind::Container);
-            c.loc = process_loc(group.id);
-            c.cat.push_str("process");
-            push_defined(&mut c.name, scope.string(group.name), "string", group.name);
-            let groups = &main.data.location_groups;
-            if group.parent != group.id
-                && groups.binary_search_by_key(&group.parent, |g| g.id).is_ok()
-            {
-                c.peer = process_loc(group.parent);
-            }
-            for (k, v) in &archive.metadata {
-                c.push_attr(k, v);
-            }
-            head.push_back(c);
-            let mut locations: Vec<_> = archive
-                .locations
-                .iter()
-                .chain(main.data.locations.iter().filter(|l| l.parent == group.id))
-                .copied()
-                .collect();
-            locations.sort_by_key(|l| l.id);
-            locations.dedup_by_key(|l| l.id);
-            let defs = Rc::new(archive.defs);
-            for l in locations {
-                let scope = Scope {
-                    local: &defs,
-                    global: &global,
-                };
-                let mut c = Record::new(Kind::Container);
-                c.loc = thread_loc(group.id, l.id);
-                c.cat.push_str("thread");
-                push_defined(&mut c.name, scope.string(l.name), "string", l.name);
-                c.peer = process_loc(group.id);
-                head.push_back(c);
-                places.push(ThreadPlace {
-                    process: group.id,
-                    thread: l.id,
-                    dir: archive_dir.join(format!("thread_{}", l.id)),
-                    defs: defs.clone(),
-                });
-            }
-            if !archive_path.exists() && !places.iter().any(|p| p.process == group.id) {
-                return Err(Error::io(
-                    archive_name,
-                    std::io::Error::new(std::io::ErrorKind::NotFound, "archive file missing"),
-                ));
-            }
+            layout.add_group(group, &main.data.location_groups, &main.data.locations)?;
         }
-        let mut sources: Vec<Box<dyn RecordSource>> = Vec::with_capacity(places.len());
-        for place in places {
+        let mut sources: Vec<Box<dyn RecordSource>> = Vec::with_capacity(layout.places.len());
+        for place in layout.places {
             sources.push(Box::new(ThreadSource::open(
-                &params,
+                &main.params,
                 place,
-                global.clone(),
+                layout.global.clone(),
             )?));
         }
         Ok(PallasSource {
-            head,
+            head: layout.head,
             threads: Merger::new(sources, warnings)?,
             name: name.to_string(),
         })
+    }
+}
+
+/// The `meta` rows that describe the whole trace.
+fn trace_head(name: &str, params: &Parameters, metadata: &[(String, String)]) -> VecDeque<Record> {
+    let mut head = VecDeque::new();
+    head.push_back(Record::meta("source_format", "pallas"));
+    head.push_back(Record::meta("source", name));
+    head.push_back(Record::meta("time_unit", "ns"));
+    head.push_back(Record::meta(
+        &format!("{PREFIX}abi"),
+        &params.abi.to_string(),
+    ));
+    head.push_back(Record::meta(
+        &format!("{PREFIX}compression"),
+        params.compression.name(),
+    ));
+    head.push_back(Record::meta(
+        &format!("{PREFIX}encoding"),
+        params.encoding.name(),
+    ));
+    for (k, v) in metadata {
+        head.push_back(Record::meta(&format!("{PREFIX}meta.{k}"), v));
+    }
+    head
+}
+
+/// The trace's processes and threads as they are found: container rows, and
+/// where each thread's files are.
+struct Layout {
+    dir: PathBuf,
+    main_name: String,
+    abi: u8,
+    global: Rc<Definitions>,
+    head: VecDeque<Record>,
+    places: Vec<ThreadPlace>,
+}
+
+impl Layout {
+    /// Reads the archive of location group `group` (when it has one) and adds
+    /// the process and its threads.
+    fn add_group(
+        &mut self,
+        group: &LocationEntry,
+        groups: &[LocationEntry],
+        main_locations: &[LocationEntry],
+    ) -> Result<()> {
+        let archive_dir = self.dir.join(format!("archive_{}", group.id));
+        let archive_path = archive_dir.join("archive.pallas");
+        let archive_name = archive_path.display().to_string();
+        let archive = if archive_path.exists() {
+            ArchiveFile::parse(&archive_name, &read_file(&archive_path)?, self.abi)?.data
+        } else {
+            ArchiveData::default()
+        };
+        let mut c = Record::new(Kind::Container);
+        c.loc = process_loc(group.id);
+        c.cat.push_str("process");
+        let scope = Scope {
+            local: &archive.defs,
+            global: &self.global,
+        };
+        push_defined(&mut c.name, scope.string(group.name), "string", group.name);
+        if group.parent != group.id && groups.binary_search_by_key(&group.parent, |g| g.id).is_ok()
+        {
+            c.peer = process_loc(group.parent);
+        }
+        for (k, v) in &archive.metadata {
+            c.push_attr(k, v);
+        }
+        self.head.push_back(c);
+        // A thread is listed by the archive, by the main file, or both.
+        let mut locations: Vec<(&LocationEntry, &str)> = archive
+            .locations
+            .iter()
+            .map(|l| (l, archive_name.as_str()))
+            .chain(
+                main_locations
+                    .iter()
+                    .filter(|l| l.parent == group.id)
+                    .map(|l| (l, self.main_name.as_str())),
+            )
+            .collect();
+        locations.sort_by_key(|(l, _)| l.id);
+        locations.dedup_by_key(|(l, _)| l.id);
+        if locations.is_empty() && !archive_path.exists() {
+            return Err(Error::offset(
+                &self.main_name,
+                group.at as u64,
+                format!(
+                    "location group {} has neither threads nor an archive file ({archive_name} does not exist)",
+                    group.id
+                ),
+            ));
+        }
+        let defs = Rc::new(archive.defs);
+        let mut places = Vec::with_capacity(locations.len());
+        for (l, listed_in) in locations {
+            let mut c = Record::new(Kind::Container);
+            c.loc = thread_loc(group.id, l.id);
+            c.cat.push_str("thread");
+            let scope = Scope {
+                local: &defs,
+                global: &self.global,
+            };
+            push_defined(&mut c.name, scope.string(l.name), "string", l.name);
+            c.peer = process_loc(group.id);
+            self.head.push_back(c);
+            places.push(ThreadPlace {
+                process: group.id,
+                thread: l.id,
+                dir: archive_dir.join(format!("thread_{}", l.id)),
+                defs: defs.clone(),
+                listed_at: Location::Offset {
+                    file: listed_in.to_string(),
+                    offset: l.at as u64,
+                },
+            });
+        }
+        self.places.append(&mut places);
+        Ok(())
     }
 }
 
@@ -541,6 +593,18 @@ pub struct ThreadSource {
 
 impl ThreadSource {
     fn open(params: &Parameters, place: ThreadPlace, global: Rc<Definitions>) -> Result<Self> {
+        let thread_file = place.dir.join("thread.pallas");
+        if !thread_file.exists() {
+            return Err(Error::Data {
+                at: place.listed_at,
+                msg: format!(
+                    "location {} of group {} has no thread file ({} does not exist)",
+                    place.thread,
+                    place.process,
+                    thread_file.display()
+                ),
+            });
+        }
         Ok(ThreadSource {
             events: ThreadEvents::open(params, &place.dir)?,
             global,
