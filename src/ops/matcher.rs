@@ -18,6 +18,7 @@ use std::collections::VecDeque;
 
 use crate::error::{Result, Warnings};
 use crate::fasthash::{FastMap, FastSet};
+use crate::ops::batch::RecordBatch;
 use crate::pipe::RecordSink;
 use crate::record::{flags, Kind, Record};
 
@@ -31,23 +32,28 @@ pub enum Unmatched {
     Keep,
 }
 
-#[derive(Default)]
-struct Queues {
-    sends: VecDeque<Record>,
-    recvs: VecDeque<Record>,
+/// The halves waiting on one channel, oldest first, packed (a few dozen
+/// bytes each instead of a whole [`Record`]). They are all of one kind: a
+/// half of the other kind would have matched the oldest of them.
+struct Queue {
+    kind: Kind,
+    halves: VecDeque<RecordBatch>,
 }
 
 /// A sink stage that matches message halves and passes every other row on.
 pub struct Matcher<S> {
     next: S,
-    /// Pending halves by channel key (see [`Matcher::channel`]).
-    pending: FastMap<String, Queues>,
+    /// Pending halves by channel key (see [`Matcher::channel`]); a channel
+    /// is removed when its queue empties.
+    pending: FastMap<String, Queue>,
     /// Buffers of finished channels and halves, reused so matching a
     /// message allocates nothing once the in-flight set has been seen.
     spare_keys: Vec<String>,
-    spare_queues: Vec<Queues>,
-    spare_halves: Vec<Record>,
+    spare_queues: Vec<VecDeque<RecordBatch>>,
+    spare_halves: Vec<RecordBatch>,
     key: String,
+    /// The waiting half being paired, unpacked.
+    first: Record,
     unmatched: Unmatched,
     out: Record,
     matched: u64,
@@ -60,8 +66,8 @@ pub struct Matcher<S> {
     dead: FastSet<String>,
     dead_halves: u64,
     pending_halves: u64,
-    /// Halves released before the end (sends, receives).
-    released: (u64, u64),
+    /// Halves that never found a partner (sends, receives).
+    lost: (u64, u64),
     warnings: Warnings,
 }
 
@@ -86,6 +92,7 @@ impl<S: RecordSink> Matcher<S> {
             spare_queues: Vec::new(),
             spare_halves: Vec::new(),
             key: String::new(),
+            first: Record::default(),
             unmatched,
             out: Record::new(Kind::Msg),
             matched: 0,
@@ -94,7 +101,7 @@ impl<S: RecordSink> Matcher<S> {
             dead: FastSet::default(),
             dead_halves: 0,
             pending_halves: 0,
-            released: (0, 0),
+            lost: (0, 0),
             warnings,
         }
     }
@@ -171,76 +178,28 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
             self.clock = Some(self.clock.map_or(t, |c| c.max(t)));
         }
         match rec.kind {
-            Kind::Send | Kind::Recv => {}
+            Kind::Send | Kind::Recv => self.half(rec),
             Kind::Destroy => {
                 self.next.write(rec)?;
-                return self.on_destroy(&rec.loc);
+                self.on_destroy(&rec.loc)
             }
             Kind::Container if self.dead.contains(rec.loc.as_str()) => {
                 // A name used again: what waited on its first life goes first.
                 self.sweep()?;
-                return self.next.write(rec);
+                self.next.write(rec)
             }
-            _ => return self.next.write(rec),
-        }
-        Self::channel(rec, &mut self.key);
-        if !self.pending.contains_key(self.key.as_str()) {
-            let mut key = self.spare_keys.pop().unwrap_or_default();
-            key.clone_from(&self.key);
-            let queues = self.spare_queues.pop().unwrap_or_default();
-            self.pending.insert(key, queues);
-        }
-        let queues = self
-            .pending
-            .get_mut(self.key.as_str())
-            .expect("inserted above");
-        let (mine, theirs) = if rec.kind == Kind::Send {
-            (&mut queues.sends, &mut queues.recvs)
-        } else {
-            (&mut queues.recvs, &mut queues.sends)
-        };
-        match theirs.pop_front() {
-            Some(first) => {
-                Self::pair(&mut self.out, &first, rec);
-                self.pending_halves -= 1;
-                uncount(&mut self.waiting, awaited(&first));
-                self.spare_halves.push(first);
-                if queues.sends.is_empty() && queues.recvs.is_empty() {
-                    if let Some((key, queues)) = self.pending.remove_entry(self.key.as_str()) {
-                        self.spare_keys.push(key);
-                        self.spare_queues.push(queues);
-                    }
-                }
-                self.matched += 1;
-                self.next.write(&self.out)
-            }
-            None => {
-                let mut half = self.spare_halves.pop().unwrap_or_default();
-                half.clone_from(rec);
-                mine.push_back(half);
-                self.pending_halves += 1;
-                let party = awaited(rec);
-                if !party.is_empty() {
-                    match self.waiting.get_mut(party) {
-                        Some(n) => *n += 1,
-                        None => {
-                            self.waiting.insert(party.to_string(), 1);
-                        }
-                    }
-                }
-                Ok(())
-            }
+            _ => self.next.write(rec),
         }
     }
 
     fn finish(&mut self) -> Result<()> {
-        let mut left: Vec<Record> = self
-            .pending
-            .drain()
-            .flat_map(|(_, q)| q.sends.into_iter().chain(q.recvs))
-            .collect();
-        let sends = left.iter().filter(|r| r.kind == Kind::Send).count() as u64 + self.released.0;
-        let recvs = (left.len() as u64 + self.released.0 + self.released.1) - sends;
+        let mut left = Vec::new();
+        for (_, queue) in self.pending.drain() {
+            count(&mut self.lost, queue.kind, queue.halves.len());
+            left.extend(queue.halves);
+        }
+        self.release(left)?;
+        let (sends, recvs) = self.lost;
         if sends + recvs > 0 {
             self.warnings.warn(format!(
                 "{} message half/halves never matched ({sends} send, {recvs} recv){}",
@@ -251,14 +210,16 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
                     "; left out"
                 }
             ));
-            if self.unmatched == Unmatched::Keep {
-                left.sort_by_key(|r| r.time);
-                for r in &mut left {
-                    self.write_unmatched(r)?;
-                }
-            }
         }
         self.next.finish()
+    }
+}
+
+/// Adds `n` halves of `kind` to the (sends, receives) counts.
+fn count(counts: &mut (u64, u64), kind: Kind, n: usize) {
+    match kind {
+        Kind::Send => counts.0 += n as u64,
+        _ => counts.1 += n as u64,
     }
 }
 
@@ -273,6 +234,60 @@ fn uncount(waiting: &mut FastMap<String, u64>, party: &str) {
 }
 
 impl<S: RecordSink> Matcher<S> {
+    /// A send or a receive: paired with the oldest waiting half of the other
+    /// kind on its channel, or queued.
+    fn half(&mut self, rec: &Record) -> Result<()> {
+        Self::channel(rec, &mut self.key);
+        if let Some(queue) = self.pending.get_mut(self.key.as_str()) {
+            if queue.kind != rec.kind {
+                let mut first = queue.halves.pop_front().expect("queues are never empty");
+                if queue.halves.is_empty() {
+                    if let Some((key, queue)) = self.pending.remove_entry(self.key.as_str()) {
+                        self.spare_keys.push(key);
+                        self.spare_queues.push(queue.halves);
+                    }
+                }
+                first.reader().next_into(&mut self.first);
+                first.clear();
+                self.spare_halves.push(first);
+                self.pending_halves -= 1;
+                uncount(&mut self.waiting, awaited(&self.first));
+                Self::pair(&mut self.out, &self.first, rec);
+                self.matched += 1;
+                return self.next.write(&self.out);
+            }
+        }
+        let mut packed = self.spare_halves.pop().unwrap_or_default();
+        packed.push(rec);
+        let queue = match self.pending.get_mut(self.key.as_str()) {
+            Some(queue) => queue,
+            None => {
+                let mut key = self.spare_keys.pop().unwrap_or_default();
+                key.clone_from(&self.key);
+                let mut halves = self.spare_queues.pop().unwrap_or_default();
+                // Most channels hold one half: no room for four.
+                halves.reserve_exact(1);
+                let queue = Queue {
+                    kind: rec.kind,
+                    halves,
+                };
+                self.pending.entry(key).or_insert(queue)
+            }
+        };
+        queue.halves.push_back(packed);
+        self.pending_halves += 1;
+        let party = awaited(rec);
+        if !party.is_empty() {
+            match self.waiting.get_mut(party) {
+                Some(n) => *n += 1,
+                None => {
+                    self.waiting.insert(party.to_string(), 1);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// `loc` is gone: the halves waiting on it can never match. They are
     /// swept once such halves make up half of all pending ones, so a sweep's
     /// cost is paid for by what it releases.
@@ -293,11 +308,15 @@ impl<S: RecordSink> Matcher<S> {
     fn sweep(&mut self) -> Result<()> {
         let dead = std::mem::take(&mut self.dead);
         let mut gone = Vec::new();
+        let (first, lost) = (&mut self.first, &mut self.lost);
         self.pending.retain(|_, q| {
-            let front = q.sends.front().or(q.recvs.front());
-            let doomed = front.is_some_and(|h| dead.contains(awaited(h)));
+            let doomed = q.halves.front().is_some_and(|h| {
+                h.reader().next_into(first);
+                dead.contains(awaited(first))
+            });
             if doomed {
-                gone.extend(q.sends.drain(..).chain(q.recvs.drain(..)));
+                count(lost, q.kind, q.halves.len());
+                gone.extend(q.halves.drain(..));
             }
             !doomed
         });
@@ -306,32 +325,36 @@ impl<S: RecordSink> Matcher<S> {
             self.waiting.remove(loc.as_str());
         }
         self.pending_halves -= gone.len() as u64;
-        gone.sort_by_key(|r| r.time);
-        for mut half in gone {
-            match half.kind {
-                Kind::Send => self.released.0 += 1,
-                _ => self.released.1 += 1,
-            }
-            if self.unmatched == Unmatched::Keep {
-                self.write_unmatched(&mut half)?;
-            }
-            self.spare_halves.push(half);
-        }
-        Ok(())
+        self.release(gone)
     }
 
-    /// Writes a half that found no partner, flagged `U`; written late, it
-    /// carries the latest time passed on to keep the order, and its own in
-    /// `orig_time`.
-    fn write_unmatched(&mut self, r: &mut Record) -> Result<()> {
-        r.add_flag(flags::UNMATCHED);
-        if let (Some(t), Some(last)) = (r.time, self.clock) {
-            if t < last {
-                r.push_attr("orig_time", &t.to_string());
-                r.time = Some(last);
-            }
+    /// Halves that will never match: written flagged `U` in time order when
+    /// asked (late, so each carries the latest time passed on, and its own in
+    /// `orig_time`), else dropped.
+    fn release(&mut self, halves: Vec<RecordBatch>) -> Result<()> {
+        if self.unmatched == Unmatched::Drop {
+            return Ok(());
         }
-        self.next.write(r)
+        let mut left: Vec<Record> = halves
+            .iter()
+            .map(|h| {
+                let mut r = Record::default();
+                h.reader().next_into(&mut r);
+                r
+            })
+            .collect();
+        left.sort_by_key(|r| r.time);
+        for r in &mut left {
+            r.add_flag(flags::UNMATCHED);
+            if let (Some(t), Some(last)) = (r.time, self.clock) {
+                if t < last {
+                    r.push_attr("orig_time", &t.to_string());
+                    r.time = Some(last);
+                }
+            }
+            self.next.write(r)?;
+        }
+        Ok(())
     }
 }
 

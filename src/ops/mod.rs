@@ -1,7 +1,8 @@
 //! Operations on record streams: merging, span building, filtering, windows,
-//! and the pump that drives a source into a sink. Commands wire these; they do
+//! message matching, packed records, and the pump that drives a source into a sink. Commands wire these; they do
 //! not reimplement them.
 
+pub mod batch;
 pub mod filter;
 pub mod matcher;
 pub mod merge;

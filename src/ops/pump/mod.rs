@@ -6,15 +6,13 @@
 //! cross. Which way a command goes follows from its arguments alone, never
 //! from timing.
 
-mod batch;
-
 use std::collections::VecDeque;
 use std::sync::mpsc;
 
 use crate::error::{Error, Location, Result};
+use crate::ops::batch::RecordBatch;
 use crate::pipe::{RecordSink, RecordSource};
 use crate::record::Record;
-use batch::RecordBatch;
 
 /// Records per batch handed to the writer thread: enough to make the hand-over
 /// rare, few enough to stay in the cache.

@@ -1,5 +1,6 @@
-//! A compact in-memory form of records, for handing many of them to another
-//! thread at once (`ops::pump` runs the sink on a second core).
+//! A compact in-memory form of records: for handing many of them to another
+//! thread at once (`ops::pump` runs the sink on a second core) and for
+//! holding many of them a long time (the matcher's halves in flight).
 //!
 //! A [`Record`] is about 400 bytes with ten separately allocated strings; moving
 //! those between cores costs more than the work they carry. A batch is two
