@@ -4,7 +4,7 @@ paje\t''
 pallas\t''
 trace\t''"
 complete -c trace-cat -s o -l output -d 'Write to FILE instead of standard output' -r
-complete -c trace-cat -s t -l to -d 'Write FORMAT (the record stream as TSV by default)' -r -f -a "tsv\t''
+complete -c trace-cat -s t -l to -d 'Write FORMAT: by default the one -o\'s extension names (`.etf`, `.paje`, `.jsonl`...), else the record stream as TSV' -r -f -a "tsv\t''
 jsonl\t''
 paje\t''
 pjdump\t''

@@ -4,7 +4,7 @@ paje\t''
 pallas\t''
 trace\t''"
 complete -c trace-filter -s o -l output -d 'Write to FILE instead of standard output' -r
-complete -c trace-filter -s t -l to -d 'Write FORMAT (the record stream as TSV by default)' -r -f -a "tsv\t''
+complete -c trace-filter -s t -l to -d 'Write FORMAT: by default the one -o\'s extension names (`.etf`, `.paje`, `.jsonl`...), else the record stream as TSV' -r -f -a "tsv\t''
 jsonl\t''
 paje\t''
 pjdump\t''
@@ -31,7 +31,7 @@ destroy\t''"
 complete -c trace-filter -s l -l loc -d 'Keep rows whose location matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
 complete -c trace-filter -s c -l cat -d 'Keep rows whose category matches GLOB (repeatable: any)' -r
 complete -c trace-filter -s n -l name -d 'Keep rows whose name matches REGEX (unanchored; use ^...$ for whole names)' -r
-complete -c trace-filter -l start -d 'Keep rows at or after TIME (ns, or with a unit: 1.5ms, 2s, 10us)' -r
+complete -c trace-filter -l start -d 'Keep rows at or after TIME: nanoseconds from the trace\'s origin. A bare number is ns (15, 1e9); a decimal with a unit is exact (1.5ms, 2s, 10us, 1min, 1h); a negative time is before the origin' -r
 complete -c trace-filter -l end -d 'Keep rows before TIME (same syntax as --start)' -r
 complete -c trace-filter -s a -l attr -d 'Keep rows with attribute KEY (equal to VALUE if given; repeatable: all)' -r
 complete -c trace-filter -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use clap::builder::PossibleValuesParser;
 use clap::{Arg, ArgAction, ArgMatches, Args, CommandFactory, FromArgMatches};
 
-use crate::error::{Error, Result, Warnings};
+use crate::error::{Error, Location, Result, Warnings};
 use crate::format::{self, Format, FORMATS};
 use crate::io::{check_output_is_not_an_input, open_output, ByteCounter, Input};
 use crate::ops::merge::Merger;
@@ -35,7 +35,7 @@ pub struct InputArgs {
 
     /// Read every input as FORMAT instead of detecting it.
     #[arg(short = 'f', long = "from", value_name = "FORMAT",
-          value_parser = PossibleValuesParser::new(format::names(true)))]
+          value_parser = format_names(true))]
     pub from: Option<String>,
 
     /// Print no warnings.
@@ -70,6 +70,14 @@ impl InputArgs {
     }
 }
 
+/// The format names `-f` (`readable`) or `-t` accept, with their
+/// extensions as aliases (`-f etf`).
+fn format_names(readable: bool) -> PossibleValuesParser {
+    PossibleValuesParser::new(format::names(readable).into_iter().map(|name| {
+        clap::builder::PossibleValue::new(name).aliases(format::aliases(name, readable))
+    }))
+}
+
 /// Output options of every command that writes a record stream or a trace.
 #[derive(Args, Debug, Clone)]
 pub struct OutputArgs {
@@ -77,10 +85,10 @@ pub struct OutputArgs {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<String>,
 
-    /// Write FORMAT (the record stream as TSV by default).
-    #[arg(short = 't', long = "to", value_name = "FORMAT", default_value = "tsv",
-          value_parser = PossibleValuesParser::new(format::names(false)))]
-    pub to: String,
+    /// Write FORMAT: by default the one -o's extension names (`.etf`,
+    /// `.paje`, `.jsonl`...), else the record stream as TSV.
+    #[arg(short = 't', long = "to", value_name = "FORMAT", value_parser = format_names(false))]
+    pub to: Option<String>,
 
     /// Write the stream as JSON Lines (same as `-t jsonl`).
     #[arg(long, conflicts_with = "to")]
@@ -118,12 +126,17 @@ impl OutputArgs {
         }
     }
 
-    /// The output format name after `--json`.
-    pub fn format(&self) -> &str {
-        if self.json {
-            "jsonl"
+    /// The output format: `--json`, `-t`, `-o`'s extension, or TSV.
+    pub fn format(&self) -> &'static Format {
+        let named = if self.json {
+            Some("jsonl")
         } else {
-            &self.to
+            self.to.as_deref()
+        };
+        let by_file = || self.output.as_deref().and_then(format::for_output_file);
+        match named {
+            Some(name) => format::writer_for(name).expect("clap checked the name"),
+            None => by_file().unwrap_or_else(|| format::writer_for("tsv").expect("tsv is written")),
         }
     }
 }
@@ -289,11 +302,24 @@ impl<'e> Pipeline<'e> {
                 "standard input (`-`) is named more than once; it can be read only once".into(),
             ));
         }
+        if args.inputs.iter().any(|i| i == "-") && std::io::stdin().is_terminal() {
+            // Otherwise a bare `trace-cat` just waits, with no hint why.
+            env.warnings.warn(
+                "reading the stream from the terminal (end it with Ctrl-D); name a trace to read it, --help for more",
+            );
+        }
         let mut sources = Vec::with_capacity(args.inputs.len());
         let mut used = Vec::new();
         for arg in &args.inputs {
             let mut input = Input::open(arg, &counter)?;
             let format = format::reader_for(&mut input, args.from.as_deref())?;
+            if args.from.is_none() && input.reader.is_some() && input.head().is_empty() {
+                // Detection read to the end and found nothing.
+                env.warnings.warn_at(
+                    Location::File(input.name.clone()),
+                    "the input is empty: it has no rows",
+                );
+            }
             used.push(format);
             let open = format.reader.expect("reader_for returns readable formats");
             sources.push(open(input, &opts)?);
@@ -335,7 +361,7 @@ impl<'e> Pipeline<'e> {
 
     /// Opens the writer `args` asks for, carrying the source's extra columns.
     pub fn writer(&self, args: &OutputArgs) -> Result<Box<dyn RecordSink + Send>> {
-        let format = format::writer_for(args.format())?;
+        let format = args.format();
         check_options_apply(self.env, &[format], false)?;
         if args.no_header && format.name != "tsv" {
             return Err(Error::Usage(format!(
@@ -429,6 +455,19 @@ fn to_stderr(text: std::fmt::Arguments) {
     let _ = std::io::stderr().write_fmt(text);
 }
 
+/// Ends on what clap reports: help and version on stdout (exit 0), usage
+/// errors on stderr prefixed with the command's name like every other error
+/// (exit 2).
+fn clap_exit(name: &str, e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    to_stderr(format_args!("{name}: {}", e.render()));
+    ExitCode::from(2)
+}
+
 /// Runs a command's `main`: parses arguments with the format options added
 /// (usage errors exit 2), sets up warnings, runs, prints `NAME: error: ...` on
 /// failure (exit 1), and treats a closed output pipe as success.
@@ -437,8 +476,13 @@ pub fn run_main<A: CommandFactory + FromArgMatches>(
     run: fn(A, &Env) -> Result<()>,
 ) -> ExitCode {
     crate::io::probe_stdout();
-    let matches = command::<A>().get_matches();
-    let args = A::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let parsed = command::<A>()
+        .try_get_matches()
+        .and_then(|m| A::from_arg_matches(&m).map(|a| (m, a)));
+    let (matches, args) = match parsed {
+        Ok(parsed) => parsed,
+        Err(e) => return clap_exit(name, &e),
+    };
     let quiet = matches.try_get_one::<bool>("quiet").ok().flatten() == Some(&true);
     let warnings = if quiet {
         Warnings::default()

@@ -112,9 +112,12 @@ pub static FORMATS: &[Format] = &[
     },
 ];
 
-/// The format called `name`.
+/// The format called `name`, or whose file extension `name` is (`etf`,
+/// `ndjson`...): people type the extension they see.
 pub fn by_name(name: &str) -> Result<&'static Format> {
-    FORMATS.iter().find(|f| f.name == name).ok_or_else(|| {
+    let found = FORMATS.iter().find(|f| f.name == name);
+    let found = found.or_else(|| FORMATS.iter().find(|f| f.extensions.contains(&name)));
+    found.ok_or_else(|| {
         Error::Usage(format!(
             "unknown format `{name}` (known: {})",
             FORMATS
@@ -124,6 +127,42 @@ pub fn by_name(name: &str) -> Result<&'static Format> {
                 .join(", ")
         ))
     })
+}
+
+/// The first format readable (`readable`) or writable (else) that claims
+/// the file extension `ext`.
+fn by_extension(ext: &str, readable: bool) -> Option<&'static Format> {
+    FORMATS.iter().find(|f| {
+        let able = if readable {
+            f.reader.is_some()
+        } else {
+            f.writer.is_some()
+        };
+        able && f.extensions.contains(&ext)
+    })
+}
+
+/// The format an output file's name suggests by its extension, if any.
+pub fn for_output_file(path: &str) -> Option<&'static Format> {
+    let ext = std::path::Path::new(path).extension()?.to_str()?;
+    by_extension(&ext.to_ascii_lowercase(), false)
+}
+
+/// The other names `-f` (readable) or `-t` accept for format `name`: its
+/// extensions that name no format and lead to it.
+pub fn aliases(name: &str, readable: bool) -> Vec<&'static str> {
+    let Some(format) = FORMATS.iter().find(|f| f.name == name) else {
+        return Vec::new();
+    };
+    format
+        .extensions
+        .iter()
+        .filter(|&&e| {
+            FORMATS.iter().all(|f| f.name != e)
+                && by_extension(e, readable).is_some_and(|f| std::ptr::eq(f, format))
+        })
+        .copied()
+        .collect()
 }
 
 /// Names of the formats that can be read (`readable`) or written.
@@ -167,10 +206,8 @@ pub fn detect(input: &mut Input) -> Result<&'static Format> {
             break;
         }
     }
-    if let Some(ext) = extension.as_deref() {
-        if let Some(f) = readable().find(|f| f.extensions.contains(&ext)) {
-            return Ok(f);
-        }
+    if let Some(f) = extension.as_deref().and_then(|e| by_extension(e, true)) {
+        return Ok(f);
     }
     if is_dir {
         let signs: Vec<&str> = readable().filter_map(|f| f.folder_sign).collect();

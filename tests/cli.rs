@@ -456,3 +456,92 @@ fn colliding_locations_across_inputs() {
         .assert()
         .success();
 }
+
+#[test]
+fn output_format_follows_the_file_name_and_extensions_name_formats() {
+    let dir = scratch("output-by-extension");
+    let etf = dir.join("out.etf");
+    bin("trace-cat")
+        .arg("-o")
+        .arg(&etf)
+        .arg("examples/pingpong.tsv")
+        .assert()
+        .success();
+    let written = std::fs::read_to_string(&etf).unwrap();
+    assert!(written.starts_with("TU "), "{written}");
+    // `-f etf` and `-t etf` name the TRACE format by its extension.
+    bin("trace-cat")
+        .args(["-f", "etf"])
+        .arg(&etf)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("source_format\t\t\t\t\t\t\ttrace"));
+    bin("trace-cat")
+        .args(["-t", "etf", "examples/pingpong.tsv"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("TU "));
+    // -t wins over the name; an unknown extension keeps TSV.
+    let jsonl = dir.join("out.jsonl");
+    bin("trace-cat")
+        .args(["-t", "tsv", "-o"])
+        .arg(&jsonl)
+        .arg("examples/pingpong.tsv")
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&jsonl)
+        .unwrap()
+        .starts_with("kind\t"));
+    let other = dir.join("out.txt");
+    bin("trace-cat")
+        .arg("-o")
+        .arg(&other)
+        .arg("examples/pingpong.tsv")
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&other)
+        .unwrap()
+        .starts_with("kind\t"));
+}
+
+#[test]
+fn messages_name_the_command_and_say_the_rule() {
+    // clap's usage errors carry the command's name like every other error.
+    bin("trace-cat")
+        .args(["-t", "bogus", "examples/pingpong.tsv"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with(
+            "trace-cat: error: invalid value 'bogus'",
+        ));
+    bin("trace-filter")
+        .arg("--bogus")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with(
+            "trace-filter: error: unexpected argument",
+        ));
+    // A time without a unit is nanoseconds, and the message says so.
+    bin("trace-filter")
+        .args(["--start", "1.5", "examples/pingpong.tsv"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("finer than a nanosecond")
+                .and(predicate::str::contains("a bare number is ns")),
+        );
+    bin("trace-filter")
+        .args(["--start", "1e3", "--end", "1.2e3", "-k", "send"])
+        .arg("examples/pingpong.tsv")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("send\t1100\t"));
+    // An empty input is read as an empty stream, with a warning.
+    let empty = scratch("empty-input").join("empty.tsv");
+    std::fs::write(&empty, "").unwrap();
+    bin("trace-cat")
+        .arg(&empty)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("empty.tsv: the input is empty"));
+}

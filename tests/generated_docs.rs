@@ -11,11 +11,7 @@ fn rendered() -> Vec<(PathBuf, Vec<u8>)> {
     let mut files = Vec::new();
     for cmd in tracepipe::cmd::all_commands() {
         let name = cmd.get_name().to_string();
-        let mut man = Vec::new();
-        clap_mangen::Man::new(cmd.clone())
-            .render(&mut man)
-            .expect("man page renders");
-        files.push((root.join("man").join(format!("{name}.1")), man));
+        files.push((root.join("man").join(format!("{name}.1")), man_page(&cmd)));
         for (shell, file) in [
             (Shell::Bash, format!("{name}.bash")),
             (Shell::Zsh, format!("_{name}")),
@@ -27,6 +23,57 @@ fn rendered() -> Vec<(PathBuf, Vec<u8>)> {
         }
     }
     files
+}
+
+/// A man page from the clap definition: clap_mangen's sections, with a
+/// SYNOPSIS that shows the placeholders (clap's usage line), and the text
+/// after the options split into EXAMPLES (kept as laid out) and NOTES.
+fn man_page(cmd: &clap::Command) -> Vec<u8> {
+    let man = clap_mangen::Man::new(cmd.clone());
+    let mut out = Vec::new();
+    man.render_title(&mut out).unwrap();
+    man.render_name_section(&mut out).unwrap();
+    let usage = cmd.clone().render_usage().to_string();
+    let usage = usage.trim_start_matches("Usage:").trim();
+    let (name, rest) = usage.split_once(' ').unwrap_or((usage, ""));
+    out.extend(format!(".SH SYNOPSIS\n\\fB{}\\fR {}\n", roff(name), roff(rest)).bytes());
+    man.render_description_section(&mut out).unwrap();
+    man.render_options_section(&mut out).unwrap();
+    let after = cmd
+        .get_after_help()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    let mut paragraphs = after.split("\n\n");
+    if let Some(examples) = paragraphs.next() {
+        out.extend(b".SH EXAMPLES\n.nf\n");
+        for line in examples.lines().skip(1) {
+            out.extend(format!("{}\n", roff(line)).bytes());
+        }
+        out.extend(b".fi\n");
+    }
+    let notes: Vec<&str> = paragraphs.collect();
+    if !notes.is_empty() {
+        out.extend(b".SH NOTES\n");
+        for p in notes {
+            out.extend(format!(".PP\n{}\n", roff(p)).bytes());
+        }
+    }
+    man.render_version_section(&mut out).unwrap();
+    out
+}
+
+/// Text escaped for roff: backslashes, hyphens (so they stay ASCII), and a
+/// leading dot or quote that would read as a request.
+fn roff(text: &str) -> String {
+    let escaped = text.replace('\\', "\\e").replace('-', "\\-");
+    escaped
+        .lines()
+        .map(|l| match l.chars().next() {
+            Some('.' | '\'') => format!("\\&{l}"),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[test]

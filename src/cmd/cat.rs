@@ -9,6 +9,9 @@ use crate::ops::spans::SpanBuilder;
 use crate::pipe::RecordSink;
 use crate::table::Cell;
 
+/// `--help` text after the options: the examples (kept as laid out), then
+/// paragraphs written as single lines so that clap wraps them to the
+/// terminal (and the man page generator makes them a NOTES section).
 const EXAMPLES: &str = "\
 Examples:
   trace-cat run.paje > run.tsv              a Pajé trace as the record stream
@@ -21,15 +24,15 @@ Examples:
   trace-cat -t trace run.tsv > run.etf      write a TRACE file for TRACE4CPS
   trace-cat -t paje plant.etf > plant.paje  open TRACE data in Pajé viewers
 
-Memory: streams and Pajé traces are read in one pass. Pajé keeps open
-states, pending links, about 0.5 KiB per container ever created (140 MiB for
-300 000), and --reorder-window rows (at most 16 MiB of their text). Merging
-keeps one row per input; Pallas traces each thread's grammar and one decoded
-block per distinct event; --spans the open frames; -t pjdump also the message
-halves still waiting for their partner (about 0.4 KiB each: 86 MiB for 200 000;
-halves waiting on a destroyed container are released). TRACE files list elements in any
-order, so they are read whole and sorted: 3 to 6 times the file (terse lines
-cost the most). Writing TRACE holds the output until the end (resources
+Memory: streams and Pajé traces are read in one pass. Pajé keeps open \
+states, pending links, about 0.5 KiB per container ever created (140 MiB for \
+300 000), and --reorder-window rows (at most 16 MiB of their text). Merging \
+keeps one row per input; Pallas traces each thread's grammar and one decoded \
+block per distinct event; --spans the open frames; -t pjdump also the message \
+halves still waiting for their partner (about 0.4 KiB each: 86 MiB for 200 000; \
+halves waiting on a destroyed container are released). TRACE files list elements in any \
+order, so they are read whole and sorted: 3 to 6 times the file (terse lines \
+cost the most). Writing TRACE holds the output until the end (resources \
 first); writing Pajé holds rows with an extent that are not frames.";
 
 /// Read any supported trace or record stream and write the normalized record

@@ -11,6 +11,9 @@ use crate::ops::{
 };
 use crate::record::Kind;
 
+/// `--help` text after the options: the examples (kept as laid out), then
+/// paragraphs written as single lines so that clap wraps them to the
+/// terminal (and the man page generator makes them a NOTES section).
 const EXAMPLES: &str = "\
 Examples:
   trace-filter -k send,recv run.tsv                  message halves only
@@ -19,12 +22,12 @@ Examples:
   trace-filter -a mode=abs -k counter run.tsv        absolute counter samples
   trace-cat --spans run.paje | trace-filter -k state -v -n Idle
 
-Rows are kept whole: a complete row (state, msg, claim, ...) is kept when it
-overlaps the window, not clipped. A frame (enter ... leave) goes whole with its
-enter: kept, with its leave wherever it falls, when the enter is kept; left
-out when the enter is not (before the window, say). `meta` rows, and the
-`container` rows of kept rows (with their parents), are always written, so
-the output is a valid stream. Memory: one row per container, and the open
+Rows are kept whole: a complete row (state, msg, claim, ...) is kept when it \
+overlaps the window, not clipped. A frame (enter ... leave) goes whole with its \
+enter: kept, with its leave wherever it falls, when the enter is kept; left \
+out when the enter is not (before the window, say). `meta` rows, and the \
+`container` rows of kept rows (with their parents), are always written, so \
+the output is a valid stream. Memory: one row per container, and the open \
 frames.";
 
 /// Keep the rows of a record stream that match every given condition.
@@ -56,7 +59,9 @@ pub struct Args {
     #[arg(short = 'n', long = "name", value_name = "REGEX")]
     pub name: Option<String>,
 
-    /// Keep rows at or after TIME (ns, or with a unit: 1.5ms, 2s, 10us).
+    /// Keep rows at or after TIME: nanoseconds from the trace's origin. A bare
+    /// number is ns (15, 1e9); a decimal with a unit is exact (1.5ms, 2s, 10us,
+    /// 1min, 1h); a negative time is before the origin.
     #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub start: Option<String>,
 

@@ -2,63 +2,89 @@
 
 use crate::record::{Kind, Record};
 
-/// Parses a time given by a user: integer nanoseconds, or a decimal number with a
-/// unit `ns`, `us` (or `µs`), `ms`, `s`, `min`, `h`. Exact: no floating point.
+/// How a time is written on the command line, for messages and `--help`.
+pub const TIME_SYNTAX: &str = "nanoseconds from the trace's origin: a bare number is ns \
+(15, 1e9); a decimal with a unit is exact (1.5ms, 2s, 10us, 1min, 1h); negative is before the origin";
+
+/// Parses a time given by a user: a bare number in nanoseconds, or a decimal
+/// number (with an optional exponent, `1e9`, `2.5e-3s`) followed by a unit
+/// `ns`, `us` (or `µs`), `ms`, `s`, `min`, `h`. Exact: no floating point.
 pub fn parse_time(text: &str) -> Result<i64, String> {
     let s = text.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
+    let bad = |why: &str| format!("bad time `{text}`: {why} (a time is {TIME_SYNTAX})");
+    let (neg, s) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let digits_end = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(s.len());
-    let (number, unit) = s.split_at(split);
-    let scale: i128 = match unit.trim() {
+    let (number, rest) = s.split_at(digits_end);
+    let (int, frac) = number.split_once('.').unwrap_or((number, ""));
+    if (int.is_empty() && frac.is_empty()) || frac.contains('.') {
+        return Err(bad("expected a number"));
+    }
+    let (exponent, unit) = split_exponent(rest).ok_or_else(|| bad("bad exponent"))?;
+    let unit_ns: i128 = match unit {
         "" | "ns" => 1,
         "us" | "µs" => 1_000,
         "ms" => 1_000_000,
         "s" => 1_000_000_000,
         "min" => 60_000_000_000,
         "h" => 3_600_000_000_000,
-        other => {
-            return Err(format!(
-                "bad time `{text}`: unknown unit `{other}` (use ns, us, ms, s, min or h)"
-            ))
-        }
+        other => return Err(bad(&format!("unknown unit `{other}`"))),
     };
-    let bad = || format!("bad time `{text}`: expected a number with an optional unit, like 1.5ms");
-    let (neg, digits) = match number.as_bytes().first() {
-        Some(b'-') => (true, &number[1..]),
-        Some(b'+') => (false, &number[1..]),
-        _ => (false, number),
-    };
-    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
-    if (int.is_empty() && frac.is_empty())
-        || !int.bytes().all(|b| b.is_ascii_digit())
-        || !frac.bytes().all(|b| b.is_ascii_digit())
-    {
-        return Err(bad());
-    }
-    let mut value: i128 = 0;
-    for b in int.bytes() {
-        value = value
+    // value = mantissa × 10^power × unit, computed exactly.
+    let too_big = || bad("out of range");
+    let mut mantissa: i128 = 0;
+    for b in int.bytes().chain(frac.bytes()) {
+        mantissa = mantissa
             .checked_mul(10)
-            .and_then(|v| v.checked_add(i128::from(b - b'0')))
-            .ok_or_else(bad)?;
+            .and_then(|m| m.checked_add(i128::from(b - b'0')))
+            .ok_or_else(too_big)?;
     }
-    value = value.checked_mul(scale).ok_or_else(bad)?;
-    let mut place = scale;
-    for b in frac.bytes() {
-        place /= 10;
-        if place == 0 {
-            if b != b'0' {
-                return Err(format!("bad time `{text}`: finer than a nanosecond"));
-            }
-            continue;
+    let power = exponent - frac.len() as i64;
+    let mut value = mantissa.checked_mul(unit_ns).ok_or_else(too_big)?;
+    if power >= 0 {
+        let scale = u32::try_from(power)
+            .ok()
+            .and_then(|p| 10i128.checked_pow(p));
+        value = scale
+            .and_then(|f| value.checked_mul(f))
+            .ok_or_else(too_big)?;
+    } else {
+        let divisor = u32::try_from(-power)
+            .ok()
+            .and_then(|p| 10i128.checked_pow(p));
+        match divisor {
+            Some(d) if value % d == 0 => value /= d,
+            _ if value == 0 => {}
+            _ => return Err(bad("finer than a nanosecond")),
         }
-        value += i128::from(b - b'0') * place;
     }
     if neg {
         value = -value;
     }
-    i64::try_from(value).map_err(|_| format!("bad time `{text}`: out of range"))
+    i64::try_from(value).map_err(|_| too_big())
+}
+
+/// Splits `e9ms` into (9, "ms"); text without an exponent gives (0, text).
+/// None when an `e` is followed by a sign or digits that do not make one.
+fn split_exponent(rest: &str) -> Option<(i64, &str)> {
+    let Some(after) = rest.strip_prefix(['e', 'E']) else {
+        return Some((0, rest.trim()));
+    };
+    let sign_len = usize::from(after.starts_with(['-', '+']));
+    let end = after[sign_len..]
+        .find(|c: char| !c.is_ascii_digit())
+        .map_or(after.len(), |i| i + sign_len);
+    if end == sign_len {
+        // Not an exponent: `e` starts the unit (an unknown one).
+        return (sign_len == 0).then_some((0, rest.trim()));
+    }
+    let exponent: i64 = after[..end].parse().ok()?;
+    (exponent.abs() <= 40).then_some((exponent, after[end..].trim()))
 }
 
 /// A half-open time window `[start, end)` in stream nanoseconds.
@@ -116,6 +142,28 @@ mod tests {
         assert!(parse_time("1x").is_err());
         assert!(parse_time("").is_err());
         assert!(parse_time("99999999999h").is_err());
+        assert_eq!(parse_time("1e3").unwrap(), 1_000);
+        assert_eq!(parse_time("2.5e-3s").unwrap(), 2_500_000);
+        assert_eq!(parse_time("1E9").unwrap(), 1_000_000_000);
+        assert_eq!(parse_time("-0.5s").unwrap(), -500_000_000);
+        assert_eq!(parse_time(".5us").unwrap(), 500);
+        assert_eq!(parse_time("0.0").unwrap(), 0);
+        assert!(parse_time("1e-1").is_err());
+        assert!(parse_time("1e").is_err());
+        assert!(parse_time("1e+").is_err());
+        assert!(parse_time("1.2.3").is_err());
+        assert!(parse_time("1e99").is_err());
+        // The messages say the rule.
+        let e = parse_time("1.5").unwrap_err();
+        assert!(
+            e.contains("finer than a nanosecond") && e.contains("a bare number is ns"),
+            "{e}"
+        );
+        let e = parse_time("3 parsecs").unwrap_err();
+        assert!(
+            e.contains("unknown unit `parsecs`") && e.contains("1.5ms"),
+            "{e}"
+        );
     }
 
     #[test]
