@@ -23,7 +23,7 @@ _trace__cat() {
 
     case "${cmd}" in
         trace__cat)
-            opts="-f -q -o -t -h -V --from --quiet --prefix-inputs --output --to --json --no-header --line-buffered --no-progress --threads --spans --list-formats --ignore-incomplete-links --reorder-window --precision --user-fields --lenient --help --version"
+            opts="-f -q -o -t -h -V --from --quiet --prefix-inputs --output --to --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --spans --ignore-incomplete-links --reorder-window --precision --user-fields --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -51,6 +51,10 @@ _trace__cat() {
                     ;;
                 -t)
                     COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace" -- "${cur}"))
+                    return 0
+                    ;;
+                --unit)
+                    COMPREPLY=($(compgen -W "ns us ms s" -- "${cur}"))
                     return 0
                     ;;
                 --threads)

@@ -9,6 +9,10 @@ jsonl\t''
 paje\t''
 pjdump\t''
 trace\t''"
+complete -c trace-cat -l unit -d 'With --rows-only: write times in UNIT as exact decimals (1.5 for 1500 ns in us) instead of integer nanoseconds' -r -f -a "ns\t''
+us\t''
+ms\t''
+s\t''"
 complete -c trace-cat -l threads -d 'Threads: 1 reads and writes on one core; 2 writes on a second thread; auto is 2 when the machine has two cores or more' -r -f -a "auto\t''
 1\t''
 2\t''"
@@ -16,12 +20,13 @@ complete -c trace-cat -l reorder-window -d 'Rows held to put events of different
 complete -c trace-cat -l precision -d 'Decimals of times and values (pj_dump\'s -l; default 6)' -r
 complete -c trace-cat -s q -l quiet -d 'Print no warnings'
 complete -c trace-cat -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'
+complete -c trace-cat -l list-formats -d 'List the formats that can be read and written, then exit'
 complete -c trace-cat -l json -d 'Write the stream as JSON Lines (same as `-t jsonl`)'
 complete -c trace-cat -l no-header -d 'Leave out the TSV header line (for tools that want bare rows)'
+complete -c trace-cat -l rows-only -d 'Write data rows only: no header, no meta, type or container rows (for awk and gnuplot; the output is then no longer a stream)'
 complete -c trace-cat -l line-buffered -d 'Flush after every row (for following a live trace)'
 complete -c trace-cat -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
 complete -c trace-cat -l spans -d 'Turn enter/leave pairs into complete `state` rows (written when the frame closes; frames open at the end are closed at the last time, flagged C)'
-complete -c trace-cat -l list-formats -d 'List the formats that can be read and written, then exit'
 complete -c trace-cat -l ignore-incomplete-links -d 'Keep links whose other half never comes as unmatched halves (pj_dump\'s -z) instead of failing'
 complete -c trace-cat -l user-fields -d 'Append the values of user-defined fields (pj_dump\'s -u)'
 complete -c trace-cat -l lenient -d 'Skip invalid lines and elements with a warning each (and a count at the end) instead of stopping at the first'

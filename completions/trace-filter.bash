@@ -23,7 +23,7 @@ _trace__filter() {
 
     case "${cmd}" in
         trace__filter)
-            opts="-f -q -o -t -k -l -c -n -a -v -h -V --from --quiet --prefix-inputs --output --to --json --no-header --line-buffered --no-progress --threads --kind --loc --cat --name --start --end --attr --invert --ignore-incomplete-links --reorder-window --precision --user-fields --lenient --help --version"
+            opts="-f -q -o -t -k -l -L -c -n -a -v -h -V --from --quiet --prefix-inputs --output --to --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --kind --loc --loc-name --under --cat --name --start --end --attr --invert --ignore-incomplete-links --reorder-window --precision --user-fields --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -53,6 +53,10 @@ _trace__filter() {
                     COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace" -- "${cur}"))
                     return 0
                     ;;
+                --unit)
+                    COMPREPLY=($(compgen -W "ns us ms s" -- "${cur}"))
+                    return 0
+                    ;;
                 --threads)
                     COMPREPLY=($(compgen -W "auto 1 2" -- "${cur}"))
                     return 0
@@ -70,6 +74,18 @@ _trace__filter() {
                     return 0
                     ;;
                 -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --loc-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -L)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --under)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

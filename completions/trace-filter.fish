@@ -9,6 +9,10 @@ jsonl\t''
 paje\t''
 pjdump\t''
 trace\t''"
+complete -c trace-filter -l unit -d 'With --rows-only: write times in UNIT as exact decimals (1.5 for 1500 ns in us) instead of integer nanoseconds' -r -f -a "ns\t''
+us\t''
+ms\t''
+s\t''"
 complete -c trace-filter -l threads -d 'Threads: 1 reads and writes on one core; 2 writes on a second thread; auto is 2 when the machine has two cores or more' -r -f -a "auto\t''
 1\t''
 2\t''"
@@ -28,18 +32,22 @@ dep\t''
 signal\t''
 type\t''
 destroy\t''"
-complete -c trace-filter -s l -l loc -d 'Keep rows whose location matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
+complete -c trace-filter -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
+complete -c trace-filter -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
+complete -c trace-filter -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
 complete -c trace-filter -s c -l cat -d 'Keep rows whose category matches GLOB (repeatable: any)' -r
 complete -c trace-filter -s n -l name -d 'Keep rows whose name matches REGEX (unanchored; use ^...$ for whole names)' -r
 complete -c trace-filter -l start -d 'Keep rows at or after TIME: nanoseconds from the trace\'s origin. A bare number is ns (15, 1e9); a decimal with a unit is exact (1.5ms, 2s, 10us, 1min, 1h); a negative time is before the origin' -r
 complete -c trace-filter -l end -d 'Keep rows before TIME (same syntax as --start)' -r
-complete -c trace-filter -s a -l attr -d 'Keep rows with attribute KEY (equal to VALUE if given; repeatable: all)' -r
+complete -c trace-filter -s a -l attr -d 'Keep rows with attribute KEY; with a test: KEY=TEXT, KEY!=TEXT, or a number compared exactly: KEY>N, KEY>=N, KEY<N, KEY<=N (quote them for the shell). A KEY no attribute has names the column size, tag, depth or value. Repeatable: all must hold' -r
 complete -c trace-filter -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
 complete -c trace-filter -l precision -d 'Decimals of times and values (pj_dump\'s -l; default 6)' -r
 complete -c trace-filter -s q -l quiet -d 'Print no warnings'
 complete -c trace-filter -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'
+complete -c trace-filter -l list-formats -d 'List the formats that can be read and written, then exit'
 complete -c trace-filter -l json -d 'Write the stream as JSON Lines (same as `-t jsonl`)'
 complete -c trace-filter -l no-header -d 'Leave out the TSV header line (for tools that want bare rows)'
+complete -c trace-filter -l rows-only -d 'Write data rows only: no header, no meta, type or container rows (for awk and gnuplot; the output is then no longer a stream)'
 complete -c trace-filter -l line-buffered -d 'Flush after every row (for following a live trace)'
 complete -c trace-filter -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
 complete -c trace-filter -s v -l invert -d 'Keep the rows that do not match instead (meta and needed containers stay)'

@@ -30,7 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let json = args.iter().any(|a| a == "--json");
     let out = Output::new("<stdout>", Box::new(std::io::stdout()));
     let mut sink: Box<dyn RecordSink> = if json {
-        Box::new(JsonlWriter::new(out))
+        Box::new(JsonlWriter::new(out, &WriteOptions::default()))
     } else {
         Box::new(TsvWriter::new(out, &WriteOptions::default()))
     };

@@ -23,7 +23,7 @@ use crate::ops::pump::{self, Threads};
 use crate::pipe::{
     FormatOption, FormatOptions, OptionValue, ReadOptions, RecordSink, RecordSource, WriteOptions,
 };
-use crate::table::{TableFormat, TableWriter};
+use crate::table::{self, TableFormat, TableWriter};
 
 /// Inputs of a command that reads traces or streams.
 #[derive(Args, Debug, Clone)]
@@ -90,6 +90,10 @@ pub struct OutputArgs {
     #[arg(short = 't', long = "to", value_name = "FORMAT", value_parser = format_names(false))]
     pub to: Option<String>,
 
+    /// List the formats that can be read and written, then exit.
+    #[arg(long)]
+    pub list_formats: bool,
+
     /// Write the stream as JSON Lines (same as `-t jsonl`).
     #[arg(long, conflicts_with = "to")]
     pub json: bool,
@@ -97,6 +101,17 @@ pub struct OutputArgs {
     /// Leave out the TSV header line (for tools that want bare rows).
     #[arg(long)]
     pub no_header: bool,
+
+    /// Write data rows only: no header, no meta, type or container rows (for
+    /// awk and gnuplot; the output is then no longer a stream).
+    #[arg(long)]
+    pub rows_only: bool,
+
+    /// With --rows-only: write times in UNIT as exact decimals (1.5 for
+    /// 1500 ns in us) instead of integer nanoseconds.
+    #[arg(long, value_name = "UNIT", requires = "rows_only",
+          value_parser = PossibleValuesParser::new(["ns", "us", "ms", "s"]))]
+    pub unit: Option<String>,
 
     /// Flush after every row (for following a live trace).
     #[arg(long)]
@@ -139,6 +154,29 @@ impl OutputArgs {
             None => by_file().unwrap_or_else(|| format::writer_for("tsv").expect("tsv is written")),
         }
     }
+}
+
+/// The registry as a table (TSV, or JSON Lines with `--json`).
+pub fn list_formats(args: &OutputArgs) -> Result<()> {
+    let table = TableArgs {
+        output: args.output.clone(),
+        csv: false,
+        json: args.json,
+        no_header: args.no_header,
+    };
+    let mut out = table.open(&["format", "read", "write", "extensions", "description"])?;
+    let yes = |b: bool| table::Cell::Text(if b { "yes" } else { "no" });
+    for f in FORMATS {
+        let extensions = f.extensions.join(",");
+        out.row(&[
+            table::Cell::Text(f.name),
+            yes(f.reader.is_some()),
+            yes(f.writer.is_some()),
+            table::Cell::Text(&extensions),
+            table::Cell::Text(f.description),
+        ])?;
+    }
+    out.finish()
 }
 
 /// Output options of a command that prints a report table.
@@ -313,6 +351,17 @@ impl<'e> Pipeline<'e> {
         for arg in &args.inputs {
             let mut input = Input::open(arg, &counter)?;
             let format = format::reader_for(&mut input, args.from.as_deref())?;
+            if args.from.is_some() {
+                if let Some(other) = format::detected_instead(&mut input, format) {
+                    env.warnings.warn_at(
+                        Location::File(input.name.clone()),
+                        format!(
+                            "read as {} as -f says, though it looks like {}",
+                            format.name, other.name
+                        ),
+                    );
+                }
+            }
             if args.from.is_none() && input.reader.is_some() && input.head().is_empty() {
                 // Detection read to the end and found nothing.
                 env.warnings.warn_at(
@@ -369,10 +418,23 @@ impl<'e> Pipeline<'e> {
                 format.name
             )));
         }
+        if args.rows_only && !matches!(format.name, "tsv" | "jsonl") {
+            return Err(Error::Usage(format!(
+                "--rows-only shapes the stream's TSV or JSON Lines; the output is {}",
+                format.name
+            )));
+        }
         check_output_is_not_an_input(args.output.as_deref(), &self.inputs)?;
         let out = open_output(args.output.as_deref(), args.line_buffered)?;
         let opts = WriteOptions {
             no_header: args.no_header,
+            rows_only: args.rows_only,
+            time_decimals: match args.unit.as_deref() {
+                Some("us") => 3,
+                Some("ms") => 6,
+                Some("s") => 9,
+                _ => 0,
+            },
             extra_columns: self.source.extra_columns().to_vec(),
             format: self.env.format_options.clone(),
             warnings: self.env.warnings.clone(),

@@ -150,6 +150,17 @@ impl Decimal {
         (d.mantissa < 10u128.pow(MAX_DIGITS as u32)).then_some(d)
     }
 
+    /// Compares two values exactly (falling back to `f64` when their
+    /// difference needs more than 36 digits).
+    pub fn compare(&self, other: &Decimal) -> std::cmp::Ordering {
+        match self.add(&other.neg()) {
+            Some(d) if d.mantissa == 0 => std::cmp::Ordering::Equal,
+            Some(d) if d.negative => std::cmp::Ordering::Less,
+            Some(_) => std::cmp::Ordering::Greater,
+            None => self.to_f64().total_cmp(&other.to_f64()),
+        }
+    }
+
     /// The negated value.
     pub fn neg(&self) -> Decimal {
         Decimal {
@@ -271,33 +282,70 @@ pub fn format_scaled(value: i64, factor: u64) -> String {
 
 /// Appends `value / factor` as [`format_scaled`] writes it.
 pub fn push_scaled(out: &mut String, value: i64, factor: u64) {
-    use std::fmt::Write as _;
+    out.push_str(scaled(value, factor, &mut [0; SCALED_MAX]));
+}
+
+/// Room for the longest text [`scaled`] writes: sign, 20 digits, point, 18 digits.
+pub const SCALED_MAX: usize = 40;
+
+/// `value / factor` as a short decimal, written into `buf` (no allocation,
+/// for writers that print one per row).
+pub fn scaled(value: i64, factor: u64, buf: &mut [u8; SCALED_MAX]) -> &str {
     let magnitude = value.unsigned_abs();
     let (q, mut r) = (magnitude / factor, magnitude % factor);
+    let mut len = 0;
+    let mut put = |b: u8| {
+        buf[len] = b;
+        len += 1;
+    };
     if value < 0 {
-        out.push('-');
+        put(b'-');
     }
-    let _ = write!(out, "{q}");
+    for &b in itoa::Buffer::new().format(q).as_bytes() {
+        put(b);
+    }
     if r != 0 {
-        out.push('.');
+        put(b'.');
         // Long division; 18 digits leave an error far below half a unit of
         // `value` for every factor used here (at most 3.6e12).
         for _ in 0..18 {
             let wide = u128::from(r) * 10;
-            out.push(char::from(b'0' + (wide / u128::from(factor)) as u8));
+            put(b'0' + (wide / u128::from(factor)) as u8);
             r = (wide % u128::from(factor)) as u64;
             if r == 0 {
                 break;
             }
         }
-        let trimmed = out.trim_end_matches('0').len();
-        out.truncate(trimmed);
+        while buf[len - 1] == b'0' {
+            len -= 1;
+        }
     }
+    std::str::from_utf8(&buf[..len]).expect("ASCII digits")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scaled_values_are_exact_and_short() {
+        let cases: [(i64, u64, &str); 7] = [
+            (1500, 1_000, "1.5"),
+            (1_000_000, 1_000_000, "1"),
+            (-5, 1_000, "-0.005"),
+            (0, 1_000_000_000, "0"),
+            (123_456_789_012, 1_000_000_000, "123.456789012"),
+            (i64::MIN, 1_000_000_000, "-9223372036.854775808"),
+            (i64::MIN, 1, "-9223372036854775808"),
+        ];
+        for (value, factor, want) in cases {
+            assert_eq!(
+                scaled(value, factor, &mut [0; SCALED_MAX]),
+                want,
+                "{value} / {factor}"
+            );
+        }
+    }
 
     fn ns(text: &str, factor: u64) -> (i64, bool) {
         Decimal::parse(text).unwrap().scaled(factor).unwrap()

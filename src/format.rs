@@ -247,6 +247,13 @@ pub fn reader_for(input: &mut Input, from: Option<&str>) -> Result<&'static Form
     Ok(format)
 }
 
+/// When `-f` forced `forced` on `input`: the format detection would have
+/// chosen instead, if another one. The reader's error on such an input comes
+/// from deep inside the wrong format ("unsupported ABI 107"); this says why.
+pub fn detected_instead(input: &mut Input, forced: &'static Format) -> Option<&'static Format> {
+    detect(input).ok().filter(|f| !std::ptr::eq(*f, forced))
+}
+
 /// The format called `to`, if it can be written.
 pub fn writer_for(to: &str) -> Result<&'static Format> {
     let format = by_name(to)?;

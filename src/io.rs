@@ -56,10 +56,12 @@ impl Input {
                 inner: io::stdin(),
                 counter: counter.clone(),
             };
+            let name = "<stdin>".to_string();
+            let reader = decompressed(&name, BufReader::with_capacity(BUFFER_SIZE, reader))?;
             return Ok(Input {
-                name: "<stdin>".to_string(),
+                name,
                 path: None,
-                reader: Some(Box::new(BufReader::with_capacity(BUFFER_SIZE, reader))),
+                reader: Some(reader),
                 head: Vec::new(),
                 ended: false,
             });
@@ -80,10 +82,11 @@ impl Input {
             inner: file,
             counter: counter.clone(),
         };
+        let reader = decompressed(arg, BufReader::with_capacity(BUFFER_SIZE, reader))?;
         Ok(Input {
             name: arg.to_string(),
             path: Some(path),
-            reader: Some(Box::new(BufReader::with_capacity(BUFFER_SIZE, reader))),
+            reader: Some(reader),
             head: Vec::new(),
             ended: false,
         })
@@ -135,12 +138,18 @@ impl Input {
         Ok(names)
     }
 
-    /// The file extension, lower-cased.
+    /// The file extension, lower-cased, after a compression suffix
+    /// (`run.paje.gz` is `paje`).
     pub fn extension(&self) -> Option<String> {
-        self.path
-            .as_deref()
-            .and_then(Path::extension)
-            .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        let path = self.path.as_deref()?;
+        let ext = |p: &Path| {
+            p.extension()
+                .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        };
+        match ext(path)?.as_str() {
+            "gz" | "zst" => ext(Path::new(path.file_stem()?)),
+            other => Some(other.to_string()),
+        }
     }
 
     /// Takes the byte stream out, or fails for a directory.
@@ -157,6 +166,41 @@ impl Input {
             ))),
         }
     }
+}
+
+/// `reader`, decompressed when it starts with the magic bytes of a gzip or
+/// zstd stream (traces are often kept compressed), else as it is.
+fn decompressed(name: &str, mut reader: impl BufRead + 'static) -> Result<Box<dyn BufRead>> {
+    const GZIP: &[u8] = &[0x1f, 0x8b];
+    const ZSTD: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
+    // A pipe may deliver the first bytes one at a time: gather four.
+    let mut magic = Vec::with_capacity(4);
+    while magic.len() < 4 {
+        let got = match reader.fill_buf() {
+            Ok(bytes) => bytes
+                .iter()
+                .take(4 - magic.len())
+                .copied()
+                .collect::<Vec<u8>>(),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::io(name, e)),
+        };
+        if got.is_empty() {
+            break;
+        }
+        reader.consume(got.len());
+        magic.extend(got);
+    }
+    let whole = io::Cursor::new(magic.clone()).chain(reader);
+    Ok(if magic.starts_with(GZIP) {
+        let gz = flate2::read::MultiGzDecoder::new(whole);
+        Box::new(BufReader::with_capacity(BUFFER_SIZE, gz))
+    } else if magic.starts_with(ZSTD) {
+        let zst = zstd::stream::read::Decoder::new(whole).map_err(|e| Error::io(name, e))?;
+        Box::new(BufReader::with_capacity(BUFFER_SIZE, zst))
+    } else {
+        Box::new(whole)
+    })
 }
 
 struct Counting<R> {

@@ -536,6 +536,22 @@ fn messages_name_the_command_and_say_the_rule() {
         .assert()
         .success()
         .stdout(predicate::str::contains("send\t1100\t"));
+    // A format forced on the wrong file: the reader's error, and why.
+    bin("trace-cat")
+        .args(["-f", "pallas", "examples/pingpong.tsv"])
+        .assert()
+        .failure()
+        .stderr(
+            predicate::str::contains("read as pallas as -f says, though it looks like tsv")
+                .and(predicate::str::contains("is it a Pallas main file at all?")),
+        );
+    bin("trace-cat")
+        .args(["-f", "jsonl", "examples/pingpong.tsv"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "expected a JSON object (`{...}`) per line, found `kind\\ttime",
+        ));
     // An empty input is read as an empty stream, with a warning.
     let empty = scratch("empty-input").join("empty.tsv");
     std::fs::write(&empty, "").unwrap();
@@ -544,4 +560,45 @@ fn messages_name_the_command_and_say_the_rule() {
         .assert()
         .success()
         .stderr(predicate::str::contains("empty.tsv: the input is empty"));
+}
+
+#[test]
+fn compressed_inputs_are_read_transparently() {
+    use std::io::Write as _;
+    let dir = scratch("compressed-inputs");
+    let plain = bin("trace-cat")
+        .arg("examples/camera.etf")
+        .assert()
+        .success();
+    let want = String::from_utf8(plain.get_output().stdout.clone()).unwrap();
+    let source = std::fs::read("examples/camera.etf").unwrap();
+    let gz = dir.join("camera.etf.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(&source).unwrap();
+    std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+    let zst = dir.join("camera.etf.zst");
+    std::fs::write(&zst, zstd::encode_all(&source[..], 3).unwrap()).unwrap();
+    for (file, name) in [(&gz, "camera.etf.gz"), (&zst, "camera.etf.zst")] {
+        let out = bin("trace-cat").arg(file).assert().success();
+        let got = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        // Only the `source` meta row names the file.
+        let strip = |s: &str| s.replace(&format!("{}", file.display()), "examples/camera.etf");
+        assert_eq!(strip(&got), want, "{name}");
+    }
+    // On standard input too, detected by content.
+    bin("trace-cat")
+        .pipe_stdin(&zst)
+        .unwrap()
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("claim\t"));
+    // A damaged stream is an error naming the file.
+    let mut bytes = std::fs::read(&gz).unwrap();
+    bytes.truncate(bytes.len() / 2);
+    std::fs::write(&gz, bytes).unwrap();
+    bin("trace-cat")
+        .arg(&gz)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("camera.etf.gz"));
 }

@@ -240,3 +240,122 @@ fn a_window_keeps_frames_whole() {
         .collect();
     assert_eq!(names, ["inside", "late"]);
 }
+
+#[test]
+fn attributes_compare_as_numbers_and_columns_answer_too() {
+    // Iterations 0, 1, 2 in the attrs; `size` is a column.
+    let iterations = |cond: &str| names(&run(&["-k", "enter", "-a", cond]), "enter").len();
+    assert_eq!(iterations("iteration>0"), 2);
+    assert_eq!(iterations("iteration>=0"), 3);
+    assert_eq!(iterations("iteration<1.5"), 2);
+    assert_eq!(iterations("iteration<=-1"), 0);
+    assert_eq!(iterations("iteration!=1"), 2);
+    let sends = |cond: &str| names(&run(&["-k", "send", "-a", cond]), "send").len();
+    assert_eq!(sends("size>=4096"), 3);
+    assert_eq!(sends("size>4096"), 0);
+    assert_eq!(sends("size=4096"), 3);
+    bin("trace-filter")
+        .args(["-a", "size>4k", "examples/pingpong.tsv"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("`4k` is not a number"));
+}
+
+/// The sample Pajé trace's states, as `trace-filter ARGS` keeps them.
+fn paje_states(args: &[&str]) -> Vec<String> {
+    let spans = bin("trace-cat")
+        .arg("--spans")
+        .arg(data("paje/sample.paje"))
+        .assert()
+        .success();
+    let out = bin("trace-filter")
+        .args(args)
+        .write_stdin(spans.get_output().stdout.clone())
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    body(&text)
+        .into_iter()
+        .filter(|l| kind_of(l) == "state")
+        .map(|l| format!("{}:{}", col(&l, "loc"), col(&l, "name")))
+        .collect()
+}
+
+#[test]
+fn locations_by_display_name_and_by_subtree() {
+    // Pajé states live on lanes below their thread: the id `t1` is not theirs.
+    assert!(paje_states(&["-k", "state", "-l", "t1"]).is_empty());
+    let t1 = paje_states(&["-k", "state", "--under", "t1"]);
+    assert!(!t1.is_empty());
+    assert!(t1.iter().all(|s| s.starts_with("t1/S:")), "{t1:?}");
+    // The same subtree by the thread's display name.
+    assert_eq!(paje_states(&["-k", "state", "--under", "thread-1"]), t1);
+    // Every state is below the machine.
+    let all = paje_states(&["-k", "state"]);
+    assert_eq!(paje_states(&["-k", "state", "--under", "node one"]), all);
+    // -L matches the lane's own display name.
+    assert_eq!(paje_states(&["-k", "state", "-L", "Thread State"]), all);
+    assert!(paje_states(&["-k", "state", "-L", "thread-1"]).is_empty());
+    // --invert takes the complement, subtree included.
+    let not_t1 = paje_states(&["-k", "state", "-v", "--under", "t1"]);
+    assert!(not_t1.iter().all(|s| !s.starts_with("t1/")), "{not_t1:?}");
+}
+
+#[test]
+fn asking_for_states_of_a_trace_with_frames_gets_a_hint() {
+    bin("trace-filter")
+        .args(["-k", "state"])
+        .arg(data("paje/sample.paje"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("trace-cat --spans"));
+    bin("trace-filter")
+        .arg("--list-formats")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("pallas\tyes\tno"));
+}
+
+#[test]
+fn rows_only_with_a_unit_is_data_for_other_tools() {
+    let out = bin("trace-filter")
+        .args([
+            "-k",
+            "send",
+            "--rows-only",
+            "--unit",
+            "us",
+            "examples/pingpong.tsv",
+        ])
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines.iter().all(|l| l.starts_with("send\t")));
+    assert_eq!(lines[0].split('\t').nth(1), Some("1.1"));
+    let out = bin("trace-cat")
+        .args([
+            "--rows-only",
+            "--json",
+            "--unit",
+            "s",
+            "examples/pingpong.tsv",
+        ])
+        .assert()
+        .success();
+    let first = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let first: serde_json::Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+    assert_eq!(first["kind"], "enter");
+    // --unit needs --rows-only (times in the stream are integer ns); other
+    // formats have no rows to keep.
+    bin("trace-cat")
+        .args(["--unit", "ms", "examples/pingpong.tsv"])
+        .assert()
+        .code(2);
+    bin("trace-cat")
+        .args(["--rows-only", "-t", "trace", "examples/pingpong.tsv"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--rows-only"));
+}

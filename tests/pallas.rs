@@ -980,6 +980,14 @@ fn the_main_file_or_the_folder_can_be_named() {
         .stderr(predicate::str::contains(
             "name the trace folder or its main .pallas file",
         ));
+    // So does naming a folder inside the trace.
+    bin("trace-cat")
+        .arg(dir.join("archive_0"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "this folder is part of a Pallas trace",
+        ));
     // A folder with another main file name is found too (EZTrace's).
     std::fs::rename(dir.join("main.pallas"), dir.join("eztrace_log.pallas")).unwrap();
     assert_eq!(stream_of(&[], &dir), by_dir);

@@ -2,12 +2,10 @@
 
 use clap::Parser;
 
-use crate::cli::{Env, InputArgs, OutputArgs, Pipeline, TableArgs};
+use crate::cli::{list_formats, Env, InputArgs, OutputArgs, Pipeline};
 use crate::error::Result;
-use crate::format::FORMATS;
 use crate::ops::spans::SpanBuilder;
 use crate::pipe::RecordSink;
-use crate::table::Cell;
 
 /// `--help` text after the options: the examples (kept as laid out), then
 /// paragraphs written as single lines so that clap wraps them to the
@@ -57,15 +55,11 @@ pub struct Args {
     /// closes; frames open at the end are closed at the last time, flagged C).
     #[arg(long)]
     pub spans: bool,
-
-    /// List the formats that can be read and written, then exit.
-    #[arg(long)]
-    pub list_formats: bool,
 }
 
 /// Runs `trace-cat`.
 pub fn run(args: Args, env: &Env) -> Result<()> {
-    if args.list_formats {
+    if args.output.list_formats {
         return list_formats(&args.output);
     }
     let pipeline = Pipeline::open(&args.input, env)?;
@@ -76,27 +70,4 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
         writer
     };
     pipeline.run(&mut sink, &args.output)
-}
-
-/// The registry as a table (TSV, or JSON Lines with `--json`).
-fn list_formats(args: &OutputArgs) -> Result<()> {
-    let table = TableArgs {
-        output: args.output.clone(),
-        csv: false,
-        json: args.json,
-        no_header: args.no_header,
-    };
-    let mut out = table.open(&["format", "read", "write", "extensions", "description"])?;
-    let yes = |b: bool| Cell::Text(if b { "yes" } else { "no" });
-    for f in FORMATS {
-        let extensions = f.extensions.join(",");
-        out.row(&[
-            Cell::Text(f.name),
-            yes(f.reader.is_some()),
-            yes(f.writer.is_some()),
-            Cell::Text(&extensions),
-            Cell::Text(f.description),
-        ])?;
-    }
-    out.finish()
 }

@@ -3,7 +3,7 @@
 use clap::builder::PossibleValuesParser;
 use clap::Parser;
 
-use crate::cli::{Env, InputArgs, OutputArgs, Pipeline};
+use crate::cli::{list_formats, Env, InputArgs, OutputArgs, Pipeline};
 use crate::error::{Error, Result};
 use crate::ops::{
     filter::{compile_name, AttrCondition, FilterSource, Glob, Predicate},
@@ -18,8 +18,10 @@ const EXAMPLES: &str = "\
 Examples:
   trace-filter -k send,recv run.tsv                  message halves only
   trace-filter -l 'rank[0-3]*' -n '^MPI_' run.tsv    MPI calls of ranks 0-3
+  trace-filter --under 'Thread 1' run.tsv            a container and all below it
   trace-filter --start 1.5s --end 2s run.tsv         rows overlapping [1.5 s, 2 s)
   trace-filter -a mode=abs -k counter run.tsv        absolute counter samples
+  trace-filter -k send -a 'size>=4096' run.tsv       sends of 4 KiB or more
   trace-cat --spans run.paje | trace-filter -k state -v -n Idle
 
 Rows are kept whole: a complete row (state, msg, claim, ...) is kept when it \
@@ -47,9 +49,21 @@ pub struct Args {
           value_parser = PossibleValuesParser::new(Kind::ALL.map(Kind::as_str)))]
     pub kinds: Vec<String>,
 
-    /// Keep rows whose location matches GLOB (`*`, `?`, `[a-z]`; repeatable: any).
+    /// Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`,
+    /// `[a-z]`; repeatable: any).
     #[arg(short = 'l', long = "loc", value_name = "GLOB")]
     pub locs: Vec<String>,
+
+    /// Keep rows whose location's display name (its `container` row's
+    /// `name`) matches GLOB (repeatable: any).
+    #[arg(short = 'L', long = "loc-name", value_name = "GLOB")]
+    pub loc_names: Vec<String>,
+
+    /// Keep rows on the container whose id or name matches GLOB, or on any
+    /// container below it: a subtree (a Pajé thread and its state lanes, a
+    /// process and its threads; repeatable: any).
+    #[arg(long, value_name = "GLOB")]
+    pub under: Vec<String>,
 
     /// Keep rows whose category matches GLOB (repeatable: any).
     #[arg(short = 'c', long = "cat", value_name = "GLOB")]
@@ -69,8 +83,11 @@ pub struct Args {
     #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub end: Option<String>,
 
-    /// Keep rows with attribute KEY (equal to VALUE if given; repeatable: all).
-    #[arg(short = 'a', long = "attr", value_name = "KEY[=VALUE]")]
+    /// Keep rows with attribute KEY; with a test: KEY=TEXT, KEY!=TEXT, or a
+    /// number compared exactly: KEY>N, KEY>=N, KEY<N, KEY<=N (quote them for
+    /// the shell). A KEY no attribute has names the column size, tag, depth or
+    /// value. Repeatable: all must hold.
+    #[arg(short = 'a', long = "attr", value_name = "KEY[OP VALUE]")]
     pub attrs: Vec<String>,
 
     /// Keep the rows that do not match instead (meta and needed containers stay).
@@ -103,6 +120,8 @@ impl Args {
                 .filter_map(|k| Kind::parse(k.as_bytes()))
                 .collect(),
             locs: globs(&self.locs)?,
+            loc_names: globs(&self.loc_names)?,
+            under: globs(&self.under)?,
             cats: globs(&self.cats)?,
             name: self.name.as_deref().map(compile_name).transpose()?,
             window: (start.is_some() || end.is_some()).then(|| Window::new(start, end)),
@@ -118,9 +137,12 @@ impl Args {
 
 /// Runs `trace-filter`: the filter runs on the reading side.
 pub fn run(args: Args, env: &Env) -> Result<()> {
+    if args.output.list_formats {
+        return list_formats(&args.output);
+    }
     let predicate = args.predicate()?;
     let pipeline = Pipeline::open(&args.input, env)?
-        .through(|source| Box::new(FilterSource::new(source, predicate)));
+        .through(|source| Box::new(FilterSource::new(source, predicate, env.warnings.clone())));
     let mut writer = pipeline.writer(&args.output)?;
     pipeline.run(&mut writer, &args.output)
 }

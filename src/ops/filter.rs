@@ -5,6 +5,7 @@
 //! ancestors) come before it: container rows are held back until a kept row
 //! refers to them. Memory: one record per declared container.
 
+use crate::decimal::Decimal;
 use crate::fasthash::FastMap;
 
 use regex::Regex;
@@ -12,7 +13,7 @@ use regex::Regex;
 use super::window::Window;
 use std::collections::VecDeque;
 
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Location, Result, Warnings};
 use crate::pipe::RecordSource;
 use crate::record::{Kind, Record};
 
@@ -43,29 +44,115 @@ impl Glob {
     }
 }
 
-/// One `--attr` condition: the key is present, or present with this value.
+/// A condition on an attribute (or, when no attribute has the key, on the
+/// numeric column of that name: `size`, `tag`, `depth`, `value`).
 #[derive(Debug, Clone)]
 pub struct AttrCondition {
     /// Attribute key.
     pub key: String,
-    /// Required value, or `None` for presence only.
-    pub value: Option<String>,
+    /// What its value must satisfy; `None` for presence only.
+    pub test: Option<(Compare, String)>,
+    /// The value as a number, for the ordering comparisons.
+    number: Option<Decimal>,
+}
+
+/// How an [`AttrCondition`] compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compare {
+    /// `key=text`: equal as text.
+    Equal,
+    /// `key!=text`: present and different as text.
+    NotEqual,
+    /// `key<n`, `key<=n`, `key>n`, `key>=n`: as exact decimal numbers (a
+    /// value that is not a number fails them).
+    Less,
+    /// `<=`.
+    LessEqual,
+    /// `>`.
+    Greater,
+    /// `>=`.
+    GreaterEqual,
 }
 
 impl AttrCondition {
-    /// Parses `key=value` or `key`.
+    /// Parses `key`, `key=value`, `key!=value` or `key OP number` with OP one
+    /// of `<`, `<=`, `>`, `>=`.
     pub fn parse(s: &str) -> Result<AttrCondition, String> {
-        let (key, value) = match s.split_once('=') {
-            Some((k, v)) => (k, Some(v.to_string())),
+        let at = s.find(['=', '!', '<', '>']);
+        let (key, test) = match at {
             None => (s, None),
+            Some(i) => {
+                let rest = &s[i..];
+                let (op, len) = match rest.as_bytes() {
+                    [b'!', b'=', ..] => (Compare::NotEqual, 2),
+                    [b'<', b'=', ..] => (Compare::LessEqual, 2),
+                    [b'>', b'=', ..] => (Compare::GreaterEqual, 2),
+                    [b'<', ..] => (Compare::Less, 1),
+                    [b'>', ..] => (Compare::Greater, 1),
+                    [b'=', ..] => (Compare::Equal, 1),
+                    _ => {
+                        return Err(format!(
+                            "bad attribute condition `{s}`: expected KEY!=VALUE"
+                        ))
+                    }
+                };
+                (&s[..i], Some((op, rest[len..].to_string())))
+            }
         };
         if key.is_empty() {
             return Err(format!("bad attribute condition `{s}`: empty key"));
         }
+        let mut number = None;
+        if let Some((op, value)) = &test {
+            if !matches!(op, Compare::Equal | Compare::NotEqual) {
+                number = Some(Decimal::parse(value).ok_or_else(|| {
+                    format!("bad attribute condition `{s}`: `{value}` is not a number")
+                })?);
+            }
+        }
         Ok(AttrCondition {
             key: key.to_string(),
-            value,
+            test,
+            number,
         })
+    }
+
+    /// Whether `rec` satisfies the condition.
+    pub fn holds(&self, rec: &Record) -> bool {
+        let value = rec.attr(&self.key).or_else(|| column_text(rec, &self.key));
+        let Some(value) = value else {
+            return false;
+        };
+        let Some((op, want)) = &self.test else {
+            return true;
+        };
+        match op {
+            Compare::Equal => value == *want,
+            Compare::NotEqual => value != *want,
+            ordering => {
+                let (Some(have), Some(limit)) = (Decimal::parse(&value), self.number) else {
+                    return false;
+                };
+                let order = have.compare(&limit);
+                match ordering {
+                    Compare::Less => order.is_lt(),
+                    Compare::LessEqual => order.is_le(),
+                    Compare::Greater => order.is_gt(),
+                    _ => order.is_ge(),
+                }
+            }
+        }
+    }
+}
+
+/// The text of numeric column `name` of `rec`, when it has one.
+fn column_text(rec: &Record, name: &str) -> Option<String> {
+    match name {
+        "size" => rec.size.map(|n| n.to_string()),
+        "tag" => rec.tag.map(|n| n.to_string()),
+        "depth" => rec.depth.map(|n| n.to_string()),
+        "value" => (!rec.value.is_empty()).then(|| rec.value.clone()),
+        _ => None,
     }
 }
 
@@ -76,6 +163,11 @@ pub struct Predicate {
     pub kinds: Vec<Kind>,
     /// Location globs (any of them); empty keeps every location.
     pub locs: Vec<Glob>,
+    /// Globs on the display name of the row's location (any of them).
+    pub loc_names: Vec<Glob>,
+    /// Globs on the id or name of the row's location or one of its
+    /// ancestors: a subtree (any of them).
+    pub under: Vec<Glob>,
     /// Category globs (any of them).
     pub cats: Vec<Glob>,
     /// Regular expression the `name` must match (anywhere; anchor it for whole names).
@@ -91,32 +183,66 @@ pub struct Predicate {
 impl Predicate {
     /// Whether `rec` is selected (after `invert`). `meta` and `type` rows are
     /// always selected (they describe the stream).
-    pub fn selects(&self, rec: &Record) -> bool {
+    pub fn selects(&self, rec: &Record, place: Place) -> bool {
         if matches!(rec.kind, Kind::Meta | Kind::Type) {
             return true;
         }
-        self.matches(rec, true) != self.invert
+        self.matches(rec, place, true) != self.invert
     }
 
     /// [`Predicate::selects`] without the time window.
-    pub fn selects_at_any_time(&self, rec: &Record) -> bool {
+    pub fn selects_at_any_time(&self, rec: &Record, place: Place) -> bool {
         if matches!(rec.kind, Kind::Meta | Kind::Type) {
             return true;
         }
-        self.matches(rec, false) != self.invert
+        self.matches(rec, place, false) != self.invert
     }
 
-    fn matches(&self, rec: &Record, in_window: bool) -> bool {
+    /// What a container's location answers to the location-name and subtree
+    /// conditions; `parent` is its parent's answer.
+    pub fn place_of(&self, container: &Record, parent: Place) -> Place {
+        let any = |globs: &[Glob], text: &str| globs.iter().any(|g| g.is_match(text));
+        Place {
+            named: any(&self.loc_names, &container.name),
+            under: parent.under
+                || any(&self.under, &container.loc)
+                || any(&self.under, &container.name),
+        }
+    }
+
+    /// True when rows need their location's [`Place`].
+    pub fn needs_place(&self) -> bool {
+        !self.loc_names.is_empty() || !self.under.is_empty()
+    }
+
+    fn matches(&self, rec: &Record, place: Place, in_window: bool) -> bool {
         (self.kinds.is_empty() || self.kinds.contains(&rec.kind))
             && (self.locs.is_empty() || self.locs.iter().any(|g| g.is_match(&rec.loc)))
+            && (self.loc_names.is_empty() || place.named)
+            && (self.under.is_empty() || place.under)
             && (self.cats.is_empty() || self.cats.iter().any(|g| g.is_match(&rec.cat)))
             && self.name.as_ref().is_none_or(|re| re.is_match(&rec.name))
             && (!in_window || self.window.is_none_or(|w| w.contains(rec)))
-            && self.attrs.iter().all(|c| match rec.attr(&c.key) {
-                Some(v) => c.value.as_ref().is_none_or(|want| *want == v),
-                None => false,
-            })
+            && self.attrs.iter().all(|c| c.holds(rec))
     }
+}
+
+/// What a location answers to the conditions that need its container: its
+/// display name, and its place in the tree.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Place {
+    /// Its display name matches a `loc_names` glob.
+    pub named: bool,
+    /// It or an ancestor matches an `under` glob.
+    pub under: bool,
+}
+
+/// A declared container as the filter keeps it.
+struct Declared {
+    row: Record,
+    /// Passed on already.
+    passed: bool,
+    place: Place,
 }
 
 /// A reading-side stage: the rows of `inner` selected by a [`Predicate`], each
@@ -126,8 +252,8 @@ impl Predicate {
 pub struct FilterSource<S> {
     inner: S,
     predicate: Predicate,
-    /// Every declared container, and whether it was passed on.
-    containers: FastMap<String, (Record, bool)>,
+    /// Every declared container.
+    containers: FastMap<String, Declared>,
     /// Rows due before the next one read: needed containers, then the row that
     /// needed them, with the marks of the rows they came with.
     due: VecDeque<(Record, u64)>,
@@ -136,11 +262,16 @@ pub struct FilterSource<S> {
     /// Per location, whether each open frame's `enter` was passed on: its
     /// `leave` goes with it, so frames stay whole (memory: the open frames).
     frames: FastMap<String, Vec<bool>>,
+    /// `enter` rows read, and `state` rows passed on: asking for states of a
+    /// trace that has frames only deserves a hint.
+    enters: u64,
+    states: u64,
+    warnings: Warnings,
 }
 
 impl<S: RecordSource> FilterSource<S> {
-    /// The rows of `inner` that `predicate` selects.
-    pub fn new(inner: S, predicate: Predicate) -> FilterSource<S> {
+    /// The rows of `inner` that `predicate` selects; hints go to `warnings`.
+    pub fn new(inner: S, predicate: Predicate, warnings: Warnings) -> FilterSource<S> {
         FilterSource {
             inner,
             predicate,
@@ -149,6 +280,32 @@ impl<S: RecordSource> FilterSource<S> {
             spare: Vec::new(),
             mark: 0,
             frames: FastMap::default(),
+            enters: 0,
+            states: 0,
+            warnings,
+        }
+    }
+
+    /// The [`Place`] of location `loc` (default when not declared, or when
+    /// no condition needs it).
+    fn place(&self, loc: &str) -> Place {
+        if !self.predicate.needs_place() || loc.is_empty() {
+            return Place::default();
+        }
+        self.containers
+            .get(loc)
+            .map_or(Place::default(), |c| c.place)
+    }
+
+    /// At the end: `-k state` found none where frames (enter/leave) were.
+    fn hint_at_end(&mut self) {
+        let enters = std::mem::take(&mut self.enters);
+        if enters > 0 && self.states == 0 && self.predicate.kinds.contains(&Kind::State) {
+            self.warnings.warn(format!(
+                "no `state` rows, but {} `enter` rows: frames become states with \
+                 `trace-cat --spans` (trace-cat --spans IN | trace-filter -k state)",
+                enters
+            ));
         }
     }
 
@@ -157,22 +314,22 @@ impl<S: RecordSource> FilterSource<S> {
     fn queue_chain(&mut self, loc: &str, mark: u64) {
         let mut chain: Vec<&str> = Vec::new();
         let mut at = loc;
-        while let Some((rec, passed)) = self.containers.get(at) {
-            if *passed || chain.contains(&at) {
+        while let Some(c) = self.containers.get(at) {
+            if c.passed || chain.contains(&at) {
                 break;
             }
             chain.push(at);
-            at = &rec.peer;
+            at = &c.row.peer;
             if at.is_empty() {
                 break;
             }
         }
         let chain: Vec<String> = chain.iter().rev().map(|s| s.to_string()).collect();
         for loc in &chain {
-            if let Some((rec, passed)) = self.containers.get_mut(loc) {
-                *passed = true;
+            if let Some(c) = self.containers.get_mut(loc) {
+                c.passed = true;
                 let mut copy = self.spare.pop().unwrap_or_default();
-                copy.clone_from(rec);
+                copy.clone_from(&c.row);
                 self.due.push_back((copy, mark));
             }
         }
@@ -180,18 +337,21 @@ impl<S: RecordSource> FilterSource<S> {
 
     /// Takes in a container row, queueing it (with its ancestors) when selected.
     fn declare(&mut self, rec: &Record, mark: u64) {
-        let selected = self.predicate.selects(rec);
-        let old = self
-            .containers
-            .insert(rec.loc.clone(), (rec.clone(), false));
-        if let Some((old, true)) = old {
-            if old == *rec {
-                // An identical re-declaration (merged inputs): passed on already.
-                if let Some(entry) = self.containers.get_mut(&rec.loc) {
-                    entry.1 = true;
-                }
-                return;
+        let parent = self.place(&rec.peer);
+        let place = self.predicate.place_of(rec, parent);
+        let selected = self.predicate.selects(rec, place);
+        let declared = Declared {
+            row: rec.clone(),
+            passed: false,
+            place,
+        };
+        let old = self.containers.insert(rec.loc.clone(), declared);
+        if let Some(old) = old.filter(|old| old.passed && old.row == *rec) {
+            // An identical re-declaration (merged inputs): passed on already.
+            if let Some(entry) = self.containers.get_mut(&rec.loc) {
+                entry.passed = old.passed;
             }
+            return;
         }
         if selected {
             self.queue_chain(&rec.loc, mark);
@@ -203,7 +363,8 @@ impl<S: RecordSource> FilterSource<S> {
     /// whose `enter` was dropped is dropped, so the output's stacks stay
     /// balanced (a frame whose `enter` falls before the window is left out).
     fn selects_frame_whole(&mut self, rec: &Record) -> bool {
-        let selected = self.predicate.selects(rec);
+        let place = self.place(&rec.loc);
+        let selected = self.predicate.selects(rec, place);
         match rec.kind {
             Kind::Enter => {
                 match self.frames.get_mut(&rec.loc) {
@@ -217,7 +378,7 @@ impl<S: RecordSource> FilterSource<S> {
             // A `leave` without an open frame is passed on if selected, for
             // the next stage to report.
             Kind::Leave => match self.frames.get_mut(&rec.loc).and_then(Vec::pop) {
-                Some(entered) => entered && self.predicate.selects_at_any_time(rec),
+                Some(entered) => entered && self.predicate.selects_at_any_time(rec, place),
                 None => selected,
             },
             _ => selected,
@@ -249,9 +410,15 @@ impl<S: RecordSource> RecordSource for FilterSource<S> {
                 return Ok(true);
             }
             if !self.inner.next_record(rec)? {
+                self.hint_at_end();
                 return Ok(false);
             }
             let mark = self.inner.mark();
+            match rec.kind {
+                Kind::Enter => self.enters += 1,
+                Kind::State => self.states += 1,
+                _ => {}
+            }
             if rec.kind == Kind::Container {
                 // Passed on (through `due`) only when selected.
                 self.declare(rec, mark);

@@ -211,6 +211,16 @@ pub fn find_main(path: &Path) -> Result<PathBuf> {
         }
     }
     found.sort();
+    let part = |p: &PathBuf| {
+        p.file_name()
+            .is_some_and(|n| n == "archive.pallas" || n == "thread.pallas")
+    };
+    if !found.is_empty() && found.iter().all(part) {
+        return Err(Error::file(
+            path.display().to_string(),
+            "this folder is part of a Pallas trace (it holds an archive.pallas or thread.pallas); name the trace folder above it",
+        ));
+    }
     match found.len() {
         1 => Ok(found.pop().expect("one element")),
         0 => Err(Error::file(
@@ -238,9 +248,18 @@ impl MainFile {
         let mut b = Bytes::new(name, data);
         let abi = b.u8("ABI version")?;
         if !(MIN_ABI..=MAX_ABI).contains(&abi) {
+            // A byte that is printable text is rather a file of another format.
+            let other = if abi.is_ascii_graphic() {
+                format!(
+                    "; it starts with `{}`: is it a Pallas main file at all?",
+                    abi as char
+                )
+            } else {
+                String::new()
+            };
             return Err(b.error_at(
                 0,
-                format!("unsupported Pallas ABI {abi} (this reader knows {MIN_ABI} to {MAX_ABI})"),
+                format!("unsupported Pallas ABI {abi} (this reader knows {MIN_ABI} to {MAX_ABI}){other}"),
             ));
         }
         let at = b.offset();

@@ -29,8 +29,8 @@ pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSou
 }
 
 /// Registry constructor for [`JsonlWriter`].
-pub fn open_writer(out: Output, _: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
-    Ok(Box::new(JsonlWriter::new(out)))
+pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
+    Ok(Box::new(JsonlWriter::new(out, opts)))
 }
 
 /// Reads the JSON Lines stream. Blank lines are skipped; unknown keys are kept as
@@ -94,6 +94,20 @@ impl<R: BufRead> RecordSource for JsonlReader<R> {
 
 /// Parses one JSON object into `rec`.
 pub fn parse_line(line: &[u8], rec: &mut Record) -> Result<(), String> {
+    let first = line.iter().find(|b| !b.is_ascii_whitespace());
+    if let Some(&b) = first.filter(|&&b| b != b'{') {
+        // Not JSON at all (TSV read with -f jsonl, say): say what a line must be.
+        let start = String::from_utf8_lossy(&line[..line.len().min(20)]).into_owned();
+        return Err(format!(
+            "expected a JSON object (`{{...}}`) per line, found `{}`{}",
+            start.escape_debug(),
+            if b.is_ascii_alphabetic() {
+                " (a TSV stream? leave out -f to detect it)"
+            } else {
+                ""
+            }
+        ));
+    }
     let mut de = serde_json::Deserializer::from_slice(line);
     RecordSeed(rec)
         .deserialize(&mut de)
@@ -285,23 +299,34 @@ impl<'de> Visitor<'de> for AttrsSeed<'_> {
 pub struct JsonlWriter {
     out: Output,
     started: bool,
+    rows_only: bool,
+    time_factor: u64,
     line: Vec<u8>,
 }
 
 impl JsonlWriter {
     /// A writer over `out`.
-    pub fn new(out: Output) -> JsonlWriter {
+    pub fn new(out: Output, opts: &WriteOptions) -> JsonlWriter {
         JsonlWriter {
             out,
             started: false,
+            rows_only: opts.rows_only,
+            time_factor: 10u64.pow(opts.time_decimals),
             line: Vec::with_capacity(256),
         }
     }
 
     fn start(&mut self) -> Result<()> {
         self.started = true;
+        if self.rows_only {
+            return Ok(());
+        }
         self.line.clear();
-        encode_row(&Record::meta(META_FORMAT, FORMAT_VERSION), &mut self.line);
+        encode_row(
+            &Record::meta(META_FORMAT, FORMAT_VERSION),
+            1,
+            &mut self.line,
+        );
         self.out.write_line(&self.line)
     }
 }
@@ -335,8 +360,9 @@ fn push_json_string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
-/// Appends the JSON line of `rec` (with its newline).
-pub fn encode_row(rec: &Record, out: &mut Vec<u8>) {
+/// Appends the JSON line of `rec` (with its newline), times divided by
+/// `time_factor` (1: ns).
+pub fn encode_row(rec: &Record, time_factor: u64, out: &mut Vec<u8>) {
     out.extend_from_slice(b"{\"kind\":\"");
     out.extend_from_slice(rec.kind.as_str().as_bytes());
     out.push(b'"');
@@ -353,11 +379,11 @@ pub fn encode_row(rec: &Record, out: &mut Vec<u8>) {
     };
     if let Some(t) = rec.time {
         key(out, "time");
-        push_int(out, t);
+        super::push_time(out, t, time_factor);
     }
     if let Some(t) = rec.end {
         key(out, "end");
-        push_int(out, t);
+        super::push_time(out, t, time_factor);
     }
     text(out, "loc", &rec.loc);
     text(out, "cat", &rec.cat);
@@ -411,8 +437,11 @@ impl RecordSink for JsonlWriter {
         if !self.started {
             self.start()?;
         }
+        if self.rows_only && super::is_declaration(rec.kind) {
+            return Ok(());
+        }
         self.line.clear();
-        encode_row(rec, &mut self.line);
+        encode_row(rec, self.time_factor, &mut self.line);
         self.out.write_line(&self.line)
     }
 
@@ -440,7 +469,7 @@ mod tests {
         r.push_attr("k;=", "v\u{1}é");
         r.extra.push(("future".into(), "x".into()));
         let mut line = Vec::new();
-        encode_row(&r, &mut line);
+        encode_row(&r, 1, &mut line);
         let mut back = Record::default();
         parse_line(&line[..line.len() - 1], &mut back).unwrap();
         assert_eq!(back, r);

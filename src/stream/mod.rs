@@ -8,6 +8,23 @@ use crate::fasthash::FastSet;
 use crate::record::{Kind, Record, FORMAT_VERSION, META_FORMAT};
 use crate::swar::{any_below, any_equal, bytes_equal, load_padded, HIGHS};
 
+/// True for the rows that describe the stream rather than the run (`meta`,
+/// `type`, `container`): what `--rows-only` leaves out.
+pub fn is_declaration(kind: Kind) -> bool {
+    matches!(kind, Kind::Meta | Kind::Type | Kind::Container)
+}
+
+/// Appends a time: integer ns when `factor` is 1, else `ns / factor` as an
+/// exact decimal (`--unit`).
+pub fn push_time(out: &mut Vec<u8>, ns: i64, factor: u64) {
+    if factor == 1 {
+        crate::number::push_int(out, ns);
+    } else {
+        let mut buf = [0; crate::decimal::SCALED_MAX];
+        out.extend_from_slice(crate::decimal::scaled(ns, factor, &mut buf).as_bytes());
+    }
+}
+
 /// Checks the stream-level rules on each row a stream reader produces: meta rows
 /// first, the `format` version, completion-time order, and locations declared
 /// before use. Memory: one entry per declared location.

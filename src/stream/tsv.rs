@@ -316,6 +316,8 @@ impl<R: BufRead> RecordSource for TsvReader<R> {
 pub struct TsvWriter {
     out: Output,
     header: bool,
+    rows_only: bool,
+    time_factor: u64,
     extra: Vec<String>,
     started: bool,
     line: Vec<u8>,
@@ -326,7 +328,9 @@ impl TsvWriter {
     pub fn new(out: Output, opts: &WriteOptions) -> TsvWriter {
         TsvWriter {
             out,
-            header: !opts.no_header,
+            header: !opts.no_header && !opts.rows_only,
+            rows_only: opts.rows_only,
+            time_factor: 10u64.pow(opts.time_decimals),
             extra: opts.extra_columns.clone(),
             started: false,
             line: Vec::with_capacity(256),
@@ -344,18 +348,31 @@ impl TsvWriter {
             }
             self.line.push(b'\n');
         }
-        let format_row = Record::meta(META_FORMAT, FORMAT_VERSION);
-        encode_row(&format_row, &self.extra, &mut self.line)?;
+        if !self.rows_only {
+            let format_row = Record::meta(META_FORMAT, FORMAT_VERSION);
+            encode_row(&format_row, &self.extra, 1, &mut self.line)?;
+        }
         self.out.write_line(&self.line)
     }
 }
 
 /// Appends the TSV line of `rec` (with its newline) for a header whose extra
-/// columns are `extra`.
-pub fn encode_row(rec: &Record, extra: &[String], line: &mut Vec<u8>) -> Result<()> {
+/// columns are `extra`, times divided by `time_factor` (1: ns).
+pub fn encode_row(
+    rec: &Record,
+    extra: &[String],
+    time_factor: u64,
+    line: &mut Vec<u8>,
+) -> Result<()> {
     fn opt_int(line: &mut Vec<u8>, v: Option<i64>) {
         if let Some(n) = v {
             push_int(line, n);
+        }
+        line.push(b'\t');
+    }
+    fn opt_time(line: &mut Vec<u8>, v: Option<i64>, factor: u64) {
+        if let Some(n) = v {
+            super::push_time(line, n, factor);
         }
         line.push(b'\t');
     }
@@ -365,8 +382,8 @@ pub fn encode_row(rec: &Record, extra: &[String], line: &mut Vec<u8>) -> Result<
     }
     line.extend_from_slice(rec.kind.as_str().as_bytes());
     line.push(b'\t');
-    opt_int(line, rec.time);
-    opt_int(line, rec.end);
+    opt_time(line, rec.time, time_factor);
+    opt_time(line, rec.end, time_factor);
     text(line, &rec.loc);
     text(line, &rec.cat);
     text(line, &rec.name);
@@ -409,8 +426,11 @@ impl RecordSink for TsvWriter {
         if !self.started {
             self.start()?;
         }
+        if self.rows_only && super::is_declaration(rec.kind) {
+            return Ok(());
+        }
         self.line.clear();
-        encode_row(rec, &self.extra, &mut self.line)?;
+        encode_row(rec, &self.extra, self.time_factor, &mut self.line)?;
         self.out.write_line(&self.line)
     }
 
