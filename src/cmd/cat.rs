@@ -31,7 +31,8 @@ halves still waiting for their partner (about 0.4 KiB each: 86 MiB for 200 000; 
 halves waiting on a destroyed container are released). TRACE files list elements in any \
 order, so they are read whole and sorted: 3 to 6 times the file (terse lines \
 cost the most). Writing TRACE holds the output until the end (resources \
-first); writing Pajé holds rows with an extent that are not frames.";
+first); writing Pajé holds rows with an extent that are not frames (states, claims, \
+collectives, messages, dependencies) and the link halves waiting for their partner.";
 
 /// Read any supported trace or record stream and write the normalized record
 /// stream (TSV by default), or convert it to another format.

@@ -832,7 +832,8 @@ impl Sim {
         value.clear();
         let op = match (event, slot.var) {
             (Event::SetVariable, _) => {
-                value.push_str(text);
+                // Canonical, like the sums after an add or sub.
+                let _ = write!(value, "{operand}");
                 slot.var = Some(operand);
                 None
             }

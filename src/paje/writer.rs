@@ -8,22 +8,30 @@
 //!
 //! Other streams get a type hierarchy made from their containers' `cat`:
 //! `enter`/`leave` become pushes and pops of a `State` type per container type,
-//! counters become variables, message halves and `msg` rows become links in the
-//! parent container. Rows with an extent that are not frames (`state` rows,
-//! claims, collectives, dependencies, signal pieces) are held until the end,
-//! then written as states on lanes where they do not overlap (memory: those
-//! rows). `%EventDef` blocks are written when first needed.
+//! counters and signal fragments become variables, message halves links in
+//! the root container (declaring a placeholder for a peer the stream never
+//! declares). `msg` and `dep` rows (links whose start comes before rows
+//! already written) and the other rows with an extent (`state` rows, claims,
+//! collectives) are held until the end, then written in time order, the
+//! latter as states on lanes where they do not overlap (memory: those rows).
+//! What Pajé cannot hold is refused with an error naming the row (see
+//! `docs/formats.md`). `%EventDef` blocks are written when first needed.
 
 use std::fmt::Write as _;
 
 use super::{
     Event, Field, ATTR_COLOR, ATTR_END_TYPE, ATTR_OP, ATTR_OPERAND, ATTR_START_TYPE, LANE, PREFIX,
 };
-use crate::error::{Result, Warnings};
-use crate::fasthash::FastMap;
+use crate::decimal::Decimal;
+use crate::error::{Error, Result, Warnings};
+use crate::fasthash::{FastMap, FastSet};
 use crate::io::Output;
 use crate::pipe::{RecordSink, WriteOptions};
 use crate::record::{flags, Kind, Record};
+
+/// Container type of the placeholders for locations a stream refers to but
+/// never declares.
+const UNDECLARED: &str = "undeclared";
 
 /// Registry constructor.
 pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
@@ -34,6 +42,36 @@ struct ContainerEntry {
     type_: String,
     /// For a lane: the container whose stack it is.
     lane_of: Option<String>,
+    /// What the stream declared (`cat`, `peer`, `name`): a declaration
+    /// repeated as it was (merged inputs) is written once.
+    declared: (String, String, String),
+}
+
+/// The lines of a link: where, what, and its halves (event, time, end
+/// container).
+struct LinkLines {
+    container: String,
+    type_: String,
+    key: String,
+    value: String,
+    extras: Vec<(String, String)>,
+    halves: Vec<(Event, i64, String)>,
+}
+
+/// A link half waiting for its other half.
+struct OpenLink {
+    start: bool,
+    time: i64,
+    value: String,
+    /// The half, described for an error message.
+    what: String,
+}
+
+/// Appends a user field unless the row has one of that name.
+fn push_extra(extras: &mut Vec<(String, String)>, key: &str, value: &str) {
+    if !value.is_empty() && !extras.iter().any(|(k, _)| k == key) {
+        extras.push((key.to_string(), value.to_string()));
+    }
 }
 
 /// A row with an extent, held until the end.
@@ -51,8 +89,21 @@ pub struct PajeWriter {
     out: Output,
     defs: FastMap<(Event, Vec<Field>, Vec<String>), String>,
     types: FastMap<String, String>,
+    /// Parent type of each container type.
+    type_parents: FastMap<String, String>,
     containers: FastMap<String, ContainerEntry>,
+    /// Stream locations written under another id (`0` is Pajé's root).
+    renamed: FastMap<String, String>,
+    /// Variables written to, per (container, variable type).
+    variables: FastSet<(String, String)>,
+    /// Open states per (container, state type): a pop needs one.
+    depths: FastMap<(String, String), u64>,
+    /// Link halves written whose other half has not come yet, per
+    /// (container, type, key).
+    open_links: FastMap<(String, String, String), OpenLink>,
     intervals: Vec<Interval>,
+    /// Messages and dependencies, written at the end (memory: those rows).
+    held_links: Vec<Record>,
     /// Sends, receives and messages seen per foreign channel.
     channels: FastMap<String, (u64, u64, u64)>,
     buf: String,
@@ -90,6 +141,28 @@ fn push_word(out: &mut String, word: &str, replaced: &mut u64) {
     out.push('"');
 }
 
+/// An attribute key as a Pajé user field name: characters a field name
+/// cannot hold (white space, `#`, `%`, `"`...) become `_`, and a name that
+/// is empty or that Pajé reads as one of its own fields gets a `user_`
+/// prefix.
+fn user_field_name(key: &str) -> String {
+    let name: String = key
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || "_-.:/".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.is_empty() || super::Field::from_name(&name).is_some() {
+        format!("user_{name}")
+    } else {
+        name
+    }
+}
+
 fn seconds(ns: i64) -> String {
     crate::decimal::format_scaled(ns, 1_000_000_000)
 }
@@ -101,8 +174,14 @@ impl PajeWriter {
             out,
             defs: FastMap::default(),
             types: FastMap::default(),
+            type_parents: FastMap::default(),
             containers: FastMap::default(),
+            renamed: FastMap::default(),
+            variables: FastSet::default(),
+            depths: FastMap::default(),
+            open_links: FastMap::default(),
             intervals: Vec::new(),
+            held_links: Vec::new(),
             channels: FastMap::default(),
             buf: String::new(),
             replaced: 0,
@@ -141,8 +220,7 @@ impl PajeWriter {
                     let _ = writeln!(def, "% {} {ty}", f.name());
                 }
                 for name in &key.2 {
-                    // A user field named like a known field would be read as that field.
-                    let _ = writeln!(def, "% {} string", name.replace(char::is_whitespace, "_"));
+                    let _ = writeln!(def, "% {} string", user_field_name(name));
                 }
                 def.push_str("%EndEventDef\n");
                 self.out.write_line(def.as_bytes())?;
@@ -176,6 +254,9 @@ impl PajeWriter {
             _ => Event::DefineLinkType,
         };
         let parent = if parent.is_empty() { "0" } else { parent };
+        if nature == "container" {
+            self.type_parents.insert(id.to_string(), parent.to_string());
+        }
         let mut fields = vec![(Field::Alias, id), (Field::Type, parent)];
         if event == Event::DefineLinkType {
             fields.push((Field::StartContainerType, parent));
@@ -201,11 +282,62 @@ impl PajeWriter {
                     .get(parent)
                     .map(|c| c.type_.clone())
                     .unwrap_or_default();
-                (parent.clone(), t)
+                (self.pid(parent).to_string(), t)
             }
-            Some(c) => (loc.to_string(), c.type_.clone()),
-            None => (loc.to_string(), String::new()),
+            Some(c) => (self.pid(loc).to_string(), c.type_.clone()),
+            None => (self.pid(loc).to_string(), String::new()),
         }
+    }
+
+    /// The id location `loc` is written under.
+    fn pid<'a>(&'a self, loc: &'a str) -> &'a str {
+        self.renamed.get(loc).map_or(loc, String::as_str)
+    }
+
+    /// The id for a new container `loc`: itself, except `0` (Pajé's root),
+    /// written as `_0` (documented in docs/formats.md).
+    fn new_pid(&mut self, loc: &str) -> Result<String> {
+        if self.renamed.values().any(|r| r == loc) {
+            return Err(Error::Record(format!(
+                "location `{loc}` is the id this writer gives location `0` (Pajé's root is `0`)"
+            )));
+        }
+        if loc != "0" {
+            return Ok(loc.to_string());
+        }
+        let id = "_0".to_string();
+        if self.containers.contains_key(&id) {
+            return Err(Error::Record(
+                "location `0` would be written as `_0` (Pajé's root is `0`), which the stream uses too".into(),
+            ));
+        }
+        self.renamed.insert(loc.to_string(), id.clone());
+        Ok(id)
+    }
+
+    /// Declares `loc` as a placeholder container when the stream never did
+    /// (a message's peer outside the trace): Pajé links need both ends.
+    fn ensure_container(&mut self, loc: &str, time: &str) -> Result<()> {
+        if loc.is_empty() || self.containers.contains_key(loc) {
+            return Ok(());
+        }
+        self.ensure_type(UNDECLARED, "container", "0", UNDECLARED)?;
+        let id = self.new_pid(loc)?;
+        self.containers.insert(
+            loc.to_string(),
+            ContainerEntry {
+                type_: UNDECLARED.to_string(),
+                lane_of: None,
+                declared: Default::default(),
+            },
+        );
+        let fields = [
+            (Field::Time, time),
+            (Field::Type, UNDECLARED),
+            (Field::Container, "0"),
+            (Field::Name, id.as_str()),
+        ];
+        self.line(Event::CreateContainer, &fields, &[])
     }
 
     /// The type of entity rows: the row's `cat` when it names a type of the
@@ -231,74 +363,49 @@ impl PajeWriter {
     }
 
     fn container(&mut self, rec: &Record) -> Result<()> {
+        let declared = (rec.cat.clone(), rec.peer.clone(), rec.name.clone());
+        if let Some(old) = self.containers.get(&rec.loc) {
+            if old.declared == declared {
+                return Ok(()); // The same declaration again (merged inputs).
+            }
+            return Err(Error::Record(format!(
+                "location `{}` is declared again with another type, parent or name; a Pajé container is created once",
+                rec.loc
+            )));
+        }
+        let entry = |type_: &str, lane_of: Option<String>| ContainerEntry {
+            type_: type_.to_string(),
+            lane_of,
+            declared: declared.clone(),
+        };
         if rec.loc == "0" && rec.cat == "0" {
             // Pajé's root container: implicit in a Pajé file.
-            self.containers.insert(
-                rec.loc.clone(),
-                ContainerEntry {
-                    type_: "0".into(),
-                    lane_of: None,
-                },
-            );
+            self.containers.insert(rec.loc.clone(), entry("0", None));
             return Ok(());
         }
         if rec.cat == LANE {
-            self.containers.insert(
-                rec.loc.clone(),
-                ContainerEntry {
-                    type_: String::new(),
-                    lane_of: Some(rec.peer.clone()),
-                },
-            );
+            self.containers
+                .insert(rec.loc.clone(), entry("", Some(rec.peer.clone())));
             return Ok(());
         }
-        let parent_type = self
-            .containers
-            .get(&rec.peer)
-            .map(|c| c.type_.clone())
-            .unwrap_or_default();
-        let type_ = if self.types.get(&rec.cat).is_some_and(|n| n == "container") {
-            rec.cat.clone()
-        } else {
-            let base = if rec.cat.is_empty() {
-                "container"
-            } else {
-                rec.cat.as_str()
-            };
-            let id = if parent_type.is_empty() {
-                base.to_string()
-            } else {
-                format!("{parent_type}.{base}")
-            };
-            let name = base.to_string();
-            self.ensure_type(&id, "container", &parent_type, &name)?;
-            id
-        };
-        self.containers.insert(
-            rec.loc.clone(),
-            ContainerEntry {
-                type_: type_.clone(),
-                lane_of: None,
-            },
-        );
-        let name = if rec.name.is_empty() {
-            &rec.loc
-        } else {
-            &rec.name
-        };
+        let id = self.new_pid(&rec.loc)?;
+        let type_ = self.container_type(rec)?;
+        self.containers.insert(rec.loc.clone(), entry(&type_, None));
+        let name = if rec.name.is_empty() { &id } else { &rec.name };
         let time = seconds(rec.time.unwrap_or(0));
         let parent = if rec.peer.is_empty() {
             "0"
         } else {
-            rec.peer.as_str()
-        };
+            self.pid(&rec.peer)
+        }
+        .to_string();
         let mut fields = vec![(Field::Time, time.as_str())];
-        if rec.loc != *name {
-            fields.push((Field::Alias, rec.loc.as_str()));
+        if id != *name {
+            fields.push((Field::Alias, id.as_str()));
         }
         fields.extend([
             (Field::Type, type_.as_str()),
-            (Field::Container, parent),
+            (Field::Container, parent.as_str()),
             (Field::Name, name.as_str()),
         ]);
         let filename = rec.attr("paje.filename");
@@ -308,10 +415,43 @@ impl PajeWriter {
         self.line(Event::CreateContainer, &fields, &Self::extras(rec))
     }
 
+    /// The container type of a new container: its `cat` when that names a
+    /// container type whose parent is the parent container's type, else a
+    /// type made for it below that type (`a` under `a.b` becomes `a.b.a`).
+    fn container_type(&mut self, rec: &Record) -> Result<String> {
+        let parent_type = self
+            .containers
+            .get(&rec.peer)
+            .map(|c| c.type_.clone())
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| "0".to_string());
+        let fits = |t: &str| self.type_parents.get(t).is_some_and(|p| *p == parent_type);
+        if self.types.get(&rec.cat).is_some_and(|n| n == "container") && fits(&rec.cat) {
+            return Ok(rec.cat.clone());
+        }
+        let base = if rec.cat.is_empty() {
+            "container"
+        } else {
+            rec.cat.as_str()
+        };
+        let id = if parent_type == "0" {
+            base.to_string()
+        } else {
+            format!("{parent_type}.{base}")
+        };
+        let name = base.to_string();
+        self.ensure_type(&id, "container", &parent_type, &name)?;
+        Ok(id)
+    }
+
     fn type_row(&mut self, rec: &Record) -> Result<()> {
         // Values are named per type; only types go into the lookup.
         if rec.cat != "value" {
             self.types.insert(rec.id.clone(), rec.cat.clone());
+        }
+        if rec.cat == "container" {
+            let parent = if rec.peer.is_empty() { "0" } else { &rec.peer };
+            self.type_parents.insert(rec.id.clone(), parent.to_string());
         }
         let event = match rec.cat.as_str() {
             "container" => Event::DefineContainerType,
@@ -362,59 +502,53 @@ impl PajeWriter {
     /// Pajé halves (keyed, in a link container) map back as they were. Other
     /// messages become links in the root container, of a link type per pair of
     /// end container types, keyed so the k-th send of a channel
-    /// `(comm, sender, receiver, tag)` pairs with its k-th receive.
+    /// `(comm, sender, receiver, tag)` pairs with its k-th receive. Both halves
+    /// of a link carry the value of the first one written; a second half
+    /// named otherwise keeps its name in the user field `half_name`.
     fn link(&mut self, rec: &Record) -> Result<()> {
+        if matches!(rec.kind, Kind::Msg | Kind::Dep) {
+            // Ordered by their ends, they would start out of time order.
+            self.held_links.push(rec.clone());
+            return Ok(());
+        }
+        let link = self.link_lines(rec)?;
+        for half in &link.halves {
+            self.write_half(&link, half)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the held messages and dependencies, their halves in time order.
+    fn write_held_links(&mut self) -> Result<()> {
+        let mut links = Vec::new();
+        for rec in std::mem::take(&mut self.held_links) {
+            links.push(self.link_lines(&rec)?);
+        }
+        let mut halves: Vec<(i64, bool, usize, usize)> = Vec::new();
+        for (n, link) in links.iter().enumerate() {
+            for (h, half) in link.halves.iter().enumerate() {
+                halves.push((half.1, half.0 == Event::EndLink, n, h));
+            }
+        }
+        halves.sort_unstable();
+        for (_, _, n, h) in halves {
+            self.write_half(&links[n], &links[n].halves[h])?;
+        }
+        Ok(())
+    }
+
+    /// What a message half, message or dependency becomes: its link
+    /// container, type, key, value, user fields and the halves to write.
+    fn link_lines(&mut self, rec: &Record) -> Result<LinkLines> {
         let native = rec.tag.is_none()
             && !rec.comm.is_empty()
             && self.types.get(&rec.cat).is_some_and(|n| n == "link");
         let (container, type_, key) = if native {
-            (rec.comm.clone(), rec.cat.clone(), rec.id.clone())
+            let container = self.pid(&rec.comm).to_string();
+            (container, rec.cat.clone(), rec.id.clone())
         } else {
-            let (sender, receiver) = match rec.kind {
-                Kind::Recv => (&rec.peer, &rec.loc),
-                _ => (&rec.loc, &rec.peer),
-            };
-            let (_, st) = self.owner(sender);
-            let (_, rt) = self.owner(receiver);
-            let st = if sender.is_empty() { rt.clone() } else { st };
-            let rt = if receiver.is_empty() { st.clone() } else { rt };
-            let id = format!("{st}->{rt}");
-            if !self.types.contains_key(&id) {
-                self.types.insert(id.clone(), "link".into());
-                let fields = [
-                    (Field::Alias, id.as_str()),
-                    (Field::Type, "0"),
-                    (Field::StartContainerType, st.as_str()),
-                    (Field::EndContainerType, rt.as_str()),
-                    (Field::Name, id.as_str()),
-                ];
-                self.line(Event::DefineLinkType, &fields, &[])?;
-            }
-            let tag = rec.tag.map(|t| t.to_string()).unwrap_or_default();
-            let channel = format!("{}/{sender}/{receiver}/{tag}", rec.comm);
-            let counter = self.channels.entry(channel.clone()).or_default();
-            let n = match rec.kind {
-                Kind::Send => {
-                    counter.0 += 1;
-                    counter.0
-                }
-                Kind::Recv => {
-                    counter.1 += 1;
-                    counter.1
-                }
-                _ => {
-                    counter.2 += 1;
-                    counter.2
-                }
-            };
-            let key = if rec.kind == Kind::Msg {
-                format!("{channel}/msg{n}")
-            } else {
-                format!("{channel}/{n}")
-            };
-            ("0".to_string(), id, key)
+            self.foreign_link(rec)?
         };
-        let value = Self::value_of(rec).to_string();
         let mut extras = Self::extras(rec);
         if !native {
             let tag = rec.tag.map(|t| t.to_string()).unwrap_or_default();
@@ -425,37 +559,244 @@ impl PajeWriter {
                 ("size", size.as_str()),
                 ("id", rec.id.as_str()),
             ] {
-                if !v.is_empty() && !extras.iter().any(|(key, _)| key == k) {
-                    extras.push((k.to_string(), v.to_string()));
-                }
+                push_extra(&mut extras, k, v);
+            }
+            if rec.kind == Kind::Dep {
+                push_extra(&mut extras, "type", &rec.cat);
             }
         }
-        let halves: Vec<(Event, i64, &str)> = match rec.kind {
-            Kind::Send => vec![(Event::StartLink, rec.time.unwrap_or(0), &rec.loc)],
-            Kind::Recv => vec![(Event::EndLink, rec.time.unwrap_or(0), &rec.loc)],
-            _ => vec![
-                (Event::StartLink, rec.time.unwrap_or(0), &rec.loc),
-                (Event::EndLink, rec.end.unwrap_or(0), &rec.peer),
-            ],
+        let own = Self::value_of(rec);
+        let value = match rec.kind {
+            Kind::Msg | Kind::Dep => own.to_string(),
+            _ => self.pair_half(rec, (&container, &type_, &key), own)?,
         };
-        for (event, t, end) in halves {
-            let time = seconds(t);
-            let end_field = if event == Event::StartLink {
-                Field::StartContainer
-            } else {
-                Field::EndContainer
-            };
-            let fields = [
-                (Field::Time, time.as_str()),
-                (Field::Container, container.as_str()),
-                (Field::Type, type_.as_str()),
-                (end_field, end),
-                (Field::Value, value.as_str()),
-                (Field::Key, key.as_str()),
-            ];
-            self.line(event, &fields, &extras)?;
+        if value != own {
+            push_extra(&mut extras, "half_name", own);
         }
-        Ok(())
+        let end = |loc: &str| if loc.is_empty() { "0" } else { self.pid(loc) }.to_string();
+        let (loc, peer) = (end(&rec.loc), end(&rec.peer));
+        let (start, stop) = (rec.time.unwrap_or(0), rec.end.unwrap_or(0));
+        let halves = match rec.kind {
+            Kind::Send => vec![(Event::StartLink, start, loc)],
+            Kind::Recv => vec![(Event::EndLink, start, loc)],
+            // Msg and Dep: both ends.
+            _ => vec![(Event::StartLink, start, loc), (Event::EndLink, stop, peer)],
+        };
+        Ok(LinkLines {
+            container,
+            type_,
+            key,
+            value,
+            extras,
+            halves,
+        })
+    }
+
+    fn write_half(&mut self, link: &LinkLines, half: &(Event, i64, String)) -> Result<()> {
+        let (event, t, end) = half;
+        let time = seconds(*t);
+        let end_field = if *event == Event::StartLink {
+            Field::StartContainer
+        } else {
+            Field::EndContainer
+        };
+        let fields = [
+            (Field::Time, time.as_str()),
+            (Field::Container, link.container.as_str()),
+            (Field::Type, link.type_.as_str()),
+            (end_field, end.as_str()),
+            (Field::Value, link.value.as_str()),
+            (Field::Key, link.key.as_str()),
+        ];
+        self.line(*event, &fields, &link.extras)
+    }
+
+    /// The link container, link type and key of a message half or message
+    /// that did not come from Pajé; declares its ends when the stream never
+    /// did (a peer outside the trace).
+    fn foreign_link(&mut self, rec: &Record) -> Result<(String, String, String)> {
+        let (sender, receiver) = match rec.kind {
+            Kind::Recv => (&rec.peer, &rec.loc),
+            _ => (&rec.loc, &rec.peer),
+        };
+        let time = seconds(rec.time.unwrap_or(0));
+        self.ensure_container(sender, &time)?;
+        self.ensure_container(receiver, &time)?;
+        // An end without a location (a TRACE event) is the root container.
+        let (_, st) = self.owner(sender);
+        let (_, rt) = self.owner(receiver);
+        // Messages and dependencies are written at the end: types of their own.
+        let suffix = match rec.kind {
+            Kind::Msg => ".msg",
+            Kind::Dep => ".dep",
+            _ => "",
+        };
+        let id = format!("{st}->{rt}{suffix}");
+        if !self.types.contains_key(&id) {
+            self.types.insert(id.clone(), "link".into());
+            let fields = [
+                (Field::Alias, id.as_str()),
+                (Field::Type, "0"),
+                (Field::StartContainerType, st.as_str()),
+                (Field::EndContainerType, rt.as_str()),
+                (Field::Name, id.as_str()),
+            ];
+            self.line(Event::DefineLinkType, &fields, &[])?;
+        }
+        let tag = rec.tag.map(|t| t.to_string()).unwrap_or_default();
+        let channel = format!("{}/{sender}/{receiver}/{tag}", rec.comm);
+        let counter = self.channels.entry(channel.clone()).or_default();
+        let (n, suffix) = match rec.kind {
+            Kind::Send => (&mut counter.0, ""),
+            Kind::Recv => (&mut counter.1, ""),
+            _ => (&mut counter.2, "msg"),
+        };
+        *n += 1;
+        let key = format!("{channel}/{suffix}{n}");
+        Ok(("0".to_string(), id, key))
+    }
+
+    /// Pairs a half with the open one of its key and returns the value both
+    /// carry (the first one's), or opens the key. Memory: the halves in
+    /// flight.
+    fn pair_half(&mut self, rec: &Record, at: (&str, &str, &str), own: &str) -> Result<String> {
+        let start = rec.kind == Kind::Send;
+        let key = (at.0.to_string(), at.1.to_string(), at.2.to_string());
+        match self.open_links.remove(&key) {
+            Some(open) if open.start != start => Ok(open.value),
+            Some(open) => Err(Error::Record(format!(
+                "a second {} of link key `{}` while the first ({}) has no other half: a Pajé key links one start to one end",
+                rec.kind.with_article(),
+                at.2,
+                open.what
+            ))),
+            None => {
+                let what = format!(
+                    "{} on `{}` at {} s, key `{}`",
+                    rec.kind.with_article(),
+                    rec.loc,
+                    seconds(rec.time.unwrap_or(0)),
+                    at.2
+                );
+                let value = own.to_string();
+                let time = rec.time.unwrap_or(0);
+                let open = OpenLink { start, time, value: value.clone(), what };
+                self.open_links.insert(key, open);
+                Ok(value)
+            }
+        }
+    }
+
+    /// Counts the open states of `type_` in `container`: false for a pop
+    /// the reader makes by itself (flag `S`), an error for a pop of nothing.
+    fn track_depth(&mut self, rec: &Record, container: &str, type_: &str) -> Result<bool> {
+        let key = (container.to_string(), type_.to_string());
+        let depth = self.depths.entry(key).or_default();
+        if rec.kind == Kind::Enter {
+            *depth += 1;
+            return Ok(true);
+        }
+        if *depth == 0 {
+            return Err(Error::Record(format!(
+                "a `leave` on `{}` with no open frame: Pajé cannot pop an empty stack",
+                rec.loc
+            )));
+        }
+        *depth -= 1;
+        Ok(!rec.flags.contains(flags::SYNTHETIC))
+    }
+
+    /// An event: of its `cat` type when that is a Pajé event type (a stream
+    /// read from Pajé), else of a type made for its container type, its name
+    /// as the value and its value and category in user fields.
+    fn event(&mut self, rec: &Record) -> Result<()> {
+        let (container, ctype) = self.owner(&rec.loc);
+        let native = self.types.get(&rec.cat).is_some_and(|n| n == "event");
+        let type_ = self.entity_type(rec, "event", &ctype)?;
+        let time = seconds(rec.time.unwrap_or(0));
+        let mut extras = Self::extras(rec);
+        let value = if native {
+            Self::value_of(rec)
+        } else {
+            push_extra(&mut extras, "value", &rec.value);
+            push_extra(&mut extras, "category", &rec.cat);
+            &rec.name
+        };
+        let fields = [
+            (Field::Time, time.as_str()),
+            (Field::Container, container.as_str()),
+            (Field::Type, type_.as_str()),
+            (Field::Value, value),
+        ];
+        self.line(Event::NewEvent, &fields, &extras)
+    }
+
+    /// A counter sample as a set, add or sub of a variable; an add or sub
+    /// that would come first (a stream cut after the set) is written as the
+    /// set of the value it gives.
+    fn counter(&mut self, rec: &Record) -> Result<()> {
+        let (container, ctype) = self.owner(&rec.loc);
+        let type_ = self.entity_type(rec, "variable", &ctype)?;
+        let first = self.variables.insert((container.clone(), type_.clone()));
+        let (event, value) = match (rec.attr(ATTR_OP).as_deref(), rec.attr(ATTR_OPERAND)) {
+            (Some("add"), Some(x)) if !first => (Event::AddVariable, x),
+            (Some("sub"), Some(x)) if !first => (Event::SubVariable, x),
+            _ => (Event::SetVariable, rec.value.clone()),
+        };
+        if Decimal::parse(&value).is_none() {
+            return Err(Error::Record(format!(
+                "counter `{}` has the value `{value}`: a Pajé variable holds numbers",
+                rec.name
+            )));
+        }
+        let at = (rec.time.unwrap_or(0), container.as_str(), type_.as_str());
+        self.variable_line(event, at, &value, &Self::extras(rec))
+    }
+
+    /// A set, add or sub line of variable `type_` in `container` at `time`.
+    fn variable_line(
+        &mut self,
+        event: Event,
+        (time, container, type_): (i64, &str, &str),
+        value: &str,
+        extras: &[(String, String)],
+    ) -> Result<()> {
+        let time = seconds(time);
+        let fields = [
+            (Field::Time, time.as_str()),
+            (Field::Container, container),
+            (Field::Type, type_),
+            (Field::Value, value),
+        ];
+        self.line(event, &fields, extras)
+    }
+
+    /// A signal fragment as a set of a variable at its start to its
+    /// constant term; its end, slope and curvature go in user fields.
+    fn signal(&mut self, rec: &Record) -> Result<()> {
+        let (container, ctype) = self.owner(&rec.loc);
+        let named = Record {
+            name: if rec.name.is_empty() {
+                "value".into()
+            } else {
+                rec.name.clone()
+            },
+            cat: String::new(),
+            ..rec.clone()
+        };
+        let type_ = self.entity_type(&named, "variable", &ctype)?;
+        let value = rec.attr("c").unwrap_or_else(|| "0".to_string());
+        if Decimal::parse(&value).is_none() {
+            return Err(Error::Record(format!(
+                "signal `{}` has the coefficient c = `{value}`: a Pajé variable holds numbers",
+                rec.loc
+            )));
+        }
+        let mut extras = Self::extras(rec);
+        let end = rec.end.map(seconds).unwrap_or_default();
+        push_extra(&mut extras, "end", &end);
+        let at = (rec.time.unwrap_or(0), container.as_str(), type_.as_str());
+        self.variable_line(Event::SetVariable, at, &value, &extras)
     }
 
     fn value_of(rec: &Record) -> &str {
@@ -474,14 +815,19 @@ impl PajeWriter {
             ("id", rec.id.as_str()),
             ("peer", rec.peer.as_str()),
         ] {
-            if !v.is_empty() && !extras.iter().any(|(key, _)| key == k) {
-                extras.push((k.to_string(), v.to_string()));
-            }
+            push_extra(&mut extras, k, v);
         }
-        let value = if rec.name.is_empty() {
-            rec.kind.as_str().to_string()
-        } else {
-            rec.name.clone()
+        // A viewer colours states by value: the name, else the first user
+        // attribute's value (a TRACE claim's `stage`), else the kind.
+        let first_user_attr = rec.attrs().find(|(k, _)| {
+            ![PREFIX, crate::trace::PREFIX, crate::pallas::PREFIX]
+                .iter()
+                .any(|p| k.starts_with(p))
+        });
+        let value = match (&rec.name, first_user_attr) {
+            (name, _) if !name.is_empty() => name.clone(),
+            (_, Some((_, v))) if !v.is_empty() => v,
+            _ => rec.kind.as_str().to_string(),
         };
         let (a, b) = (rec.time.unwrap_or(0), rec.end.unwrap_or(0));
         self.intervals.push(Interval {
@@ -574,17 +920,21 @@ impl RecordSink for PajeWriter {
                     .get(&rec.loc)
                     .map(|c| c.type_.clone())
                     .unwrap_or_default();
+                let id = self.pid(&rec.loc).to_string();
                 let fields = [
                     (Field::Time, time.as_str()),
                     (Field::Type, type_.as_str()),
-                    (Field::Name, rec.loc.as_str()),
+                    (Field::Name, id.as_str()),
                 ];
-                self.line(Event::DestroyContainer, &fields, &Self::extras(rec))
+                let extras = Self::extras(rec);
+                self.line(Event::DestroyContainer, &fields, &extras)
             }
-            Kind::Leave if synthetic => Ok(()),
             Kind::Enter | Kind::Leave => {
                 let (container, ctype) = self.owner(&rec.loc);
                 let type_ = self.entity_type(rec, "state", &ctype)?;
+                if !self.track_depth(rec, &container, &type_)? {
+                    return Ok(()); // A pop the reader makes by itself.
+                }
                 let mut fields = vec![
                     (Field::Time, time.as_str()),
                     (Field::Container, container.as_str()),
@@ -607,35 +957,11 @@ impl RecordSink for PajeWriter {
                 };
                 self.line(event, &fields, &Self::extras(rec))
             }
-            Kind::Event => {
-                let (container, ctype) = self.owner(&rec.loc);
-                let type_ = self.entity_type(rec, "event", &ctype)?;
-                let fields = [
-                    (Field::Time, time.as_str()),
-                    (Field::Container, container.as_str()),
-                    (Field::Type, type_.as_str()),
-                    (Field::Value, Self::value_of(rec)),
-                ];
-                self.line(Event::NewEvent, &fields, &Self::extras(rec))
-            }
-            Kind::Counter => {
-                let (container, ctype) = self.owner(&rec.loc);
-                let type_ = self.entity_type(rec, "variable", &ctype)?;
-                let (event, value) = match (rec.attr(ATTR_OP).as_deref(), rec.attr(ATTR_OPERAND)) {
-                    (Some("add"), Some(x)) => (Event::AddVariable, x),
-                    (Some("sub"), Some(x)) => (Event::SubVariable, x),
-                    _ => (Event::SetVariable, rec.value.clone()),
-                };
-                let fields = [
-                    (Field::Time, time.as_str()),
-                    (Field::Container, container.as_str()),
-                    (Field::Type, type_.as_str()),
-                    (Field::Value, value.as_str()),
-                ];
-                self.line(event, &fields, &Self::extras(rec))
-            }
-            Kind::Send | Kind::Recv | Kind::Msg => self.link(rec),
-            Kind::State | Kind::Claim | Kind::Coll | Kind::Dep | Kind::Signal => {
+            Kind::Event => self.event(rec),
+            Kind::Counter => self.counter(rec),
+            Kind::Send | Kind::Recv | Kind::Msg | Kind::Dep => self.link(rec),
+            Kind::Signal => self.signal(rec),
+            Kind::State | Kind::Claim | Kind::Coll => {
                 self.hold(rec);
                 Ok(())
             }
@@ -643,7 +969,19 @@ impl RecordSink for PajeWriter {
     }
 
     fn finish(&mut self) -> Result<()> {
+        if let Some(open) = self
+            .open_links
+            .values()
+            .min_by(|a, b| (a.time, &a.what).cmp(&(b.time, &b.what)))
+        {
+            return Err(Error::Record(format!(
+                "{} link half(s) never get their other half, e.g. {}: Pajé readers (this one, PajeNG) reject a link with one end; remove unmatched halves first (trace-filter -k)",
+                self.open_links.len(),
+                open.what
+            )));
+        }
         self.write_intervals()?;
+        self.write_held_links()?;
         if self.replaced > 0 {
             self.warnings.warn(format!(
                 "{} character(s) a quoted Pajé field cannot hold (\" or line breaks) were replaced",

@@ -130,15 +130,31 @@ pub fn decode_attrs(
     finish(key, value, in_value)
 }
 
-/// Appends `s` with `,` and `=` escaped. Leading and trailing spaces cannot be
-/// represented (readers trim them).
-pub fn escape_attr(s: &str, out: &mut String) {
-    for c in s.chars() {
-        if c == ',' || c == '=' {
-            out.push('\\');
+/// Appends `s` as an attribute key or value: `,` and `=` escaped, line
+/// breaks (which would end the line) as spaces, white space at the ends
+/// dropped (readers trim it), and a space after a final backslash so that
+/// the separator that follows is not read as escaped. Returns whether the
+/// text read back will differ from `s`.
+pub fn escape_attr(s: &str, out: &mut String) -> bool {
+    let trimmed = s.trim();
+    let mut changed = trimmed.len() != s.len();
+    for c in trimmed.chars() {
+        match c {
+            ',' | '=' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' => {
+                changed = true;
+                out.push(' ');
+            }
+            c => out.push(c),
         }
-        out.push(c);
     }
+    if trimmed.ends_with('\\') {
+        out.push(' ');
+    }
+    changed
 }
 
 /// Content sniffer: the first meaningful line starts with a TRACE line letter
@@ -196,7 +212,18 @@ mod tests {
         assert!(parse_attrs(" = v").is_err());
         assert!(parse_attrs("a=1,").is_err());
         let mut out = String::new();
-        escape_attr("a=b, c", &mut out);
+        assert!(!escape_attr("a=b, c", &mut out));
         assert_eq!(parse_attrs(&format!("k={out}")).unwrap()[0].1, "a=b, c");
+        for (value, read_back) in [("x\\", "x\\"), (" two\nlines\r ", "two lines")] {
+            out.clear();
+            let changed = escape_attr(value, &mut out);
+            assert_eq!(changed, value != read_back, "{value:?}");
+            let list = parse_attrs(&format!("k={out}, next=1")).unwrap();
+            assert_eq!(
+                (list[0].1.as_str(), list.len()),
+                (read_back, 2),
+                "{value:?}"
+            );
+        }
     }
 }

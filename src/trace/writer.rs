@@ -13,12 +13,12 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use super::{
-    escape_attr, ATTR_DST, ATTR_OFFSET, ATTR_SRC, ATTR_USES_OFFSET, META_ATTR, PREFIX,
-    RESOURCE_LOC, SIGNAL_LOC, UNITS,
+    escape_attr, Endpoint, ATTR_DST, ATTR_OFFSET, ATTR_SRC, ATTR_USES_OFFSET, DEP_TYPES, META_ATTR,
+    PREFIX, RESOURCE_LOC, SIGNAL_LOC, UNITS,
 };
 use crate::decimal::{push_scaled, Decimal};
 use crate::error::{Error, Result, Warnings};
-use crate::fasthash::FastMap;
+use crate::fasthash::{FastMap, FastSet};
 use crate::io::Output;
 use crate::ops::spans::SpanBuilder;
 use crate::pipe::{RecordSink, WriteOptions};
@@ -61,7 +61,8 @@ impl Ids {
 
 /// Counter samples of one (location, name), becoming one signal.
 struct Series {
-    signal: String,
+    /// Index in the writer's signals.
+    signal: usize,
     last: Option<(i64, String)>,
 }
 
@@ -74,8 +75,21 @@ pub struct TraceWriter {
     trace_attrs: Vec<(String, String)>,
     resources: Vec<ResourceLine>,
     resource_of: FastMap<String, usize>,
-    signals: Vec<String>,
-    signal_of: FastMap<String, String>,
+    signals: Vec<SignalDecl>,
+    /// Index in `signals` of each signal location.
+    signal_of: FastMap<String, usize>,
+    /// Written ids of the stream's claims and events, for dependencies.
+    claim_map: FastMap<String, String>,
+    event_map: FastMap<String, String>,
+    /// Dependencies between TRACE elements whose endpoint had no id yet
+    /// (an endpoint may complete after its dependency), written at the end.
+    deps: Vec<PendingDep>,
+    /// Ids of claims (true) and events (false) that dependencies already
+    /// point at, kept for those elements.
+    reserved: FastSet<(bool, String)>,
+    /// Dependency lines written with a reserved endpoint: their place in
+    /// `elements`, taken out at the end if an endpoint never came.
+    provisional: Vec<(std::ops::Range<usize>, PendingDep)>,
     /// Element lines (E, C, D, F), written after the resources and signals.
     elements: String,
     resource_ids: Ids,
@@ -86,7 +100,38 @@ pub struct TraceWriter {
     series: FastMap<(String, String), Series>,
     last_time: i64,
     renumbered: u64,
+    /// Attribute texts changed to fit TRACE (line breaks, white space at the ends).
+    changed_attrs: u64,
+    /// Fragments repeated exactly (merged copies of one input), written once.
+    repeated_fragments: u64,
+    /// Dependencies whose endpoint is missing, written as two events.
+    unlinked_deps: u64,
     warnings: Warnings,
+}
+
+/// A signal: its `S` line, or an `R` line when it gets no fragment (TRACE
+/// wants at least one per signal), and its last fragment.
+struct SignalDecl {
+    id: String,
+    loc: String,
+    attrs: String,
+    resource_attrs: String,
+    last: Option<Fragment>,
+}
+
+#[derive(PartialEq)]
+struct Fragment {
+    t0: i64,
+    t1: i64,
+    coefficients: [String; 3],
+}
+
+/// A dependency between TRACE elements, as the stream gave it.
+struct PendingDep {
+    rec: Record,
+    kind: usize,
+    src: String,
+    dst: String,
 }
 
 impl TraceWriter {
@@ -103,6 +148,11 @@ impl TraceWriter {
             resource_of: FastMap::default(),
             signals: Vec::new(),
             signal_of: FastMap::default(),
+            claim_map: FastMap::default(),
+            event_map: FastMap::default(),
+            deps: Vec::new(),
+            reserved: FastSet::default(),
+            provisional: Vec::new(),
             elements: String::new(),
             resource_ids: Ids::default(),
             signal_ids: Ids::default(),
@@ -112,6 +162,9 @@ impl TraceWriter {
             series: FastMap::default(),
             last_time: 0,
             renumbered: 0,
+            changed_attrs: 0,
+            repeated_fragments: 0,
+            unlinked_deps: 0,
             warnings,
         }
     }
@@ -131,7 +184,7 @@ impl TraceWriter {
 
     /// User attributes of `rec` (format fields of TRACE left out), then the
     /// columns a TRACE line has no place for, as `key=value` attributes.
-    fn attributes(rec: &Record, columns: &[(&str, &str)]) -> String {
+    fn attributes(&mut self, rec: &Record, columns: &[(&str, &str)]) -> String {
         let mut pairs: Vec<(String, String)> = rec
             .attrs()
             .filter(|(k, _)| !k.starts_with(PREFIX))
@@ -142,24 +195,24 @@ impl TraceWriter {
             }
         }
         let mut out = String::new();
-        for (i, (k, v)) in pairs.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            escape_attr(k, &mut out);
-            out.push_str(" = ");
-            escape_attr(v, &mut out);
-        }
+        self.changed_attrs += u64::from(push_attr_list(&pairs, &mut out));
         out
     }
 
     fn container(&mut self, rec: &Record) {
         if rec.cat == "signal" {
             if let Some(id) = rec.loc.strip_prefix(SIGNAL_LOC) {
+                if self.signal_of.contains_key(&rec.loc) {
+                    return; // Declared again (merged inputs).
+                }
                 let (id, _) = self.signal_ids.take(id);
-                let attrs = Self::attributes(rec, &[("name", &rec.name)]);
-                self.signals.push(format!("S {id} ; {attrs}"));
-                self.signal_of.insert(rec.loc.clone(), id);
+                let attrs = self.attributes(rec, &[("name", &rec.name)]);
+                let resource_attrs = self.attributes(
+                    rec,
+                    &[("name", &rec.name), ("loc", &rec.loc), ("type", "signal")],
+                );
+                let signal = self.declare_signal(id, rec.loc.clone(), attrs, resource_attrs);
+                self.signal_of.insert(rec.loc.clone(), signal);
                 return;
             }
         }
@@ -192,7 +245,7 @@ impl TraceWriter {
                 ("parent", &rec.peer),
             ]
         };
-        let attrs = Self::attributes(rec, &extra);
+        let attrs = self.attributes(rec, &extra);
         let line = format!("R {id} {capacity} {uses_offset} ; {attrs}");
         self.resource_of
             .insert(rec.loc.clone(), self.resources.len());
@@ -203,29 +256,74 @@ impl TraceWriter {
         });
     }
 
-    fn resource(&self, loc: &str) -> Result<&ResourceLine> {
-        self.resource_of
-            .get(loc)
-            .map(|&i| &self.resources[i])
-            .ok_or_else(|| {
-                Error::Record(format!(
-                    "cannot write a claim on `{loc}`: no `container` row declares it"
-                ))
-            })
+    /// Adds a signal; returns its index.
+    fn declare_signal(
+        &mut self,
+        id: String,
+        loc: String,
+        attrs: String,
+        resource_attrs: String,
+    ) -> usize {
+        let last = None;
+        self.signals.push(SignalDecl {
+            id,
+            loc,
+            attrs,
+            resource_attrs,
+            last,
+        });
+        self.signals.len() - 1
+    }
+
+    /// The resource of `loc`, declared as a placeholder (attributes `loc`,
+    /// `type`) when the stream has no `container` row for it or declared it
+    /// as a signal.
+    fn resource(&mut self, loc: &str) -> &ResourceLine {
+        if !self.resource_of.contains_key(loc) {
+            let (id, _) = self.resource_ids.take("");
+            let type_ = if self.signal_of.contains_key(loc) {
+                "signal"
+            } else {
+                "undeclared"
+            };
+            let mut attrs = String::new();
+            let pairs =
+                [("loc", loc), ("type", type_)].map(|(k, v)| (k.to_string(), v.to_string()));
+            self.changed_attrs += u64::from(push_attr_list(&pairs, &mut attrs));
+            let line = format!("R {id} 1 false ; {attrs}");
+            self.resource_of
+                .insert(loc.to_string(), self.resources.len());
+            let id = id.parse().unwrap_or_default();
+            self.resources.push(ResourceLine {
+                id,
+                uses_offset: false,
+                line,
+            });
+        }
+        &self.resources[self.resource_of[loc]]
     }
 
     fn claim(&mut self, rec: &Record, columns: &[(&str, &str)]) -> Result<()> {
         let (start, end) = (rec.time.unwrap_or_default(), rec.end.unwrap_or_default());
-        let resource = self.resource(&rec.loc)?;
+        let resource = self.resource(&rec.loc);
         let (rid, uses_offset) = (resource.id, resource.uses_offset);
         let wanted = if rec.kind == Kind::Claim && rec.id.bytes().all(|b| b.is_ascii_digit()) {
             rec.id.as_str()
         } else {
             ""
         };
-        let (id, kept) = self.claim_ids.take(wanted);
+        let (id, kept) = if self.reserved.remove(&(true, wanted.to_string())) {
+            (wanted.to_string(), true)
+        } else {
+            self.claim_ids.take(wanted)
+        };
         if !kept {
             self.renumbered += 1;
+        }
+        if rec.kind == Kind::Claim && !rec.id.is_empty() {
+            self.claim_map
+                .entry(rec.id.clone())
+                .or_insert_with(|| id.clone());
         }
         let amount = match Decimal::parse(&rec.value) {
             Some(d) if rec.kind == Kind::Claim && d.is_positive() => rec.value.as_str(),
@@ -236,7 +334,7 @@ impl TraceWriter {
         } else {
             String::new()
         };
-        let attrs = Self::attributes(rec, columns);
+        let attrs = self.attributes(rec, columns);
         let factor = self.factor();
         let out = &mut self.elements;
         let _ = write!(out, "C {id} ");
@@ -248,7 +346,11 @@ impl TraceWriter {
     }
 
     fn event(&mut self, time: i64, wanted: &str, attrs: String) -> String {
-        let (id, kept) = self.event_ids.take(wanted);
+        let (id, kept) = if self.reserved.remove(&(false, wanted.to_string())) {
+            (wanted.to_string(), true)
+        } else {
+            self.event_ids.take(wanted)
+        };
         if !kept {
             self.renumbered += 1;
         }
@@ -263,6 +365,45 @@ impl TraceWriter {
     fn dependency(&mut self, wanted: &str, kind: usize, src: &str, dst: &str, attrs: String) {
         let (id, _) = self.dep_ids.take(wanted);
         let _ = writeln!(self.elements, "D {id} {kind} {src} {dst} ; {attrs}");
+    }
+
+    /// An `event`: a TRACE event, its id kept when free.
+    fn instant(&mut self, rec: &Record) {
+        let native = rec.loc.is_empty() && rec.cat.is_empty();
+        let attrs = if native {
+            self.attributes(rec, &[("name", &rec.name), ("value", &rec.value)])
+        } else {
+            let columns = [
+                ("name", rec.name.as_str()),
+                ("loc", &rec.loc),
+                ("category", &rec.cat),
+                ("value", &rec.value),
+            ];
+            self.attributes(rec, &columns)
+        };
+        let id = self.event(rec.time.unwrap_or_default(), &rec.id, attrs);
+        if !rec.id.is_empty() {
+            self.event_map.entry(rec.id.clone()).or_insert(id);
+        }
+    }
+
+    /// A message half: an event whose attributes say what it was.
+    fn half(&mut self, rec: &Record) {
+        let tag = rec.tag.map(|t| t.to_string()).unwrap_or_default();
+        let size = rec.size.map(|t| t.to_string()).unwrap_or_default();
+        let columns = [
+            ("name", rec.name.as_str()),
+            ("kind", rec.kind.as_str()),
+            ("loc", &rec.loc),
+            ("peer", &rec.peer),
+            ("comm", &rec.comm),
+            ("tag", &tag),
+            ("size", &size),
+            ("id", &rec.id),
+            ("flags", &rec.flags),
+        ];
+        let attrs = self.attributes(rec, &columns);
+        self.event(rec.time.unwrap_or_default(), "", attrs);
     }
 
     /// A message or foreign dependency: an event at each end and a type-4 dependency.
@@ -292,24 +433,118 @@ impl TraceWriter {
             ("peer", rec.loc.as_str()),
         ];
         to.extend(common);
-        let src = self.event(
-            rec.time.unwrap_or_default(),
-            "",
-            Self::attributes(rec, &from),
-        );
-        let dst = self.event(rec.end.unwrap_or_default(), "", Self::attributes(rec, &to));
-        let attrs = Self::attributes(rec, &[("kind", what), ("id", &rec.id), ("type", &rec.cat)]);
+        let from = self.attributes(rec, &from);
+        let src = self.event(rec.time.unwrap_or_default(), "", from);
+        let to = self.attributes(rec, &to);
+        let dst = self.event(rec.end.unwrap_or_default(), "", to);
+        let attrs = self.attributes(rec, &[("kind", what), ("id", &rec.id), ("type", &rec.cat)]);
         self.dependency(&rec.id, 4, &src, &dst, attrs);
     }
 
-    fn counter(&mut self, rec: &Record) {
+    /// The id an endpoint of a dependency is written with: its element's,
+    /// or the element's own id reserved for it when it has not come yet and
+    /// nothing else took it (`true` then); `None` when it cannot be known yet.
+    fn endpoint(&mut self, kind: Endpoint, id: &str) -> Option<(String, bool)> {
+        let claim = kind != Endpoint::Event;
+        let (map, ids) = if claim {
+            (&self.claim_map, &mut self.claim_ids)
+        } else {
+            (&self.event_map, &mut self.event_ids)
+        };
+        if let Some(written) = map.get(id) {
+            return Some((written.clone(), false));
+        }
+        let key = (claim, id.to_string());
+        if self.reserved.contains(&key) {
+            return Some((id.to_string(), true));
+        }
+        if !id.bytes().all(|b| b.is_ascii_digit()) || !ids.used.insert(id.to_string()) {
+            return None;
+        }
+        self.reserved.insert(key);
+        Some((id.to_string(), true))
+    }
+
+    /// A dependency between two elements of the stream, in its place in
+    /// the file when its endpoints' ids are known or reserved, else at the end.
+    fn native_dep(&mut self, dep: PendingDep) {
+        let (src_kind, dst_kind) = DEP_TYPES[dep.kind];
+        let src = self.endpoint(src_kind, &dep.src);
+        let dst = self.endpoint(dst_kind, &dep.dst);
+        let (Some((src, src_reserved)), Some((dst, dst_reserved))) = (src, dst) else {
+            self.deps.push(dep);
+            return;
+        };
+        let start = self.elements.len();
+        let attrs = self.attributes(&dep.rec, &[("name", &dep.rec.name)]);
+        self.dependency(&dep.rec.id, dep.kind, &src, &dst, attrs);
+        if src_reserved || dst_reserved {
+            self.provisional.push((start..self.elements.len(), dep));
+        }
+    }
+
+    /// At the end: dependencies whose endpoint never came are taken out of
+    /// their place and written as two events; those that waited for an id
+    /// are written (see [`TraceWriter::write_dep`]).
+    fn settle_deps(&mut self) {
+        let mut cut = Vec::new();
+        for (range, dep) in std::mem::take(&mut self.provisional) {
+            let (src_kind, dst_kind) = DEP_TYPES[dep.kind];
+            let missing = |kind: Endpoint, id: &str| {
+                self.reserved
+                    .contains(&(kind != Endpoint::Event, id.to_string()))
+            };
+            if missing(src_kind, &dep.src) || missing(dst_kind, &dep.dst) {
+                cut.push(range);
+                self.deps.push(dep);
+            }
+        }
+        if !cut.is_empty() {
+            let mut kept = String::with_capacity(self.elements.len());
+            let mut from = 0;
+            for range in cut {
+                kept.push_str(&self.elements[from..range.start]);
+                from = range.end;
+            }
+            kept.push_str(&self.elements[from..]);
+            self.elements = kept;
+        }
+        for dep in std::mem::take(&mut self.deps) {
+            self.write_dep(dep);
+        }
+    }
+
+    /// A dependency that waited for its endpoints: as it was, its endpoints
+    /// renamed as their elements were; as two events when an endpoint is
+    /// not in the stream (a filtered trace).
+    fn write_dep(&mut self, dep: PendingDep) {
+        let (src_kind, dst_kind) = DEP_TYPES[dep.kind];
+        let end = |kind: Endpoint, id: &str| -> Option<String> {
+            let map = match kind {
+                Endpoint::Event => &self.event_map,
+                _ => &self.claim_map,
+            };
+            map.get(id).cloned()
+        };
+        match (end(src_kind, &dep.src), end(dst_kind, &dep.dst)) {
+            (Some(src), Some(dst)) => {
+                let attrs = self.attributes(&dep.rec, &[("name", &dep.rec.name)]);
+                self.dependency(&dep.rec.id, dep.kind, &src, &dst, attrs);
+            }
+            _ => {
+                self.unlinked_deps += 1;
+                self.linked_events(&dep.rec);
+            }
+        }
+    }
+
+    fn counter(&mut self, rec: &Record) -> Result<()> {
         let time = rec.time.unwrap_or_default();
         if Decimal::parse(&rec.value).is_none() {
-            self.warnings.warn(format!(
-                "counter `{}` on `{}` at {time} ns has a non-numeric value `{}`; left out of the TRACE signal",
-                rec.name, rec.loc, rec.value
-            ));
-            return;
+            return Err(Error::Record(format!(
+                "counter `{}` has the value `{}`: a TRACE signal holds numbers",
+                rec.name, rec.value
+            )));
         }
         let key = (rec.loc.clone(), rec.name.clone());
         if !self.series.contains_key(&key) {
@@ -319,86 +554,127 @@ impl TraceWriter {
             } else {
                 &rec.name
             };
-            let attrs = Self::attributes(
-                rec,
-                &[("name", label), ("loc", &rec.loc), ("type", "counter")],
-            );
-            self.signals.push(format!("S {id} ; {attrs}"));
-            self.series.insert(
-                key.clone(),
-                Series {
-                    signal: id,
-                    last: None,
-                },
-            );
+            let columns = [("name", label), ("loc", &rec.loc), ("type", "counter")];
+            let attrs = self.attributes(rec, &columns);
+            let loc = format!("{label} on {}", rec.loc);
+            let signal = self.declare_signal(id, loc, attrs.clone(), attrs);
+            self.series
+                .insert(key.clone(), Series { signal, last: None });
         }
         let series = self.series.get_mut(&key).expect("inserted above");
-        if let Some((t0, value)) = series.last.take() {
-            if time > t0 {
-                let signal = series.signal.clone();
-                self.fragment(&signal, t0, time, &value, "0", "0");
-            } else {
-                self.warnings.warn(format!(
-                    "counter `{}` on `{}`: two samples at {time} ns; the earlier one is left out",
-                    rec.name, rec.loc
-                ));
+        let signal = series.signal;
+        match series.last.replace((time, rec.value.clone())) {
+            Some((t0, value)) if time > t0 => {
+                self.fragment(signal, t0, time, [value, "0".into(), "0".into()])?;
             }
+            Some(_) => self.warnings.warn(format!(
+                "counter `{}` on `{}`: two samples at {time} ns; the earlier one is left out",
+                rec.name, rec.loc
+            )),
+            None => {}
         }
-        let series = self.series.get_mut(&key).expect("inserted above");
-        series.last = Some((time, rec.value.clone()));
+        Ok(())
     }
 
     fn signal_fragment(&mut self, rec: &Record) -> Result<()> {
-        let Some(signal) = self.signal_of.get(&rec.loc).cloned() else {
+        let Some(&signal) = self.signal_of.get(&rec.loc) else {
             return Err(Error::Record(format!(
                 "cannot write a fragment of `{}`: no signal `container` row declares it",
                 rec.loc
             )));
         };
-        let get = |k: &str| rec.attr(k).unwrap_or_else(|| "0".to_string());
-        let (mut c, mut b, mut a) = (get("c"), get("b"), get("a"));
         // Coefficients are per unit of the fragment's own time unit; rescale when
         // the file uses another one.
-        if let Some(from) = rec
+        let from = rec
             .attr("time_unit")
-            .and_then(|u| UNITS.iter().position(|x| x.1 == u))
-        {
-            if from != self.unit {
-                let k = UNITS[self.unit].2 as f64 / UNITS[from].2 as f64;
-                let scale = |s: &str, p: i32| {
-                    Decimal::parse(s)
-                        .map(|d| format!("{}", d.to_f64() * k.powi(p)))
-                        .unwrap_or_else(|| s.to_string())
-                };
-                b = scale(&b, 1);
-                a = scale(&a, 2);
-                c = scale(&c, 0);
-            }
+            .and_then(|u| UNITS.iter().position(|x| x.1 == u));
+        let k = from.map_or(1.0, |from| UNITS[self.unit].2 as f64 / UNITS[from].2 as f64);
+        let mut coefficients: [String; 3] = Default::default();
+        for (power, name) in ["c", "b", "a"].into_iter().enumerate() {
+            let text = rec.attr(name).unwrap_or_else(|| "0".to_string());
+            let value = Decimal::parse(&text).map(|d| d.to_f64() * k.powi(power as i32));
+            coefficients[power] = match value {
+                Some(v) if v.is_finite() && k == 1.0 => text,
+                Some(v) if v.is_finite() => format!("{v}"),
+                _ => {
+                    return Err(Error::Record(format!(
+                        "signal coefficient `{name}` is `{text}`: TRACE wants a finite number"
+                    )))
+                }
+            };
         }
-        self.fragment(
-            &signal,
-            rec.time.unwrap_or_default(),
-            rec.end.unwrap_or_default(),
-            &c,
-            &b,
-            &a,
-        );
-        Ok(())
+        let (t0, t1) = (rec.time.unwrap_or_default(), rec.end.unwrap_or_default());
+        self.fragment(signal, t0, t1, coefficients)
     }
 
     fn factor(&self) -> u64 {
         UNITS[self.unit].2
     }
 
-    fn fragment(&mut self, signal: &str, t0: i64, t1: i64, c: &str, b: &str, a: &str) {
+    /// Writes a fragment of signal `signal` (index), which must start where
+    /// the signal's last one ended; an exact repetition of the last one (an
+    /// input merged with itself) is written once.
+    fn fragment(
+        &mut self,
+        signal: usize,
+        t0: i64,
+        t1: i64,
+        coefficients: [String; 3],
+    ) -> Result<()> {
+        let fragment = Fragment {
+            t0,
+            t1,
+            coefficients,
+        };
         let factor = self.factor();
+        let decl = &mut self.signals[signal];
+        if decl.last.as_ref() == Some(&fragment) {
+            self.repeated_fragments += 1;
+            return Ok(());
+        }
+        let follows = decl
+            .last
+            .as_ref()
+            .is_none_or(|last| last.t0 < t0 && last.t1 == t0);
+        if t1 <= t0 || !follows {
+            let previous = decl.last.as_ref().map_or(String::new(), |l| {
+                format!(", and the previous one spans {} to {} ns", l.t0, l.t1)
+            });
+            return Err(Error::Record(format!(
+                "a fragment of signal `{}` spans {t0} to {t1} ns{previous}: TRACE signal fragments are non-empty and each starts where the previous ended",
+                decl.loc
+            )));
+        }
         let out = &mut self.elements;
-        let _ = write!(out, "F {signal} ");
+        let _ = write!(out, "F {} ", decl.id);
         push_scaled(out, t0, factor);
         out.push(' ');
         push_scaled(out, t1, factor);
+        let [c, b, a] = &fragment.coefficients;
         let _ = writeln!(out, " {c} {b} {a}");
+        decl.last = Some(fragment);
+        Ok(())
     }
+}
+
+/// Writes `key = value, ...`; returns whether some text will read back
+/// otherwise (see [`escape_attr`]). An empty key is written as `_`.
+fn push_attr_list(pairs: &[(String, String)], out: &mut String) -> bool {
+    let mut changed = false;
+    for (i, (k, v)) in pairs.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let start = out.len();
+        changed |= escape_attr(k, out);
+        if out.len() == start {
+            out.push('_');
+            changed = true;
+        }
+        out.push_str(" = ");
+        changed |= escape_attr(v, out);
+    }
+    changed
 }
 
 impl RecordSink for TraceWriter {
@@ -437,54 +713,26 @@ impl RecordSink for TraceWriter {
                     ],
                 )?
             }
-            Kind::Event => {
-                let native = rec.loc.is_empty() && rec.cat.is_empty();
-                let attrs = if native {
-                    Self::attributes(rec, &[("name", &rec.name), ("value", &rec.value)])
-                } else {
-                    Self::attributes(
-                        rec,
-                        &[
-                            ("name", &rec.name),
-                            ("loc", &rec.loc),
-                            ("category", &rec.cat),
-                            ("value", &rec.value),
-                        ],
-                    )
-                };
-                self.event(rec.time.unwrap_or_default(), &rec.id, attrs);
-            }
-            Kind::Send | Kind::Recv => {
-                let tag = rec.tag.map(|t| t.to_string()).unwrap_or_default();
-                let size = rec.size.map(|t| t.to_string()).unwrap_or_default();
-                let attrs = Self::attributes(
-                    rec,
-                    &[
-                        ("kind", rec.kind.as_str()),
-                        ("loc", &rec.loc),
-                        ("peer", &rec.peer),
-                        ("comm", &rec.comm),
-                        ("tag", &tag),
-                        ("size", &size),
-                        ("id", &rec.id),
-                        ("flags", &rec.flags),
-                    ],
-                );
-                self.event(rec.time.unwrap_or_default(), "", attrs);
-            }
+            Kind::Event => self.instant(rec),
+            Kind::Send | Kind::Recv => self.half(rec),
             Kind::Msg => self.linked_events(rec),
             Kind::Dep => match (
                 rec.attr(ATTR_SRC),
                 rec.attr(ATTR_DST),
                 rec.cat.parse::<usize>(),
             ) {
-                (Some(src), Some(dst), Ok(kind)) if kind < 9 => {
-                    let attrs = Self::attributes(rec, &[("name", &rec.name)]);
-                    self.dependency(&rec.id, kind, &src, &dst, attrs);
+                (Some(src), Some(dst), Ok(kind)) if kind < DEP_TYPES.len() => {
+                    let rec = rec.clone();
+                    self.native_dep(PendingDep {
+                        rec,
+                        kind,
+                        src,
+                        dst,
+                    });
                 }
                 _ => self.linked_events(rec),
             },
-            Kind::Counter => self.counter(rec),
+            Kind::Counter => self.counter(rec)?,
             Kind::Signal => self.signal_fragment(rec)?,
             // TRACE has no type hierarchy and no end of a resource's life.
             Kind::Type | Kind::Destroy => {}
@@ -494,16 +742,51 @@ impl RecordSink for TraceWriter {
 
     fn finish(&mut self) -> Result<()> {
         // Close every counter series at the end of the trace (at least 1 ns long).
-        let mut open: Vec<(String, i64, String)> = self
+        let mut open: Vec<(usize, i64, String)> = self
             .series
             .values_mut()
-            .filter_map(|s| s.last.take().map(|(t, v)| (s.signal.clone(), t, v)))
+            .filter_map(|s| s.last.take().map(|(t, v)| (s.signal, t, v)))
             .collect();
-        open.sort_by(|a, b| a.0.cmp(&b.0));
+        open.sort_by_key(|o| o.0);
         for (signal, t, value) in open {
             let end = self.last_time.max(t + 1);
-            self.fragment(&signal, t, end, &value, "0", "0");
+            self.fragment(signal, t, end, [value, "0".into(), "0".into()])?;
         }
+        self.settle_deps();
+        self.declare_empty_signals();
+        let head = self.head();
+        self.out.write_line(head.as_bytes())?;
+        self.out.write_line(self.elements.as_bytes())?;
+        self.report();
+        self.out.flush()
+    }
+}
+
+impl TraceWriter {
+    /// A signal without fragments becomes a resource (TRACE wants at least
+    /// one `F` per `S`), unless a claim already made one for its location.
+    fn declare_empty_signals(&mut self) {
+        for n in 0..self.signals.len() {
+            let decl = &self.signals[n];
+            if decl.last.is_some() || self.resource_of.contains_key(&decl.loc) {
+                continue;
+            }
+            let (id, _) = self.resource_ids.take("");
+            let line = format!("R {id} 1 false ; {}", decl.resource_attrs);
+            self.resource_of
+                .insert(decl.loc.clone(), self.resources.len());
+            let id = id.parse().unwrap_or_default();
+            self.resources.push(ResourceLine {
+                id,
+                uses_offset: false,
+                line,
+            });
+        }
+    }
+
+    /// The lines before the elements: unit, offset, trace attributes,
+    /// resources and signals.
+    fn head(&mut self) -> String {
         let mut text = format!("TU {}\n", UNITS[self.unit].0);
         if let Some(ns) = self.origin_ns {
             if ns % 1_000_000 != 0 {
@@ -512,31 +795,32 @@ impl RecordSink for TraceWriter {
             text.push_str(&format!("O {}\n", ns.div_euclid(1_000_000)));
         }
         if !self.trace_attrs.is_empty() {
-            text.push('T');
-            for (i, (k, v)) in self.trace_attrs.iter().enumerate() {
-                text.push_str(if i == 0 { " " } else { ", " });
-                escape_attr(k, &mut text);
-                text.push_str(" = ");
-                escape_attr(v, &mut text);
-            }
+            text.push_str("T ");
+            self.changed_attrs += u64::from(push_attr_list(&self.trace_attrs, &mut text));
             text.push('\n');
         }
         for r in &self.resources {
             text.push_str(&r.line);
             text.push('\n');
         }
-        for s in &self.signals {
-            text.push_str(s);
-            text.push('\n');
+        for s in self.signals.iter().filter(|s| s.last.is_some()) {
+            let _ = writeln!(text, "S {} ; {}", s.id, s.attrs);
         }
-        self.out.write_line(text.as_bytes())?;
-        self.out.write_line(self.elements.as_bytes())?;
-        if self.renumbered > 0 {
-            self.warnings.warn(format!(
-                "{} claim(s) or event(s) got new ids (their stream ids were missing, not natural numbers, or taken)",
-                self.renumbered
-            ));
+        text
+    }
+
+    /// Warns about what the file holds otherwise than the stream did.
+    fn report(&self) {
+        let counts = [
+            (self.renumbered, "claim(s) or event(s) got new ids (their stream ids were missing, not natural numbers, or taken)"),
+            (self.changed_attrs, "attribute list(s) changed to fit TRACE: line breaks became spaces, white space at the ends of keys and values dropped, empty keys named `_`"),
+            (self.repeated_fragments, "signal fragment(s) repeated exactly (an input merged with itself?) were written once"),
+            (self.unlinked_deps, "dependency(ies) whose claim or event is not in the stream were written as two events and a type-4 dependency"),
+        ];
+        for (n, what) in counts {
+            if n > 0 {
+                self.warnings.warn(format!("{n} {what}"));
+            }
         }
-        self.out.flush()
     }
 }

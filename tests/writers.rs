@@ -1,0 +1,689 @@
+//! Every writer writes a file its own reader accepts, or refuses with a
+//! located error: a property test over generated streams, the corpus through
+//! every writer and back, and the cases that once wrote broken files.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{bin, corpus, data, row, scratch, stream, Rng};
+use serde_json::{json, Map, Value};
+
+/// The writers whose output this project reads back.
+const WRITERS: [&str; 4] = ["tsv", "jsonl", "paje", "trace"];
+
+/// Writers that map the stream one to one (a second hop changes nothing,
+/// and neither does the first).
+fn is_exact(writer: &str) -> bool {
+    matches!(writer, "tsv" | "jsonl")
+}
+
+/// Runs `trace-cat ARGS`; Ok(stdout) or Err(stderr).
+fn cat(args: &[&str], input: &Path) -> Result<String, String> {
+    let out = bin("trace-cat")
+        .args(args)
+        .arg(input)
+        .output()
+        .expect("runs");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    if out.status.success() {
+        Ok(text(&out.stdout))
+    } else {
+        Err(text(&out.stderr))
+    }
+}
+
+/// The rows of a stream without the `source` meta row (it names the file
+/// read), sorted: rows at one instant and declarations may change places
+/// from one hop to the next (docs/formats.md).
+fn rows(stream: &str) -> Vec<String> {
+    let mut rows: Vec<String> = stream
+        .lines()
+        .filter(|l| !l.starts_with("meta\t\t\t\t\tsource\t"))
+        .map(str::to_string)
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// A refusal names where: `FILE:LINE:`, a byte offset, or the end of input.
+fn is_located(err: &str) -> bool {
+    let after_colon_digits = err
+        .split(':')
+        .any(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()));
+    err.contains("error:")
+        && (after_colon_digits || err.contains("at end of input") || err.contains("byte "))
+}
+
+/// One hop: `input` through `writer` into `dir`, read back as TSV.
+fn hop(input: &Path, writer: &str, dir: &Path, n: usize) -> Result<(PathBuf, String), String> {
+    let file = dir.join(format!("hop{n}.{writer}"));
+    let out = file.to_str().unwrap();
+    cat(&["-q", "-t", writer, "-o", out], input)?;
+    let stream = cat(&["-q"], &file).map_err(|e| format!("READ BACK FAILED: {e}"))?;
+    Ok((file, stream))
+}
+
+/// Checks `input` through `writer`: the first hop is refused with a located
+/// error or reads back, and a second hop reads back the same rows (for
+/// exact writers, the first hop already does). Returns the refusal.
+fn check_writer(input: &Path, writer: &str, dir: &Path) -> Option<String> {
+    let what = format!("{} through {writer}", input.display());
+    let original = cat(&["-q"], input).unwrap_or_else(|e| panic!("{what}: unreadable: {e}"));
+    let (first, once) = match hop(input, writer, dir, 1) {
+        Ok(x) => x,
+        Err(e) => {
+            assert!(
+                !e.starts_with("READ BACK FAILED"),
+                "{what}: wrote a file it cannot read: {e}"
+            );
+            assert!(is_located(&e), "{what}: refusal without a place: {e}");
+            return Some(e);
+        }
+    };
+    if is_exact(writer) {
+        assert_eq!(rows(&once), rows(&original), "{what}: not the same stream");
+    } else {
+        check_survivors(&original, &once, writer, &what);
+    }
+    let (_, twice) = hop(&first, writer, dir, 2).unwrap_or_else(|e| panic!("{what}, 2nd hop: {e}"));
+    assert_eq!(
+        rows(&twice),
+        rows(&once),
+        "{what}: the second hop changed the stream"
+    );
+    None
+}
+
+/// Rows per kind of a stream (flagged `S` rows, re-created by readers, left out).
+fn kinds(stream: &str) -> std::collections::BTreeMap<String, usize> {
+    let mut counts = std::collections::BTreeMap::new();
+    for line in stream.lines().skip(1) {
+        let flags = line.split('\t').nth(13).unwrap_or("");
+        if !flags.contains('S') {
+            *counts
+                .entry(line.split('\t').next().unwrap().to_string())
+                .or_default() += 1;
+        }
+    }
+    counts
+}
+
+/// The rows that survive a hop through a lossy writer (docs/formats.md,
+/// "What a hop keeps"): each source row is one or more rows read back.
+fn check_survivors(original: &str, back: &str, writer: &str, what: &str) {
+    let (src, got) = (kinds(original), kinds(back));
+    let n = |m: &std::collections::BTreeMap<String, usize>, ks: &[&str]| -> usize {
+        ks.iter().map(|k| m.get(*k).copied().unwrap_or(0)).sum()
+    };
+    let native_deps = original
+        .lines()
+        .filter(|l| l.starts_with("dep\t") && l.contains("trace.src="))
+        .count();
+    let rules: Vec<(&str, usize, usize)> = match writer {
+        "paje" => vec![
+            ("events", n(&got, &["event"]), n(&src, &["event"])),
+            (
+                "frames",
+                n(&got, &["enter"]),
+                n(&src, &["enter", "state", "claim", "coll"]),
+            ),
+            (
+                "samples",
+                n(&got, &["counter"]),
+                n(&src, &["counter", "signal"]),
+            ),
+            (
+                "sends",
+                n(&got, &["send"]),
+                n(&src, &["send", "msg", "dep"]),
+            ),
+            (
+                "receives",
+                n(&got, &["recv"]),
+                n(&src, &["recv", "msg", "dep"]),
+            ),
+        ],
+        _ => vec![
+            (
+                "claims",
+                n(&got, &["claim"]),
+                n(&src, &["claim", "enter", "state", "coll"]),
+            ),
+            // Messages and dependencies between other things than TRACE
+            // elements add an event at each end.
+            (
+                "instants",
+                n(&got, &["event"]),
+                n(&src, &["event", "send", "recv"]) + 2 * (n(&got, &["dep"]) - native_deps),
+            ),
+            ("dependencies", n(&got, &["dep"]), n(&src, &["dep", "msg"])),
+        ],
+    };
+    for (rule, got, want) in rules {
+        assert_eq!(got, want, "{what}: {rule} read back");
+    }
+}
+
+/// Draws from the shared deterministic generator, so a failing seed replays.
+struct Gen(Rng);
+
+impl Gen {
+    fn below(&mut self, n: usize) -> usize {
+        self.0.below(n as u64) as usize
+    }
+    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+        from[self.below(from.len())]
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.0.below(100) < percent
+    }
+}
+
+const IDS: &[&str] = &[
+    "p0", "0", "a b", "ü✓", "q\"x", "#h", "tab\tid", "n;=%", "-x", "S", "R1",
+];
+const NAMES: &[&str] = &[
+    "main",
+    "",
+    "MPI_Send",
+    "x=y;z",
+    "日本",
+    "new\nline",
+    "\"q\"",
+    "# c",
+    "back\\",
+];
+const KEYS: &[&str] = &[
+    "k",
+    "#",
+    "a b",
+    "ü",
+    "x=y",
+    "semi;colon",
+    "name",
+    "Value",
+    "end",
+    "c",
+];
+const VALUES: &[&str] = &[
+    "v",
+    "",
+    " padded ",
+    "line\nbreak",
+    "tab\t",
+    "back\\",
+    "quote\"",
+    "1.5",
+];
+const NUMBERS: &[&str] = &["0", "1.5", "-3", "42", "0.001", "1000000"];
+
+fn attrs(g: &mut Gen) -> Option<Value> {
+    if !g.chance(40) {
+        return None;
+    }
+    let mut map = Map::new();
+    for _ in 0..=g.below(3) {
+        map.insert(g.pick(KEYS).to_string(), json!(g.pick(VALUES)));
+    }
+    Some(Value::Object(map))
+}
+
+/// A valid stream: containers with odd ids nested every way (a > b > a),
+/// some declared twice, then frames, events, counters, message halves
+/// (matched or not), messages, states, collectives, dependencies, claims and
+/// signal fragments in completion order.
+fn generate(seed: u64) -> String {
+    let mut g = Gen(Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1));
+    let mut rows = vec![json!({"kind": "meta", "name": "format", "value": "tracepipe-stream/1"})];
+    let mut locs: Vec<String> = Vec::new();
+    for (n, id) in IDS.iter().take(2 + g.below(IDS.len() - 1)).enumerate() {
+        let mut row = json!({"kind": "container", "loc": id, "cat": g.pick(&["a", "b", "node"]),
+            "name": g.pick(NAMES)});
+        if n > 0 && g.chance(70) {
+            row["peer"] = json!(locs[g.below(locs.len())]);
+        }
+        rows.push(row.clone());
+        if g.chance(15) {
+            rows.push(row); // Declared again, as merged inputs do.
+        }
+        locs.push(id.to_string());
+    }
+    rows.push(json!({"kind": "container", "loc": "S9", "cat": "signal", "name": "fill"}));
+    let mut stacks: Vec<Vec<&str>> = vec![Vec::new(); locs.len()];
+    let mut in_flight: Vec<(usize, usize, i64)> = Vec::new();
+    let (mut t, mut signal_end) = (0i64, 0i64);
+    for _ in 0..g.below(60) {
+        t += g.below(3) as i64;
+        let l = g.below(locs.len());
+        let (loc, peer) = (&locs[l], &locs[g.below(locs.len())]);
+        let mut row = match g.below(11) {
+            0 | 1 => {
+                let name = g.pick(NAMES);
+                stacks[l].push(name);
+                json!({"kind": "enter", "time": t, "loc": loc, "name": name, "cat": "USER"})
+            }
+            2 => match stacks[l].pop() {
+                Some(name) => {
+                    json!({"kind": "leave", "time": t, "loc": loc, "name": name, "cat": "USER"})
+                }
+                None => continue,
+            },
+            3 => json!({"kind": "event", "time": t, "loc": loc, "name": g.pick(NAMES),
+                "value": g.pick(VALUES), "cat": g.pick(&["", "mark"])}),
+            4 => json!({"kind": "counter", "time": t, "loc": loc, "name": g.pick(&["mem", "x y"]),
+                "value": g.pick(NUMBERS)}),
+            5 => {
+                let to = g.below(locs.len());
+                in_flight.push((l, to, t));
+                json!({"kind": "send", "time": t, "loc": loc, "peer": locs[to], "comm": "w", "tag": 1})
+            }
+            6 if !in_flight.is_empty() && g.chance(80) => {
+                let (from, to, _) = in_flight.remove(0);
+                json!({"kind": "recv", "time": t, "loc": locs[to], "peer": locs[from], "comm": "w",
+                    "tag": 1, "name": g.pick(NAMES)})
+            }
+            7 => json!({"kind": "msg", "time": t - g.below(4) as i64, "end": t, "loc": loc,
+                "peer": peer, "name": g.pick(NAMES), "size": 8}),
+            8 => json!({"kind": g.pick(&["state", "claim", "coll"]), "time": t - g.below(4) as i64,
+                "end": t, "loc": loc, "name": g.pick(NAMES), "value": "1"}),
+            9 => json!({"kind": "dep", "time": t - g.below(4) as i64, "end": t, "loc": loc,
+                "peer": peer, "name": g.pick(&["", "data"])}),
+            _ if t > signal_end => {
+                let row = json!({"kind": "signal", "time": signal_end, "end": t, "loc": "S9",
+                    "attrs": {"c": g.pick(NUMBERS), "b": "0", "a": "0", "time_unit": "ns"}});
+                signal_end = t;
+                rows.push(row);
+                continue;
+            }
+            _ => continue,
+        };
+        if let Some(a) = attrs(&mut g) {
+            row["attrs"] = a;
+        }
+        rows.push(row);
+    }
+    // Most streams deliver every message; the others keep halves unmatched.
+    if g.chance(75) {
+        for (from, to, _) in in_flight {
+            t += 1;
+            rows.push(
+                json!({"kind": "recv", "time": t, "loc": locs[to], "peer": locs[from],
+                "comm": "w", "tag": 1}),
+            );
+        }
+    }
+    rows.iter().map(|r| format!("{r}\n")).collect()
+}
+
+/// Generated streams through every writer: each is written and read back to
+/// the same stream (tsv, jsonl) or to a stream a second hop keeps (paje,
+/// trace), or refused with a located error. `TRACEPIPE_PROPERTY_CASES` sets
+/// the number of streams (docs/reliability.md has the longer run).
+#[test]
+fn generated_streams_survive_every_writer_or_are_refused_with_a_place() {
+    let cases: u64 = std::env::var("TRACEPIPE_PROPERTY_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(40);
+    let dir = scratch("writers-property");
+    let mut refused = 0;
+    for seed in 0..cases {
+        let input = dir.join(format!("seed{seed}.jsonl"));
+        std::fs::write(&input, generate(seed)).unwrap();
+        for writer in WRITERS {
+            let what = format!("seed {seed}");
+            if let Some(e) = check_writer(&input, writer, &dir) {
+                assert!(
+                    !is_exact(writer),
+                    "{what}: {writer} refused a valid stream: {e}"
+                );
+                refused += 1;
+            }
+        }
+    }
+    // Most streams must go through: a writer that refuses everything fails.
+    assert!(
+        refused < cases,
+        "{refused} refusals in {cases} streams × 2 lossy writers"
+    );
+}
+
+/// Every trace of the corpora that the readers accept, through every writer
+/// and back, and through a second format: paje → trace → paje, trace → paje
+/// → trace, pallas → paje → trace...
+#[test]
+fn corpus_traces_cross_every_writer() {
+    let mut inputs = vec![
+        data("../../examples/pingpong.tsv"),
+        data("../../examples/camera.etf"),
+    ];
+    for format in ["paje", "trace", "pallas"] {
+        let Some(dir) = corpus(format) else { return };
+        inputs.extend(accepted_traces(&dir));
+    }
+    let dir = scratch("writers-corpus");
+    let mut refusals = Vec::new();
+    for input in &inputs {
+        for writer in WRITERS {
+            if let Some(e) = check_writer(input, writer, &dir) {
+                refusals.push(format!("{writer}: {e}"));
+                continue;
+            }
+            // And on through each other lossy format.
+            for second in ["paje", "trace"].into_iter().filter(|w| *w != writer) {
+                let first = dir.join(format!("hop1.{writer}"));
+                let copy = dir.join(format!("via.{writer}"));
+                std::fs::copy(&first, &copy).unwrap();
+                if let Some(e) = check_writer(&copy, second, &dir) {
+                    refusals.push(format!("{writer} → {second}: {e}"));
+                }
+            }
+        }
+    }
+    // The only refusals: links with one end, which Pajé cannot hold.
+    for r in &refusals {
+        assert!(
+            r.contains("never get their other half"),
+            "unexpected refusal: {r}"
+        );
+    }
+}
+
+/// The files (or trace folders) under `dir` that `trace-cat` reads.
+fn accepted_traces(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        let is_pallas = entries
+            .iter()
+            .any(|p| p.extension().is_some_and(|e| e == "pallas"));
+        if is_pallas {
+            found.push(d);
+            continue;
+        }
+        for p in entries {
+            if p.is_dir() {
+                if !p.ends_with("expected") {
+                    stack.push(p);
+                }
+            } else if p
+                .extension()
+                .is_some_and(|e| ["paje", "trace", "etf"].contains(&e.to_str().unwrap()))
+                && cat(&["-q"], &p).is_ok()
+            {
+                found.push(p);
+            }
+        }
+    }
+    found.retain(|p| cat(&["-q"], p).is_ok());
+    found
+}
+
+/// Writes `rows` (TSV rows after the header) to a file and converts it with
+/// `-t writer`; returns Ok(the stream read back) or Err(the refusal).
+fn convert(dir: &Path, name: &str, rows: &[String], writer: &str) -> Result<String, String> {
+    let input = dir.join(format!("{name}.tsv"));
+    std::fs::write(&input, stream(rows)).unwrap();
+    let (_, back) = hop(&input, writer, dir, 1)?;
+    Ok(back)
+}
+
+fn container(loc: &str, cat: &str, parent: &str) -> String {
+    row(&[
+        ("kind", "container"),
+        ("loc", loc),
+        ("cat", cat),
+        ("peer", parent),
+    ])
+}
+
+/// The streams that once became files the reader rejected now read back.
+#[test]
+fn odd_but_valid_streams_read_back_from_paje() {
+    let dir = scratch("writers-odd");
+    let enter = |t: &str, loc: &str, attrs: &str| {
+        row(&[
+            ("kind", "enter"),
+            ("time", t),
+            ("loc", loc),
+            ("name", "f"),
+            ("attrs", attrs),
+        ])
+    };
+    // Location `0` (Pajé's root) and an attribute key `#`.
+    let back = convert(
+        &dir,
+        "zero",
+        &[container("0", "p", ""), enter("1", "0", "#=x")],
+        "paje",
+    );
+    let back = back.unwrap();
+    assert!(back.contains("\t_0\tp\t"), "{back}");
+    assert!(back.contains("\t_=x\n") || back.contains(";_=x"), "{back}");
+    // Container types nested a > b > a.
+    let nested = [
+        container("x", "a", ""),
+        container("y", "b", "x"),
+        container("z", "a", "y"),
+    ];
+    let back = convert(&dir, "aba", &nested, "paje").unwrap();
+    for (loc, parent) in [("y", "x"), ("z", "y")] {
+        assert!(
+            back.lines().any(|l| l.starts_with("container")
+                && l.contains(&format!("\t{loc}\t"))
+                && l.contains(&format!("\t{parent}\t"))),
+            "{loc} under {parent}: {back}"
+        );
+    }
+    // A counter whose first sample is relative (a stream cut after the set).
+    let counter = row(&[
+        ("kind", "counter"),
+        ("time", "5"),
+        ("loc", "x"),
+        ("name", "v"),
+        ("value", "7"),
+        ("attrs", "paje.op=add;paje.operand=2"),
+    ]);
+    let back = convert(
+        &dir,
+        "relative",
+        &[container("x", "a", ""), counter],
+        "paje",
+    )
+    .unwrap();
+    assert!(
+        back.lines()
+            .any(|l| l.starts_with("counter\t5\t") && l.contains("\t7\t")),
+        "{back}"
+    );
+    // An event keeps its name, value and category.
+    let event = row(&[
+        ("kind", "event"),
+        ("time", "1"),
+        ("loc", "x"),
+        ("cat", "mark"),
+        ("name", "N"),
+        ("value", "V"),
+    ]);
+    let back = convert(&dir, "event", &[container("x", "a", ""), event], "paje").unwrap();
+    let line = back.lines().find(|l| l.starts_with("event")).unwrap();
+    assert!(
+        line.contains("\tN\t") && line.ends_with("value=V;category=mark"),
+        "{line}"
+    );
+}
+
+/// Runs `cmd ARGS` on `stdin`; its output, whatever the status.
+fn run(cmd: &str, args: &[&str], stdin: Vec<u8>) -> std::process::Output {
+    bin(cmd).args(args).write_stdin(stdin).output().unwrap()
+}
+
+/// Runs `trace-cat ARGS` and returns its standard output and warnings,
+/// failing the test with its error if it fails.
+fn converted(args: &[&str], stdin: Vec<u8>) -> (Vec<u8>, String) {
+    let out = run("trace-cat", args, stdin);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "trace-cat {args:?}: {stderr}");
+    (out.stdout, stderr)
+}
+
+/// The stream the reader of `format` reads from `bytes`.
+fn read_back(format: &str, bytes: Vec<u8>) -> String {
+    String::from_utf8(converted(&["-f", format], bytes).0).unwrap()
+}
+
+/// The same input given twice (merged) is written once per declaration.
+#[test]
+fn an_input_merged_with_itself_is_written_validly() {
+    let ping = data("../../examples/pingpong.tsv");
+    let camera = data("../../examples/camera.etf");
+    for (input, writer, warning) in [(&ping, "paje", ""), (&camera, "trace", "repeated exactly")] {
+        let path = input.to_str().unwrap();
+        let (written, warnings) = converted(&["-t", writer, path, path], Vec::new());
+        assert!(warnings.contains(warning), "{warnings}");
+        read_back(writer, written);
+    }
+}
+
+/// What a format cannot hold is refused with the row's place.
+#[test]
+fn rows_a_writer_cannot_hold_are_refused_with_their_line() {
+    let dir = scratch("writers-refused");
+    let x = container("x", "a", "");
+    let text_counter = row(&[
+        ("kind", "counter"),
+        ("time", "1"),
+        ("loc", "x"),
+        ("name", "c"),
+        ("value", "high"),
+    ]);
+    let cases = [
+        (
+            "leave",
+            "paje",
+            row(&[
+                ("kind", "leave"),
+                ("time", "1"),
+                ("loc", "x"),
+                ("name", "f"),
+            ]),
+            ":4: a `leave` on `x` with no open frame",
+        ),
+        (
+            "text-counter",
+            "paje",
+            text_counter.clone(),
+            ":4: counter `c` has the value `high`",
+        ),
+        (
+            "text-counter",
+            "trace",
+            text_counter,
+            ":4: counter `c` has the value `high`",
+        ),
+        (
+            "unmatched",
+            "paje",
+            row(&[
+                ("kind", "send"),
+                ("time", "1"),
+                ("loc", "x"),
+                ("peer", "x"),
+                ("tag", "0"),
+            ]),
+            "at end of input: 1 link half(s) never get their other half, e.g. a `send` on `x`",
+        ),
+    ];
+    for (name, writer, rec, want) in cases {
+        let err = convert(&dir, name, &[x.clone(), rec], writer).unwrap_err();
+        assert!(err.contains(want), "{name} via {writer}: {err}");
+    }
+    let signal = container("S1", "signal", "");
+    let fragment = row(&[
+        ("kind", "signal"),
+        ("time", "0"),
+        ("end", "5"),
+        ("loc", "S1"),
+        ("attrs", "c=abc;b=0;a=0"),
+    ]);
+    let err = convert(&dir, "coefficient", &[signal, fragment], "trace").unwrap_err();
+    assert!(err.contains(":4: signal coefficient `c` is `abc`"), "{err}");
+}
+
+/// TRACE: values with line breaks, signals whose fragments became states,
+/// dependencies whose claims were filtered out.
+#[test]
+fn trace_writer_keeps_files_readable() {
+    let nasty = std::fs::read(data("nasty.tsv")).unwrap();
+    let (written, warnings) = converted(&["-t", "trace"], nasty);
+    assert!(
+        warnings.contains("attribute list(s) changed to fit TRACE"),
+        "{warnings}"
+    );
+    read_back("trace", written);
+    // TRACE → Pajé → TRACE: the signal comes back as a resource, not an `S` without `F`.
+    let camera = std::fs::read(data("../../examples/camera.etf")).unwrap();
+    let (paje, _) = converted(&["-t", "paje"], camera.clone());
+    let (trace, _) = converted(&["-f", "paje", "-t", "trace"], paje);
+    let back = read_back("trace", trace);
+    assert!(back.contains("type=signal"), "{back}");
+    // Dependencies whose claims are gone become two events and a type-4 dependency.
+    let deps = run("trace-filter", &["-k", "dep,container"], camera).stdout;
+    let (written, warnings) = converted(&["-t", "trace"], deps);
+    assert!(warnings.contains("6 dependency(ies) whose claim or event is not in the stream"));
+    let back = read_back("trace", written);
+    let count = |kind: &str| {
+        back.lines()
+            .filter(|l| l.split('\t').next() == Some(kind))
+            .count()
+    };
+    assert_eq!((count("dep"), count("event")), (6, 12), "{back}");
+}
+
+/// TRACE → Pajé keeps what Pajé can hold: a claim's stage as the state's
+/// value, the buffer-fill signal as a variable, dependencies as links.
+#[test]
+fn trace_to_paje_keeps_names_values_and_links() {
+    let camera = std::fs::read(data("../../examples/camera.etf")).unwrap();
+    let back = read_back("paje", converted(&["-t", "paje"], camera).0);
+    let names: std::collections::BTreeSet<&str> = back
+        .lines()
+        .filter(|l| l.starts_with("enter\t"))
+        .map(|l| l.split('\t').nth(5).unwrap())
+        .collect();
+    for stage in ["capture", "denoise", "encode"] {
+        assert!(names.contains(stage), "{names:?}");
+    }
+    assert!(
+        back.lines()
+            .any(|l| l.starts_with("counter\t") && l.contains("\t16\t")),
+        "{back}"
+    );
+    assert_eq!(back.lines().filter(|l| l.starts_with("send\t")).count(), 6);
+}
+
+/// Pajé variable values read canonically after a set as after an add.
+#[test]
+fn paje_variable_values_are_canonical() {
+    let dir = scratch("writers-variable");
+    let x = container("x", "a", "");
+    let set = row(&[
+        ("kind", "counter"),
+        ("time", "1"),
+        ("loc", "x"),
+        ("name", "v"),
+        ("value", "0.000000"),
+    ]);
+    let back = convert(&dir, "set", &[x, set], "paje").unwrap();
+    assert!(
+        back.lines()
+            .any(|l| l.starts_with("counter\t1\t") && l.split('\t').nth(12) == Some("0")),
+        "{back}"
+    );
+}
