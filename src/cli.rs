@@ -217,11 +217,21 @@ impl TableArgs {
 /// What a command's run gets beside its arguments: the warnings handle and the
 /// values of the format options.
 pub struct Env {
+    /// The command's name, which starts its lines on stderr.
+    pub name: &'static str,
     /// Where readers, stages and writers report warnings; printed on stderr
     /// unless `--quiet`.
     pub warnings: Warnings,
     /// The format options given on the command line.
     pub format_options: FormatOptions,
+}
+
+impl Env {
+    /// Prints one line of a command's report on stderr (a summary, not a
+    /// warning: `--quiet` keeps it).
+    pub fn say(&self, line: &str) {
+        to_stderr(format_args!("{}: {line}\n", self.name));
+    }
 }
 
 /// Every format option of the registry, once each, with its format and side.
@@ -552,6 +562,7 @@ pub fn run_main<A: CommandFactory + FromArgMatches>(
         Warnings::new(move |w| to_stderr(format_args!("{name}: warning: {w}\n")))
     };
     let env = Env {
+        name,
         warnings,
         format_options: given_format_options(&matches),
     };

@@ -307,6 +307,11 @@ impl Clone for Record {
     }
 }
 
+/// The attribute that marks an `event` row as the posting of a nonblocking
+/// receive (`posts=recv`, the request in `id`): the receive that completes
+/// it later is matched in posting order (docs/stream.md §3).
+pub const ATTR_POSTS: &str = "posts";
+
 /// Flag letters of the `flags` column.
 pub mod flags {
     /// Synthetic: made by a tool (slicing, span closing), not present in the source.

@@ -28,9 +28,11 @@ fn attr<'a>(v: &'a Value, k: &str) -> Option<&'a str> {
         .and_then(Value::as_str)
 }
 
-/// The rank a process location names (`P3` → 3).
-fn rank(loc: &str) -> &str {
-    loc.strip_prefix('P').unwrap_or("4294967295")
+/// The rank a row's peer stands for: its `rank` attribute when the reader
+/// kept one (a thread, or a process of another number), else the number of
+/// the process it names (`P3` → 3).
+fn rank(v: &Value) -> &str {
+    attr(v, "rank").unwrap_or_else(|| s(v, "peer").strip_prefix('P').unwrap_or("4294967295"))
 }
 
 /// The time upstream shows: the decoded value, which the stream keeps in
@@ -66,7 +68,7 @@ fn render(v: &Value, with_attrs: bool) -> Vec<(u64, String)> {
             };
             let mut t = format!(
                 "{name}({peer}={}, comm={}, tag={}, len={}",
-                rank(s(v, "peer")),
+                rank(v),
                 s(v, "comm"),
                 int(v, "tag"),
                 int(v, "size")
@@ -93,7 +95,7 @@ fn render(v: &Value, with_attrs: bool) -> Vec<(u64, String)> {
                     format!(
                         "MPI_COLLECTIVE_END(op={op}, comm={}, root={}, sent={}, recv={value})",
                         s(v, "comm"),
-                        rank(s(v, "peer")),
+                        rank(v),
                         int(v, "size")
                     ),
                 ),
@@ -112,7 +114,8 @@ fn render(v: &Value, with_attrs: bool) -> Vec<(u64, String)> {
             let items: Vec<String> = a
                 .iter()
                 .filter(|(k, _)| {
-                    !["thread", "record", "nthreads", "raw_time"].contains(&k.as_str())
+                    !["thread", "record", "nthreads", "raw_time", "rank", "posts"]
+                        .contains(&k.as_str())
                 })
                 .map(|(k, val)| format!("{k}: {}", val.as_str().unwrap()))
                 .collect();

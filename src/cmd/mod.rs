@@ -3,6 +3,7 @@
 
 pub mod cat;
 pub mod filter;
+pub mod matching;
 
 /// The clap definitions of every command (with the format options), for docs
 /// and completions.
@@ -10,5 +11,6 @@ pub fn all_commands() -> Vec<clap::Command> {
     vec![
         crate::cli::command::<cat::Args>(),
         crate::cli::command::<filter::Args>(),
+        crate::cli::command::<matching::Args>(),
     ]
 }

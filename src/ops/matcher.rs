@@ -16,20 +16,82 @@
 
 use std::collections::VecDeque;
 
-use crate::error::{Result, Warnings};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::{FastMap, FastSet};
 use crate::ops::batch::RecordBatch;
-use crate::pipe::RecordSink;
-use crate::record::{flags, Kind, Record};
+use crate::pipe::{RecordSink, RecordSource};
+use crate::record::{flags, Kind, Record, ATTR_POSTS};
 
 /// What to do with halves that never find a partner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Unmatched {
-    /// Drop them; the summary on stderr counts them.
+    /// Drop them; the summary counts them.
     #[default]
     Drop,
-    /// Write them at the end as `send`/`recv` rows flagged `U`.
+    /// Write them as `send`/`recv` rows flagged `U` when they are released.
     Keep,
+    /// Stop with an error naming the first one released.
+    Error,
+}
+
+/// Whether `rec` posts a nonblocking receive (the encoded attrs are looked
+/// at first: most events have no such attribute).
+fn is_posting(rec: &Record) -> bool {
+    rec.kind == Kind::Event
+        && !rec.id.is_empty()
+        && rec.attrs.contains("posts=recv")
+        && rec.attr(ATTR_POSTS).as_deref() == Some("recv")
+}
+
+/// What a matcher did, for the summary its command prints.
+#[derive(Debug, Default, Clone)]
+pub struct MatchSummary {
+    /// Messages made.
+    pub matched: u64,
+    /// Messages received before they were sent (flagged `R`).
+    pub reversed: u64,
+    /// Messages whose halves give different sizes (both kept in attrs).
+    pub size_mismatches: u64,
+    /// Halves that never matched, per channel (readable form): (sends, receives).
+    pub unmatched: FastMap<String, (u64, u64)>,
+    /// The first half released unmatched: its mark (see
+    /// [`crate::pipe::RecordSource::mark`]) and a description.
+    pub first_unmatched: Option<(u64, String)>,
+}
+
+impl MatchSummary {
+    /// Unmatched halves in all (sends, receives).
+    pub fn unmatched_total(&self) -> (u64, u64) {
+        self.unmatched
+            .values()
+            .fold((0, 0), |(s, r), (a, b)| (s + a, r + b))
+    }
+
+    /// The `n` channels with the most unmatched halves, most first.
+    pub fn worst_channels(&self, n: usize) -> Vec<(&str, u64, u64)> {
+        let mut all: Vec<(&str, u64, u64)> = self
+            .unmatched
+            .iter()
+            .map(|(k, (s, r))| (k.as_str(), *s, *r))
+            .collect();
+        all.sort_by(|a, b| (b.1 + b.2).cmp(&(a.1 + a.2)).then(a.0.cmp(b.0)));
+        all.truncate(n);
+        all
+    }
+}
+
+/// How a [`Matcher`] works, beyond its rules.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MatchOptions {
+    /// What to do with halves that never match.
+    pub unmatched: Unmatched,
+    /// Pass the halves on too, not only the messages made of them.
+    pub halves: bool,
+    /// An error when more halves than this are in flight.
+    pub max_pending: Option<u64>,
 }
 
 /// The halves waiting on one channel, oldest first, packed (a few dozen
@@ -37,7 +99,13 @@ pub enum Unmatched {
 /// half of the other kind would have matched the oldest of them.
 struct Queue {
     kind: Kind,
-    halves: VecDeque<RecordBatch>,
+    halves: VecDeque<Half>,
+}
+
+/// A pending half, packed, with the mark of the row it came from.
+struct Half {
+    packed: RecordBatch,
+    mark: u64,
 }
 
 /// A sink stage that matches message halves and passes every other row on.
@@ -49,14 +117,21 @@ pub struct Matcher<S> {
     /// Buffers of finished channels and halves, reused so matching a
     /// message allocates nothing once the in-flight set has been seen.
     spare_keys: Vec<String>,
-    spare_queues: Vec<VecDeque<RecordBatch>>,
+    spare_queues: Vec<VecDeque<Half>>,
     spare_halves: Vec<RecordBatch>,
+    /// Nonblocking receives posted and not yet matched, per poster, in
+    /// posting order: their request id, and the receive once it completed.
+    posted: FastMap<String, VecDeque<(String, Option<RecordBatch>)>>,
+    /// Completed receives waiting for an earlier posting to complete.
+    held_receives: u64,
     key: String,
     /// The waiting half being paired, unpacked.
     first: Record,
-    unmatched: Unmatched,
+    options: MatchOptions,
     out: Record,
-    matched: u64,
+    /// The mark of the row being written (0 when the matcher is a sink).
+    mark: u64,
+    summary: MatchSummary,
     /// Latest completion time passed on, where leftovers are written.
     clock: Option<i64>,
     /// Pending halves per location they wait on (see [`awaited`]).
@@ -66,8 +141,6 @@ pub struct Matcher<S> {
     dead: FastSet<String>,
     dead_halves: u64,
     pending_halves: u64,
-    /// Halves that never found a partner (sends, receives).
-    lost: (u64, u64),
     warnings: Warnings,
 }
 
@@ -83,25 +156,37 @@ fn awaited(rec: &Record) -> &str {
 }
 
 impl<S: RecordSink> Matcher<S> {
-    /// A matcher writing into `next`, reporting halves left over to `warnings`.
+    /// A matcher writing into `next` that drops or keeps (`unmatched`)
+    /// halves left over, and warns about them.
     pub fn new(next: S, unmatched: Unmatched, warnings: Warnings) -> Matcher<S> {
+        let options = MatchOptions {
+            unmatched,
+            ..MatchOptions::default()
+        };
+        Matcher::with_options(next, options, warnings)
+    }
+
+    /// A matcher writing into `next`, working as `options` say.
+    pub fn with_options(next: S, options: MatchOptions, warnings: Warnings) -> Matcher<S> {
         Matcher {
             next,
             pending: FastMap::default(),
             spare_keys: Vec::new(),
             spare_queues: Vec::new(),
             spare_halves: Vec::new(),
+            posted: FastMap::default(),
+            held_receives: 0,
             key: String::new(),
             first: Record::default(),
-            unmatched,
+            options,
             out: Record::new(Kind::Msg),
-            matched: 0,
+            mark: 0,
+            summary: MatchSummary::default(),
             clock: None,
             waiting: FastMap::default(),
             dead: FastSet::default(),
             dead_halves: 0,
             pending_halves: 0,
-            lost: (0, 0),
             warnings,
         }
     }
@@ -133,8 +218,8 @@ impl<S: RecordSink> Matcher<S> {
     }
 
     /// Fills `out` with the message made of `first` (arrived earlier) and
-    /// `second` (arrived now).
-    fn pair(out: &mut Record, first: &Record, second: &Record) {
+    /// `second` (arrived now); returns whether their sizes disagree.
+    fn pair(out: &mut Record, first: &Record, second: &Record) -> bool {
         let (send, recv) = if first.kind == Kind::Send {
             (first, second)
         } else {
@@ -163,12 +248,74 @@ impl<S: RecordSink> Matcher<S> {
         if recv.time < send.time {
             out.add_flag(flags::REVERSED);
         }
-        // Attributes in arrival order: the first half's, then the second's.
-        out.attrs.push_str(&first.attrs);
-        if !first.attrs.is_empty() && !second.attrs.is_empty() {
-            out.attrs.push(';');
+        merge_attrs(out, first, second);
+        match (send.size, recv.size) {
+            (Some(a), Some(b)) if a != b => {
+                out.push_attr("send.size", &a.to_string());
+                out.push_attr("recv.size", &b.to_string());
+                true
+            }
+            _ => false,
         }
-        out.attrs.push_str(&second.attrs);
+    }
+
+    /// Sets the mark of the rows written next (a source-side matcher
+    /// remembers where each half came from).
+    pub fn set_mark(&mut self, mark: u64) {
+        self.mark = mark;
+    }
+
+    /// What the matcher did so far.
+    pub fn summary(&self) -> &MatchSummary {
+        &self.summary
+    }
+
+    /// The stage after this one.
+    pub fn next_mut(&mut self) -> &mut S {
+        &mut self.next
+    }
+}
+
+/// The attributes of a message: the first half's, then the second's (in
+/// arrival order, as PajeNG lists a link's user fields); a key both give
+/// with different values is written `send.KEY` and `recv.KEY`.
+fn merge_attrs(out: &mut Record, first: &Record, second: &Record) {
+    if first.attrs.is_empty() || second.attrs.is_empty() {
+        out.attrs.push_str(if first.attrs.is_empty() {
+            &second.attrs
+        } else {
+            &first.attrs
+        });
+        return;
+    }
+    let lists: [(Vec<(String, String)>, &str); 2] = [first, second].map(|r| {
+        let side = if r.kind == Kind::Send { "send" } else { "recv" };
+        (r.attrs().collect(), side)
+    });
+    for (n, (list, side)) in lists.iter().enumerate() {
+        let other = &lists[1 - n].0;
+        for (k, v) in list {
+            let clash = other.iter().any(|(key, value)| key == k && value != v);
+            if clash {
+                out.push_attr(&format!("{side}.{k}"), v);
+            } else if n == 0 || !other.iter().any(|(key, _)| key == k) {
+                out.push_attr(k, v);
+            }
+        }
+    }
+}
+
+/// A channel key in readable form, for the summary.
+fn describe_channel(rec: &Record) -> String {
+    match rec.tag {
+        Some(tag) => {
+            let (sender, receiver) = match rec.kind {
+                Kind::Send => (&rec.loc, &rec.peer),
+                _ => (&rec.peer, &rec.loc),
+            };
+            format!("{sender} -> {receiver} comm {} tag {tag}", rec.comm)
+        }
+        None => format!("link {} key {} in {}", rec.cat, rec.id, rec.comm),
     }
 }
 
@@ -178,7 +325,12 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
             self.clock = Some(self.clock.map_or(t, |c| c.max(t)));
         }
         match rec.kind {
+            Kind::Recv if !rec.id.is_empty() && !self.posted.is_empty() => self.completed(rec),
             Kind::Send | Kind::Recv => self.half(rec),
+            Kind::Event if is_posting(rec) => {
+                self.post(rec);
+                self.next.write(rec)
+            }
             Kind::Destroy => {
                 self.next.write(rec)?;
                 self.on_destroy(&rec.loc)
@@ -193,33 +345,39 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
     }
 
     fn finish(&mut self) -> Result<()> {
+        // Receives still waiting for a posting that never completed.
+        let mut recv = Record::default();
+        for (_, queue) in std::mem::take(&mut self.posted) {
+            for packed in queue.into_iter().filter_map(|(_, done)| done) {
+                packed.reader().next_into(&mut recv);
+                self.half(&recv)?;
+            }
+        }
+        self.held_receives = 0;
         let mut left = Vec::new();
         for (_, queue) in self.pending.drain() {
-            count(&mut self.lost, queue.kind, queue.halves.len());
             left.extend(queue.halves);
         }
         self.release(left)?;
-        let (sends, recvs) = self.lost;
-        if sends + recvs > 0 {
+        let (sends, recvs) = self.summary.unmatched_total();
+        if sends + recvs > 0 && self.options.unmatched != Unmatched::Error {
             self.warnings.warn(format!(
                 "{} message half/halves never matched ({sends} send, {recvs} recv){}",
                 sends + recvs,
-                if self.unmatched == Unmatched::Keep {
+                if self.options.unmatched == Unmatched::Keep {
                     "; written flagged U"
                 } else {
                     "; left out"
                 }
             ));
         }
+        if self.summary.size_mismatches > 0 {
+            self.warnings.warn(format!(
+                "{} message(s) whose send and receive give different sizes: the send's kept, both in attrs send.size and recv.size",
+                self.summary.size_mismatches
+            ));
+        }
         self.next.finish()
-    }
-}
-
-/// Adds `n` halves of `kind` to the (sends, receives) counts.
-fn count(counts: &mut (u64, u64), kind: Kind, n: usize) {
-    match kind {
-        Kind::Send => counts.0 += n as u64,
-        _ => counts.1 += n as u64,
     }
 }
 
@@ -237,6 +395,10 @@ impl<S: RecordSink> Matcher<S> {
     /// A send or a receive: paired with the oldest waiting half of the other
     /// kind on its channel, or queued.
     fn half(&mut self, rec: &Record) -> Result<()> {
+        check_half(rec)?;
+        if self.options.halves {
+            self.next.write(rec)?;
+        }
         Self::channel(rec, &mut self.key);
         if let Some(queue) = self.pending.get_mut(self.key.as_str()) {
             if queue.kind != rec.kind {
@@ -247,18 +409,88 @@ impl<S: RecordSink> Matcher<S> {
                         self.spare_queues.push(queue.halves);
                     }
                 }
-                first.reader().next_into(&mut self.first);
-                first.clear();
-                self.spare_halves.push(first);
+                first.packed.reader().next_into(&mut self.first);
+                first.packed.clear();
+                self.spare_halves.push(first.packed);
                 self.pending_halves -= 1;
                 uncount(&mut self.waiting, awaited(&self.first));
-                Self::pair(&mut self.out, &self.first, rec);
-                self.matched += 1;
+                let sizes_differ = Self::pair(&mut self.out, &self.first, rec);
+                self.summary.matched += 1;
+                self.summary.reversed += u64::from(self.out.flags.contains(flags::REVERSED));
+                self.summary.size_mismatches += u64::from(sizes_differ);
                 return self.next.write(&self.out);
+            }
+        }
+        self.enqueue(rec)
+    }
+
+    /// A nonblocking receive is posted on `rec.loc`: its completion will be
+    /// matched after those posted before it there (MPI's non-overtaking rule).
+    fn post(&mut self, rec: &Record) {
+        self.posted
+            .entry(rec.loc.clone())
+            .or_default()
+            .push_back((rec.id.clone(), None));
+    }
+
+    /// A receive with a request id: when it was posted, it waits for the
+    /// receives posted before it by the same poster (its `thread`, else its
+    /// location), then all that are complete are matched in posting order.
+    fn completed(&mut self, rec: &Record) -> Result<()> {
+        let poster = rec.attr("thread").unwrap_or_else(|| rec.loc.clone());
+        let Some(queue) = self.posted.get_mut(&poster) else {
+            return self.half(rec);
+        };
+        let Some(slot) = queue
+            .iter_mut()
+            .find(|(id, done)| *id == rec.id && done.is_none())
+        else {
+            return self.half(rec);
+        };
+        let mut packed = self.spare_halves.pop().unwrap_or_default();
+        packed.push(rec);
+        slot.1 = Some(packed);
+        self.held_receives += 1;
+        let mut ready = Vec::new();
+        while queue.front().is_some_and(|(_, done)| done.is_some()) {
+            let (_, done) = queue.pop_front().expect("front exists");
+            ready.push(done.expect("checked"));
+        }
+        if queue.is_empty() {
+            self.posted.remove(&poster);
+        }
+        let mut recv = Record::default();
+        for mut packed in ready {
+            self.held_receives -= 1;
+            packed.reader().next_into(&mut recv);
+            packed.clear();
+            self.spare_halves.push(packed);
+            self.half(&recv)?;
+        }
+        Ok(())
+    }
+
+    /// Whether receives are held for an earlier posting: the rows written
+    /// meanwhile may be followed by messages that complete before them.
+    pub fn is_holding(&self) -> bool {
+        self.held_receives > 0
+    }
+
+    /// Queues a half that found no partner yet.
+    fn enqueue(&mut self, rec: &Record) -> Result<()> {
+        if let Some(max) = self.options.max_pending {
+            if self.pending_halves >= max {
+                return Err(Error::Record(format!(
+                    "more than {max} message halves wait for their partner (--max-pending): is one side of the messages missing?"
+                )));
             }
         }
         let mut packed = self.spare_halves.pop().unwrap_or_default();
         packed.push(rec);
+        let half = Half {
+            packed,
+            mark: self.mark,
+        };
         let queue = match self.pending.get_mut(self.key.as_str()) {
             Some(queue) => queue,
             None => {
@@ -274,7 +506,7 @@ impl<S: RecordSink> Matcher<S> {
                 self.pending.entry(key).or_insert(queue)
             }
         };
-        queue.halves.push_back(packed);
+        queue.halves.push_back(half);
         self.pending_halves += 1;
         let party = awaited(rec);
         if !party.is_empty() {
@@ -308,14 +540,13 @@ impl<S: RecordSink> Matcher<S> {
     fn sweep(&mut self) -> Result<()> {
         let dead = std::mem::take(&mut self.dead);
         let mut gone = Vec::new();
-        let (first, lost) = (&mut self.first, &mut self.lost);
+        let first = &mut self.first;
         self.pending.retain(|_, q| {
             let doomed = q.halves.front().is_some_and(|h| {
-                h.reader().next_into(first);
+                h.packed.reader().next_into(first);
                 dead.contains(awaited(first))
             });
             if doomed {
-                count(lost, q.kind, q.halves.len());
                 gone.extend(q.halves.drain(..));
             }
             !doomed
@@ -328,33 +559,223 @@ impl<S: RecordSink> Matcher<S> {
         self.release(gone)
     }
 
-    /// Halves that will never match: written flagged `U` in time order when
-    /// asked (late, so each carries the latest time passed on, and its own in
-    /// `orig_time`), else dropped.
-    fn release(&mut self, halves: Vec<RecordBatch>) -> Result<()> {
-        if self.unmatched == Unmatched::Drop {
-            return Ok(());
-        }
-        let mut left: Vec<Record> = halves
+    /// Halves that will never match: counted per channel, then written
+    /// flagged `U` in time order when kept (late, so each carries the latest
+    /// time passed on, and its own in `orig_time`), dropped, or an error
+    /// about the first (by mark) when asked.
+    fn release(&mut self, halves: Vec<Half>) -> Result<()> {
+        let mut left: Vec<(Record, u64)> = halves
             .iter()
             .map(|h| {
                 let mut r = Record::default();
-                h.reader().next_into(&mut r);
-                r
+                h.packed.reader().next_into(&mut r);
+                (r, h.mark)
             })
             .collect();
-        left.sort_by_key(|r| r.time);
-        for r in &mut left {
-            r.add_flag(flags::UNMATCHED);
-            if let (Some(t), Some(last)) = (r.time, self.clock) {
-                if t < last {
-                    r.push_attr("orig_time", &t.to_string());
-                    r.time = Some(last);
+        left.sort_by_key(|(r, mark)| (r.time, *mark));
+        for (r, mark) in &left {
+            let counts = self
+                .summary
+                .unmatched
+                .entry(describe_channel(r))
+                .or_default();
+            match r.kind {
+                Kind::Send => counts.0 += 1,
+                _ => counts.1 += 1,
+            }
+            let earlier = self
+                .summary
+                .first_unmatched
+                .as_ref()
+                .is_none_or(|(m, _)| mark < m);
+            if earlier {
+                let what = format!(
+                    "{} of channel {}",
+                    r.kind.with_article(),
+                    describe_channel(r)
+                );
+                self.summary.first_unmatched = Some((*mark, what));
+            }
+        }
+        match self.options.unmatched {
+            Unmatched::Drop => Ok(()),
+            Unmatched::Error => match &self.summary.first_unmatched {
+                Some((_, what)) => Err(Error::Record(format!("{what} never matched"))),
+                None => Ok(()),
+            },
+            Unmatched::Keep if self.options.halves => Ok(()), // Already written.
+            Unmatched::Keep => {
+                for (r, _) in &mut left {
+                    r.add_flag(flags::UNMATCHED);
+                    if let (Some(t), Some(last)) = (r.time, self.clock) {
+                        if t < last {
+                            r.push_attr("orig_time", &t.to_string());
+                            r.time = Some(last);
+                        }
+                    }
+                    self.next.write(r)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A half the rules can match: a tagged receive names its sender, an
+/// untagged half has a key.
+fn check_half(rec: &Record) -> Result<()> {
+    let problem = match rec.tag {
+        Some(_) if rec.peer.is_empty() => match rec.kind {
+            Kind::Recv => "a tagged `recv` needs its actual sender in `peer`",
+            _ => "a tagged `send` needs its receiver in `peer`",
+        },
+        None if rec.id.is_empty() => {
+            "a message half needs a `tag` (matched per channel) or an `id` (matched per key)"
+        }
+        _ => return Ok(()),
+    };
+    Err(Error::Record(problem.to_string()))
+}
+
+/// Rows a stage wrote, waiting to be read: records reused, so a steady
+/// flow allocates nothing.
+#[derive(Default)]
+pub struct Outbox {
+    queue: VecDeque<Record>,
+    spare: Vec<Record>,
+}
+
+impl RecordSink for Outbox {
+    fn write(&mut self, rec: &Record) -> Result<()> {
+        let mut copy = self.spare.pop().unwrap_or_default();
+        copy.clone_from(rec);
+        self.queue.push_back(copy);
+        Ok(())
+    }
+    fn finish(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl Outbox {
+    /// Puts the rows waiting back in stream order (completion time, stable;
+    /// a row without one stays after the row before it), after messages
+    /// that completed earlier were written late.
+    fn sort(&mut self) {
+        let mut last = i64::MIN;
+        let keys: Vec<i64> = self
+            .queue
+            .iter()
+            .map(|r| {
+                last = r.completion().unwrap_or(last);
+                last
+            })
+            .collect();
+        let mut rows: Vec<(i64, Record)> = keys.into_iter().zip(self.queue.drain(..)).collect();
+        rows.sort_by_key(|(k, _)| *k);
+        self.queue.extend(rows.into_iter().map(|(_, r)| r));
+    }
+
+    /// Moves the oldest row into `rec`; `false` when there is none.
+    fn pop_into(&mut self, rec: &mut Record) -> bool {
+        match self.queue.pop_front() {
+            Some(mut next) => {
+                std::mem::swap(rec, &mut next);
+                self.spare.push(next);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// A [`Matcher`] on the reading side: it knows where each half came from,
+/// so an unmatched half (`--unmatched error`) or the row that overflows
+/// `--max-pending` is named by file and line.
+pub struct MatchSource {
+    inner: Box<dyn RecordSource>,
+    matcher: Matcher<Outbox>,
+    summary: Rc<RefCell<MatchSummary>>,
+    finished: bool,
+    /// Receives were held for an earlier posting since the outbox was last
+    /// in order.
+    unordered: bool,
+}
+
+impl MatchSource {
+    /// Matches the halves `inner` gives; `summary` is filled at the end.
+    pub fn new(
+        inner: Box<dyn RecordSource>,
+        options: MatchOptions,
+        warnings: Warnings,
+        summary: Rc<RefCell<MatchSummary>>,
+    ) -> MatchSource {
+        let matcher = Matcher::with_options(Outbox::default(), options, warnings);
+        MatchSource {
+            inner,
+            matcher,
+            summary,
+            finished: false,
+            unordered: false,
+        }
+    }
+
+    /// Locates an error of the matcher: at the first unmatched half when
+    /// that is what it is about, else at the row just read.
+    fn locate(&self, e: Error, mark: u64) -> Error {
+        let at = match (
+            &self.matcher.summary.first_unmatched,
+            self.matcher.options.unmatched,
+        ) {
+            (Some((first, _)), Unmatched::Error) => *first,
+            _ => mark,
+        };
+        e.at(self.inner.locate(at))
+    }
+}
+
+impl RecordSource for MatchSource {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        loop {
+            // While receives are held, later rows wait: a message made of a
+            // held receive completes before them.
+            if self.matcher.is_holding() {
+                self.unordered = true;
+            } else {
+                if std::mem::take(&mut self.unordered) {
+                    self.matcher.next_mut().sort();
+                }
+                if self.matcher.next_mut().pop_into(rec) {
+                    return Ok(true);
                 }
             }
-            self.next.write(r)?;
+            if self.finished {
+                return Ok(false);
+            }
+            if self.inner.next_record(rec)? {
+                let mark = self.inner.mark();
+                self.matcher.set_mark(mark);
+                if let Err(e) = self.matcher.write(rec) {
+                    return Err(self.locate(e, mark));
+                }
+            } else {
+                self.finished = true;
+                let result = self.matcher.finish();
+                *self.summary.borrow_mut() = self.matcher.summary.clone();
+                if let Err(e) = result {
+                    let mark = self.inner.mark();
+                    return Err(self.locate(e, mark));
+                }
+            }
         }
-        Ok(())
+    }
+
+    fn location(&self) -> Location {
+        self.inner.location()
+    }
+
+    fn extra_columns(&self) -> &[String] {
+        self.inner.extra_columns()
     }
 }
 

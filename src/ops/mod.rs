@@ -1,8 +1,10 @@
 //! Operations on record streams: merging, span building, filtering, windows,
-//! message matching, packed records, and the pump that drives a source into a sink. Commands wire these; they do
-//! not reimplement them.
+//! message matching, collective instances, packed records, and the pump that
+//! drives a source into a sink. Commands wire these; they do not reimplement
+//! them.
 
 pub mod batch;
+pub mod collectives;
 pub mod filter;
 pub mod matcher;
 pub mod merge;

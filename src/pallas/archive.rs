@@ -125,6 +125,9 @@ pub struct CommDef {
 pub struct GroupDef {
     /// String ref of the name.
     pub name: u32,
+    /// OTF2 group type (4: the locations of a communicator, 5: its ranks);
+    /// 0 when the ABI does not store it (before 17).
+    pub kind: u32,
     /// Member ids (ranks, locations…).
     pub members: Vec<u32>,
 }
@@ -417,8 +420,9 @@ impl Definitions {
         for _ in 0..n {
             let r = b.u32("group ref")?;
             let name = b.u32("group name")?;
+            let mut kind = 0;
             if abi >= 17 {
-                b.u32("group type")?;
+                kind = b.u32("group type")?;
                 b.u32("group paradigm")?;
             }
             let at = b.offset();
@@ -433,7 +437,14 @@ impl Definitions {
                     b.u64("group member")? as u32
                 });
             }
-            d.groups.insert(r, GroupDef { name, members });
+            d.groups.insert(
+                r,
+                GroupDef {
+                    name,
+                    kind,
+                    members,
+                },
+            );
         }
         let n = b.count("number of comms", 16)?;
         for _ in 0..n {

@@ -6,7 +6,7 @@
 //! Threads are merged by time with [`crate::ops::merge::Merger`]. Memory: the
 //! grammars, one decoded block per distinct event, the open frames.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -83,6 +83,62 @@ struct ThreadPlace {
     listed_at: Location,
 }
 
+/// Where the ranks of each communicator are: the locations an MPI record
+/// names by rank. A communicator whose group lists locations (OTF2 group
+/// type 4, as EZTrace's OTF2 path writes) has threads as ranks, and its
+/// records happen on the thread; any other has processes (location groups),
+/// rank r being member r of its group, or process r when the trace does not
+/// define the communicator.
+#[derive(Default)]
+struct RankMap {
+    /// Per communicator: its ranks' location names, and whether they are threads.
+    comms: HashMap<u32, (Vec<String>, bool)>,
+}
+
+impl RankMap {
+    fn new(defs: &Definitions, places: &[ThreadPlace]) -> RankMap {
+        let process_of: HashMap<u32, u32> = places.iter().map(|p| (p.thread, p.process)).collect();
+        let mut comms = HashMap::new();
+        for (&c, comm) in &defs.comms {
+            let Some(group) = defs.groups.get(&comm.group) else {
+                continue;
+            };
+            let threads = group.kind == 4;
+            let names = group
+                .members
+                .iter()
+                .map(|&m| match (threads, process_of.get(&m)) {
+                    (true, Some(&lg)) => thread_loc(lg, m),
+                    _ => process_loc(m),
+                })
+                .collect();
+            comms.insert(c, (names, threads));
+        }
+        RankMap { comms }
+    }
+
+    /// Whether the ranks of `comm` are threads.
+    fn by_thread(&self, comm: u32) -> bool {
+        self.comms.get(&comm).is_some_and(|(_, threads)| *threads)
+    }
+
+    /// Sets `rec.peer` to the location of `rank` in `comm`; a rank that
+    /// does not name process `P<rank>` is kept in the attribute `rank`.
+    fn set_peer(&self, rec: &mut Record, comm: u32, rank: u32) {
+        match self
+            .comms
+            .get(&comm)
+            .and_then(|(names, _)| names.get(rank as usize))
+        {
+            Some(name) => rec.peer.push_str(name),
+            None => push_process_loc(&mut rec.peer, rank),
+        }
+        if rec.peer.strip_prefix('P') != Some(rank.to_string().as_str()) {
+            rec.push_attr("rank", &rank.to_string());
+        }
+    }
+}
+
 /// A whole Pallas trace as one time-ordered stream.
 pub struct PallasSource {
     head: VecDeque<Record>,
@@ -112,13 +168,11 @@ impl PallasSource {
         for group in &main.data.location_groups {
             layout.add_group(group, &main.data.location_groups, &main.data.locations)?;
         }
+        let ranks = Rc::new(RankMap::new(&layout.global, &layout.places));
         let mut sources: Vec<Box<dyn RecordSource>> = Vec::with_capacity(layout.places.len());
         for place in layout.places {
-            sources.push(Box::new(ThreadSource::open(
-                &main.params,
-                place,
-                layout.global.clone(),
-            )?));
+            let scope = (layout.global.clone(), ranks.clone());
+            sources.push(Box::new(ThreadSource::open(&main.params, place, scope)?));
         }
         Ok(PallasSource {
             head: layout.head,
@@ -573,6 +627,7 @@ impl OpenFrame {
 pub struct ThreadSource {
     events: ThreadEvents,
     global: Rc<Definitions>,
+    ranks: Rc<RankMap>,
     local: Rc<Definitions>,
     loc: String,
     process: String,
@@ -592,7 +647,11 @@ pub struct ThreadSource {
 }
 
 impl ThreadSource {
-    fn open(params: &Parameters, place: ThreadPlace, global: Rc<Definitions>) -> Result<Self> {
+    fn open(
+        params: &Parameters,
+        place: ThreadPlace,
+        (global, ranks): (Rc<Definitions>, Rc<RankMap>),
+    ) -> Result<Self> {
         let thread_file = place.dir.join("thread.pallas");
         if !thread_file.exists() {
             return Err(Error::Data {
@@ -608,6 +667,7 @@ impl ThreadSource {
         Ok(ThreadSource {
             events: ThreadEvents::open(params, &place.dir)?,
             global,
+            ranks,
             local: place.defs,
             loc: thread_loc(place.process, place.thread),
             process: process_loc(place.process),
@@ -621,6 +681,16 @@ impl ThreadSource {
             key: String::new(),
             value: String::new(),
         })
+    }
+
+    /// The location MPI records on `comm` happen on: the thread when the
+    /// communicator's ranks are threads, else the process.
+    fn mpi_loc(&self, comm: u32) -> &str {
+        if self.ranks.by_thread(comm) {
+            &self.loc
+        } else {
+            &self.process
+        }
     }
 
     /// Closes what is still open at the end of the thread, at its last time.
@@ -738,11 +808,12 @@ impl ThreadSource {
             4 | 5 | 8 | 9 => {
                 let send = record == 4 || record == 5;
                 rec.kind = if send { Kind::Send } else { Kind::Recv };
-                rec.loc.push_str(&self.process);
+                let comm = p.u32(4)?;
+                rec.loc.push_str(self.mpi_loc(comm));
                 rec.cat.push_str("MPI");
                 rec.name.push_str(record_name(record));
-                push_process_loc(&mut rec.peer, p.u32(0)?);
-                let _ = write!(rec.comm, "{}", p.u32(4)?);
+                self.ranks.set_peer(rec, comm, p.u32(0)?);
+                let _ = write!(rec.comm, "{comm}");
                 rec.tag = Some(p.u32(8)? as i64);
                 rec.size = Some(p.u64(12)?);
                 if record == 5 || record == 9 {
@@ -756,6 +827,10 @@ impl ThreadSource {
                 rec.cat.push_str("MPI");
                 rec.name.push_str(record_name(record));
                 let _ = write!(rec.id, "{}", p.u64(0)?);
+                if record == 7 {
+                    // Receives complete later, matched in posting order.
+                    rec.push_attr(crate::record::ATTR_POSTS, "recv");
+                }
             }
             12 => {
                 self.collective_begin = Some((time, raw_time));
@@ -772,13 +847,14 @@ impl ThreadSource {
                     rec.push_attr("raw_end", &raw_time.to_string());
                 }
                 rec.end = Some(time);
-                rec.loc.push_str(&self.process);
+                let comm = p.u32(4)?;
+                rec.loc.push_str(self.mpi_loc(comm));
                 rec.cat.push_str("MPI");
                 rec.name.push_str(&collective_name(p.u32(0)?));
-                let _ = write!(rec.comm, "{}", p.u32(4)?);
+                let _ = write!(rec.comm, "{comm}");
                 let root = p.u32(8)?;
                 if root != u32::MAX {
-                    push_process_loc(&mut rec.peer, root);
+                    self.ranks.set_peer(rec, comm, root);
                 }
                 rec.size = Some(p.u64(12)?);
                 let _ = write!(rec.value, "{}", p.u64(20)?);

@@ -1,0 +1,38 @@
+complete -c trace-match -s f -l from -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
+jsonl\t''
+paje\t''
+pallas\t''
+trace\t''"
+complete -c trace-match -s o -l output -d 'Write to FILE instead of standard output' -r
+complete -c trace-match -s t -l to -d 'Write FORMAT: by default the one -o\'s extension names (`.etf`, `.paje`, `.jsonl`...), else the record stream as TSV' -r -f -a "tsv\t''
+jsonl\t''
+paje\t''
+pjdump\t''
+trace\t''"
+complete -c trace-match -l unit -d 'With --rows-only: write times in UNIT as exact decimals (1.5 for 1500 ns in us) instead of integer nanoseconds' -r -f -a "ns\t''
+us\t''
+ms\t''
+s\t''"
+complete -c trace-match -l threads -d 'Threads: 1 reads and writes on one core; 2 writes on a second thread; auto is 2 when the machine has two cores or more' -r -f -a "auto\t''
+1\t''
+2\t''"
+complete -c trace-match -l unmatched -d 'Halves that never match: keep (written flagged U when their location is destroyed or at the end), drop, or error (exit 1 naming the first by file and line)' -r -f -a "keep\t'Written flagged U'
+drop\t'Left out (counted in the summary)'
+error\t'Exit 1, naming the first'"
+complete -c trace-match -l max-pending -d 'Stop with an error (naming the row) when more than N halves wait for their partner: the guard for a stream where one side is missing' -r
+complete -c trace-match -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
+complete -c trace-match -l precision -d 'Decimals of times and values (pj_dump\'s -l; default 6)' -r
+complete -c trace-match -s q -l quiet -d 'Print no warnings'
+complete -c trace-match -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'
+complete -c trace-match -l list-formats -d 'List the formats that can be read and written, then exit'
+complete -c trace-match -l json -d 'Write the stream as JSON Lines (same as `-t jsonl`)'
+complete -c trace-match -l no-header -d 'Leave out the TSV header line (for tools that want bare rows)'
+complete -c trace-match -l rows-only -d 'Write data rows only: no header, no meta, type or container rows (for awk and gnuplot; the output is then no longer a stream)'
+complete -c trace-match -l line-buffered -d 'Flush after every row (for following a live trace)'
+complete -c trace-match -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
+complete -c trace-match -l halves -d 'Write the halves too (each where it was), not only the messages'
+complete -c trace-match -l ignore-incomplete-links -d 'Keep links whose other half never comes as unmatched halves (pj_dump\'s -z) instead of failing'
+complete -c trace-match -l user-fields -d 'Append the values of user-defined fields (pj_dump\'s -u)'
+complete -c trace-match -l lenient -d 'Skip invalid lines and elements with a warning each (and a count at the end) instead of stopping at the first'
+complete -c trace-match -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c trace-match -s V -l version -d 'Print version'

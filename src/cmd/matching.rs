@@ -1,0 +1,116 @@
+//! `trace-match`: message halves paired into `msg` rows.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use clap::{Parser, ValueEnum};
+
+use crate::cli::{list_formats, Env, InputArgs, OutputArgs, Pipeline};
+use crate::error::Result;
+use crate::ops::collectives::Instances;
+use crate::ops::matcher::{MatchOptions, MatchSource, MatchSummary, Unmatched};
+
+/// `--help` text after the options: the examples (kept as laid out), then
+/// paragraphs written as single lines so that clap wraps them.
+const EXAMPLES: &str = "\
+Examples:
+  trace-cat run/ | trace-match                       messages of a Pallas trace
+  trace-match --unmatched error run.paje             fail (exit 1) when a link is lost
+  trace-match --halves run.tsv                       the halves too, beside each msg
+  trace-match run.tsv | trace-filter -k msg |
+    awk -F'\\t' '{ b[$4 \" -> \" $8] += $11 } END { for (k in b) print k, b[k] }'
+
+Rules (docs/stream.md): a half with a tag matches first in, first out on its \
+channel (comm, sender, receiver, tag); a half without a tag matches on its key \
+(comm, cat, id), as Pajé links do. Either half may come first; a message \
+received before it was sent is kept, flagged R. A `msg` is written when its \
+second half arrives, so the output is in stream order. Attributes of both \
+halves are kept, in arrival order; a key both give with different values becomes send.KEY and \
+recv.KEY; halves whose sizes differ keep the send's, both in send.size and \
+recv.size. The k-th `coll` of a (comm, name) on each location is instance k: \
+its id, and attrs first_arrival, last_arrival and wait (last arrival minus \
+this participant's). A summary goes to stderr. Memory: the halves in flight \
+(about 0.4 KiB each; those waiting on a destroyed location are released), and \
+the rows after a collective until all its participants are in.";
+
+/// Pair message halves (send/recv, Pajé link ends) into `msg` rows and number
+/// collective instances; report what stays unmatched.
+#[derive(Parser, Debug)]
+#[command(name = "trace-match", version, after_help = EXAMPLES)]
+pub struct Args {
+    /// Inputs.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// Write the halves too (each where it was), not only the messages.
+    #[arg(long)]
+    pub halves: bool,
+
+    /// Halves that never match: keep (written flagged U when their location
+    /// is destroyed or at the end), drop, or error (exit 1 naming the first
+    /// by file and line).
+    #[arg(long, value_enum, default_value_t = UnmatchedArg::Keep, value_name = "WHAT")]
+    pub unmatched: UnmatchedArg,
+
+    /// Stop with an error (naming the row) when more than N halves wait for
+    /// their partner: the guard for a stream where one side is missing.
+    #[arg(long, value_name = "N")]
+    pub max_pending: Option<u64>,
+}
+
+/// `--unmatched` values.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnmatchedArg {
+    /// Written flagged U.
+    Keep,
+    /// Left out (counted in the summary).
+    Drop,
+    /// Exit 1, naming the first.
+    Error,
+}
+
+/// Runs `trace-match`: matching on the reading side (it knows each half's
+/// file and line), collective instances on the writing side.
+pub fn run(args: Args, env: &Env) -> Result<()> {
+    if args.output.list_formats {
+        return list_formats(&args.output);
+    }
+    let options = MatchOptions {
+        unmatched: match args.unmatched {
+            UnmatchedArg::Keep => Unmatched::Keep,
+            UnmatchedArg::Drop => Unmatched::Drop,
+            UnmatchedArg::Error => Unmatched::Error,
+        },
+        halves: args.halves,
+        max_pending: args.max_pending,
+    };
+    let summary = Rc::new(RefCell::new(MatchSummary::default()));
+    let warnings = env.warnings.clone();
+    let shared = summary.clone();
+    let pipeline = Pipeline::open(&args.input, env)?
+        .through(|source| Box::new(MatchSource::new(source, options, warnings, shared)));
+    let writer = pipeline.writer(&args.output)?;
+    let mut sink = Instances::new(writer, env.warnings.clone());
+    let result = pipeline.run(&mut sink, &args.output);
+    report(env, &summary.borrow());
+    result
+}
+
+/// The summary on stderr: messages, reversed ones, unmatched halves and the
+/// ten channels with the most.
+fn report(env: &Env, summary: &MatchSummary) {
+    let (sends, recvs) = summary.unmatched_total();
+    env.say(&format!(
+        "{} message(s) matched, {} received before sent (R), {} half/halves unmatched ({sends} send, {recvs} recv)",
+        summary.matched,
+        summary.reversed,
+        sends + recvs
+    ));
+    for (channel, s, r) in summary.worst_channels(10) {
+        env.say(&format!("  unmatched on {channel}: {s} send, {r} recv"));
+    }
+}

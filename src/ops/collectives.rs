@@ -1,0 +1,216 @@
+//! Collective instances: the k-th `coll` row of a `(comm, name)` on each
+//! location is instance k of that collective.
+//!
+//! Each `coll` row gets `id` = its instance and, in attrs, the instance's
+//! first and last arrival (`time` of its earliest and latest participant)
+//! and this participant's `wait` (last arrival minus its own arrival: the
+//! time it waited for the others). Those are known once every participant
+//! is in, so a `coll` row and every row after it are held until its
+//! instance is complete: when every location that took part in a collective
+//! on its communicator has reached it, and either it has as many
+//! participants as the communicator's first instance (for the first: as
+//! many as there are declared locations of the participants' `cat`, say
+//! every MPI process), or one of them has already reached a later instance
+//! (a synchronizing collective cannot be left before all have entered it),
+//! or the stream ends. Memory: the rows behind the oldest incomplete
+//! instance, normally one collective's span.
+
+use std::collections::VecDeque;
+
+use crate::error::{Result, Warnings};
+use crate::fasthash::{FastMap, FastSet};
+use crate::pipe::RecordSink;
+use crate::record::{Kind, Record};
+
+/// One instance: arrivals and how many took part.
+#[derive(Default)]
+struct Instance {
+    first: i64,
+    last: i64,
+    participants: u64,
+    complete: bool,
+}
+
+/// A sink stage numbering collective instances and passing every row on.
+pub struct Instances<S> {
+    next: S,
+    /// Collectives reached per (comm, name, location).
+    reached: FastMap<(String, String, String), u64>,
+    /// Locations seen in a collective, per comm.
+    members: FastMap<String, FastSet<String>>,
+    /// Instances not yet written, per (comm, name, k).
+    open: FastMap<(String, String, u64), Instance>,
+    /// Rows held behind an incomplete instance, in stream order; a `coll`
+    /// row carries its instance number.
+    held: VecDeque<(Record, Option<u64>)>,
+    spare: Vec<Record>,
+    /// Declared locations: their `cat`, and how many there are of each.
+    cats: FastMap<String, String>,
+    per_cat: FastMap<String, u64>,
+    /// Participant count of each comm's first instance, and the instances
+    /// that had another.
+    sizes: FastMap<String, u64>,
+    odd_sized: Vec<String>,
+    warnings: Warnings,
+}
+
+impl<S: RecordSink> Instances<S> {
+    /// A stage writing into `next`, reporting odd-sized instances to `warnings`.
+    pub fn new(next: S, warnings: Warnings) -> Instances<S> {
+        Instances {
+            next,
+            reached: FastMap::default(),
+            members: FastMap::default(),
+            open: FastMap::default(),
+            held: VecDeque::new(),
+            spare: Vec::new(),
+            cats: FastMap::default(),
+            per_cat: FastMap::default(),
+            sizes: FastMap::default(),
+            odd_sized: Vec::new(),
+            warnings,
+        }
+    }
+
+    /// Counts a participant in its instance; returns the instance number.
+    fn join(&mut self, rec: &Record) -> u64 {
+        let key = (rec.comm.clone(), rec.name.clone(), rec.loc.clone());
+        let reached = self.reached.entry(key).or_default();
+        let k = *reached;
+        *reached += 1;
+        self.members
+            .entry(rec.comm.clone())
+            .or_default()
+            .insert(rec.loc.clone());
+        let arrival = rec.time.unwrap_or_default();
+        let instance = self
+            .open
+            .entry((rec.comm.clone(), rec.name.clone(), k))
+            .or_insert(Instance {
+                first: arrival,
+                last: arrival,
+                ..Instance::default()
+            });
+        instance.first = instance.first.min(arrival);
+        instance.last = instance.last.max(arrival);
+        instance.participants += 1;
+        k
+    }
+
+    /// Whether instance `k` of `name` on `comm` is complete (see the module
+    /// documentation).
+    fn is_complete(&self, comm: &str, name: &str, k: u64, participants: u64, cat: &str) -> bool {
+        let Some(members) = self.members.get(comm) else {
+            return true;
+        };
+        let mut later = false;
+        for loc in members {
+            let key = (comm.to_string(), name.to_string(), loc.clone());
+            match self.reached.get(&key) {
+                Some(&n) if n > k => later |= n > k + 1,
+                _ => return false,
+            }
+        }
+        let expected = match self.sizes.get(comm) {
+            Some(&n) => n,
+            None => self.per_cat.get(cat).copied().unwrap_or(u64::MAX),
+        };
+        later || participants >= expected
+    }
+
+    /// Writes the held rows up to the first `coll` of an incomplete
+    /// instance (all of them at the end).
+    fn flush(&mut self, at_end: bool) -> Result<()> {
+        while let Some((front, instance)) = self.held.front() {
+            if let Some(k) = *instance {
+                let key = (front.comm.clone(), front.name.clone(), k);
+                let participants = self.open.get(&key).map_or(0, |i| i.participants);
+                let cat = self.cats.get(&front.loc).map_or("", String::as_str);
+                if !at_end && !self.is_complete(&key.0, &key.1, k, participants, cat) {
+                    return Ok(());
+                }
+                let inst = self
+                    .open
+                    .get_mut(&key)
+                    .expect("a held coll's instance is open");
+                if !inst.complete {
+                    inst.complete = true;
+                    check_size(
+                        &mut self.sizes,
+                        &mut self.odd_sized,
+                        &key,
+                        inst.participants,
+                    );
+                }
+                let (rec, _) = self.held.front_mut().expect("front exists");
+                annotate(rec, k, inst);
+                inst.participants -= 1;
+                if inst.participants == 0 {
+                    self.open.remove(&key);
+                }
+            }
+            let (rec, _) = self.held.pop_front().expect("front exists");
+            self.next.write(&rec)?;
+            self.spare.push(rec);
+        }
+        Ok(())
+    }
+}
+
+/// Notes the participant count of a completed instance; one that differs
+/// from its communicator's first instance is remembered for the warning.
+fn check_size(
+    sizes: &mut FastMap<String, u64>,
+    odd: &mut Vec<String>,
+    (comm, name, k): &(String, String, u64),
+    participants: u64,
+) {
+    let first = *sizes.entry(comm.clone()).or_insert(participants);
+    if first != participants {
+        odd.push(format!(
+            "{name} #{k} on comm `{comm}` has {participants} participant(s), the first had {first}"
+        ));
+    }
+}
+
+/// Fills in a participant's instance, arrivals and wait.
+fn annotate(rec: &mut Record, k: u64, inst: &Instance) {
+    rec.id.clear();
+    rec.id.push_str(&k.to_string());
+    rec.push_attr("first_arrival", &inst.first.to_string());
+    rec.push_attr("last_arrival", &inst.last.to_string());
+    let wait = inst.last - rec.time.unwrap_or(inst.last);
+    rec.push_attr("wait", &wait.to_string());
+}
+
+impl<S: RecordSink> RecordSink for Instances<S> {
+    fn write(&mut self, rec: &Record) -> Result<()> {
+        if rec.kind == Kind::Container && !self.cats.contains_key(&rec.loc) {
+            self.cats.insert(rec.loc.clone(), rec.cat.clone());
+            *self.per_cat.entry(rec.cat.clone()).or_default() += 1;
+        }
+        let instance = (rec.kind == Kind::Coll).then(|| self.join(rec));
+        if instance.is_none() && self.held.is_empty() {
+            return self.next.write(rec);
+        }
+        let mut copy = self.spare.pop().unwrap_or_default();
+        copy.clone_from(rec);
+        self.held.push_back((copy, instance));
+        // Only a collective can complete an instance.
+        match instance {
+            Some(_) => self.flush(false),
+            None => Ok(()),
+        }
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        self.flush(true)?;
+        if let Some(first) = self.odd_sized.first() {
+            self.warnings.warn(format!(
+                "{} collective instance(s) with another participant count than their communicator's first, e.g. {first}",
+                self.odd_sized.len()
+            ));
+        }
+        self.next.finish()
+    }
+}
