@@ -54,6 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut time: i64 = 1_000;
     let mut written = 0u64;
     let locs: Vec<String> = (0..threads).map(|t| format!("rank{t}")).collect();
+    let mut in_flight: std::collections::VecDeque<(usize, usize, i64, u64)> = Default::default();
     while written < rows {
         state ^= state << 13;
         state ^= state >> 7;
@@ -79,15 +80,33 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 rec.depth = Some(depth[t] as u32);
             }
             6 | 7 => {
-                rec.kind = if state & 1 == 0 {
-                    Kind::Send
-                } else {
-                    Kind::Recv
-                };
-                rec.peer.push_str(&locs[(t + 1) % threads]);
+                // A send to the next rank, or the receive of the oldest
+                // message in flight: halves that pair, as a real trace's.
                 rec.comm.push_str("MPI_COMM_WORLD");
-                rec.tag = Some((state % 64) as i64);
-                rec.size = Some(state % 65536);
+                let delivered = if state & 1 == 1 {
+                    in_flight.pop_front()
+                } else {
+                    None
+                };
+                match delivered {
+                    Some((sender, receiver, tag, size)) => {
+                        rec.kind = Kind::Recv;
+                        rec.loc.clear();
+                        rec.loc.push_str(&locs[receiver]);
+                        rec.peer.push_str(&locs[sender]);
+                        rec.tag = Some(tag);
+                        rec.size = Some(size);
+                    }
+                    None => {
+                        let receiver = (t + 1) % threads;
+                        let (tag, size) = ((state % 64) as i64, state % 65536);
+                        rec.kind = Kind::Send;
+                        rec.peer.push_str(&locs[receiver]);
+                        rec.tag = Some(tag);
+                        rec.size = Some(size);
+                        in_flight.push_back((t, receiver, tag, size));
+                    }
+                }
             }
             8 => {
                 rec.kind = Kind::Counter;

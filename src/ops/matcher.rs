@@ -470,6 +470,20 @@ impl<S: RecordSink> Matcher<S> {
         Ok(())
     }
 
+    /// Notes `rec` and says whether the matcher would pass it on unchanged
+    /// and at once, so a source-side matcher can hand it over without a copy.
+    pub fn passes_through(&mut self, rec: &Record) -> bool {
+        if let Some(t) = rec.completion() {
+            self.clock = Some(self.clock.map_or(t, |c| c.max(t)));
+        }
+        match rec.kind {
+            Kind::Send | Kind::Recv | Kind::Destroy => false,
+            Kind::Container => !self.dead.contains(rec.loc.as_str()),
+            Kind::Event => !is_posting(rec),
+            _ => true,
+        }
+    }
+
     /// Whether receives are held for an earlier posting: the rows written
     /// meanwhile may be followed by messages that complete before them.
     pub fn is_holding(&self) -> bool {
@@ -753,6 +767,12 @@ impl RecordSource for MatchSource {
                 return Ok(false);
             }
             if self.inner.next_record(rec)? {
+                if !self.matcher.is_holding()
+                    && self.matcher.next_mut().queue.is_empty()
+                    && self.matcher.passes_through(rec)
+                {
+                    return Ok(true);
+                }
                 let mark = self.inner.mark();
                 self.matcher.set_mark(mark);
                 if let Err(e) = self.matcher.write(rec) {
