@@ -17,13 +17,16 @@ Examples:
   trace-cat run/ | trace-match                       messages of a Pallas trace
   trace-match --unmatched error run.paje             fail (exit 1) when a link is lost
   trace-match --halves run.tsv                       the halves too, beside each msg
-  trace-match run.tsv | trace-filter -k msg |
-    awk -F'\\t' '{ b[$4 \" -> \" $8] += $11 } END { for (k in b) print k, b[k] }'
+  trace-match run.tsv |
+    awk -F'\\t' '$1 == \"msg\" { b[$4 \" -> \" $8] += $11 } END { for (k in b) print k, b[k] }'
 
 Rules (docs/stream.md): a half with a tag matches first in, first out on its \
 channel (comm, sender, receiver, tag); a half without a tag matches on its key \
 (comm, cat, id), as Pajé links do. Either half may come first; a message \
-received before it was sent is kept, flagged R. A `msg` is written when its \
+received before it was sent is kept, flagged R. Nonblocking receives whose \
+posting the stream carries (an event with posts=recv, as the Pallas reader writes for \
+MPI_IRECV_REQUEST) match in posting order, as MPI's non-overtaking rule says. A `msg` is \
+written when its \
 second half arrives, so the output is in stream order. Attributes of both \
 halves are kept, in arrival order; a key both give with different values becomes send.KEY and \
 recv.KEY; halves whose sizes differ keep the send's, both in send.size and \
