@@ -117,6 +117,14 @@ pub struct OutputArgs {
     #[arg(long)]
     pub line_buffered: bool,
 
+    /// How the command runs.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// How a command runs: progress line and threads.
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
     /// Never draw the progress line (it is drawn only when stderr is a terminal).
     #[arg(long)]
     pub no_progress: bool,
@@ -128,7 +136,7 @@ pub struct OutputArgs {
     pub threads: String,
 }
 
-impl OutputArgs {
+impl RunArgs {
     /// How the pump uses threads: decided by the arguments and the machine's
     /// core count, never by timing.
     pub fn threads(&self) -> Threads {
@@ -140,7 +148,9 @@ impl OutputArgs {
             _ => Threads::One,
         }
     }
+}
 
+impl OutputArgs {
     /// The output format: `--json`, `-t`, `-o`'s extension, or TSV.
     pub fn format(&self) -> &'static Format {
         let named = if self.json {
@@ -163,6 +173,7 @@ pub fn list_formats(args: &OutputArgs) -> Result<()> {
         csv: false,
         json: args.json,
         no_header: args.no_header,
+        run: args.run.clone(),
     };
     let mut out = table.open(&["format", "read", "write", "extensions", "description"])?;
     let yes = |b: bool| table::Cell::Text(if b { "yes" } else { "no" });
@@ -197,6 +208,10 @@ pub struct TableArgs {
     /// Leave out the header line.
     #[arg(long)]
     pub no_header: bool,
+
+    /// How the command runs.
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 impl TableArgs {
@@ -454,7 +469,7 @@ impl<'e> Pipeline<'e> {
     }
 
     /// Runs every record into `sink` (threads and progress as `args` say).
-    pub fn run(mut self, sink: &mut (dyn RecordSink + Send), args: &OutputArgs) -> Result<()> {
+    pub fn run(mut self, sink: &mut (dyn RecordSink + Send), args: &RunArgs) -> Result<()> {
         let mut progress = Progress::new(self.counter.clone(), !args.no_progress);
         let mut report = |rows: Option<u64>| progress.report(rows);
         pump::pump(&mut *self.source, sink, &mut report, args.threads())

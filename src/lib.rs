@@ -32,6 +32,7 @@ pub mod paje;
 pub mod pallas;
 pub mod pipe;
 pub mod record;
+pub mod stats;
 pub mod stream;
 pub mod swar;
 pub mod table;

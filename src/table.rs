@@ -21,7 +21,7 @@ pub enum TableFormat {
 }
 
 /// One cell of a row.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Cell<'a> {
     /// Text.
     Text(&'a str),
@@ -31,6 +31,8 @@ pub enum Cell<'a> {
     UInt(u64),
     /// A real number, printed with the given decimals (JSON: as a number).
     Real(f64, usize),
+    /// A number already written as an exact decimal (JSON: as a number).
+    Number(String),
     /// Nothing (empty in TSV and CSV, `null` in JSON).
     Empty,
 }
@@ -126,6 +128,7 @@ fn push_cell(cell: &Cell, out: &mut String) {
     use std::fmt::Write as _;
     match *cell {
         Cell::Text(s) => out.push_str(s),
+        Cell::Number(ref s) => out.push_str(s),
         Cell::Int(n) => out.push_str(itoa::Buffer::new().format(n)),
         Cell::UInt(n) => out.push_str(itoa::Buffer::new().format(n)),
         Cell::Real(x, decimals) if x.is_finite() => {
@@ -141,6 +144,7 @@ fn push_json(cell: &Cell, out: &mut Vec<u8>) {
             // Serializing a string to a vector cannot fail.
             let _ = serde_json::to_writer(&mut *out, s);
         }
+        Cell::Number(ref s) => out.extend_from_slice(s.as_bytes()),
         Cell::Int(n) => push_int(out, n),
         Cell::UInt(n) => push_uint(out, n),
         Cell::Real(x, decimals) if x.is_finite() => {

@@ -70,5 +70,5 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
     } else {
         writer
     };
-    pipeline.run(&mut sink, &args.output)
+    pipeline.run(&mut sink, &args.output.run)
 }

@@ -144,5 +144,5 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
     let pipeline = Pipeline::open(&args.input, env)?
         .through(|source| Box::new(FilterSource::new(source, predicate, env.warnings.clone())));
     let mut writer = pipeline.writer(&args.output)?;
-    pipeline.run(&mut writer, &args.output)
+    pipeline.run(&mut writer, &args.output.run)
 }

@@ -98,7 +98,7 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
         .through(|source| Box::new(MatchSource::new(source, options, warnings, shared)));
     let writer = pipeline.writer(&args.output)?;
     let mut sink = Instances::new(writer, env.warnings.clone());
-    let result = pipeline.run(&mut sink, &args.output);
+    let result = pipeline.run(&mut sink, &args.output.run);
     report(env, &summary.borrow());
     result
 }

@@ -1,0 +1,26 @@
+complete -c trace-stat -s f -l from -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
+jsonl\t''
+paje\t''
+pallas\t''
+trace\t''"
+complete -c trace-stat -s o -l output -d 'Write to FILE instead of standard output' -r
+complete -c trace-stat -l threads -d 'Threads: 1 reads and writes on one core; 2 writes on a second thread; auto is 2 when the machine has two cores or more' -r -f -a "auto\t''
+1\t''
+2\t''"
+complete -c trace-stat -l by -d 'What a row is per: profile: name, loc,name, cat,name or loc; messages: pair (sender and receiver) or comm' -r
+complete -c trace-stat -l top -d 'At most N rows, the largest first' -r
+complete -c trace-stat -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
+us\t''
+ms\t''
+s\t''"
+complete -c trace-stat -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
+complete -c trace-stat -s q -l quiet -d 'Print no warnings'
+complete -c trace-stat -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'
+complete -c trace-stat -l csv -d 'Write CSV (RFC 4180 quoting) instead of TSV'
+complete -c trace-stat -l json -d 'Write JSON Lines, one object per row'
+complete -c trace-stat -l no-header -d 'Leave out the header line'
+complete -c trace-stat -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
+complete -c trace-stat -l ignore-incomplete-links -d 'Keep links whose other half never comes as unmatched halves (pj_dump\'s -z) instead of failing'
+complete -c trace-stat -l lenient -d 'Skip invalid lines and elements with a warning each (and a count at the end) instead of stopping at the first'
+complete -c trace-stat -s h -l help -d 'Print help'
+complete -c trace-stat -s V -l version -d 'Print version'

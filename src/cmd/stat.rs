@@ -1,0 +1,133 @@
+//! `trace-stat`: a report table over a stream (profile, messages, counters,
+//! states).
+
+use clap::builder::PossibleValuesParser;
+use clap::Parser;
+
+use crate::cli::{Env, InputArgs, Pipeline, TableArgs};
+use crate::error::{Error, Result};
+use crate::ops::matcher::{Matcher, Unmatched};
+use crate::stats::counters::Counters;
+use crate::stats::messages::Messages;
+use crate::stats::profile::{By, Profile};
+use crate::stats::states::States;
+use crate::stats::{Report, Style};
+
+/// The reports, the first being the default.
+pub const REPORTS: [&str; 4] = ["profile", "messages", "counters", "states"];
+
+/// `--help` text after the options.
+const EXAMPLES: &str = "\
+Examples:
+  trace-stat run/                                    time per function (profile)
+  trace-stat profile --by loc,name --top 20 run.paje the 20 heaviest (location, function)
+  trace-stat messages --unit us run.tsv              bytes and transfer times per rank pair
+  trace-stat counters --csv run.tsv > counters.csv   counter summaries for a spreadsheet
+  trace-stat states run.paje                         time per container, state type and value
+
+REPORT, the first argument when it names one, is profile (the default), messages, counters or \
+states. profile: per name, the frames' count, inclusive and exclusive time (exclusive: minus the \
+direct children; a recursive name counts each outermost frame once in inclusive time), min, mean, \
+max and the p50, p90, p99 of their durations (within 1 %: a logarithmic sketch); from each \
+location's enter/leave stack and from state rows; frames open at the end close at the last time; \
+sorted by exclusive time. messages: per sender and receiver (--by comm: per communicator), count, \
+bytes and min, mean, max transfer time, from msg rows or halves paired as trace-match does. \
+counters: per location and counter, samples, min, max, mean, time-weighted mean (each value held \
+until the next sample), first, last. states: per container (a lane counts for its container), \
+state type and value, frames and total time. Times are integer ns, or exact decimals with --unit. \
+Memory: a few numbers per key, and the open frames.";
+
+/// Print a report over a trace: per-function profile, messages, counters,
+/// or time per state.
+#[derive(Parser, Debug)]
+#[command(name = "trace-stat", version, after_help = EXAMPLES)]
+pub struct Args {
+    /// Inputs.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Output.
+    #[command(flatten)]
+    pub table: TableArgs,
+
+    /// What a row is per: profile: name, loc,name, cat,name or loc;
+    /// messages: pair (sender and receiver) or comm.
+    #[arg(long, value_name = "KEY")]
+    pub by: Option<String>,
+
+    /// At most N rows, the largest first.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+
+    /// Unit of times and durations: ns (integers, the default), us, ms or s
+    /// (exact decimals).
+    #[arg(long, value_name = "UNIT", value_parser = PossibleValuesParser::new(["ns", "us", "ms", "s"]))]
+    pub unit: Option<String>,
+}
+
+/// The report named by the first input argument, if it names one (then
+/// taken out of the inputs); the default otherwise.
+fn take_report(inputs: &mut Vec<String>) -> &'static str {
+    let named = inputs
+        .first()
+        .and_then(|first| REPORTS.iter().find(|r| *r == first))
+        .filter(|r| !std::path::Path::new(r).exists());
+    match named {
+        Some(&report) => {
+            inputs.remove(0);
+            if inputs.is_empty() {
+                inputs.push("-".to_string());
+            }
+            report
+        }
+        None => REPORTS[0],
+    }
+}
+
+/// The report `name` with its options.
+fn open_report(name: &str, by: Option<&str>, env: &Env) -> Result<Box<dyn Report>> {
+    let bad_by = |by: &str| Error::Usage(format!("--by {by} does not apply to the {name} report"));
+    Ok(match (name, by) {
+        ("profile", by) => {
+            let key = by.unwrap_or("name");
+            Box::new(Profile::new(By::parse(key).ok_or_else(|| bad_by(key))?))
+        }
+        ("messages", None | Some("pair")) => Box::new(Messages::new(false)),
+        ("messages", Some("comm")) => Box::new(Messages::new(true)),
+        (_, Some(by)) => return Err(bad_by(by)),
+        ("counters", None) => Box::new(Counters::default()),
+        ("states", None) => Box::new(States::default()),
+        _ => {
+            let _ = env;
+            return Err(Error::Usage(format!("unknown report `{name}`")));
+        }
+    })
+}
+
+/// Runs `trace-stat`: the report is the sink; message halves are paired
+/// first for the messages report.
+pub fn run(mut args: Args, env: &Env) -> Result<()> {
+    let name = take_report(&mut args.input.inputs);
+    let report = open_report(name, args.by.as_deref(), env)?;
+    let pipeline = Pipeline::open(&args.input, env)?;
+    let mut table = pipeline.table(&args.table, &report.columns())?;
+    // Halves are paired first for the messages report (others ignore msg rows).
+    let mut sink = Matcher::new(report, Unmatched::Drop, env.warnings.clone());
+    if name == "messages" {
+        pipeline.run(&mut sink, &args.table.run)?;
+    } else {
+        pipeline.run(sink.next_mut(), &args.table.run)?;
+    }
+    let time_factor = match args.unit.as_deref() {
+        Some("us") => 1_000,
+        Some("ms") => 1_000_000,
+        Some("s") => 1_000_000_000,
+        _ => 1,
+    };
+    let style = Style {
+        time_factor,
+        top: args.top,
+    };
+    sink.next_mut().print(&mut table, &style)?;
+    table.finish()
+}

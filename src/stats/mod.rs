@@ -1,0 +1,69 @@
+//! Reports: sinks that accumulate figures over a stream, then print them as
+//! a table (`trace-stat`). Memory: per key (name, location, channel...) a few
+//! sums and a sketch, plus each location's open frames.
+
+pub mod counters;
+pub mod messages;
+pub mod profile;
+pub mod sketch;
+pub mod states;
+
+use crate::decimal::format_scaled;
+use crate::error::Result;
+use crate::pipe::RecordSink;
+use crate::table::{Cell, TableWriter};
+
+/// A report: fed the stream as a sink, then printed.
+pub trait Report: RecordSink + Send {
+    /// The columns of its table.
+    fn columns(&self) -> Vec<&'static str>;
+
+    /// Prints its rows (after the stream ended).
+    fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()>;
+}
+
+/// How figures are printed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Style {
+    /// Nanoseconds per printed unit of time (1: integer ns).
+    pub time_factor: u64,
+    /// At most this many rows (the largest first).
+    pub top: Option<usize>,
+}
+
+impl Style {
+    /// A duration or time in the chosen unit: an integer in ns, an exact
+    /// decimal otherwise.
+    pub fn time(&self, ns: i64) -> Cell<'static> {
+        match self.time_factor {
+            0 | 1 => Cell::Int(ns),
+            f => Cell::Number(format_scaled(ns, f)),
+        }
+    }
+
+    /// A mean of `total` over `n` (rounded to the ns), or nothing.
+    pub fn mean(&self, total: i128, n: u64) -> Cell<'static> {
+        if n == 0 {
+            return Cell::Empty;
+        }
+        let n = i128::from(n);
+        let rounded = (2 * total + n * total.signum()) / (2 * n);
+        self.time(i64::try_from(rounded).unwrap_or(i64::MAX))
+    }
+}
+
+/// Splits a composite key (parts joined by NUL, which no field holds).
+pub fn key_parts(key: &str) -> impl Iterator<Item = &str> {
+    key.split('\u{0}')
+}
+
+/// Builds a composite key into `out` (cleared first).
+pub fn make_key(out: &mut String, parts: &[&str]) {
+    out.clear();
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push('\u{0}');
+        }
+        out.push_str(p);
+    }
+}

@@ -1,0 +1,300 @@
+//! The `profile` report: per name (or location, category...), how often a
+//! frame ran and how long: inclusive and exclusive time, and the spread of
+//! its durations.
+//!
+//! Frames come from each location's stack (`enter`/`leave`) and from
+//! `state` rows (their `depth` tells which are nested in which). The
+//! exclusive time of a frame is its duration minus its direct children's.
+//! **Recursion**: a name's inclusive time counts each outermost frame of it
+//! once (a frame inside another of the same name on the same stack adds to
+//! the count and the durations' spread, not to the inclusive time), so
+//! inclusive time never exceeds the time the location spent in the name.
+//! A `state` row counts its whole duration in inclusive time. Frames still
+//! open at the end close at the last time of the stream.
+
+use crate::error::{Error, Result};
+use crate::fasthash::FastMap;
+use crate::pipe::RecordSink;
+use crate::record::{Kind, Record};
+use crate::stats::sketch::Sketch;
+use crate::stats::{key_parts, make_key, Report, Style};
+use crate::table::{Cell, TableWriter};
+
+/// What a profile row is per.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum By {
+    /// The frame's name.
+    Name,
+    /// Location and name.
+    LocName,
+    /// Category and name.
+    CatName,
+    /// Location.
+    Loc,
+}
+
+impl By {
+    /// Parses `name`, `loc,name`, `cat,name` or `loc`.
+    pub fn parse(text: &str) -> Option<By> {
+        Some(match text {
+            "name" => By::Name,
+            "loc,name" => By::LocName,
+            "cat,name" => By::CatName,
+            "loc" => By::Loc,
+            _ => return None,
+        })
+    }
+
+    fn columns(self) -> &'static [&'static str] {
+        match self {
+            By::Name => &["name"],
+            By::LocName => &["loc", "name"],
+            By::CatName => &["cat", "name"],
+            By::Loc => &["loc"],
+        }
+    }
+}
+
+/// Figures of one key.
+#[derive(Default)]
+struct Figures {
+    count: u64,
+    inclusive: i128,
+    exclusive: i128,
+    durations: i128,
+    min: i64,
+    max: i64,
+    sketch: Sketch,
+}
+
+impl Figures {
+    fn add(&mut self, duration: i64, exclusive: i64, outermost: bool) {
+        if self.count == 0 || duration < self.min {
+            self.min = duration;
+        }
+        if self.count == 0 || duration > self.max {
+            self.max = duration;
+        }
+        self.count += 1;
+        self.durations += i128::from(duration);
+        self.exclusive += i128::from(exclusive);
+        if outermost {
+            self.inclusive += i128::from(duration);
+        }
+        self.sketch.add(duration);
+    }
+}
+
+/// An open frame.
+#[derive(Default)]
+struct Frame {
+    key: String,
+    name: String,
+    start: i64,
+    children: i64,
+}
+
+/// One location's open frames (reused buffers) and how many frames of each
+/// key are open on it; for `state` rows, the time of finished children per
+/// depth.
+#[derive(Default)]
+struct Stack {
+    frames: Vec<Frame>,
+    depth: usize,
+    open: FastMap<String, u32>,
+    children_at: Vec<i64>,
+}
+
+/// The `profile` report.
+pub struct Profile {
+    by: By,
+    figures: FastMap<String, Figures>,
+    stacks: FastMap<String, Stack>,
+    key: String,
+    clock: i64,
+}
+
+impl Profile {
+    /// A profile per `by`.
+    pub fn new(by: By) -> Profile {
+        Profile {
+            by,
+            figures: FastMap::default(),
+            stacks: FastMap::default(),
+            key: String::new(),
+            clock: i64::MIN,
+        }
+    }
+
+    fn key_of(&mut self, rec: &Record) {
+        let parts: &[&str] = match self.by {
+            By::Name => &[&rec.name],
+            By::LocName => &[&rec.loc, &rec.name],
+            By::CatName => &[&rec.cat, &rec.name],
+            By::Loc => &[&rec.loc],
+        };
+        make_key(&mut self.key, parts);
+    }
+
+    fn stack(&mut self, loc: &str) -> &mut Stack {
+        if !self.stacks.contains_key(loc) {
+            self.stacks.insert(loc.to_string(), Stack::default());
+        }
+        self.stacks.get_mut(loc).expect("inserted above")
+    }
+
+    fn enter(&mut self, rec: &Record) {
+        self.key_of(rec);
+        let (key, time) = (std::mem::take(&mut self.key), rec.time.unwrap_or_default());
+        let stack = self.stack(&rec.loc);
+        if stack.depth == stack.frames.len() {
+            stack.frames.push(Frame::default());
+        }
+        let frame = &mut stack.frames[stack.depth];
+        frame.key.clone_from(&key);
+        frame.name.clone_from(&rec.name);
+        frame.start = time;
+        frame.children = 0;
+        stack.depth += 1;
+        match stack.open.get_mut(key.as_str()) {
+            Some(n) => *n += 1,
+            None => {
+                stack.open.insert(key.clone(), 1);
+            }
+        }
+        self.key = key;
+    }
+
+    fn leave(&mut self, loc: &str, name: &str, time: i64) -> Result<()> {
+        let Some(stack) = self.stacks.get_mut(loc).filter(|s| s.depth > 0) else {
+            return Err(Error::Record(format!(
+                "a `leave` of `{name}` on `{loc}` with no open frame"
+            )));
+        };
+        let frame = &stack.frames[stack.depth - 1];
+        if !name.is_empty() && name != frame.name {
+            return Err(Error::Record(format!(
+                "a `leave` of `{name}` on `{loc}` while `{}` is open",
+                frame.name
+            )));
+        }
+        stack.depth -= 1;
+        let frame = &stack.frames[stack.depth];
+        let duration = time - frame.start;
+        let exclusive = duration - frame.children;
+        let open = stack
+            .open
+            .get_mut(frame.key.as_str())
+            .expect("counted at enter");
+        *open -= 1;
+        let outermost = *open == 0;
+        if stack.depth > 0 {
+            stack.frames[stack.depth - 1].children += duration;
+        }
+        let frame = &stack.frames[stack.depth];
+        let figures = match self.figures.get_mut(frame.key.as_str()) {
+            Some(f) => f,
+            None => self.figures.entry(frame.key.clone()).or_default(),
+        };
+        figures.add(duration, exclusive, outermost);
+        Ok(())
+    }
+
+    /// A complete frame: its children (one level deeper) finished before it.
+    fn state(&mut self, rec: &Record) {
+        let (start, end) = (rec.time.unwrap_or_default(), rec.end.unwrap_or_default());
+        let duration = end - start;
+        self.key_of(rec);
+        let stack = self.stack(&rec.loc);
+        let depth = rec.depth.map_or(0, |d| d as usize);
+        if stack.children_at.len() < depth + 2 {
+            stack.children_at.resize(depth + 2, 0);
+        }
+        let children = std::mem::take(&mut stack.children_at[depth + 1]);
+        stack.children_at[depth] += duration;
+        let exclusive = if rec.depth.is_some() {
+            duration - children
+        } else {
+            duration
+        };
+        let figures = match self.figures.get_mut(self.key.as_str()) {
+            Some(f) => f,
+            None => self.figures.entry(self.key.clone()).or_default(),
+        };
+        figures.add(duration, exclusive, true);
+    }
+}
+
+impl RecordSink for Profile {
+    fn write(&mut self, rec: &Record) -> Result<()> {
+        if let Some(t) = rec.completion() {
+            self.clock = self.clock.max(t);
+        }
+        match rec.kind {
+            Kind::Enter => self.enter(rec),
+            Kind::Leave => self.leave(&rec.loc, &rec.name, rec.time.unwrap_or_default())?,
+            Kind::State => self.state(rec),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        let mut open: Vec<String> = self
+            .stacks
+            .iter()
+            .filter(|(_, s)| s.depth > 0)
+            .map(|(loc, _)| loc.clone())
+            .collect();
+        open.sort();
+        for loc in open {
+            while self.stacks[&loc].depth > 0 {
+                self.leave(&loc, "", self.clock)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Report for Profile {
+    fn columns(&self) -> Vec<&'static str> {
+        let mut columns = self.by.columns().to_vec();
+        columns.extend([
+            "count",
+            "inclusive",
+            "exclusive",
+            "min",
+            "mean",
+            "max",
+            "p50",
+            "p90",
+            "p99",
+        ]);
+        columns
+    }
+
+    fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
+        let mut rows: Vec<(&String, &Figures)> = self.figures.iter().collect();
+        rows.sort_by(|a, b| b.1.exclusive.cmp(&a.1.exclusive).then(a.0.cmp(b.0)));
+        rows.truncate(style.top.unwrap_or(usize::MAX));
+        let clamp = |x: i128| style.time(i64::try_from(x).unwrap_or(i64::MAX));
+        for (key, f) in rows {
+            let mut cells: Vec<Cell> = key_parts(key).map(Cell::Text).collect();
+            cells.extend([
+                Cell::UInt(f.count),
+                clamp(f.inclusive),
+                clamp(f.exclusive),
+                style.time(f.min),
+                style.mean(f.durations, f.count),
+                style.time(f.max),
+            ]);
+            for q in [0.5, 0.9, 0.99] {
+                // Within the sketch's error, and never outside what was seen.
+                let v = f.sketch.quantile(q).map(|v| v.clamp(f.min, f.max));
+                cells.push(v.map_or(Cell::Empty, |v| style.time(v)));
+            }
+            table.row(&cells)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,107 @@
+//! Quantiles of durations with a bounded relative error, in bounded memory:
+//! a logarithmic-bucket sketch in the manner of DDSketch.
+//!
+//! A positive value `x` falls in bucket `ceil(log_γ x)` with
+//! `γ = (1 + α) / (1 − α)`, α = 1 %; a quantile is the centre
+//! `2γ^i / (γ + 1)` of the bucket that holds its rank, so it is within 1 %
+//! of a value of the input at that rank. Zero has a bucket of its own.
+//! Buckets only count, so two sketches merge by adding counts, and the
+//! result does not depend on the order values came in.
+
+use std::collections::BTreeMap;
+
+/// Relative accuracy of the quantiles.
+pub const RELATIVE_ERROR: f64 = 0.01;
+
+/// Counts of values per logarithmic bucket.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Sketch {
+    zeros: u64,
+    buckets: BTreeMap<i32, u64>,
+    count: u64,
+}
+
+fn gamma() -> f64 {
+    (1.0 + RELATIVE_ERROR) / (1.0 - RELATIVE_ERROR)
+}
+
+impl Sketch {
+    /// Adds a value (negative values count as zero: durations are not negative).
+    pub fn add(&mut self, value: i64) {
+        self.count += 1;
+        if value <= 0 {
+            self.zeros += 1;
+            return;
+        }
+        let index = ((value as f64).ln() / gamma().ln()).ceil() as i32;
+        *self.buckets.entry(index).or_default() += 1;
+    }
+
+    /// Adds every value of `other`.
+    pub fn merge(&mut self, other: &Sketch) {
+        self.zeros += other.zeros;
+        self.count += other.count;
+        for (&i, &n) in &other.buckets {
+            *self.buckets.entry(i).or_default() += n;
+        }
+    }
+
+    /// The `q` quantile (0 ≤ q ≤ 1), rounded to an integer; `None` when empty.
+    pub fn quantile(&self, q: f64) -> Option<i64> {
+        if self.count == 0 {
+            return None;
+        }
+        // The rank of the value, 0-based, as the nearest-rank method counts.
+        let rank = (q * (self.count - 1) as f64).round() as u64;
+        if rank < self.zeros {
+            return Some(0);
+        }
+        let mut seen = self.zeros;
+        for (&i, &n) in &self.buckets {
+            seen += n;
+            if rank < seen {
+                let g = gamma();
+                return Some((2.0 * g.powi(i) / (g + 1.0)).round() as i64);
+            }
+        }
+        unreachable!("the ranks of a sketch end at its count")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_are_within_the_relative_error() {
+        let mut s = Sketch::default();
+        let values: Vec<i64> = (1..=10_000).map(|i| i * 37).collect();
+        for &v in values.iter().rev() {
+            s.add(v);
+        }
+        for q in [0.0, 0.5, 0.9, 0.99, 1.0] {
+            let exact = values[(q * (values.len() - 1) as f64).round() as usize] as f64;
+            let got = s.quantile(q).unwrap() as f64;
+            assert!(
+                (got - exact).abs() <= exact * RELATIVE_ERROR + 1.0,
+                "q {q}: {got} vs {exact}"
+            );
+        }
+    }
+
+    #[test]
+    fn merged_sketches_equal_one_sketch_of_everything() {
+        let (mut a, mut b, mut all) = (Sketch::default(), Sketch::default(), Sketch::default());
+        for v in 0..1000 {
+            if v % 3 == 0 {
+                a.add(v * v)
+            } else {
+                b.add(v * v)
+            }
+            all.add(v * v);
+        }
+        a.merge(&b);
+        assert_eq!(a, all);
+        assert_eq!(Sketch::default().quantile(0.5), None);
+    }
+}
