@@ -338,3 +338,50 @@ fn reports_forms_and_errors() {
     assert!(String::from_utf8_lossy(&out.stderr)
         .contains("--by name does not apply to the counters report"));
 }
+
+/// TRACE corpus: per resource, the claims, claimed time, busy time and
+/// amount × time equal the expectations derived from the format's
+/// description (`expected/*.json`).
+#[test]
+fn trace_resources_match_the_expectations() {
+    let Some(dir) = corpus("trace") else { return };
+    let seconds_per = |unit: &str| match unit {
+        "NANOSECONDS" => 1e-9,
+        "MICROSECONDS" => 1e-6,
+        "MILLISECONDS" => 1e-3,
+        "MINUTES" => 60.0,
+        "HOURS" => 3600.0,
+        _ => 1.0,
+    };
+    let mut checked = 0;
+    for entry in std::fs::read_dir(dir.join("synthetic/valid")).unwrap() {
+        let input = entry.unwrap().path();
+        let stem = input.file_stem().unwrap().to_str().unwrap().to_string();
+        let expected = dir.join("expected").join(format!("{stem}.json"));
+        let want: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(expected).unwrap()).unwrap();
+        let factor = seconds_per(want["time_unit"].as_str().unwrap());
+        let (out, err, ok) = stat(&["resources", "--unit", "s"], &input);
+        assert!(ok, "{stem}: {err}");
+        let got: HashMap<String, HashMap<String, String>> = table(&out)
+            .into_iter()
+            .map(|r| (r["resource"].clone(), r))
+            .collect();
+        for (id, r) in want["resources"].as_object().unwrap() {
+            let row = &got[&format!("R{id}")];
+            let close = |column: &str, value: f64| {
+                let ours: f64 = row[column].parse().unwrap_or(0.0);
+                assert!(
+                    (ours - value).abs() <= 1e-9 * value.abs().max(1e-3),
+                    "{stem} R{id} {column}: {ours} vs {value}"
+                );
+            };
+            assert_eq!(row["claims"], r["claims"].to_string(), "{stem} R{id}");
+            close("claimed", r["claimed_time_seconds"].as_f64().unwrap());
+            close("busy", r["busy_time_seconds"].as_f64().unwrap());
+            close("amount_time", r["amount_time"].as_f64().unwrap() * factor);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} resources checked");
+}

@@ -10,11 +10,12 @@ use crate::ops::matcher::{Matcher, Unmatched};
 use crate::stats::counters::Counters;
 use crate::stats::messages::Messages;
 use crate::stats::profile::{By, Profile};
+use crate::stats::resources::Resources;
 use crate::stats::states::States;
 use crate::stats::{Report, Style};
 
 /// The reports, the first being the default.
-pub const REPORTS: [&str; 4] = ["profile", "messages", "counters", "states"];
+pub const REPORTS: [&str; 5] = ["profile", "messages", "counters", "states", "resources"];
 
 /// `--help` text after the options.
 const EXAMPLES: &str = "\
@@ -24,9 +25,10 @@ Examples:
   trace-stat messages --unit us run.tsv              bytes and transfer times per rank pair
   trace-stat counters --csv run.tsv > counters.csv   counter summaries for a spreadsheet
   trace-stat states run.paje                         time per container, state type and value
+  trace-stat resources --unit ms plant.etf           utilisation and Little's law per resource
 
-REPORT, the first argument when it names one, is profile (the default), messages, counters or \
-states. profile: per name, the frames' count, inclusive and exclusive time (exclusive: minus the \
+REPORT, the first argument when it names one, is profile (the default), messages, counters, \
+states or resources. profile: per name, the frames' count, inclusive and exclusive time (exclusive: minus the \
 direct children; a recursive name counts each outermost frame once in inclusive time), min, mean, \
 max and the p50, p90, p99 of their durations (within 1 %: a logarithmic sketch); from each \
 location's enter/leave stack and from state rows; frames open at the end close at the last time; \
@@ -34,7 +36,10 @@ sorted by exclusive time. messages: per sender and receiver (--by comm: per comm
 bytes and min, mean, max transfer time, from msg rows or halves paired as trace-match does. \
 counters: per location and counter, samples, min, max, mean, time-weighted mean (each value held \
 until the next sample), first, last. states: per container (a lane counts for its container), \
-state type and value, frames and total time. Times are integer ns, or exact decimals with --unit. \
+state type and value, frames and total time. resources: per TRACE resource, claims, claimed \
+time, busy time (union of the claims), amount x time, utilisation of the capacity over the \
+trace's span, peak concurrent amount, and Little's law (throughput per second, mean time in the \
+system, L = throughput x mean time, and L measured). Times are integer ns, or exact decimals with --unit. \
 Memory: a few numbers per key, and the open frames.";
 
 /// Print a report over a trace: per-function profile, messages, counters,
@@ -97,6 +102,7 @@ fn open_report(name: &str, by: Option<&str>, env: &Env) -> Result<Box<dyn Report
         (_, Some(by)) => return Err(bad_by(by)),
         ("counters", None) => Box::new(Counters::default()),
         ("states", None) => Box::new(States::default()),
+        ("resources", None) => Box::new(Resources::default()),
         _ => {
             let _ = env;
             return Err(Error::Usage(format!("unknown report `{name}`")));

@@ -5,6 +5,7 @@
 pub mod counters;
 pub mod messages;
 pub mod profile;
+pub mod resources;
 pub mod sketch;
 pub mod states;
 
