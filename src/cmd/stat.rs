@@ -36,7 +36,8 @@ sorted by exclusive time. messages: per sender and receiver (--by comm: per comm
 bytes and min, mean, max transfer time, from msg rows or halves paired as trace-match does. \
 counters: per location and counter, samples, min, max, mean, time-weighted mean (each value held \
 until the next sample), first, last. states: per container (a lane counts for its container), \
-state type and value, frames and total time. resources: per TRACE resource, claims, claimed \
+state type and value, frames and total time. --threads auto is 1 here: a report does less per \
+row than handing the row to a second thread costs. resources: per TRACE resource, claims, claimed \
 time, busy time (union of the claims), amount x time, utilisation of the capacity over the \
 trace's span, peak concurrent amount, and Little's law (throughput per second, mean time in the \
 system, L = throughput x mean time, and L measured). Times are integer ns, or exact decimals with --unit. \
@@ -115,14 +116,20 @@ fn open_report(name: &str, by: Option<&str>, env: &Env) -> Result<Box<dyn Report
 pub fn run(mut args: Args, env: &Env) -> Result<()> {
     let name = take_report(&mut args.input.inputs);
     let report = open_report(name, args.by.as_deref(), env)?;
+    // A report does less per row than handing the row to a second thread
+    // costs (bench/stat.sh): auto means one thread here.
+    let mut run = args.table.run.clone();
+    if run.threads == "auto" {
+        run.threads = "1".to_string();
+    }
     let pipeline = Pipeline::open(&args.input, env)?;
     let mut table = pipeline.table(&args.table, &report.columns())?;
     // Halves are paired first for the messages report (others ignore msg rows).
     let mut sink = Matcher::new(report, Unmatched::Drop, env.warnings.clone());
     if name == "messages" {
-        pipeline.run(&mut sink, &args.table.run)?;
+        pipeline.run(&mut sink, &run)?;
     } else {
-        pipeline.run(sink.next_mut(), &args.table.run)?;
+        pipeline.run(sink.next_mut(), &run)?;
     }
     let time_factor = match args.unit.as_deref() {
         Some("us") => 1_000,

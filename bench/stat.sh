@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# trace-stat next to trace-filter reading the same generated stream (the
+# cost of the report over reading), with peak RSS.
+# Usage: bench/stat.sh [ROWS]   (default 10 000 000 rows of gen-stream)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+rows=${1:-10000000}
+mkdir -p bench/data
+cargo build --release --quiet --bins --example gen-stream
+bin=target/release
+tsv=bench/data/stream-$rows.tsv
+[ -s "$tsv" ] || target/release/examples/gen-stream "$rows" > "$tsv"
+bytes=$(stat -c %s "$tsv")
+cat "$tsv" > /dev/null  # warm the page cache
+echo "rows: $rows; tsv: $bytes bytes"
+measure "read (trace-filter -k signal)" "$bytes" "$bin/trace-filter" --no-progress -k signal "$tsv"
+measure "trace-stat profile"            "$bytes" "$bin/trace-stat" --no-progress profile "$tsv"
+measure "trace-stat messages"           "$bytes" "$bin/trace-stat" --no-progress messages "$tsv"
+measure "trace-stat counters"           "$bytes" "$bin/trace-stat" --no-progress counters "$tsv"
