@@ -8,6 +8,7 @@ complete -c trace-stat -l threads -d 'Threads: 1 reads and writes on one core; 2
 1\t''
 2\t''"
 complete -c trace-stat -l by -d 'What a row is per: profile: name, loc,name, cat,name or loc; messages: pair (sender and receiver) or comm' -r
+complete -c trace-stat -l histogram -d 'profile: instead of the figures, a histogram of each name\'s durations in BINS log-spaced bins (low, high, count: gnuplot-ready)' -r
 complete -c trace-stat -l top -d 'At most N rows, the largest first' -r
 complete -c trace-stat -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
 us\t''

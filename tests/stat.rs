@@ -385,3 +385,63 @@ fn trace_resources_match_the_expectations() {
     }
     assert!(checked >= 10, "only {checked} resources checked");
 }
+
+/// Duration histograms: per name, the bins cover its shortest to its longest
+/// duration in increasing log-spaced edges, and hold every frame.
+#[test]
+fn histograms_hold_every_frame() {
+    let dir = scratch("stat-histogram");
+    let mut rng = Rng(42);
+    let mut rows = vec![row(&[("kind", "container"), ("loc", "a")])];
+    let mut t = 0i64;
+    for _ in 0..500 {
+        let name = ["f", "g"][rng.below(2) as usize];
+        let duration = 1 + rng.below(100_000) as i64;
+        rows.push(row(&[
+            ("kind", "enter"),
+            ("time", &t.to_string()),
+            ("loc", "a"),
+            ("name", name),
+        ]));
+        t += duration;
+        rows.push(row(&[
+            ("kind", "leave"),
+            ("time", &t.to_string()),
+            ("loc", "a"),
+            ("name", name),
+        ]));
+    }
+    let file = dir.join("frames.tsv");
+    std::fs::write(&file, stream(&rows)).unwrap();
+    let (profile, _, _) = stat(&["profile"], &file);
+    let (out, err, ok) = stat(&["profile", "--histogram", "8"], &file);
+    assert!(ok, "{err}");
+    let bins = table(&out);
+    for figures in table(&profile) {
+        let name = &figures["name"];
+        let mine: Vec<&HashMap<String, String>> =
+            bins.iter().filter(|b| &b["name"] == name).collect();
+        assert_eq!(mine.len(), 8);
+        let total: u64 = mine
+            .iter()
+            .map(|b| b["count"].parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(total.to_string(), figures["count"], "{name}");
+        let edge = |b: &HashMap<String, String>, c: &str| b[c].parse::<i64>().unwrap();
+        assert_eq!(edge(mine[0], "low"), figures["min"].parse::<i64>().unwrap());
+        assert_eq!(
+            edge(mine[7], "high"),
+            figures["max"].parse::<i64>().unwrap()
+        );
+        assert!(mine
+            .windows(2)
+            .all(|w| edge(w[0], "high") == edge(w[1], "low")
+                && edge(w[0], "low") < edge(w[0], "high")));
+    }
+    let out = bin("trace-stat")
+        .args(["counters", "--histogram", "4"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -24,6 +24,7 @@ Examples:
   trace-stat profile --by loc,name --top 20 run.paje the 20 heaviest (location, function)
   trace-stat messages --unit us run.tsv              bytes and transfer times per rank pair
   trace-stat counters --csv run.tsv > counters.csv   counter summaries for a spreadsheet
+  trace-stat profile --histogram 20 run.tsv          duration histograms per function
   trace-stat states run.paje                         time per container, state type and value
   trace-stat resources --unit ms plant.etf           utilisation and Little's law per resource
 
@@ -61,6 +62,11 @@ pub struct Args {
     #[arg(long, value_name = "KEY")]
     pub by: Option<String>,
 
+    /// profile: instead of the figures, a histogram of each name's durations
+    /// in BINS log-spaced bins (low, high, count: gnuplot-ready).
+    #[arg(long, value_name = "BINS", value_parser = clap::value_parser!(u16).range(1..))]
+    pub histogram: Option<u16>,
+
     /// At most N rows, the largest first.
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
@@ -91,12 +97,19 @@ fn take_report(inputs: &mut Vec<String>) -> &'static str {
 }
 
 /// The report `name` with its options.
-fn open_report(name: &str, by: Option<&str>, env: &Env) -> Result<Box<dyn Report>> {
+fn open_report(name: &str, args: &Args) -> Result<Box<dyn Report>> {
+    let by = args.by.as_deref();
+    if args.histogram.is_some() && name != "profile" {
+        return Err(Error::Usage(format!(
+            "--histogram is for the profile report, not {name}"
+        )));
+    }
     let bad_by = |by: &str| Error::Usage(format!("--by {by} does not apply to the {name} report"));
     Ok(match (name, by) {
         ("profile", by) => {
             let key = by.unwrap_or("name");
-            Box::new(Profile::new(By::parse(key).ok_or_else(|| bad_by(key))?))
+            let by = By::parse(key).ok_or_else(|| bad_by(key))?;
+            Box::new(Profile::new(by, args.histogram.map(usize::from)))
         }
         ("messages", None | Some("pair")) => Box::new(Messages::new(false)),
         ("messages", Some("comm")) => Box::new(Messages::new(true)),
@@ -104,10 +117,7 @@ fn open_report(name: &str, by: Option<&str>, env: &Env) -> Result<Box<dyn Report
         ("counters", None) => Box::new(Counters::default()),
         ("states", None) => Box::new(States::default()),
         ("resources", None) => Box::new(Resources::default()),
-        _ => {
-            let _ = env;
-            return Err(Error::Usage(format!("unknown report `{name}`")));
-        }
+        _ => return Err(Error::Usage(format!("unknown report `{name}`"))),
     })
 }
 
@@ -115,7 +125,7 @@ fn open_report(name: &str, by: Option<&str>, env: &Env) -> Result<Box<dyn Report
 /// first for the messages report.
 pub fn run(mut args: Args, env: &Env) -> Result<()> {
     let name = take_report(&mut args.input.inputs);
-    let report = open_report(name, args.by.as_deref(), env)?;
+    let report = open_report(name, &args)?;
     // A report does less per row than handing the row to a second thread
     // costs (bench/stat.sh): auto means one thread here.
     let mut run = args.table.run.clone();

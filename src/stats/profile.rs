@@ -108,6 +108,8 @@ struct Stack {
 /// The `profile` report.
 pub struct Profile {
     by: By,
+    /// Instead of the figures, a duration histogram of this many bins per key.
+    histogram: Option<usize>,
     figures: FastMap<String, Figures>,
     stacks: FastMap<String, Stack>,
     key: String,
@@ -115,10 +117,12 @@ pub struct Profile {
 }
 
 impl Profile {
-    /// A profile per `by`.
-    pub fn new(by: By) -> Profile {
+    /// A profile per `by`; with `histogram`, duration histograms of that
+    /// many log-spaced bins instead.
+    pub fn new(by: By, histogram: Option<usize>) -> Profile {
         Profile {
             by,
+            histogram,
             figures: FastMap::default(),
             stacks: FastMap::default(),
             key: String::new(),
@@ -259,6 +263,10 @@ impl RecordSink for Profile {
 impl Report for Profile {
     fn columns(&self) -> Vec<&'static str> {
         let mut columns = self.by.columns().to_vec();
+        if self.histogram.is_some() {
+            columns.extend(["low", "high", "count"]);
+            return columns;
+        }
         columns.extend([
             "count",
             "inclusive",
@@ -277,6 +285,12 @@ impl Report for Profile {
         let mut rows: Vec<(&String, &Figures)> = self.figures.iter().collect();
         rows.sort_by(|a, b| b.1.exclusive.cmp(&a.1.exclusive).then(a.0.cmp(b.0)));
         rows.truncate(style.top.unwrap_or(usize::MAX));
+        if let Some(bins) = self.histogram {
+            for (key, f) in rows {
+                write_histogram(table, style, key, f, bins)?;
+            }
+            return Ok(());
+        }
         let clamp = |x: i128| style.time(i64::try_from(x).unwrap_or(i64::MAX));
         for (key, f) in rows {
             let mut cells: Vec<Cell> = key_parts(key).map(Cell::Text).collect();
@@ -297,4 +311,32 @@ impl Report for Profile {
         }
         Ok(())
     }
+}
+
+/// The durations of one key in `bins` log-spaced bins from its shortest to
+/// its longest (a zero counts in the first): rows `key..., low, high, count`.
+/// Counts come from the sketch, so a duration within 1 % of a bin's edge may
+/// fall in the next bin.
+fn write_histogram(
+    table: &mut TableWriter,
+    style: &Style,
+    key: &str,
+    f: &Figures,
+    bins: usize,
+) -> Result<()> {
+    let (low, high) = (f.min.max(1) as f64, f.max.max(1) as f64);
+    let ratio = (high / low).max(1.0 + 1e-9);
+    let edge = |i: usize| (low * ratio.powf(i as f64 / bins as f64)).round() as i64;
+    let mut counts = vec![0u64; bins];
+    for (value, n) in f.sketch.buckets() {
+        let x = (value.max(1) as f64 / low).max(1.0);
+        let bin = ((x.ln() / ratio.ln()) * bins as f64).floor() as usize;
+        counts[bin.min(bins - 1)] += n;
+    }
+    for (i, n) in counts.into_iter().enumerate() {
+        let mut cells: Vec<Cell> = key_parts(key).map(Cell::Text).collect();
+        cells.extend([style.time(edge(i)), style.time(edge(i + 1)), Cell::UInt(n)]);
+        table.row(&cells)?;
+    }
+    Ok(())
 }

@@ -46,6 +46,18 @@ impl Sketch {
         }
     }
 
+    /// The values (bucket centres, 0 for zeros) and how many fell there,
+    /// smallest first.
+    pub fn buckets(&self) -> impl Iterator<Item = (i64, u64)> + '_ {
+        let g = gamma();
+        let zeros = (self.zeros > 0).then_some((0, self.zeros));
+        zeros.into_iter().chain(
+            self.buckets
+                .iter()
+                .map(move |(&i, &n)| ((2.0 * g.powi(i) / (g + 1.0)).round() as i64, n)),
+        )
+    }
+
     /// The `q` quantile (0 ≤ q ≤ 1), rounded to an integer; `None` when empty.
     pub fn quantile(&self, q: f64) -> Option<i64> {
         if self.count == 0 {
