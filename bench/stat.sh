@@ -18,3 +18,16 @@ measure "read (trace-filter -k signal)" "$bytes" "$bin/trace-filter" --no-progre
 measure "trace-stat profile"            "$bytes" "$bin/trace-stat" --no-progress profile "$tsv"
 measure "trace-stat messages"           "$bytes" "$bin/trace-stat" --no-progress messages "$tsv"
 measure "trace-stat counters"           "$bytes" "$bin/trace-stat" --no-progress counters "$tsv"
+
+# Scale-out: the same report over two halves split by location, run in
+# parallel with --partial and merged, against one run over the whole.
+for half in 1 2; do
+  part=bench/data/stream-$rows.part$half.tsv
+  invert=(); [ "$half" = 2 ] && invert=(-v)
+  [ -s "$part" ] || "$bin/trace-filter" -q --no-progress "${invert[@]}" -l 'rank[0-7]' "$tsv" > "$part"
+done
+p1=bench/data/stream-$rows.part1.tsv p2=bench/data/stream-$rows.part2.tsv
+scale_out="printf '%s\\n' $p1 $p2 | xargs -P2 -I{} $bin/trace-stat --no-progress profile --partial -o {}.partial {} &&
+  $bin/trace-stat profile --merge $p1.partial $p2.partial"
+measure "trace-stat profile, whole"                 "$bytes" "$bin/trace-stat" --no-progress profile "$tsv"
+measure "trace-stat profile, 2 parts -P2 and merge" "$bytes" bash -c "$scale_out"

@@ -445,3 +445,128 @@ fn histograms_hold_every_frame() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Runs `cmd ARGS` and returns its standard output, failing on an error.
+fn output(cmd: &str, args: &[&str]) -> String {
+    let out = bin(cmd).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Split by location, reported part by part with --partial and merged with
+/// --merge (in parallel, with xargs -P2 as the README's recipe does): the
+/// same bytes as one run over the whole, for every split and every
+/// mergeable report.
+#[test]
+fn merged_partials_equal_one_run() {
+    let dir = scratch("stat-merge");
+    let whole = dir.join("whole.tsv");
+    let matched = output(
+        "trace-match",
+        &[
+            "-q",
+            common::data("../../examples/pingpong.tsv")
+                .to_str()
+                .unwrap(),
+        ],
+    );
+    let mut rng = Rng(99);
+    let locs = ["rank0", "rank1", "a", "b", "c"];
+    for seed in 0..6u64 {
+        // Frames on a, b, c (open ones left at the end too) and the ping-pong's messages.
+        let mut text = matched.clone();
+        let mut t = 20_000i64;
+        let mut depth = [0usize; 3];
+        for _ in 0..120 {
+            t += rng.below(7) as i64;
+            let l = rng.below(3) as usize;
+            let (kind, name) = if depth[l] == 0 || rng.below(2) == 0 {
+                depth[l] += 1;
+                ("enter", ["f", "g"][depth[l] % 2])
+            } else {
+                depth[l] -= 1;
+                ("leave", ["f", "g"][(depth[l] + 1) % 2])
+            };
+            text.push_str(&row(&[
+                ("kind", kind),
+                ("time", &t.to_string()),
+                ("loc", locs[2 + l]),
+                ("name", name),
+            ]));
+            text.push('\n');
+        }
+        let declared: String = ["a", "b", "c"]
+            .iter()
+            .map(|l| row(&[("kind", "container"), ("loc", l)]) + "\n")
+            .collect();
+        let at = text.find("\ncontainer").unwrap() + 1;
+        text.insert_str(at, &declared);
+        std::fs::write(&whole, &text).unwrap();
+        // A random split of the locations into two parts.
+        let mine: Vec<&str> = locs.iter().copied().filter(|_| rng.below(2) == 0).collect();
+        let globs: Vec<String> = if mine.is_empty() {
+            vec!["none".into()]
+        } else {
+            mine.iter().map(|l| l.to_string()).collect()
+        };
+        let mut keep = vec!["-q".to_string()];
+        for g in &globs {
+            keep.extend(["-l".to_string(), g.clone()]);
+        }
+        let part1 = dir.join("part1.tsv");
+        let part2 = dir.join("part2.tsv");
+        let args1: Vec<&str> = keep
+            .iter()
+            .map(String::as_str)
+            .chain([whole.to_str().unwrap()])
+            .collect();
+        std::fs::write(&part1, output("trace-filter", &args1)).unwrap();
+        let args2: Vec<&str> = keep
+            .iter()
+            .map(String::as_str)
+            .chain(["-v", whole.to_str().unwrap()])
+            .collect();
+        std::fs::write(&part2, output("trace-filter", &args2)).unwrap();
+        for report in ["profile", "states", "messages"] {
+            let one = output("trace-stat", &[report, whole.to_str().unwrap()]);
+            let script = format!(
+                "printf '%s\\n' {p1} {p2} | xargs -P2 -I{{}} {bin} {report} -q --partial -o {{}}.part {{}} && {bin} {report} --merge {p1}.part {p2}.part",
+                p1 = part1.display(),
+                p2 = part2.display(),
+                bin = assert_cmd::cargo::cargo_bin("trace-stat").display(),
+            );
+            let merged = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(&script)
+                .output()
+                .unwrap();
+            assert!(
+                merged.status.success(),
+                "{}",
+                String::from_utf8_lossy(&merged.stderr)
+            );
+            assert_eq!(
+                String::from_utf8(merged.stdout).unwrap(),
+                one,
+                "seed {seed} {report} split {mine:?}"
+            );
+        }
+    }
+    // A partial of another report, or no partial at all, is refused at line 1.
+    let (_, err, ok) = stat(&["states", "--merge"], &dir.join("part1.tsv.part"));
+    assert!(
+        !ok && err.contains(
+            "part1.tsv.part:1: expected a partial report starting `tracepipe-stat-partial/1 states"
+        ),
+        "{err}"
+    );
+    let (_, err, ok) = stat(&["counters", "--partial"], &whole);
+    assert!(
+        !ok && err.contains("the counters report cannot be merged"),
+        "{err}"
+    );
+}

@@ -5,7 +5,8 @@ use clap::builder::PossibleValuesParser;
 use clap::Parser;
 
 use crate::cli::{Env, InputArgs, Pipeline, TableArgs};
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Result};
+use crate::io::{check_output_is_not_an_input, open_output};
 use crate::ops::matcher::{Matcher, Unmatched};
 use crate::stats::counters::Counters;
 use crate::stats::messages::Messages;
@@ -13,6 +14,7 @@ use crate::stats::profile::{By, Profile};
 use crate::stats::resources::Resources;
 use crate::stats::states::States;
 use crate::stats::{Report, Style};
+use crate::stream::{escape_tsv, unescape_tsv};
 
 /// The reports, the first being the default.
 pub const REPORTS: [&str; 5] = ["profile", "messages", "counters", "states", "resources"];
@@ -36,7 +38,11 @@ location's enter/leave stack and from state rows; frames open at the end close a
 sorted by exclusive time. messages: per sender and receiver (--by comm: per communicator), count, \
 bytes and min, mean, max transfer time, from msg rows or halves paired as trace-match does. \
 counters: per location and counter, samples, min, max, mean, time-weighted mean (each value held \
-until the next sample), first, last. states: per container (a lane counts for its container), \
+until the next sample), first, last. Scale-out: split a trace by location (trace-filter -l, \
+or per Pallas archive), run `trace-stat REPORT --partial -o part.N` on each part (GNU parallel, a \
+Slurm array, xargs -P), then `trace-stat REPORT --merge part.*`: exact figures equal one run \
+over the whole; quantiles too (the sketch merges exactly). profile, states and messages (of msg \
+rows: run trace-match first) merge. states: per container (a lane counts for its container), \
 state type and value, frames and total time. --threads auto is 1 here: a report does less per \
 row than handing the row to a second thread costs. resources: per TRACE resource, claims, claimed \
 time, busy time (union of the claims), amount x time, utilisation of the capacity over the \
@@ -66,6 +72,18 @@ pub struct Args {
     /// in BINS log-spaced bins (low, high, count: gnuplot-ready).
     #[arg(long, value_name = "BINS", value_parser = clap::value_parser!(u16).range(1..))]
     pub histogram: Option<u16>,
+
+    /// Write the report's state (sums, counts, extremes, sketch buckets) instead
+    /// of its table, to be merged with --merge: run it on parts of a trace
+    /// split by location (profile, messages of msg rows, states).
+    #[arg(long, conflicts_with = "merge")]
+    pub partial: bool,
+
+    /// The inputs are files written with --partial (by the same report and
+    /// --by): print the report of all of them, as one run over the whole
+    /// input would.
+    #[arg(long)]
+    pub merge: bool,
 
     /// At most N rows, the largest first.
     #[arg(long, value_name = "N")]
@@ -121,26 +139,38 @@ fn open_report(name: &str, args: &Args) -> Result<Box<dyn Report>> {
     })
 }
 
+/// The first line of a partial report.
+const PARTIAL_MAGIC: &str = "tracepipe-stat-partial/1";
+
 /// Runs `trace-stat`: the report is the sink; message halves are paired
 /// first for the messages report.
 pub fn run(mut args: Args, env: &Env) -> Result<()> {
     let name = take_report(&mut args.input.inputs);
     let report = open_report(name, &args)?;
-    // A report does less per row than handing the row to a second thread
-    // costs (bench/stat.sh): auto means one thread here.
-    let mut run = args.table.run.clone();
-    if run.threads == "auto" {
-        run.threads = "1".to_string();
-    }
-    let pipeline = Pipeline::open(&args.input, env)?;
-    let mut table = pipeline.table(&args.table, &report.columns())?;
-    // Halves are paired first for the messages report (others ignore msg rows).
     let mut sink = Matcher::new(report, Unmatched::Drop, env.warnings.clone());
-    if name == "messages" {
-        pipeline.run(&mut sink, &run)?;
+    if args.merge {
+        merge_partials(&args, name, sink.next_mut())?;
     } else {
-        pipeline.run(sink.next_mut(), &run)?;
+        // A report does less per row than handing the row to a second thread
+        // costs (bench/stat.sh): auto means one thread here.
+        let mut run = args.table.run.clone();
+        if run.threads == "auto" {
+            run.threads = "1".to_string();
+        }
+        let pipeline = Pipeline::open(&args.input, env)?;
+        check_output_is_not_an_input(args.table.output.as_deref(), &args.input.inputs)?;
+        // Halves are paired first for the messages report (others ignore msg rows).
+        if name == "messages" {
+            pipeline.run(&mut sink, &run)?;
+        } else {
+            pipeline.run(sink.next_mut(), &run)?;
+        }
     }
+    let report = sink.next_mut();
+    if args.partial {
+        return write_partial(&args, name, report.as_ref());
+    }
+    let mut table = args.table.open(&report.columns())?;
     let time_factor = match args.unit.as_deref() {
         Some("us") => 1_000,
         Some("ms") => 1_000_000,
@@ -151,6 +181,68 @@ pub fn run(mut args: Args, env: &Env) -> Result<()> {
         time_factor,
         top: args.top,
     };
-    sink.next_mut().print(&mut table, &style)?;
+    report.print(&mut table, &style)?;
     table.finish()
+}
+
+/// The header of a partial report: what report, per what.
+fn partial_header(args: &Args, name: &str) -> String {
+    format!(
+        "{PARTIAL_MAGIC}\t{name}\t{}",
+        args.by.as_deref().unwrap_or("")
+    )
+}
+
+/// Writes the report's state: the header, then one line per key.
+fn write_partial(args: &Args, name: &str, report: &dyn Report) -> Result<()> {
+    let rows = report
+        .partial()
+        .ok_or_else(|| Error::Usage(format!("the {name} report cannot be merged (--partial)")))?;
+    let mut out = open_output(args.table.output.as_deref(), false)?;
+    out.write_line(format!("{}\n", partial_header(args, name)).as_bytes())?;
+    let mut line = Vec::new();
+    for row in rows {
+        line.clear();
+        for (i, field) in row.iter().enumerate() {
+            if i > 0 {
+                line.push(b'\t');
+            }
+            escape_tsv(field, &mut line);
+        }
+        line.push(b'\n');
+        out.write_line(&line)?;
+    }
+    out.flush()
+}
+
+/// Adds every partial file named as an input to `report`.
+fn merge_partials(args: &Args, name: &str, report: &mut Box<dyn Report>) -> Result<()> {
+    let header = partial_header(args, name);
+    for file in &args.input.inputs {
+        let text =
+            std::fs::read_to_string(file).map_err(|e| Error::Usage(format!("{file}: {e}")))?;
+        let at = |line: usize, msg: String| Error::Data {
+            at: Location::Line {
+                file: file.clone(),
+                line: line as u64,
+            },
+            msg,
+        };
+        let mut lines = text.lines();
+        if lines.next() != Some(header.as_str()) {
+            let msg = format!("expected a partial report starting `{}` (written by trace-stat {name} --partial with the same --by)", header.replace('\t', " "));
+            return Err(at(1, msg));
+        }
+        let mut field = String::new();
+        for (n, line) in lines.enumerate() {
+            let mut fields = Vec::new();
+            for raw in line.split('\t') {
+                field.clear();
+                unescape_tsv(raw, &mut field).map_err(|e| at(n + 2, e))?;
+                fields.push(field.clone());
+            }
+            report.absorb(&fields).map_err(|e| at(n + 2, e))?;
+        }
+    }
+    Ok(())
 }

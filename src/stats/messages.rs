@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::fasthash::FastMap;
 use crate::pipe::RecordSink;
 use crate::record::{Kind, Record};
-use crate::stats::{key_parts, make_key, Report, Style};
+use crate::stats::{key_parts, make_key, numbers, Report, Style};
 use crate::table::{Cell, TableWriter};
 
 #[derive(Default)]
@@ -81,6 +81,39 @@ impl Report for Messages {
         };
         columns.extend(["count", "bytes", "min", "mean", "max"]);
         columns
+    }
+
+    fn partial(&self) -> Option<Vec<Vec<String>>> {
+        let rows = self.figures.iter().map(|(key, f)| {
+            let mut row: Vec<String> = key_parts(key).map(str::to_string).collect();
+            row.extend([
+                f.count.to_string(),
+                f.bytes.to_string(),
+                f.transfer.to_string(),
+            ]);
+            row.extend([f.min.to_string(), f.max.to_string()]);
+            row
+        });
+        Some(rows.collect())
+    }
+
+    fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
+        let k = if self.by_comm { 1 } else { 2 };
+        let n: Vec<i128> = numbers(fields, k, 5)?;
+        let key: Vec<&str> = fields[..k].iter().map(String::as_str).collect();
+        make_key(&mut self.key, &key);
+        let f = self.figures.entry(self.key.clone()).or_default();
+        let (min, max) = (n[3] as i64, n[4] as i64);
+        if f.count == 0 || min < f.min {
+            f.min = min;
+        }
+        if f.count == 0 || max > f.max {
+            f.max = max;
+        }
+        f.count += n[0] as u64;
+        f.bytes += n[1] as u128;
+        f.transfer += n[2];
+        Ok(())
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {

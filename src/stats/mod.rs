@@ -21,6 +21,31 @@ pub trait Report: RecordSink + Send {
 
     /// Prints its rows (after the stream ended).
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()>;
+
+    /// Its state as rows of text fields, to be merged with other parts'
+    /// (`trace-stat --partial`); `None` when the report cannot be merged.
+    fn partial(&self) -> Option<Vec<Vec<String>>> {
+        None
+    }
+
+    /// Adds one row of another part's state (what [`Report::partial`] wrote).
+    fn absorb(&mut self, _fields: &[String]) -> std::result::Result<(), String> {
+        Err("this report cannot be merged".into())
+    }
+}
+
+/// The fields of a partial row from `from` on, parsed.
+pub fn numbers<T: std::str::FromStr>(
+    fields: &[String],
+    from: usize,
+    n: usize,
+) -> std::result::Result<Vec<T>, String> {
+    fields
+        .get(from..from + n)
+        .ok_or_else(|| format!("expected {} fields, found {}", from + n, fields.len()))?
+        .iter()
+        .map(|f| f.parse().map_err(|_| format!("bad number `{f}`")))
+        .collect()
 }
 
 /// How figures are printed.

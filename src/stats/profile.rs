@@ -17,7 +17,7 @@ use crate::fasthash::FastMap;
 use crate::pipe::RecordSink;
 use crate::record::{Kind, Record};
 use crate::stats::sketch::Sketch;
-use crate::stats::{key_parts, make_key, Report, Style};
+use crate::stats::{key_parts, make_key, numbers, Report, Style};
 use crate::table::{Cell, TableWriter};
 
 /// What a profile row is per.
@@ -68,6 +68,24 @@ struct Figures {
 }
 
 impl Figures {
+    /// Adds another part's figures of the same key.
+    fn merge(&mut self, other: &Figures) {
+        if other.count == 0 {
+            return;
+        }
+        if self.count == 0 || other.min < self.min {
+            self.min = other.min;
+        }
+        if self.count == 0 || other.max > self.max {
+            self.max = other.max;
+        }
+        self.count += other.count;
+        self.inclusive += other.inclusive;
+        self.exclusive += other.exclusive;
+        self.durations += other.durations;
+        self.sketch.merge(&other.sketch);
+    }
+
     fn add(&mut self, duration: i64, exclusive: i64, outermost: bool) {
         if self.count == 0 || duration < self.min {
             self.min = duration;
@@ -103,6 +121,8 @@ struct Stack {
     depth: usize,
     open: FastMap<String, u32>,
     children_at: Vec<i64>,
+    /// The latest time of a frame row on this location.
+    last: i64,
 }
 
 /// The `profile` report.
@@ -151,6 +171,7 @@ impl Profile {
         self.key_of(rec);
         let (key, time) = (std::mem::take(&mut self.key), rec.time.unwrap_or_default());
         let stack = self.stack(&rec.loc);
+        stack.last = stack.last.max(time);
         if stack.depth == stack.frames.len() {
             stack.frames.push(Frame::default());
         }
@@ -183,6 +204,7 @@ impl Profile {
             )));
         }
         stack.depth -= 1;
+        stack.last = stack.last.max(time);
         let frame = &stack.frames[stack.depth];
         let duration = time - frame.start;
         let exclusive = duration - frame.children;
@@ -252,8 +274,9 @@ impl RecordSink for Profile {
             .collect();
         open.sort();
         for loc in open {
+            let last = self.stacks[&loc].last;
             while self.stacks[&loc].depth > 0 {
-                self.leave(&loc, "", self.clock)?;
+                self.leave(&loc, "", last)?;
             }
         }
         Ok(())
@@ -279,6 +302,52 @@ impl Report for Profile {
             "p99",
         ]);
         columns
+    }
+
+    fn partial(&self) -> Option<Vec<Vec<String>>> {
+        let rows = self.figures.iter().map(|(key, f)| {
+            let mut row: Vec<String> = key_parts(key).map(str::to_string).collect();
+            row.extend(
+                [
+                    f.count as i128,
+                    f.inclusive,
+                    f.exclusive,
+                    f.durations,
+                    f.min.into(),
+                    f.max.into(),
+                ]
+                .map(|n| n.to_string()),
+            );
+            row.push(f.sketch.encode());
+            row
+        });
+        Some(rows.collect())
+    }
+
+    fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
+        let k = self.by.columns().len();
+        let n: Vec<i128> = numbers(fields, k, 6)?;
+        let sketch = fields
+            .get(k + 6)
+            .and_then(|s| Sketch::decode(s))
+            .ok_or("bad sketch")?;
+        let narrow = |x: i128| i64::try_from(x).map_err(|_| "out of range".to_string());
+        let figures = Figures {
+            count: u64::try_from(n[0]).map_err(|_| "bad count")?,
+            inclusive: n[1],
+            exclusive: n[2],
+            durations: n[3],
+            min: narrow(n[4])?,
+            max: narrow(n[5])?,
+            sketch,
+        };
+        let key: Vec<&str> = fields[..k].iter().map(String::as_str).collect();
+        make_key(&mut self.key, &key);
+        self.figures
+            .entry(self.key.clone())
+            .or_default()
+            .merge(&figures);
+        Ok(())
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {

@@ -58,6 +58,34 @@ impl Sketch {
         )
     }
 
+    /// The sketch as text (`zeros` then `index:count` pairs), for partial
+    /// reports.
+    pub fn encode(&self) -> String {
+        let mut out = self.zeros.to_string();
+        for (i, n) in &self.buckets {
+            out.push_str(&format!(" {i}:{n}"));
+        }
+        out
+    }
+
+    /// Reads what [`Sketch::encode`] wrote.
+    pub fn decode(text: &str) -> Option<Sketch> {
+        let mut parts = text.split(' ');
+        let zeros: u64 = parts.next()?.parse().ok()?;
+        let mut sketch = Sketch {
+            zeros,
+            count: zeros,
+            ..Sketch::default()
+        };
+        for part in parts {
+            let (i, n) = part.split_once(':')?;
+            let n: u64 = n.parse().ok()?;
+            sketch.buckets.insert(i.parse().ok()?, n);
+            sketch.count += n;
+        }
+        Some(sketch)
+    }
+
     /// The `q` quantile (0 ≤ q ≤ 1), rounded to an integer; `None` when empty.
     pub fn quantile(&self, q: f64) -> Option<i64> {
         if self.count == 0 {
@@ -114,6 +142,7 @@ mod tests {
         }
         a.merge(&b);
         assert_eq!(a, all);
+        assert_eq!(Sketch::decode(&all.encode()), Some(all));
         assert_eq!(Sketch::default().quantile(0.5), None);
     }
 }

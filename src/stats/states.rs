@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::pipe::RecordSink;
 use crate::record::{Kind, Record};
-use crate::stats::{key_parts, make_key, Report, Style};
+use crate::stats::{key_parts, make_key, numbers, Report, Style};
 use crate::table::{Cell, TableWriter};
 
 /// The `states` report.
@@ -14,8 +14,9 @@ use crate::table::{Cell, TableWriter};
 pub struct States {
     /// The container each lane belongs to.
     lanes: FastMap<String, String>,
-    /// Per location, the open frames: (key, start).
-    open: FastMap<String, Vec<(String, i64)>>,
+    /// Per location, the open frames: (key, start), and the latest time of
+    /// a frame row there (where frames open at the end close).
+    open: FastMap<String, (Vec<(String, i64)>, i64)>,
     /// Per key: frames and total time.
     figures: FastMap<String, (u64, i128)>,
     key: String,
@@ -37,7 +38,10 @@ impl States {
     }
 
     fn leave(&mut self, loc: &str, time: i64) -> Result<()> {
-        let Some((key, start)) = self.open.get_mut(loc).and_then(Vec::pop) else {
+        let Some((key, start)) = self.open.get_mut(loc).and_then(|(frames, last)| {
+            *last = (*last).max(time);
+            frames.pop()
+        }) else {
             return Err(Error::Record(format!(
                 "a `leave` on `{loc}` with no open frame"
             )));
@@ -60,7 +64,11 @@ impl RecordSink for States {
                 let owner = self.owner(&rec.loc).to_string();
                 make_key(&mut self.key, &[&owner, &rec.cat, &rec.name]);
                 let start = rec.time.unwrap_or_default();
-                let frames = self.open.entry(rec.loc.clone()).or_default();
+                let (frames, last) = self
+                    .open
+                    .entry(rec.loc.clone())
+                    .or_insert((Vec::new(), start));
+                *last = (*last).max(start);
                 frames.push((self.key.clone(), start));
             }
             Kind::Leave => self.leave(&rec.loc, rec.time.unwrap_or_default())?,
@@ -83,8 +91,9 @@ impl RecordSink for States {
         let mut locs: Vec<String> = self.open.keys().cloned().collect();
         locs.sort();
         for loc in locs {
-            while self.open.get(&loc).is_some_and(|f| !f.is_empty()) {
-                self.leave(&loc, self.clock)?;
+            let last = self.open[&loc].1;
+            while self.open.get(&loc).is_some_and(|(f, _)| !f.is_empty()) {
+                self.leave(&loc, last)?;
             }
         }
         Ok(())
@@ -94,6 +103,25 @@ impl RecordSink for States {
 impl Report for States {
     fn columns(&self) -> Vec<&'static str> {
         vec!["container", "type", "value", "count", "time"]
+    }
+
+    fn partial(&self) -> Option<Vec<Vec<String>>> {
+        let rows = self.figures.iter().map(|(key, (count, time))| {
+            let mut row: Vec<String> = key_parts(key).map(str::to_string).collect();
+            row.extend([count.to_string(), time.to_string()]);
+            row
+        });
+        Some(rows.collect())
+    }
+
+    fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
+        let n: Vec<i128> = numbers(fields, 3, 2)?;
+        let key: Vec<&str> = fields[..3].iter().map(String::as_str).collect();
+        make_key(&mut self.key, &key);
+        let f = self.figures.entry(self.key.clone()).or_default();
+        f.0 += n[0] as u64;
+        f.1 += n[1];
+        Ok(())
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
