@@ -13,11 +13,19 @@ use crate::stats::messages::Messages;
 use crate::stats::profile::{By, Profile};
 use crate::stats::resources::Resources;
 use crate::stats::states::States;
+use crate::stats::summary::Summary;
 use crate::stats::{Report, Style};
 use crate::stream::{escape_tsv, unescape_tsv};
 
 /// The reports, the first being the default.
-pub const REPORTS: [&str; 5] = ["profile", "messages", "counters", "states", "resources"];
+pub const REPORTS: [&str; 6] = [
+    "profile",
+    "messages",
+    "counters",
+    "states",
+    "resources",
+    "summary",
+];
 
 /// `--help` text after the options.
 const EXAMPLES: &str = "\
@@ -29,9 +37,11 @@ Examples:
   trace-stat profile --histogram 20 run.tsv          duration histograms per function
   trace-stat states run.paje                         time per container, state type and value
   trace-stat resources --unit ms plant.etf           utilisation and Little's law per resource
+  trace-stat summary run/                            the trace at a glance
 
 REPORT, the first argument when it names one, is profile (the default), messages, counters, \
-states or resources. profile: per name, the frames' count, inclusive and exclusive time (exclusive: minus the \
+states, resources or summary. summary: first and last time, span, rows per kind, locations, \
+messages and unmatched halves, the five functions with the most exclusive time. profile: per name, the frames' count, inclusive and exclusive time (exclusive: minus the \
 direct children; a recursive name counts each outermost frame once in inclusive time), min, mean, \
 max and the p50, p90, p99 of their durations (within 1 %: a logarithmic sketch); from each \
 location's enter/leave stack and from state rows; frames open at the end close at the last time; \
@@ -135,6 +145,7 @@ fn open_report(name: &str, args: &Args) -> Result<Box<dyn Report>> {
         ("counters", None) => Box::new(Counters::default()),
         ("states", None) => Box::new(States::default()),
         ("resources", None) => Box::new(Resources::default()),
+        ("summary", None) => Box::new(Summary::default()),
         _ => return Err(Error::Usage(format!("unknown report `{name}`"))),
     })
 }
@@ -160,8 +171,10 @@ pub fn run(mut args: Args, env: &Env) -> Result<()> {
         let pipeline = Pipeline::open(&args.input, env)?;
         check_output_is_not_an_input(args.table.output.as_deref(), &args.input.inputs)?;
         // Halves are paired first for the messages report (others ignore msg rows).
-        if name == "messages" {
+        if matches!(name, "messages" | "summary") {
             pipeline.run(&mut sink, &run)?;
+            let matching = sink.summary().clone();
+            sink.next_mut().note_matching(&matching);
         } else {
             pipeline.run(sink.next_mut(), &run)?;
         }

@@ -8,6 +8,7 @@ pub mod profile;
 pub mod resources;
 pub mod sketch;
 pub mod states;
+pub mod summary;
 
 use crate::decimal::format_scaled;
 use crate::error::Result;
@@ -21,6 +22,10 @@ pub trait Report: RecordSink + Send {
 
     /// Prints its rows (after the stream ended).
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()>;
+
+    /// What matching found (the command pairs halves in front of some
+    /// reports).
+    fn note_matching(&mut self, _matching: &crate::ops::matcher::MatchSummary) {}
 
     /// Its state as rows of text fields, to be merged with other parts'
     /// (`trace-stat --partial`); `None` when the report cannot be merged.

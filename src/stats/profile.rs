@@ -251,6 +251,23 @@ impl Profile {
     }
 }
 
+impl Profile {
+    /// The `n` keys with the most exclusive time, most first (ties by key).
+    pub fn heaviest(&self, n: usize) -> Vec<(String, i64)> {
+        let mut all: Vec<(&String, &Figures)> = self.figures.iter().collect();
+        all.sort_by(|a, b| b.1.exclusive.cmp(&a.1.exclusive).then(a.0.cmp(b.0)));
+        all.into_iter()
+            .take(n)
+            .map(|(k, f)| {
+                (
+                    k.replace('\u{0}', " "),
+                    i64::try_from(f.exclusive).unwrap_or(i64::MAX),
+                )
+            })
+            .collect()
+    }
+}
+
 impl RecordSink for Profile {
     fn write(&mut self, rec: &Record) -> Result<()> {
         if let Some(t) = rec.completion() {
