@@ -585,3 +585,15 @@ fn summary_of_the_example() {
         function\tMPI_Recv\t2.7\nfunction\tMPI_Send\t1.2\n";
     assert_eq!(out, want);
 }
+
+/// A misspelt report is a usage error naming the reports.
+#[test]
+fn an_unknown_report_is_a_usage_error() {
+    let out = bin("trace-stat")
+        .args(["profil", "examples/pingpong.tsv"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("unknown report `profil` (reports: profile, messages"));
+}

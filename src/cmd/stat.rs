@@ -106,21 +106,31 @@ pub struct Args {
 }
 
 /// The report named by the first input argument, if it names one (then
-/// taken out of the inputs); the default otherwise.
-fn take_report(inputs: &mut Vec<String>) -> &'static str {
-    let named = inputs
-        .first()
-        .and_then(|first| REPORTS.iter().find(|r| *r == first))
-        .filter(|r| !std::path::Path::new(r).exists());
-    match named {
-        Some(&report) => {
+/// taken out of the inputs); the default otherwise. A first argument that
+/// is no file and looks like a word is taken for a misspelt report.
+fn take_report(inputs: &mut Vec<String>) -> Result<&'static str> {
+    let Some(first) = inputs.first() else {
+        return Ok(REPORTS[0]);
+    };
+    let exists = std::path::Path::new(first).exists();
+    match REPORTS.iter().find(|r| *r == first) {
+        Some(&report) if !exists => {
             inputs.remove(0);
             if inputs.is_empty() {
                 inputs.push("-".to_string());
             }
-            report
+            Ok(report)
         }
-        None => REPORTS[0],
+        None if !exists
+            && first.chars().all(|c| c.is_ascii_alphabetic() || c == '-')
+            && first != "-" =>
+        {
+            Err(Error::Usage(format!(
+                "unknown report `{first}` (reports: {})",
+                REPORTS.join(", ")
+            )))
+        }
+        _ => Ok(REPORTS[0]),
     }
 }
 
@@ -156,7 +166,7 @@ const PARTIAL_MAGIC: &str = "tracepipe-stat-partial/1";
 /// Runs `trace-stat`: the report is the sink; message halves are paired
 /// first for the messages report.
 pub fn run(mut args: Args, env: &Env) -> Result<()> {
-    let name = take_report(&mut args.input.inputs);
+    let name = take_report(&mut args.input.inputs)?;
     let report = open_report(name, &args)?;
     let mut sink = Matcher::new(report, Unmatched::Drop, env.warnings.clone());
     if args.merge {
