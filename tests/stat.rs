@@ -597,3 +597,37 @@ fn an_unknown_report_is_a_usage_error() {
     assert!(String::from_utf8_lossy(&out.stderr)
         .contains("unknown report `profil` (reports: profile, messages"));
 }
+
+/// Resources merge when each is in one part; one in two parts is refused.
+#[test]
+fn resources_merge_by_resource() {
+    let dir = scratch("stat-merge-resources");
+    let camera = common::data("../../examples/camera.etf");
+    let camera = camera.to_str().unwrap();
+    let (p1, p2) = (dir.join("p1.tsv"), dir.join("p2.tsv"));
+    std::fs::write(&p1, output("trace-filter", &["-l", "R[01]", camera])).unwrap();
+    std::fs::write(&p2, output("trace-filter", &["-v", "-l", "R[01]", camera])).unwrap();
+    let one = output("trace-stat", &["resources", "--unit", "ms", camera]);
+    let mut parts = Vec::new();
+    for p in [&p1, &p2] {
+        let part = format!("{}.partial", p.display());
+        output(
+            "trace-stat",
+            &["resources", "--partial", "-o", &part, p.to_str().unwrap()],
+        );
+        parts.push(part);
+    }
+    let merged = output(
+        "trace-stat",
+        &["resources", "--unit", "ms", "--merge", &parts[0], &parts[1]],
+    );
+    assert_eq!(merged, one);
+    assert_eq!(one.lines().count(), 4, "{one}");
+    let (_, err, ok) = stat(&["resources", "--merge", &parts[0]], Path::new(&parts[0]));
+    assert!(
+        !ok && err.contains(
+            ".partial:3: resource `R0` has claims in two parts: split the trace by resource"
+        ),
+        "{err}"
+    );
+}

@@ -51,8 +51,8 @@ counters: per location and counter, samples, min, max, mean, time-weighted mean 
 until the next sample), first, last. Scale-out: split a trace by location (trace-filter -l, \
 or per Pallas archive), run `trace-stat REPORT --partial -o part.N` on each part (GNU parallel, a \
 Slurm array, xargs -P), then `trace-stat REPORT --merge part.*`: exact figures equal one run \
-over the whole; quantiles too (the sketch merges exactly). profile, states and messages (of msg \
-rows: run trace-match first) merge. states: per container (a lane counts for its container), \
+over the whole; quantiles too (the sketch merges exactly). profile, states, messages (of msg \
+rows: run trace-match first) and resources (split by resource) merge; counters do not yet. states: per container (a lane counts for its container), \
 state type and value, frames and total time. --threads auto is 1 here: a report does less per \
 row than handing the row to a second thread costs. resources: per TRACE resource, claims, claimed \
 time, busy time (union of the claims), amount x time, utilisation of the capacity over the \
@@ -85,7 +85,7 @@ pub struct Args {
 
     /// Write the report's state (sums, counts, extremes, sketch buckets) instead
     /// of its table, to be merged with --merge: run it on parts of a trace
-    /// split by location (profile, messages of msg rows, states).
+    /// split by location (profile, states, messages of msg rows, resources).
     #[arg(long, conflicts_with = "merge")]
     pub partial: bool,
 

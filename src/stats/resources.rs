@@ -5,21 +5,39 @@
 //! second over the span), mean time in the system W (mean claim duration),
 //! L = λW, and the time-average of claims in progress measured by a sweep
 //! (equal to L when every claim lies in the span). Memory: the claims (24
-//! bytes each; the TRACE reader holds the whole file anyway).
+//! bytes each; the TRACE reader holds the whole file anyway). Partial
+//! reports merge when each resource is in one part.
 
 use crate::error::Result;
 use crate::fasthash::FastMap;
 use crate::pipe::RecordSink;
 use crate::record::{Kind, Record};
-use crate::stats::{Report, Style};
+use crate::stats::{numbers, Report, Style};
 use crate::table::{Cell, TableWriter};
 
-/// One resource: name, capacity, and its claims (start, end, amount).
+/// One resource: name, capacity, and its claims (start, end, amount), or
+/// their figures when they come from a partial report.
 #[derive(Default)]
 struct Resource {
     name: String,
     capacity: Option<f64>,
     claims: Vec<(i64, i64, f64)>,
+    merged: Option<(u64, Sweep)>,
+}
+
+impl Resource {
+    /// A container that is no resource (no claims, no capacity) is left out.
+    fn is_resource(&self) -> bool {
+        !self.claims.is_empty() || self.capacity.is_some() || self.merged.is_some()
+    }
+
+    /// Its claims' count and figures.
+    fn figures(&mut self) -> (u64, Sweep) {
+        match self.merged.clone() {
+            Some(done) => done,
+            None => (self.claims.len() as u64, sweep(&mut self.claims)),
+        }
+    }
 }
 
 /// The `resources` report.
@@ -62,6 +80,7 @@ impl RecordSink for Resources {
 }
 
 /// Figures of one resource's claims, sorted by start.
+#[derive(Clone)]
 struct Sweep {
     claimed: i128,
     busy: i128,
@@ -121,6 +140,83 @@ impl Report for Resources {
         ]
     }
 
+    fn partial(&self) -> Option<Vec<Vec<String>>> {
+        let text = |t: Option<i64>| t.map_or(String::new(), |t| t.to_string());
+        let mut rows = vec![vec![String::new(), text(self.first), text(self.last)]];
+        for (loc, r) in &self.resources {
+            let (n, s) = match &r.merged {
+                Some(done) => done.clone(),
+                None => (r.claims.len() as u64, sweep(&mut r.claims.clone())),
+            };
+            if !r.is_resource() {
+                continue;
+            }
+            let capacity = r.capacity.map_or(String::new(), |c| c.to_string());
+            rows.push(vec![
+                loc.clone(),
+                r.name.clone(),
+                capacity,
+                n.to_string(),
+                s.claimed.to_string(),
+                s.busy.to_string(),
+                s.amount_time.to_string(),
+                s.peak.to_string(),
+            ]);
+        }
+        Some(rows)
+    }
+
+    fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
+        if fields.first().is_some_and(String::is_empty) {
+            // The span of a part: the report's is the union of the parts'.
+            let time = |i: usize| {
+                fields
+                    .get(i)
+                    .filter(|t| !t.is_empty())
+                    .map(|t| t.parse::<i64>())
+            };
+            if let Some(first) = time(1).transpose().map_err(|e| e.to_string())? {
+                self.first = Some(self.first.map_or(first, |f| f.min(first)));
+            }
+            if let Some(last) = time(2).transpose().map_err(|e| e.to_string())? {
+                self.last = Some(self.last.map_or(last, |l| l.max(last)));
+            }
+            return Ok(());
+        }
+        let ints: Vec<i128> = numbers(fields, 3, 3)?;
+        let reals: Vec<f64> = numbers(fields, 6, 2)?;
+        let capacity = match fields[2].as_str() {
+            "" => None,
+            c => Some(c.parse().map_err(|_| format!("bad capacity `{c}`"))?),
+        };
+        // A part may declare a resource whose claims are in another one.
+        let claims_in = |r: &Resource| r.merged.as_ref().map_or(0, |m| m.0);
+        match self.resources.get(&fields[0]) {
+            Some(old) if claims_in(old) > 0 && ints[0] > 0 => {
+                return Err(format!(
+                    "resource `{}` has claims in two parts: split the trace by resource",
+                    fields[0]
+                ))
+            }
+            Some(_) if ints[0] == 0 => return Ok(()),
+            _ => {}
+        }
+        let figures = Sweep {
+            claimed: ints[1],
+            busy: ints[2],
+            amount_time: reals[0],
+            peak: reals[1],
+        };
+        let resource = Resource {
+            name: fields[1].clone(),
+            capacity,
+            claims: Vec::new(),
+            merged: Some((ints[0] as u64, figures)),
+        };
+        self.resources.insert(fields[0].clone(), resource);
+        Ok(())
+    }
+
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
         let span = self.last.zip(self.first).map_or(0, |(l, f)| l - f);
         let factor = style.time_factor.max(1) as f64;
@@ -129,11 +225,10 @@ impl Report for Resources {
         let locs: Vec<String> = locs.into_iter().cloned().collect();
         for loc in locs.iter().take(style.top.unwrap_or(usize::MAX)) {
             let r = self.resources.get_mut(loc).expect("listed");
-            if r.claims.is_empty() && r.capacity.is_none() {
-                continue; // A container that is no resource.
+            if !r.is_resource() {
+                continue;
             }
-            let n = r.claims.len() as u64;
-            let s = sweep(&mut r.claims);
+            let (n, s) = r.figures();
             // Shortest exact form: amounts × times can be tiny in seconds.
             let real = |x: f64| {
                 if x.is_finite() {
