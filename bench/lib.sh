@@ -21,3 +21,14 @@ measure_rate() {
   awk -v n="$name" -v ns="$best" -v b="$count" -v u="$unit" -v kb="$rss" \
     'BEGIN { printf "%s\t%.2f s\t%.1f %s\tpeak RSS %.1f MiB\n", n, ns / 1e9, b / (ns / 1e9) / 1e6, u, kb / 1024 }'
 }
+
+# `generated_stream ROWS`: builds the commands and gen-stream, writes
+# bench/data/stream-ROWS.tsv once, warms the page cache and prints its path.
+generated_stream() {
+  local rows=$1 tsv=bench/data/stream-$1.tsv
+  mkdir -p bench/data
+  cargo build --release --quiet --bins --example gen-stream
+  [ -s "$tsv" ] || target/release/examples/gen-stream "$rows" > "$tsv"
+  cat "$tsv" > /dev/null
+  echo "$tsv"
+}

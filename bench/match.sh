@@ -6,13 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 rows=${1:-10000000}
-mkdir -p bench/data
-cargo build --release --quiet --bins --example gen-stream
 bin=target/release
-tsv=bench/data/stream-$rows.tsv
-[ -s "$tsv" ] || target/release/examples/gen-stream "$rows" > "$tsv"
+tsv=$(generated_stream "$rows")
 bytes=$(stat -c %s "$tsv")
-cat "$tsv" > /dev/null  # warm the page cache
 echo "rows: $rows; tsv: $bytes bytes; $(grep -c "^send" "$tsv") sends"
 measure "trace-cat"                 "$bytes" "$bin/trace-cat" --no-progress "$tsv"
 measure "trace-match"               "$bytes" "$bin/trace-match" --no-progress -q "$tsv"

@@ -6,13 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 rows=${1:-10000000}
-mkdir -p bench/data
-cargo build --release --quiet --bins --example gen-stream
 bin=target/release
-tsv=bench/data/stream-$rows.tsv
-[ -s "$tsv" ] || target/release/examples/gen-stream "$rows" > "$tsv"
+tsv=$(generated_stream "$rows")
 bytes=$(stat -c %s "$tsv")
-cat "$tsv" > /dev/null  # warm the page cache
 echo "rows: $rows; tsv: $bytes bytes"
 measure "read (trace-filter -k signal)" "$bytes" "$bin/trace-filter" --no-progress -k signal "$tsv"
 measure "trace-stat profile"            "$bytes" "$bin/trace-stat" --no-progress profile "$tsv"
