@@ -497,7 +497,18 @@ fn merged_partials_equal_one_run() {
                 ("loc", locs[2 + l]),
                 ("name", name),
             ]));
-            text.push('\n');
+            text.push('\n'); // Counter samples with fractions: their float sums must merge exactly.
+            if rng.below(3) == 0 {
+                let value = format!("{}.{}", rng.below(1000), rng.below(1000));
+                text.push_str(&row(&[
+                    ("kind", "counter"),
+                    ("time", &t.to_string()),
+                    ("loc", locs[2 + l]),
+                    ("name", ["load", "mem"][rng.below(2) as usize]),
+                    ("value", &value),
+                ]));
+                text.push('\n');
+            }
         }
         let declared: String = ["a", "b", "c"]
             .iter()
@@ -531,7 +542,7 @@ fn merged_partials_equal_one_run() {
             .chain(["-v", whole.to_str().unwrap()])
             .collect();
         std::fs::write(&part2, output("trace-filter", &args2)).unwrap();
-        for report in ["profile", "states", "messages"] {
+        for report in ["profile", "states", "messages", "counters"] {
             let one = output("trace-stat", &[report, whole.to_str().unwrap()]);
             let script = format!(
                 "printf '%s\\n' {p1} {p2} | xargs -P2 -I{{}} {bin} {report} -q --partial -o {{}}.part {{}} && {bin} {report} --merge {p1}.part {p2}.part",
@@ -564,9 +575,24 @@ fn merged_partials_equal_one_run() {
         ),
         "{err}"
     );
-    let (_, err, ok) = stat(&["counters", "--partial"], &whole);
+    let (_, err, ok) = stat(&["summary", "--partial"], &whole);
     assert!(
-        !ok && err.contains("the counters report cannot be merged"),
+        !ok && err.contains("the summary report cannot be merged"),
+        "{err}"
+    );
+    // One counter series in two parts cannot merge exactly: refused, located.
+    let part = dir.join("whole.part");
+    let out = bin("trace-stat")
+        .args(["counters", "--partial", "-o"])
+        .arg(&part)
+        .arg(&whole)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let (_, err, ok) = stat(&["counters", "--merge", part.to_str().unwrap()], &part);
+    assert!(
+        !ok && err.contains("whole.part:2: counter `")
+            && err.contains("has samples in two parts: split the trace by location"),
         "{err}"
     );
 }
@@ -628,6 +654,41 @@ fn resources_merge_by_resource() {
         !ok && err.contains(
             ".partial:3: resource `R0` has claims in two parts: split the trace by resource"
         ),
+        "{err}"
+    );
+}
+
+/// A counter sample that is no number is left out of the figures, and said.
+#[test]
+fn a_sample_that_is_no_number_is_warned() {
+    let dir = scratch("stat-nan");
+    let file = dir.join("c.tsv");
+    let rows = [
+        row(&[("kind", "container"), ("loc", "a")]),
+        row(&[
+            ("kind", "counter"),
+            ("time", "1"),
+            ("loc", "a"),
+            ("name", "load"),
+            ("value", "2.5"),
+        ]),
+        row(&[
+            ("kind", "counter"),
+            ("time", "2"),
+            ("loc", "a"),
+            ("name", "load"),
+            ("value", "n/a"),
+        ]),
+    ];
+    std::fs::write(&file, stream(&rows)).unwrap();
+    let (out, err, ok) = stat(&["counters"], &file);
+    assert!(ok, "{err}");
+    assert!(
+        out.ends_with("a\tload\t1\t2.5\t2.5\t2.500000\t2.500000\t2.5\t2.5\n"),
+        "{out}"
+    );
+    assert!(
+        err.contains("1 counter sample(s) whose value is not a number left out (the first: `n/a` of `load` on `a`)"),
         "{err}"
     );
 }

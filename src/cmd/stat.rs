@@ -5,7 +5,7 @@ use clap::builder::PossibleValuesParser;
 use clap::Parser;
 
 use crate::cli::{Env, InputArgs, Pipeline, TableArgs};
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Location, Result, Warnings};
 use crate::io::{check_output_is_not_an_input, open_output};
 use crate::ops::matcher::{Matcher, Unmatched};
 use crate::stats::counters::Counters;
@@ -52,7 +52,7 @@ until the next sample), first, last. Scale-out: split a trace by location (trace
 or per Pallas archive), run `trace-stat REPORT --partial -o part.N` on each part (GNU parallel, a \
 Slurm array, xargs -P), then `trace-stat REPORT --merge part.*`: exact figures equal one run \
 over the whole; quantiles too (the sketch merges exactly). profile, states, messages (of msg \
-rows: run trace-match first) and resources (split by resource) merge; counters do not yet. states: per container (a lane counts for its container), \
+rows: run trace-match first), counters and resources (split by resource) merge. states: per container (a lane counts for its container), \
 state type and value, frames and total time. --threads auto is 1 here: a report does less per \
 row than handing the row to a second thread costs. resources: per TRACE resource, claims, claimed \
 time, busy time (union of the claims), amount x time, utilisation of the capacity over the \
@@ -135,7 +135,7 @@ fn take_report(inputs: &mut Vec<String>) -> Result<&'static str> {
 }
 
 /// The report `name` with its options.
-fn open_report(name: &str, args: &Args) -> Result<Box<dyn Report>> {
+fn open_report(name: &str, args: &Args, warnings: &Warnings) -> Result<Box<dyn Report>> {
     let by = args.by.as_deref();
     if args.histogram.is_some() && name != "profile" {
         return Err(Error::Usage(format!(
@@ -152,7 +152,7 @@ fn open_report(name: &str, args: &Args) -> Result<Box<dyn Report>> {
         ("messages", None | Some("pair")) => Box::new(Messages::new(false)),
         ("messages", Some("comm")) => Box::new(Messages::new(true)),
         (_, Some(by)) => return Err(bad_by(by)),
-        ("counters", None) => Box::new(Counters::default()),
+        ("counters", None) => Box::new(Counters::new(warnings.clone())),
         ("states", None) => Box::new(States::default()),
         ("resources", None) => Box::new(Resources::default()),
         ("summary", None) => Box::new(Summary::default()),
@@ -167,7 +167,7 @@ const PARTIAL_MAGIC: &str = "tracepipe-stat-partial/1";
 /// first for the messages report.
 pub fn run(mut args: Args, env: &Env) -> Result<()> {
     let name = take_report(&mut args.input.inputs)?;
-    let report = open_report(name, &args)?;
+    let report = open_report(name, &args, &env.warnings)?;
     let mut sink = Matcher::new(report, Unmatched::Drop, env.warnings.clone());
     if args.merge {
         merge_partials(&args, name, sink.next_mut())?;

@@ -1,12 +1,15 @@
 //! The `counters` report: per (location, counter), the samples' count,
 //! extremes, mean, time-weighted mean (each value weighted by how long it
 //! held: until the next sample of that counter), first and last value.
+//! Partial reports merge when each series is in one part (split by
+//! location): the sums travel as shortest round-trip decimals, so a merged
+//! table is byte-identical to one run over the whole.
 
-use crate::error::Result;
+use crate::error::{Result, Warnings};
 use crate::fasthash::FastMap;
 use crate::pipe::RecordSink;
 use crate::record::{Kind, Record};
-use crate::stats::{key_parts, make_key, Report, Style};
+use crate::stats::{key_parts, make_key, numbers, Report, Style};
 use crate::table::{Cell, TableWriter};
 
 #[derive(Default)]
@@ -24,17 +27,67 @@ struct Series {
 }
 
 /// The `counters` report.
-#[derive(Default)]
 pub struct Counters {
     series: FastMap<String, Series>,
     key: String,
+    /// Samples whose value is not a number, and the first of them.
     skipped: u64,
+    first_skipped: String,
+    warnings: Warnings,
 }
 
 impl Counters {
-    /// Samples whose value is not a number (left out).
-    pub fn skipped(&self) -> u64 {
-        self.skipped
+    /// An empty report; samples left out are told to `warnings`.
+    pub fn new(warnings: Warnings) -> Counters {
+        Counters {
+            series: FastMap::default(),
+            key: String::new(),
+            skipped: 0,
+            first_skipped: String::new(),
+            warnings,
+        }
+    }
+}
+
+impl Series {
+    /// Its state as text: every float in its shortest round-trip form.
+    fn partial(&self, key: &str) -> Vec<String> {
+        let mut row: Vec<String> = key_parts(key).map(str::to_string).collect();
+        row.extend([
+            self.samples.to_string(),
+            self.min.1.clone(),
+            self.max.1.clone(),
+            self.sum.to_string(),
+            self.weighted.to_string(),
+            self.span.to_string(),
+            self.first.clone(),
+            self.last.0.to_string(),
+            self.last.2.clone(),
+        ]);
+        row
+    }
+
+    /// A series from what [`Series::partial`] wrote (`f`: the fields past the key).
+    fn absorb(f: &[String]) -> std::result::Result<Series, String> {
+        if f.len() != 9 {
+            return Err(format!("expected 11 fields, found {}", f.len() + 2));
+        }
+        let real = |i: usize| numbers::<f64>(f, i, 1).map(|v| v[0]);
+        let time = |i: usize| numbers::<i64>(f, i, 1).map(|v| v[0]);
+        let samples = numbers::<u64>(f, 0, 1)?[0];
+        if samples == 0 {
+            return Err("a series without samples".into());
+        }
+        Ok(Series {
+            samples,
+            min: (real(1)?, f[1].clone()),
+            max: (real(2)?, f[2].clone()),
+            sum: real(3)?,
+            weighted: real(4)?,
+            span: time(5)?,
+            first: f[6].clone(),
+            last: (time(7)?, real(8)?, f[8].clone()),
+        })
     }
 }
 
@@ -44,6 +97,9 @@ impl RecordSink for Counters {
             return Ok(());
         }
         let Ok(value) = rec.value.parse::<f64>() else {
+            if self.skipped == 0 {
+                self.first_skipped = format!("`{}` of `{}` on `{}`", rec.value, rec.name, rec.loc);
+            }
             self.skipped += 1;
             return Ok(());
         };
@@ -78,6 +134,12 @@ impl RecordSink for Counters {
     }
 
     fn finish(&mut self) -> Result<()> {
+        if self.skipped > 0 {
+            self.warnings.warn(format!(
+                "{} counter sample(s) whose value is not a number left out (the first: {})",
+                self.skipped, self.first_skipped
+            ));
+        }
         Ok(())
     }
 }
@@ -95,6 +157,23 @@ impl Report for Counters {
             "first",
             "last",
         ]
+    }
+
+    fn partial(&self) -> Option<Vec<Vec<String>>> {
+        Some(self.series.iter().map(|(key, s)| s.partial(key)).collect())
+    }
+
+    fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
+        let series = Series::absorb(fields.get(2..).unwrap_or_default())?;
+        make_key(&mut self.key, &[&fields[0], &fields[1]]);
+        if self.series.contains_key(self.key.as_str()) {
+            return Err(format!(
+                "counter `{}` of `{}` has samples in two parts: split the trace by location",
+                fields[1], fields[0]
+            ));
+        }
+        self.series.insert(self.key.clone(), series);
+        Ok(())
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
