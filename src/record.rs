@@ -324,7 +324,17 @@ pub mod flags {
     pub const REVERSED: char = 'R';
     /// Lossy: a value could not be represented exactly.
     pub const LOSSY: char = 'E';
+    /// Outside: a message end a slice keeps outside its window (the other
+    /// end, or the flight, is inside).
+    pub const OUTSIDE: char = 'O';
 }
+
+/// The true start of a row a slice clipped or made (`enter` at the window's
+/// start), in stream ns.
+pub const ATTR_ORIG_TIME: &str = "orig_time";
+
+/// The true end of a row a slice clipped (for a `leave`: its frame's end).
+pub const ATTR_ORIG_END: &str = "orig_end";
 
 impl Default for Record {
     fn default() -> Self {
@@ -438,6 +448,45 @@ impl Record {
         encode_attr_part(key, &mut self.attrs);
         self.attrs.push('=');
         encode_attr_part(value, &mut self.attrs);
+    }
+
+    /// Removes every attribute named `key`; returns the first one's value.
+    pub fn remove_attr(&mut self, key: &str) -> Option<String> {
+        let found = self.attr(key)?;
+        let kept: Vec<(String, String)> = self.attrs().filter(|(k, _)| k != key).collect();
+        self.attrs.clear();
+        for (k, v) in kept {
+            self.push_attr(&k, &v);
+        }
+        Some(found)
+    }
+
+    /// Gives attribute `key` the value `value`: in place when present, else appended.
+    pub fn set_attr(&mut self, key: &str, value: &str) {
+        if self.attr(key).is_none() {
+            return self.push_attr(key, value);
+        }
+        let items: Vec<(String, String)> = self.attrs().collect();
+        self.attrs.clear();
+        for (k, v) in items {
+            self.push_attr(&k, if k == key { value } else { &v });
+        }
+    }
+
+    /// Puts the slice's true times (`orig_time`, then `orig_end`) after every
+    /// other attribute, so rows clipped in any order of operations (slice
+    /// then span, span then slice, slice of a slice) read the same.
+    pub fn place_orig_times_last(&mut self) {
+        if !self.attrs.contains("orig_") {
+            return;
+        }
+        let start = self.remove_attr(ATTR_ORIG_TIME);
+        let end = self.remove_attr(ATTR_ORIG_END);
+        for (key, value) in [(ATTR_ORIG_TIME, start), (ATTR_ORIG_END, end)] {
+            if let Some(v) = value {
+                self.push_attr(key, &v);
+            }
+        }
     }
 
     /// The decoded value of the first attribute named `key`.
@@ -589,6 +638,21 @@ pub fn format_seconds(ns: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn attributes_set_removed_and_true_times_last() {
+        let mut r = Record::new(Kind::State);
+        r.push_attr("orig_end", "9");
+        r.push_attr("k", "a;b");
+        r.push_attr("orig_time", "1");
+        r.set_attr("k", "c=d");
+        r.set_attr("new", "x");
+        r.place_orig_times_last();
+        assert_eq!(r.attrs, "k=c%3Dd;new=x;orig_time=1;orig_end=9");
+        assert_eq!(r.remove_attr("new").as_deref(), Some("x"));
+        assert_eq!(r.remove_attr("new"), None);
+        assert_eq!(r.attrs, "k=c%3Dd;orig_time=1;orig_end=9");
+    }
 
     #[test]
     fn attrs_round_trip_through_escapes() {

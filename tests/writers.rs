@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{bin, corpus, data, row, scratch, stream, Rng};
+use common::{accepted_traces, bin, cat, corpus, data, pajeng_accepts, row, scratch, stream, Rng};
 use serde_json::{json, Map, Value};
 
 /// The writers whose output this project reads back.
@@ -16,21 +16,6 @@ const WRITERS: [&str; 4] = ["tsv", "jsonl", "paje", "trace"];
 /// and neither does the first).
 fn is_exact(writer: &str) -> bool {
     matches!(writer, "tsv" | "jsonl")
-}
-
-/// Runs `trace-cat ARGS`; Ok(stdout) or Err(stderr).
-fn cat(args: &[&str], input: &Path) -> Result<String, String> {
-    let out = bin("trace-cat")
-        .args(args)
-        .arg(input)
-        .output()
-        .expect("runs");
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    if out.status.success() {
-        Ok(text(&out.stdout))
-    } else {
-        Err(text(&out.stderr))
-    }
 }
 
 /// The rows of a stream without the `source` meta row (it names the file
@@ -113,14 +98,6 @@ fn check_with_pajeng(file: &Path, what: &str) {
         "{what}: PajeNG rejects the file: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-/// Whether `PJ_DUMP`, when set, accepts `file`.
-fn pajeng_accepts(file: &Path) -> bool {
-    std::env::var_os("PJ_DUMP").is_none_or(|pj_dump| {
-        let out = std::process::Command::new(pj_dump).arg(file).output();
-        out.is_ok_and(|o| o.status.success())
-    })
 }
 
 /// Rows per kind of a stream (flagged `S` rows, re-created by readers, left out).
@@ -422,41 +399,6 @@ fn corpus_traces_cross_every_writer() {
             "unexpected refusal: {r}"
         );
     }
-}
-
-/// The files (or trace folders) under `dir` that `trace-cat` reads.
-fn accepted_traces(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(&d)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        entries.sort();
-        let is_pallas = entries
-            .iter()
-            .any(|p| p.extension().is_some_and(|e| e == "pallas"));
-        if is_pallas {
-            found.push(d);
-            continue;
-        }
-        for p in entries {
-            if p.is_dir() {
-                if !p.ends_with("expected") {
-                    stack.push(p);
-                }
-            } else if p
-                .extension()
-                .is_some_and(|e| ["paje", "trace", "etf"].contains(&e.to_str().unwrap()))
-                && cat(&["-q"], &p).is_ok()
-            {
-                found.push(p);
-            }
-        }
-    }
-    found.retain(|p| cat(&["-q"], p).is_ok());
-    found
 }
 
 /// Writes `rows` (TSV rows after the header) to a file and converts it with

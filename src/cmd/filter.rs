@@ -7,7 +7,7 @@ use crate::cli::{list_formats, Env, InputArgs, OutputArgs, Pipeline};
 use crate::error::{Error, Result};
 use crate::ops::{
     filter::{compile_name, AttrCondition, FilterSource, Glob, Predicate},
-    window::{parse_time, Window},
+    window::parse_window,
 };
 use crate::record::Kind;
 
@@ -99,15 +99,12 @@ impl Args {
     /// Builds the predicate, reporting bad values as usage errors.
     pub fn predicate(&self) -> Result<Predicate> {
         let usage = Error::Usage;
-        let time = |t: &Option<String>| t.as_deref().map(parse_time).transpose().map_err(usage);
-        let (start, end) = (time(&self.start)?, time(&self.end)?);
-        if let (Some(s), Some(e)) = (start, end) {
-            if e <= s {
-                return Err(Error::Usage(format!(
-                    "empty window: --end ({e} ns) is not after --start ({s} ns)"
-                )));
-            }
-        }
+        let window = parse_window(
+            self.start.as_deref(),
+            self.end.as_deref(),
+            ("--start", "--end"),
+        )
+        .map_err(usage)?;
         let globs = |v: &[String]| {
             v.iter()
                 .map(|g| Glob::new(g).map_err(usage))
@@ -124,7 +121,7 @@ impl Args {
             under: globs(&self.under)?,
             cats: globs(&self.cats)?,
             name: self.name.as_deref().map(compile_name).transpose()?,
-            window: (start.is_some() || end.is_some()).then(|| Window::new(start, end)),
+            window,
             attrs: self
                 .attrs
                 .iter()

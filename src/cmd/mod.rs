@@ -4,6 +4,7 @@
 pub mod cat;
 pub mod filter;
 pub mod matching;
+pub mod slice;
 pub mod stat;
 
 /// The clap definitions of every command (with the format options), for docs
@@ -13,6 +14,7 @@ pub fn all_commands() -> Vec<clap::Command> {
         crate::cli::command::<cat::Args>(),
         crate::cli::command::<filter::Args>(),
         crate::cli::command::<matching::Args>(),
+        crate::cli::command::<slice::Args>(),
         crate::cli::command::<stat::Args>(),
     ]
 }

@@ -37,6 +37,33 @@ pub enum Unmatched {
     Error,
 }
 
+/// Writes the channel key of a message half into `key`: the fields of its
+/// rule (docs/stream.md §3), separated by a byte no field holds. Halves
+/// with equal keys pair first in, first out.
+pub fn channel_key(rec: &Record, key: &mut String) {
+    use std::fmt::Write as _;
+    key.clear();
+    match rec.tag {
+        Some(tag) => {
+            let (sender, receiver) = if rec.kind == Kind::Send {
+                (&rec.loc, &rec.peer)
+            } else {
+                (&rec.peer, &rec.loc)
+            };
+            let _ = write!(
+                key,
+                "t\u{0}{}\u{0}{sender}\u{0}{receiver}\u{0}{tag}",
+                rec.comm
+            );
+        }
+        None => {
+            for part in ["k\u{0}", &rec.comm, "\u{0}", &rec.cat, "\u{0}", &rec.id] {
+                key.push_str(part);
+            }
+        }
+    }
+}
+
 /// Whether `rec` posts a nonblocking receive (the encoded attrs are looked
 /// at first: most events have no such attribute).
 fn is_posting(rec: &Record) -> bool {
@@ -188,32 +215,6 @@ impl<S: RecordSink> Matcher<S> {
             dead_halves: 0,
             pending_halves: 0,
             warnings,
-        }
-    }
-
-    /// Writes the channel key of a half into `key`: the fields of its rule,
-    /// separated by a byte no field holds.
-    fn channel(rec: &Record, key: &mut String) {
-        use std::fmt::Write as _;
-        key.clear();
-        match rec.tag {
-            Some(tag) => {
-                let (sender, receiver) = if rec.kind == Kind::Send {
-                    (&rec.loc, &rec.peer)
-                } else {
-                    (&rec.peer, &rec.loc)
-                };
-                let _ = write!(
-                    key,
-                    "t\u{0}{}\u{0}{sender}\u{0}{receiver}\u{0}{tag}",
-                    rec.comm
-                );
-            }
-            None => {
-                for part in ["k\u{0}", &rec.comm, "\u{0}", &rec.cat, "\u{0}", &rec.id] {
-                    key.push_str(part);
-                }
-            }
         }
     }
 
@@ -399,7 +400,7 @@ impl<S: RecordSink> Matcher<S> {
         if self.options.halves {
             self.next.write(rec)?;
         }
-        Self::channel(rec, &mut self.key);
+        channel_key(rec, &mut self.key);
         if let Some(queue) = self.pending.get_mut(self.key.as_str()) {
             if queue.kind != rec.kind {
                 let mut first = queue.halves.pop_front().expect("queues are never empty");
@@ -675,7 +676,7 @@ impl Outbox {
     /// Puts the rows waiting back in stream order (completion time, stable;
     /// a row without one stays after the row before it), after messages
     /// that completed earlier were written late.
-    fn sort(&mut self) {
+    pub fn sort(&mut self) {
         let mut last = i64::MIN;
         let keys: Vec<i64> = self
             .queue
@@ -691,7 +692,7 @@ impl Outbox {
     }
 
     /// Moves the oldest row into `rec`; `false` when there is none.
-    fn pop_into(&mut self, rec: &mut Record) -> bool {
+    pub fn pop_into(&mut self, rec: &mut Record) -> bool {
         match self.queue.pop_front() {
             Some(mut next) => {
                 std::mem::swap(rec, &mut next);

@@ -1,4 +1,4 @@
-//! Operations on record streams: merging, span building, filtering, windows,
+//! Operations on record streams: merging, span building, filtering, windows, slicing,
 //! message matching, collective instances, packed records, and the pump that
 //! drives a source into a sink. Commands wire these; they do not reimplement
 //! them.
@@ -10,6 +10,7 @@ pub mod matcher;
 pub mod merge;
 pub mod pump;
 pub mod reorder;
+pub mod slice;
 pub mod spans;
 pub mod window;
 

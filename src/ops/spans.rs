@@ -45,6 +45,12 @@ impl<S: RecordSink> SpanBuilder<S> {
         out.kind = Kind::State;
         out.end = Some(end);
         out.depth = Some(u32::try_from(depth).unwrap_or(u32::MAX));
+        // A frame a slice entered again at its window's start (S, with the
+        // true start) makes a clipped state, as slicing the state would.
+        let resliced = frame.flags.contains(flags::SYNTHETIC) && frame.attrs.contains("orig_time=");
+        if resliced {
+            out.flags.retain(|c| c != flags::SYNTHETIC);
+        }
         if let Some(leave) = leave {
             for c in leave.flags.chars() {
                 out.add_flag(c);
@@ -56,6 +62,10 @@ impl<S: RecordSink> SpanBuilder<S> {
                 out.attrs.push_str(&leave.attrs);
             }
         }
+        if resliced {
+            out.add_flag(flags::CLIPPED);
+        }
+        out.place_orig_times_last();
     }
 }
 

@@ -87,6 +87,29 @@ fn split_exponent(rest: &str) -> Option<(i64, &str)> {
     (exponent.abs() <= 40).then_some((exponent, after[end..].trim()))
 }
 
+/// The window between two optional times given on the command line under
+/// `names` (`("--start", "--end")`): `None` when neither is given; an empty
+/// window is refused.
+pub fn parse_window(
+    start: Option<&str>,
+    end: Option<&str>,
+    names: (&str, &str),
+) -> Result<Option<Window>, String> {
+    let (s, e) = (
+        start.map(parse_time).transpose()?,
+        end.map(parse_time).transpose()?,
+    );
+    if let (Some(s), Some(e)) = (s, e) {
+        if e <= s {
+            return Err(format!(
+                "empty window: {} ({e} ns) is not after {} ({s} ns)",
+                names.1, names.0
+            ));
+        }
+    }
+    Ok((s.is_some() || e.is_some()).then(|| Window::new(s, e)))
+}
+
 /// A half-open time window `[start, end)` in stream nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Window {
@@ -102,6 +125,18 @@ impl Window {
         Window {
             start: start.unwrap_or(i64::MIN),
             end: end.unwrap_or(i64::MAX),
+        }
+    }
+
+    /// The window of `width` ns centred on `center` (the odd nanosecond of an
+    /// odd width goes after it).
+    pub fn around(center: i64, width: i64) -> Result<Window, String> {
+        let start = center.checked_sub(width / 2);
+        let end = start.and_then(|s| s.checked_add(width));
+        match (start, end) {
+            _ if width <= 0 => Err(format!("--width must be positive, not {width} ns")),
+            (Some(start), Some(end)) => Ok(Window { start, end }),
+            _ => Err("the window around that time is out of range".into()),
         }
     }
 
@@ -130,6 +165,22 @@ impl Window {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn windows_from_bounds_and_around_a_time() {
+        let names = ("--from", "--to");
+        assert_eq!(parse_window(None, None, names), Ok(None));
+        assert_eq!(
+            parse_window(Some("1us"), None, names),
+            Ok(Some(Window::new(Some(1000), None)))
+        );
+        assert!(parse_window(Some("2"), Some("2"), names)
+            .unwrap_err()
+            .starts_with("empty window: --to (2 ns) is not after --from (2 ns)"));
+        assert_eq!(Window::around(10, 5), Ok(Window { start: 8, end: 13 }));
+        assert!(Window::around(10, 0).is_err());
+        assert!(Window::around(i64::MIN, 4).is_err());
+    }
 
     #[test]
     fn times_parse_exactly() {

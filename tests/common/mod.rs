@@ -168,3 +168,61 @@ pub fn paje_differs_from_pajeng(input: &str) -> bool {
             | "multiple_files_root.trace"
     )
 }
+
+/// Runs `trace-cat ARGS`; Ok(stdout) or Err(stderr).
+pub fn cat(args: &[&str], input: &Path) -> Result<String, String> {
+    let out = bin("trace-cat")
+        .args(args)
+        .arg(input)
+        .output()
+        .expect("runs");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    if out.status.success() {
+        Ok(text(&out.stdout))
+    } else {
+        Err(text(&out.stderr))
+    }
+}
+
+/// The files (or trace folders) under `dir` that `trace-cat` reads.
+pub fn accepted_traces(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        let is_pallas = entries
+            .iter()
+            .any(|p| p.extension().is_some_and(|e| e == "pallas"));
+        if is_pallas {
+            found.push(d);
+            continue;
+        }
+        for p in entries {
+            if p.is_dir() {
+                if !p.ends_with("expected") {
+                    stack.push(p);
+                }
+            } else if p
+                .extension()
+                .is_some_and(|e| ["paje", "trace", "etf"].contains(&e.to_str().unwrap()))
+                && cat(&["-q"], &p).is_ok()
+            {
+                found.push(p);
+            }
+        }
+    }
+    found.retain(|p| cat(&["-q"], p).is_ok());
+    found
+}
+
+/// Whether `PJ_DUMP`, when set, accepts `file`.
+pub fn pajeng_accepts(file: &Path) -> bool {
+    std::env::var_os("PJ_DUMP").is_none_or(|pj_dump| {
+        let out = std::process::Command::new(pj_dump).arg(file).output();
+        out.is_ok_and(|o| o.status.success())
+    })
+}

@@ -1,0 +1,40 @@
+complete -c trace-slice -s o -l output -d 'Write to FILE instead of standard output' -r
+complete -c trace-slice -l unit -d 'With --rows-only: write times in UNIT as exact decimals (1.5 for 1500 ns in us) instead of integer nanoseconds' -r -f -a "ns\t''
+us\t''
+ms\t''
+s\t''"
+complete -c trace-slice -l threads -d 'Threads: 1 reads and writes on one core; 2 writes on a second thread; auto is 2 when the machine has two cores or more' -r -f -a "auto\t''
+1\t''
+2\t''"
+complete -c trace-slice -l from -d 'The window starts at TIME: nanoseconds from the trace\'s origin. A bare number is ns (15, 1e9); a decimal with a unit is exact (1.5ms, 2s, 10us, 1min, 1h); a negative time is before the origin' -r
+complete -c trace-slice -l to -d 'The window ends before TIME (same syntax as --from)' -r
+complete -c trace-slice -l around -d 'The window is centred on TIME (with --width)' -r
+complete -c trace-slice -l width -d 'The window\'s width around --around (same syntax as --from)' -r
+complete -c trace-slice -l messages -d 'Which messages stay: those in flight during the window (ends outside kept, flagged O), or those with both ends inside' -r -f -a "overlap\t'In flight during the window'
+inside\t'Both ends in the window'"
+complete -c trace-slice -s f -l input-format -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
+jsonl\t''
+paje\t''
+pallas\t''
+trace\t''"
+complete -c trace-slice -s t -l output-format -d 'Write FORMAT: by default the one -o\'s extension names (`.etf`, `.paje`, `.jsonl`...), else the record stream as TSV' -r -f -a "tsv\t''
+jsonl\t''
+paje\t''
+pjdump\t''
+trace\t''"
+complete -c trace-slice -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
+complete -c trace-slice -l precision -d 'Decimals of times and values (pj_dump\'s -l; default 6)' -r
+complete -c trace-slice -s q -l quiet -d 'Print no warnings'
+complete -c trace-slice -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'
+complete -c trace-slice -l list-formats -d 'List the formats that can be read and written, then exit'
+complete -c trace-slice -l json -d 'Write the stream as JSON Lines (same as `-t jsonl`)'
+complete -c trace-slice -l no-header -d 'Leave out the TSV header line (for tools that want bare rows)'
+complete -c trace-slice -l rows-only -d 'Write data rows only: no header, no meta, type or container rows (for awk and gnuplot; the output is then no longer a stream)'
+complete -c trace-slice -l line-buffered -d 'Flush after every row (for following a live trace)'
+complete -c trace-slice -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
+complete -c trace-slice -l rebase -d 'Shift every time so that the window starts at 0 (the `origin` meta row moves the other way, so absolute times stay true)'
+complete -c trace-slice -l ignore-incomplete-links -d 'Keep links whose other half never comes as unmatched halves (pj_dump\'s -z) instead of failing'
+complete -c trace-slice -l user-fields -d 'Append the values of user-defined fields (pj_dump\'s -u)'
+complete -c trace-slice -l lenient -d 'Skip invalid lines and elements with a warning each (and a count at the end) instead of stopping at the first'
+complete -c trace-slice -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c trace-slice -s V -l version -d 'Print version'

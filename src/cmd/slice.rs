@@ -1,0 +1,143 @@
+//! `trace-slice`: a time window that is still a valid trace.
+
+use clap::{Parser, ValueEnum};
+
+use crate::cli::{list_formats, Env, InputArgs, OutputArgs, Pipeline};
+use crate::error::{Error, Result};
+use crate::ops::slice::{Messages, SliceOptions, SliceSource};
+use crate::ops::window::{parse_time, parse_window, Window, TIME_SYNTAX};
+
+/// `--help` text after the options: the examples (kept as laid out), then
+/// paragraphs written as single lines so that clap wraps them.
+const EXAMPLES: &str = "\
+Examples:
+  trace-slice --from 2.5s --to 2.6s run.paje -t paje > window.paje
+  trace-slice --around 12ms --width 1ms run/ | trace-stat
+  trace-slice --from 1s --rebase run.tsv              the window from 1 s, starting at 0
+  trace-match run.tsv | trace-slice --to 1s --messages inside
+
+The window is [FROM, TO). What was open, in force or in flight at its edges \
+comes along, so every writer makes a trace its tools accept: frames open at \
+FROM are entered again at FROM (flag S, the true start in attrs orig_time); \
+each counter's last value before FROM is sampled again at FROM (S); the \
+containers alive in the window are declared (one gone before FROM only when \
+a kept row is on it); rows with an extent (state, claim, coll, dep, signal) \
+that reach into the window (end at FROM or later, start before TO) are \
+clipped to it, flagged C, the times moved kept in orig_time and orig_end (a \
+signal's coefficients are re-expanded at its new start, the original ones \
+kept as orig_c, orig_b, orig_a); frames open at TO leave at TO (C, their true \
+end in orig_end); containers alive at the end are destroyed at TO, or at the \
+latest message end kept after it (S). Messages: with --messages overlap, \
+every message in flight during the window is kept, its ends outside flagged \
+O: a msg row as it is, a half outside the window with its partner (halves \
+pair first in, first out per channel, as trace-match pairs them); with \
+inside, msg rows with both ends in the window (halves must be paired first: \
+trace-match). trace-slice reads its input to the end: a row that completes \
+after TO (a leave, a state, a claim, a message) may have begun in the window, \
+and its true end is recorded. Memory: the container rows, the open frames, \
+the last sample of each counter, the halves in flight and the rows crossing \
+TO; never the window.";
+
+/// Cut a time window out of a trace, with what is open, in force or in
+/// flight at its edges, so that it is a valid trace of its own.
+#[derive(Parser, Debug)]
+// `--from` and `--to` are the window's edges here; the formats keep `-f`
+// and `-t`, spelt out as `--input-format` and `--output-format`.
+#[command(name = "trace-slice", version, after_help = EXAMPLES,
+          mut_arg("from", |a| a.long("input-format")),
+          mut_arg("to", |a| a.long("output-format")))]
+pub struct Args {
+    /// Inputs.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// The window starts at TIME: nanoseconds from the trace's origin. A bare
+    /// number is ns (15, 1e9); a decimal with a unit is exact (1.5ms, 2s,
+    /// 10us, 1min, 1h); a negative time is before the origin.
+    #[arg(long = "from", value_name = "TIME", allow_hyphen_values = true)]
+    pub start: Option<String>,
+
+    /// The window ends before TIME (same syntax as --from).
+    #[arg(long = "to", value_name = "TIME", allow_hyphen_values = true)]
+    pub end: Option<String>,
+
+    /// The window is centred on TIME (with --width).
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true,
+          requires = "width", conflicts_with_all = ["start", "end"])]
+    pub around: Option<String>,
+
+    /// The window's width around --around (same syntax as --from).
+    #[arg(long, value_name = "TIME", requires = "around")]
+    pub width: Option<String>,
+
+    /// Which messages stay: those in flight during the window (ends outside
+    /// kept, flagged O), or those with both ends inside.
+    #[arg(long, value_enum, default_value_t = MessagesArg::Overlap, value_name = "WHICH")]
+    pub messages: MessagesArg,
+
+    /// Shift every time so that the window starts at 0 (the `origin` meta
+    /// row moves the other way, so absolute times stay true).
+    #[arg(long)]
+    pub rebase: bool,
+}
+
+/// `--messages` values.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MessagesArg {
+    /// In flight during the window.
+    Overlap,
+    /// Both ends in the window.
+    Inside,
+}
+
+impl Args {
+    /// The window the options describe.
+    pub fn window(&self) -> Result<Window> {
+        let usage = Error::Usage;
+        if let (Some(center), Some(width)) = (&self.around, &self.width) {
+            let center = parse_time(center).map_err(usage)?;
+            let width = parse_time(width).map_err(usage)?;
+            return Window::around(center, width).map_err(usage);
+        }
+        let window = parse_window(
+            self.start.as_deref(),
+            self.end.as_deref(),
+            ("--from", "--to"),
+        )
+        .map_err(usage)?;
+        window.ok_or_else(|| {
+            Error::Usage(format!(
+                "give the window: --from, --to (or both), or --around with --width; a time is {TIME_SYNTAX}"
+            ))
+        })
+    }
+}
+
+/// Runs `trace-slice`: slicing runs on the reading side.
+pub fn run(args: Args, env: &Env) -> Result<()> {
+    if args.output.list_formats {
+        return list_formats(&args.output);
+    }
+    let window = args.window()?;
+    if args.rebase && window.start == i64::MIN {
+        return Err(Error::Usage(
+            "--rebase needs the window's start (--from or --around)".into(),
+        ));
+    }
+    let options = SliceOptions {
+        window,
+        messages: match args.messages {
+            MessagesArg::Overlap => Messages::Overlap,
+            MessagesArg::Inside => Messages::Inside,
+        },
+        rebase: args.rebase,
+    };
+    let pipeline = Pipeline::open(&args.input, env)?
+        .through(|source| Box::new(SliceSource::new(source, options)));
+    let mut writer = pipeline.writer(&args.output)?;
+    pipeline.run(&mut writer, &args.output.run)
+}

@@ -1,0 +1,807 @@
+//! Slicing: the rows of a time window `[T0, T1)` as a self-contained stream.
+//!
+//! What is open, in force or in flight at the window's edges comes along:
+//! frames open at T0 are entered again at T0 (flag `S`, true start in
+//! `orig_time`), the counter values in force at T0 are sampled again there
+//! (`S`), containers alive in the window are declared, rows with an extent
+//! that cross an edge are clipped to it (`C`, true times in `orig_time` /
+//! `orig_end`), frames open at T1 leave there (`C`, the true end in
+//! `orig_end`), and containers alive at the end are destroyed there (`S`).
+//! Messages that fly across an edge keep their outside end (flag `O`), or
+//! are left out (`Inside`).
+//!
+//! The slicer reads to the end of its input: a row that completes after T1
+//! (a frame's leave, a state, a claim, a message) may have begun in the
+//! window, and carries the true end the output records. Memory: the held
+//! container rows, the open frames, the last sample of each counter, the
+//! message halves in flight, and the rows crossing T1.
+
+use std::collections::{BTreeSet, VecDeque};
+
+use crate::error::{Error, Location, Result};
+use crate::fasthash::{FastMap, StrMap};
+use crate::ops::matcher::{channel_key, Outbox};
+use crate::ops::window::{parse_time, Window};
+use crate::pipe::{RecordSink, RecordSource};
+use crate::record::{flags, Kind, Record, ATTR_ORIG_END, ATTR_ORIG_TIME, META_ORIGIN};
+
+/// Which messages a slice keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Messages {
+    /// Those in flight during the window (an end inside, or both ends on
+    /// either side); the ends outside are kept as they are, flagged `O`.
+    Overlap,
+    /// Those whose two ends are inside (`msg` rows only).
+    Inside,
+}
+
+/// What to cut.
+#[derive(Debug, Clone, Copy)]
+pub struct SliceOptions {
+    /// The window.
+    pub window: Window,
+    /// Which messages stay.
+    pub messages: Messages,
+    /// Shift every time so that the window starts at 0 (the `origin` meta row
+    /// moves the other way).
+    pub rebase: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Rows before T0: only history is kept.
+    Before,
+    /// Rows completing in the window.
+    Inside,
+    /// Rows completing at or after T1: only what crosses T1.
+    After,
+}
+
+/// One location's stack: the open frames' `enter` rows (slots past `depth`
+/// kept for their buffers), and how many of them were open at T1.
+#[derive(Default)]
+struct Stack {
+    frames: Vec<Record>,
+    depth: usize,
+    open_at_end: usize,
+}
+
+impl Stack {
+    /// Opens a frame, keeping a copy of its `enter` row when asked.
+    fn push(&mut self, rec: &Record, copy: bool) {
+        if copy && self.depth < self.frames.len() {
+            self.frames[self.depth].clone_from(rec);
+        } else if copy {
+            self.frames.push(rec.clone());
+        }
+        self.depth += 1;
+    }
+}
+
+/// A message half waiting for its partner: whether its partner is to be
+/// kept, and the row itself while it may still be written (before T0).
+struct Pending {
+    kind: Kind,
+    keep: bool,
+    row: Option<(u64, Record)>,
+}
+
+/// The slicing state machine: rows in, rows out into an [`Outbox`].
+struct Slicer {
+    options: SliceOptions,
+    phase: Phase,
+    out: Outbox,
+    /// Rows crossing T1, written (sorted) at the end.
+    tail: Outbox,
+    /// Containers declared before T0, in order, until the window starts.
+    held: StrMap<Record>,
+    /// Containers gone before T0: declared only if a kept row needs them.
+    dead: FastMap<String, Record>,
+    /// Declared containers, and whether each is still alive.
+    alive: StrMap<bool>,
+    stacks: FastMap<String, Stack>,
+    /// The last sample before T0 of each counter.
+    counters: StrMap<Record>,
+    halves: FastMap<String, VecDeque<Pending>>,
+    /// Locations whose frames open at T0 are not entered again yet.
+    reentering: BTreeSet<String>,
+    arrivals: u64,
+    /// Rows of matched halves, and emptied channels, to reuse.
+    spare: Vec<Record>,
+    spare_channels: Vec<(String, VecDeque<Pending>)>,
+    key: String,
+    /// The input's last completion time.
+    last: Option<i64>,
+    scratch: Record,
+}
+
+impl Slicer {
+    fn new(options: SliceOptions) -> Slicer {
+        let phase = if options.window.start == i64::MIN {
+            Phase::Inside
+        } else {
+            Phase::Before
+        };
+        Slicer {
+            options,
+            phase,
+            out: Outbox::default(),
+            tail: Outbox::default(),
+            held: StrMap::default(),
+            dead: FastMap::default(),
+            alive: StrMap::default(),
+            stacks: FastMap::default(),
+            counters: StrMap::default(),
+            halves: FastMap::default(),
+            reentering: BTreeSet::new(),
+            arrivals: 0,
+            spare: Vec::new(),
+            spare_channels: Vec::new(),
+            key: String::new(),
+            last: None,
+            scratch: Record::default(),
+        }
+    }
+
+    fn start(&self) -> i64 {
+        self.options.window.start
+    }
+
+    fn end(&self) -> i64 {
+        self.options.window.end
+    }
+
+    /// Takes one input row.
+    fn row(&mut self, rec: &Record) -> Result<()> {
+        match rec.kind {
+            Kind::Meta | Kind::Type => return self.out.write(rec),
+            Kind::Container => return self.container(rec),
+            _ => {}
+        }
+        let Some(at) = rec.completion() else {
+            return Ok(());
+        };
+        self.last = Some(self.last.map_or(at, |l| l.max(at)));
+        if self.phase == Phase::Before && at >= self.start() {
+            self.open_window()?;
+        }
+        if !self.reentering.is_empty() {
+            if at > self.start() {
+                self.reenter_all()?;
+            } else if self.reentering.contains(&rec.loc) {
+                // A frame that ends at T0 does not reach into the window.
+                if rec.kind == Kind::Leave && rec.time == Some(self.start()) {
+                    return self.pop(rec).map(drop);
+                }
+                self.reenter(&rec.loc)?;
+            }
+        }
+        if self.phase == Phase::Inside && at >= self.end() {
+            self.close_window();
+        }
+        match self.phase {
+            Phase::Before => self.before(rec),
+            Phase::Inside => self.inside(rec),
+            Phase::After => self.after(rec),
+        }
+    }
+
+    /// A `container` row: held before T0, written in the window unless it is
+    /// created after it.
+    fn container(&mut self, rec: &Record) -> Result<()> {
+        // Created after the window, or below one that is not declared:
+        // declared only if a kept row needs it.
+        if rec.time.is_some_and(|t| t >= self.end()) || self.dead.contains_key(&rec.peer) {
+            self.dead.insert(rec.loc.clone(), rec.clone());
+            return Ok(());
+        }
+        if self.phase == Phase::Before {
+            if !self.held.contains_key(rec.loc.as_str()) {
+                self.held.insert(rec.loc.as_str().into(), rec.clone());
+            }
+            return Ok(());
+        }
+        self.declare(rec)
+    }
+
+    /// Declares the containers held before T0, but those below a container
+    /// gone before T0, which wait until a kept row needs them.
+    fn declare_held(&mut self) -> Result<()> {
+        for (_, rec) in std::mem::take(&mut self.held) {
+            if self.dead.contains_key(&rec.peer) {
+                self.dead.insert(rec.loc.clone(), rec);
+            } else {
+                self.declare(&rec)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a container row (after its parent, if that one is dead and
+    /// not declared yet).
+    fn declare(&mut self, rec: &Record) -> Result<()> {
+        self.revive(&rec.peer)?;
+        self.alive.insert(rec.loc.as_str().into(), true);
+        self.out.write(rec)
+    }
+
+    /// Declares `loc` when it is a container gone before T0 that a kept row
+    /// needs (it stays dead: no destroy is written for it at the end).
+    fn revive(&mut self, loc: &str) -> Result<()> {
+        if self.dead.is_empty() {
+            return Ok(());
+        }
+        let Some(rec) = self.dead.remove(loc) else {
+            return Ok(());
+        };
+        self.revive(&rec.peer)?;
+        self.alive.insert(rec.loc.as_str().into(), false);
+        self.out.write(&rec)
+    }
+
+    /// Writes a kept row of the window.
+    fn keep(&mut self, rec: &Record) -> Result<()> {
+        self.revive(&rec.loc)?;
+        self.out.write(rec)
+    }
+
+    /// Writes a kept row that crosses T1 (sorted with the others at the end).
+    fn keep_late(&mut self, rec: &Record) -> Result<()> {
+        self.revive(&rec.loc)?;
+        self.tail.write(rec)
+    }
+
+    /// Writes a copy of `rec` changed by `change` (in the window, or with
+    /// the rows crossing T1 when `late`); the copy's buffers are reused.
+    fn keep_changed(
+        &mut self,
+        rec: &Record,
+        late: bool,
+        change: impl FnOnce(&mut Record) -> Result<()>,
+    ) -> Result<()> {
+        let mut row = std::mem::take(&mut self.scratch);
+        row.clone_from(rec);
+        let result = change(&mut row).and_then(|()| {
+            if late {
+                self.keep_late(&row)
+            } else {
+                self.keep(&row)
+            }
+        });
+        self.scratch = row;
+        result
+    }
+
+    /// Before T0: only the history is kept.
+    fn before(&mut self, rec: &Record) -> Result<()> {
+        match rec.kind {
+            Kind::Enter => self.push(rec),
+            Kind::Leave => {
+                self.pop(rec)?;
+            }
+            Kind::Counter => {
+                counter_key(rec, &mut self.key);
+                match self.counters.get_mut(self.key.as_str()) {
+                    Some(last) => last.clone_from(rec),
+                    None => {
+                        self.counters.insert(self.key.as_str().into(), rec.clone());
+                    }
+                }
+            }
+            Kind::Send | Kind::Recv => {
+                self.check_halves_allowed()?;
+                match self.partner(rec) {
+                    Some(Pending {
+                        row: Some((_, row)),
+                        ..
+                    }) => self.spare.push(row),
+                    Some(_) => {}
+                    None => {
+                        self.arrivals += 1;
+                        let mut row = self.spare.pop().unwrap_or_default();
+                        row.clone_from(rec);
+                        self.wait(rec, true, Some((self.arrivals, row)));
+                    }
+                }
+            }
+            Kind::Destroy => {
+                if let Some(container) = self.held.shift_remove(rec.loc.as_str()) {
+                    self.dead.insert(rec.loc.clone(), container);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The window starts: the held containers, the halves in flight, the
+    /// frames open and the counter values in force are written.
+    fn open_window(&mut self) -> Result<()> {
+        self.phase = Phase::Inside;
+        self.declare_held()?;
+        let mut flying: Vec<(i64, u64, Record)> = Vec::new();
+        for queue in self.halves.values_mut() {
+            for half in queue.iter_mut() {
+                if let Some((arrival, mut row)) = half.row.take() {
+                    row.add_flag(flags::OUTSIDE);
+                    flying.push((row.time.unwrap_or_default(), arrival, row));
+                }
+            }
+        }
+        flying.sort_by_key(|(time, arrival, _)| (*time, *arrival));
+        for (_, _, row) in flying {
+            self.keep(&row)?;
+        }
+        // Frames open at T0 are entered again at the first row of their
+        // location that is not a leave at T0, or once time passes T0.
+        self.reentering = self
+            .stacks
+            .iter()
+            .filter(|(_, stack)| stack.depth > 0)
+            .map(|(loc, _)| loc.clone())
+            .collect();
+        let mut counters: Vec<(Box<str>, Record)> =
+            std::mem::take(&mut self.counters).into_iter().collect();
+        counters.sort_by(|a, b| a.0.cmp(&b.0));
+        for (_, mut sample) in counters {
+            moved_to(&mut sample, self.start(), ATTR_ORIG_TIME);
+            sample.add_flag(flags::SYNTHETIC);
+            self.keep(&sample)?;
+        }
+        Ok(())
+    }
+
+    /// Enters again at T0 the frames of `loc` open there.
+    fn reenter(&mut self, loc: &str) -> Result<()> {
+        self.reentering.remove(loc);
+        let t0 = self.start();
+        let depth = self.stacks.get(loc).map_or(0, |s| s.depth);
+        for i in 0..depth {
+            let frame =
+                std::mem::take(&mut self.stacks.get_mut(loc).expect("has frames").frames[i]);
+            let result = self.keep_changed(&frame, false, |row| {
+                moved_to(row, t0, ATTR_ORIG_TIME);
+                row.add_flag(flags::SYNTHETIC);
+                Ok(())
+            });
+            self.stacks.get_mut(loc).expect("has frames").frames[i] = frame;
+            result?;
+        }
+        Ok(())
+    }
+
+    /// Enters again the frames of every location still waiting, by name.
+    fn reenter_all(&mut self) -> Result<()> {
+        while let Some(loc) = self.reentering.first().cloned() {
+            self.reenter(&loc)?;
+        }
+        Ok(())
+    }
+
+    /// A row completing in the window.
+    fn inside(&mut self, rec: &Record) -> Result<()> {
+        match rec.kind {
+            Kind::Enter => self.push(rec),
+            Kind::Leave => {
+                self.pop(rec)?;
+            }
+            Kind::Destroy => {
+                if let Some(alive) = self.alive.get_mut(rec.loc.as_str()) {
+                    *alive = false;
+                }
+            }
+            Kind::Send | Kind::Recv => {
+                self.check_halves_allowed()?;
+                if self.partner(rec).is_none() {
+                    self.wait(rec, true, None);
+                }
+            }
+            Kind::Msg => {
+                let sent_before = rec.time.is_some_and(|t| t < self.start());
+                if sent_before {
+                    if self.options.messages == Messages::Inside {
+                        return Ok(());
+                    }
+                    return self.keep_changed(rec, false, outside);
+                }
+            }
+            Kind::State | Kind::Coll | Kind::Claim | Kind::Dep | Kind::Signal => {
+                return self.clipped(rec, false);
+            }
+            _ => {}
+        }
+        self.keep(rec)
+    }
+
+    /// Reading passes T1: the frames open now are those that leave at T1.
+    fn close_window(&mut self) {
+        self.phase = Phase::After;
+        for stack in self.stacks.values_mut() {
+            stack.open_at_end = stack.depth;
+        }
+    }
+
+    /// A row completing at or after T1: kept only when it crosses T1.
+    fn after(&mut self, rec: &Record) -> Result<()> {
+        match rec.kind {
+            Kind::Enter => self.push(rec),
+            Kind::Leave => {
+                let open_at_end = self.pop(rec)?;
+                if open_at_end {
+                    let t1 = self.end();
+                    return self.keep_changed(rec, true, |row| {
+                        moved_to(row, t1, ATTR_ORIG_END);
+                        Ok(())
+                    });
+                }
+            }
+            Kind::Send | Kind::Recv => {
+                self.check_halves_allowed()?;
+                match self.partner(rec) {
+                    Some(partner) if partner.keep => {
+                        return self.keep_changed(rec, true, outside);
+                    }
+                    Some(_) => {}
+                    None => self.wait(rec, false, None),
+                }
+            }
+            Kind::Msg => {
+                let (overlap, sent) = (self.options.messages == Messages::Overlap, rec.time);
+                if overlap && sent.is_some_and(|t| t < self.end()) {
+                    return self.keep_changed(rec, true, outside);
+                }
+            }
+            Kind::State | Kind::Coll | Kind::Claim | Kind::Dep | Kind::Signal => {
+                return self.clipped(rec, true);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A row with an extent: kept clipped to the window when it reaches into
+    /// it (ends at T0 or later, starts before T1).
+    fn clipped(&mut self, rec: &Record, late: bool) -> Result<()> {
+        let (Some(time), Some(end)) = (rec.time, rec.end) else {
+            return self.keep(rec);
+        };
+        let (lo, hi) = (time.min(end), time.max(end));
+        // Like a frame, a row that ends at T0 does not reach into the window
+        // (unless it is an instant at T0).
+        if hi < self.start() || (hi == self.start() && lo < hi) || lo >= self.end() {
+            return Ok(());
+        }
+        if lo >= self.start() && hi <= self.end() {
+            return if late {
+                self.keep_late(rec)
+            } else {
+                self.keep(rec)
+            };
+        }
+        let window = self.options.window;
+        self.keep_changed(rec, late, |row| clip(row, window))
+    }
+
+    /// Pushes a frame on the stack of `rec.loc` (after T1 only counted: no
+    /// row of a frame opened there is written).
+    fn push(&mut self, rec: &Record) {
+        let copy = self.phase != Phase::After;
+        if let Some(stack) = self.stacks.get_mut(&rec.loc) {
+            return stack.push(rec, copy);
+        }
+        let mut stack = Stack::default();
+        stack.push(rec, copy);
+        self.stacks.insert(rec.loc.clone(), stack);
+    }
+
+    /// Pops the top frame of `rec.loc`; whether it was open at T1.
+    fn pop(&mut self, rec: &Record) -> Result<bool> {
+        let Some(stack) = self.stacks.get_mut(&rec.loc).filter(|s| s.depth > 0) else {
+            return Err(Error::Record(format!(
+                "`leave` of `{}` on `{}` with no open frame",
+                rec.name, rec.loc
+            )));
+        };
+        stack.depth -= 1;
+        if self.phase == Phase::After && stack.depth < stack.open_at_end {
+            stack.open_at_end = stack.depth;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// Refuses message halves where the window needs both ends (`Inside`).
+    fn check_halves_allowed(&self) -> Result<()> {
+        if self.options.messages == Messages::Inside {
+            return Err(Error::Record(
+                "--messages inside keeps `msg` rows whose two ends are in the window; this input has message halves: pair them first (trace-match | trace-slice)".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The oldest half waiting on `rec`'s channel with the other kind,
+    /// taken off its queue; `None` when `rec` must wait itself.
+    fn partner(&mut self, rec: &Record) -> Option<Pending> {
+        channel_key(rec, &mut self.key);
+        let queue = self.halves.get_mut(self.key.as_str())?;
+        if queue.front().is_none_or(|p| p.kind == rec.kind) {
+            return None;
+        }
+        let partner = queue.pop_front();
+        // Emptied queues go (keyed channels are one per message), their
+        // buffers kept for the next channels.
+        if queue.is_empty() {
+            if let Some((key, queue)) = self.halves.remove_entry(self.key.as_str()) {
+                self.spare_channels.push((key, queue));
+            }
+        }
+        partner
+    }
+
+    /// Queues `rec` on its channel (whose key [`Slicer::partner`] left in `key`).
+    fn wait(&mut self, rec: &Record, keep: bool, row: Option<(u64, Record)>) {
+        let pending = Pending {
+            kind: rec.kind,
+            keep,
+            row,
+        };
+        match self.halves.get_mut(self.key.as_str()) {
+            Some(queue) => queue.push_back(pending),
+            None => {
+                let (mut key, mut queue) = self.spare_channels.pop().unwrap_or_default();
+                key.clone_from(&self.key);
+                queue.push_back(pending);
+                self.halves.insert(key, queue);
+            }
+        }
+    }
+
+    /// The input ended: frames still open at T1 leave there, the rows
+    /// crossing T1 are written in order, then the containers alive end.
+    fn finish(&mut self) -> Result<()> {
+        self.reenter_all()?;
+        match self.phase {
+            Phase::Before => self.declare_held(),
+            Phase::Inside => Ok(()),
+            Phase::After => self.finish_after(),
+        }
+    }
+
+    fn finish_after(&mut self) -> Result<()> {
+        let (t1, last) = (self.end(), self.last.unwrap_or_default());
+        let mut locs: Vec<String> = self.stacks.keys().cloned().collect();
+        locs.sort();
+        for loc in locs {
+            let stack = &self.stacks[&loc];
+            for depth in (0..stack.open_at_end).rev() {
+                let frame = &stack.frames[depth];
+                let mut leave = Record::new(Kind::Leave);
+                leave.time = Some(last);
+                for (to, from) in [
+                    (&mut leave.loc, &frame.loc),
+                    (&mut leave.cat, &frame.cat),
+                    (&mut leave.name, &frame.name),
+                ] {
+                    to.clone_from(from);
+                }
+                leave.depth = frame.depth;
+                moved_to(&mut leave, t1, ATTR_ORIG_END);
+                leave.add_flag(flags::CLIPPED);
+                self.tail.write(&leave)?;
+            }
+        }
+        self.tail.sort();
+        let mut end = t1;
+        let mut rec = Record::default();
+        while self.tail.pop_into(&mut rec) {
+            end = end.max(rec.completion().unwrap_or(end));
+            self.out.write(&rec)?;
+        }
+        let alive: Vec<Box<str>> = self
+            .alive
+            .iter()
+            .filter(|(_, alive)| **alive)
+            .map(|(loc, _)| loc.clone())
+            .collect();
+        for loc in alive.iter().rev() {
+            let mut destroy = Record::new(Kind::Destroy);
+            destroy.time = Some(end);
+            destroy.loc = loc.to_string();
+            destroy.add_flag(flags::SYNTHETIC);
+            self.out.write(&destroy)?;
+        }
+        Ok(())
+    }
+}
+
+/// Flags a message end kept outside the window.
+fn outside(row: &mut Record) -> Result<()> {
+    row.add_flag(flags::OUTSIDE);
+    Ok(())
+}
+
+/// The key of a counter series: location, category and name.
+fn counter_key(rec: &Record, key: &mut String) {
+    key.clear();
+    for (i, part) in [&rec.loc, &rec.cat, &rec.name].into_iter().enumerate() {
+        if i > 0 {
+            key.push('\u{0}');
+        }
+        key.push_str(part);
+    }
+}
+
+/// Moves a point row to `time`, keeping its true time in attribute `orig`
+/// (unless an earlier slice put one there) and flagging it clipped when it
+/// moves; a row already at `time` is left as it is.
+fn moved_to(rec: &mut Record, time: i64, orig: &str) {
+    let Some(was) = rec.time.filter(|&t| t != time) else {
+        return;
+    };
+    if rec.attr(orig).is_none() {
+        rec.push_attr(orig, &was.to_string());
+    }
+    rec.time = Some(time);
+    if orig == ATTR_ORIG_END {
+        rec.add_flag(flags::CLIPPED);
+    }
+    rec.place_orig_times_last();
+}
+
+/// Clips a row with an extent to `window`: each bound moved keeps its true
+/// value in `orig_time` / `orig_end`; a signal's coefficients follow its
+/// start (value = c + b·(t−t0) + a·(t−t0)², re-expanded at the new start).
+fn clip(rec: &mut Record, window: Window) -> Result<()> {
+    let (Some(time), Some(end)) = (rec.time, rec.end) else {
+        return Ok(());
+    };
+    let bound = |t: i64| t.clamp(window.start, window.end);
+    let (new_time, new_end) = (bound(time), bound(end));
+    if new_time != time && rec.kind == Kind::Signal {
+        recentre_signal(rec, new_time)?;
+    }
+    for (key, old, new) in [
+        (ATTR_ORIG_TIME, time, new_time),
+        (ATTR_ORIG_END, end, new_end),
+    ] {
+        if old != new && rec.attr(key).is_none() {
+            rec.push_attr(key, &old.to_string());
+        }
+    }
+    rec.time = Some(new_time);
+    rec.end = Some(new_end);
+    rec.add_flag(flags::CLIPPED);
+    rec.place_orig_times_last();
+    Ok(())
+}
+
+/// Re-expands a signal fragment's polynomial at `start`, from the original
+/// coefficients (kept as `orig_c`, `orig_b`, `orig_a` the first time), so a
+/// slice of a slice computes the same numbers as one slice.
+fn recentre_signal(rec: &mut Record, start: i64) -> Result<()> {
+    let coefficient = |rec: &Record, name: &str| -> Result<f64> {
+        let orig = format!("orig_{name}");
+        let text = rec.attr(&orig).or_else(|| rec.attr(name));
+        let text = text.unwrap_or_else(|| "0".into());
+        text.parse::<f64>().map_err(|_| {
+            Error::Record(format!(
+                "signal coefficient `{name}` is `{text}`: expected a number"
+            ))
+        })
+    };
+    let (c, b, a) = (
+        coefficient(rec, "c")?,
+        coefficient(rec, "b")?,
+        coefficient(rec, "a")?,
+    );
+    if b == 0.0 && a == 0.0 {
+        return Ok(());
+    }
+    let unit = rec.attr("time_unit").unwrap_or_else(|| "ns".into());
+    let unit_ns = parse_time(&format!("1{unit}"))
+        .map_err(|_| Error::Record(format!("signal time_unit `{unit}` is not a time unit")))?;
+    let from = match rec.attr(ATTR_ORIG_TIME) {
+        Some(t) => t.parse::<i64>().map_err(|_| {
+            Error::Record(format!("attribute {ATTR_ORIG_TIME} is `{t}`: expected ns"))
+        })?,
+        None => rec.time.unwrap_or(start),
+    };
+    let dt = (start - from) as f64 / unit_ns as f64;
+    for name in ["c", "b", "a"] {
+        let orig = format!("orig_{name}");
+        if rec.attr(&orig).is_none() {
+            let text = rec.attr(name).unwrap_or_else(|| "0".into());
+            rec.push_attr(&orig, &text);
+        }
+    }
+    rec.set_attr("c", &(c + b * dt + a * dt * dt).to_string());
+    rec.set_attr("b", &(b + 2.0 * a * dt).to_string());
+    Ok(())
+}
+
+/// The reading-side stage: slices the rows of `inner`.
+pub struct SliceSource {
+    inner: Box<dyn RecordSource>,
+    slicer: Slicer,
+    finished: bool,
+}
+
+impl SliceSource {
+    /// Slices what `inner` gives.
+    pub fn new(inner: Box<dyn RecordSource>, options: SliceOptions) -> SliceSource {
+        SliceSource {
+            inner,
+            slicer: Slicer::new(options),
+            finished: false,
+        }
+    }
+
+    /// Moves `rec`'s times (and the true times in its attributes, and the
+    /// origin) so that the window starts at 0.
+    fn rebase(&self, rec: &mut Record) -> Result<()> {
+        let shift = self.slicer.start();
+        if rec.kind == Kind::Meta {
+            if rec.name == META_ORIGIN {
+                let moved = rec
+                    .value
+                    .parse::<i64>()
+                    .ok()
+                    .and_then(|o| o.checked_add(shift));
+                let Some(origin) = moved else {
+                    return Err(Error::Record(format!(
+                        "cannot rebase: origin `{}` moved by {shift} ns is out of range",
+                        rec.value
+                    )));
+                };
+                rec.value = origin.to_string();
+            }
+            return Ok(());
+        }
+        let out_of_range = || Error::Record("cannot rebase: a time moves out of range".into());
+        for t in [&mut rec.time, &mut rec.end].into_iter().flatten() {
+            *t = t.checked_sub(shift).ok_or_else(out_of_range)?;
+        }
+        for key in [ATTR_ORIG_TIME, ATTR_ORIG_END] {
+            if let Some(t) = rec.attr(key).and_then(|t| t.parse::<i64>().ok()) {
+                let moved = t.checked_sub(shift).ok_or_else(out_of_range)?;
+                rec.set_attr(key, &moved.to_string());
+            }
+        }
+        Ok(())
+    }
+}
+
+impl RecordSource for SliceSource {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        loop {
+            if self.slicer.out.pop_into(rec) {
+                if self.slicer.options.rebase {
+                    self.rebase(rec).map_err(|e| e.at(self.inner.location()))?;
+                }
+                return Ok(true);
+            }
+            if self.finished {
+                return Ok(false);
+            }
+            if self.inner.next_record(rec)? {
+                self.slicer
+                    .row(rec)
+                    .map_err(|e| e.at(self.inner.location()))?;
+            } else {
+                self.finished = true;
+                self.slicer
+                    .finish()
+                    .map_err(|e| e.at(self.inner.location()))?;
+            }
+        }
+    }
+
+    fn location(&self) -> Location {
+        self.inner.location()
+    }
+
+    fn extra_columns(&self) -> &[String] {
+        self.inner.extra_columns()
+    }
+}

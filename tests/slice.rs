@@ -1,0 +1,368 @@
+//! `trace-slice`: golden window of the example, slices of slices, slices
+//! and spans in either order, slices written to Pajé and TRACE and read
+//! back, rebasing, and usage errors.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{accepted_traces, bin, col, corpus, data, pajeng_accepts, row, scratch, stream, Rng};
+
+/// Runs `trace-slice ARGS INPUT`; Ok(stdout) or Err(stderr).
+fn slice(args: &[&str], input: &Path) -> Result<String, String> {
+    let out = bin("trace-slice").args(args).arg(input).output().unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    if out.status.success() {
+        Ok(text(&out.stdout))
+    } else {
+        Err(text(&out.stderr))
+    }
+}
+
+/// The stream without its `source` meta row (it names the file read).
+fn without_source(text: &str) -> String {
+    text.lines()
+        .filter(|l| !(l.starts_with("meta\t") && col(l, "name") == "source"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The example's window [3 µs, 6 µs): frames and a counter value carried in
+/// at the start, frames closed at the end with their true ends, containers
+/// ended there.
+#[test]
+fn window_of_the_example() {
+    let out = slice(
+        &["--from", "3us", "--to", "6us"],
+        &data("../../examples/pingpong.tsv"),
+    )
+    .unwrap();
+    let rows: Vec<String> = out
+        .lines()
+        .skip(1)
+        .filter(|l| !l.starts_with("meta"))
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            [f[0], f[1], f[3], f[5], f[12], f[13], f[14]]
+                .join(" ")
+                .trim_end()
+                .to_string()
+        })
+        .collect();
+    let want = [
+        "container  node0 node0",
+        "container 0 rank0 MPI rank 0",
+        "container 0 rank1 MPI rank 1",
+        "counter 3000 rank1 bytes_received 4096 S mode=abs;unit=B;orig_time=1950",
+        "enter 3000 rank0 main  S orig_time=0",
+        "enter 3000 rank1 main  S orig_time=0",
+        "enter 3000 rank1 compute  S iteration=0;orig_time=2000",
+        "leave 4000 rank1 compute",
+        "enter 4000 rank0 MPI_Send",
+        "enter 4050 rank1 MPI_Recv",
+        "send 4100 rank0",
+        "leave 4400 rank0 MPI_Send",
+        "recv 4900 rank1",
+        "leave 4950 rank1 MPI_Recv",
+        "counter 4950 rank1 bytes_received 8192  mode=abs;unit=B",
+        "enter 5000 rank1 compute   iteration=1",
+        "leave 6000 rank1 compute  C orig_end=7000",
+        "leave 6000 rank0 main  C orig_end=10010",
+        "leave 6000 rank1 main  C orig_end=10020",
+        "destroy 6000 rank1   S",
+        "destroy 6000 rank0   S",
+        "destroy 6000 node0   S",
+    ];
+    assert_eq!(rows, want, "{out}");
+}
+
+/// A frame that ends where the window starts does not reach into it: no
+/// zero-length frame at T0 (a frame that starts there does).
+#[test]
+fn a_frame_ending_at_the_start_is_left_out() {
+    let sliced = slice(
+        &["--from", "4us", "--to", "5us"],
+        &data("../../examples/pingpong.tsv"),
+    )
+    .unwrap();
+    let file = scratch("slice-edge").join("s.tsv");
+    std::fs::write(&file, sliced).unwrap();
+    let out = common::cat(&["--spans"], &file).unwrap();
+    let states: Vec<String> = out
+        .lines()
+        .filter(|l| l.starts_with("state"))
+        .map(|l| {
+            format!(
+                "{} {} {} {}",
+                col(l, "loc"),
+                col(l, "name"),
+                col(l, "time"),
+                col(l, "end")
+            )
+        })
+        .collect();
+    assert_eq!(
+        states,
+        [
+            "rank0 MPI_Send 4000 4400",
+            "rank1 MPI_Recv 4050 4950",
+            "rank0 main 4000 5000",
+            "rank1 main 4000 5000",
+        ],
+        "{out}"
+    );
+}
+
+/// The traces the properties run on: the examples and every corpus trace
+/// the readers accept (each as its stream, in a file).
+fn inputs(dir: &Path) -> Vec<PathBuf> {
+    let mut sources = vec![
+        data("../../examples/pingpong.tsv"),
+        data("../../examples/camera.etf"),
+    ];
+    for format in ["paje", "trace", "pallas"] {
+        if let Some(corpus) = corpus(format) {
+            sources.extend(accepted_traces(&corpus));
+        }
+    }
+    sources
+        .iter()
+        .enumerate()
+        .map(|(i, source)| {
+            let stream = common::cat(&["-q"], source).unwrap();
+            let file = dir.join(format!("input{i}.tsv"));
+            std::fs::write(&file, without_source(&stream)).unwrap();
+            file
+        })
+        .collect()
+}
+
+/// The first time and the last completion time of a stream's rows.
+fn span(stream: &str) -> (i64, i64) {
+    let mut times = stream
+        .lines()
+        .skip(1)
+        .filter(|l| !l.starts_with("container"))
+        .flat_map(|l| {
+            [col(l, "time"), col(l, "end")]
+                .into_iter()
+                .filter_map(|t| t.parse::<i64>().ok())
+        });
+    let first = times.next().unwrap_or(0);
+    times.fold((first, first), |(lo, hi), t| (lo.min(t), hi.max(t)))
+}
+
+/// Two random windows over `span` (a little beyond it too) that overlap.
+fn windows(rng: &mut Rng, (lo, hi): (i64, i64)) -> [(i64, i64); 2] {
+    let width = (hi - lo).max(1) as u64;
+    let mut pick = || lo - 1 + (rng.below(width + 3) as i64);
+    loop {
+        let (a, b, c, d) = (pick(), pick(), pick(), pick());
+        let (a, b) = (a.min(b), a.max(b));
+        let (c, d) = (c.min(d), c.max(d));
+        if a < b && c < d && a.max(c) < b.min(d) {
+            return [(a, b), (c, d)];
+        }
+    }
+}
+
+fn window_args(w: (i64, i64)) -> [String; 4] {
+    [
+        "--from".into(),
+        w.0.to_string(),
+        "--to".into(),
+        w.1.to_string(),
+    ]
+}
+
+/// slice(slice(x, a, b), c, d) = slice(x, max(a, c), min(b, d)), and
+/// slicing commutes with --spans, for every trace, on random windows.
+#[test]
+fn slices_of_slices_and_spans_agree() {
+    let dir = scratch("slice-props");
+    let mut rng = Rng(2026);
+    for input in inputs(&dir) {
+        let text = std::fs::read_to_string(&input).unwrap();
+        for round in 0..3 {
+            let [(a, b), (c, d)] = windows(&mut rng, span(&text));
+            let args = |w| window_args(w).map(|s| s);
+            let first = slice(&args((a, b)).each_ref().map(String::as_str), &input).unwrap();
+            let first_file = dir.join("first.tsv");
+            std::fs::write(&first_file, &first).unwrap();
+            let twice = slice(&args((c, d)).each_ref().map(String::as_str), &first_file).unwrap();
+            let once = slice(
+                &args((a.max(c), b.min(d))).each_ref().map(String::as_str),
+                &input,
+            )
+            .unwrap();
+            assert_eq!(
+                without_source(&twice),
+                without_source(&once),
+                "{input:?} round {round}: [{a}, {b}) then [{c}, {d})"
+            );
+            // --spans after the slice = the slice after --spans.
+            let spans_after = common::cat(&["-q", "--spans"], &first_file).unwrap();
+            let spanned = dir.join("spanned.tsv");
+            std::fs::write(&spanned, common::cat(&["-q", "--spans"], &input).unwrap()).unwrap();
+            let slice_after =
+                slice(&args((a, b)).each_ref().map(String::as_str), &spanned).unwrap();
+            assert_eq!(
+                without_source(&spans_after),
+                without_source(&slice_after),
+                "{input:?} round {round}: spans and slice [{a}, {b})"
+            );
+        }
+    }
+}
+
+/// Every slice of every accepted Pajé corpus trace, written as Pajé, is read
+/// back (and by PajeNG when `PJ_DUMP` names its pj_dump); the same for the
+/// TRACE corpus written as TRACE.
+#[test]
+fn slices_written_as_paje_and_trace_read_back() {
+    let dir = scratch("slice-writers");
+    let mut rng = Rng(7);
+    let mut cases = vec![(data("../../examples/camera.etf"), "trace")];
+    for (format, writer) in [("paje", "paje"), ("trace", "trace")] {
+        if let Some(corpus) = corpus(format) {
+            cases.extend(accepted_traces(&corpus).into_iter().map(|p| (p, writer)));
+        }
+    }
+    for (input, writer) in cases {
+        let text = common::cat(&["-q"], &input).unwrap();
+        for _ in 0..3 {
+            let [window, _] = windows(&mut rng, span(&text));
+            let out = dir.join(format!("slice.{writer}"));
+            let mut args: Vec<String> = window_args(window).into();
+            args.extend(["-q", "-t", writer, "-o"].map(String::from));
+            args.push(out.to_str().unwrap().into());
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            slice(&args, &input).unwrap_or_else(|e| panic!("{input:?} {window:?}: {e}"));
+            let back = common::cat(&["-q"], &out);
+            assert!(back.is_ok(), "{input:?} {window:?} as {writer}: {back:?}");
+            if writer == "paje" && pajeng_accepts(&input) {
+                assert!(
+                    pajeng_accepts(&out),
+                    "PajeNG refuses the slice {window:?} of {input:?}"
+                );
+            }
+        }
+    }
+}
+
+/// --rebase: the window starts at 0, the origin moves the other way, the
+/// true times in attrs move with the rows.
+#[test]
+fn rebase_moves_times_and_origin() {
+    let dir = scratch("slice-rebase");
+    let file = dir.join("o.tsv");
+    let rows = [
+        row(&[
+            ("kind", "meta"),
+            ("name", "origin"),
+            ("value", "1000000000"),
+        ]),
+        row(&[("kind", "container"), ("loc", "a")]),
+        row(&[
+            ("kind", "enter"),
+            ("time", "100"),
+            ("loc", "a"),
+            ("name", "f"),
+        ]),
+        row(&[
+            ("kind", "event"),
+            ("time", "600"),
+            ("loc", "a"),
+            ("name", "e"),
+        ]),
+        row(&[
+            ("kind", "leave"),
+            ("time", "900"),
+            ("loc", "a"),
+            ("name", "f"),
+        ]),
+    ];
+    std::fs::write(&file, stream(&rows)).unwrap();
+    let out = slice(&["--around", "550", "--width", "100", "--rebase"], &file).unwrap();
+    let body: Vec<String> = out
+        .lines()
+        .skip(1)
+        .filter(|l| col(l, "name") != "format")
+        .map(|l| {
+            [
+                col(l, "kind"),
+                col(l, "time"),
+                col(l, "name"),
+                col(l, "value"),
+                col(l, "flags"),
+                col(l, "attrs"),
+            ]
+            .join(" ")
+        })
+        .collect();
+    assert_eq!(
+        body,
+        [
+            "meta  origin 1000000500  ",
+            "container     ",
+            "enter 0 f  S orig_time=-400",
+            "leave 100 f  C orig_end=400",
+            "destroy 100   S ",
+        ],
+        "{out}"
+    );
+}
+
+/// Bad windows are usage errors (exit 2); halves with --messages inside
+/// are refused at the first half, by file and line.
+#[test]
+fn bad_windows_and_halves_inside() {
+    let ping = data("../../examples/pingpong.tsv");
+    for (args, want) in [
+        (
+            &["--from", "5us", "--to", "5us"][..],
+            "empty window: --to (5000 ns) is not after --from (5000 ns)",
+        ),
+        (
+            &[][..],
+            "give the window: --from, --to (or both), or --around with --width",
+        ),
+        (
+            &["--to", "1s", "--rebase"][..],
+            "--rebase needs the window's start",
+        ),
+        (&["--from", "1x"][..], "bad time `1x`"),
+        (
+            &["--around", "1us", "--width", "0"][..],
+            "--width must be positive",
+        ),
+    ] {
+        let out = bin("trace-slice").args(args).arg(&ping).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let err = slice(&["--from", "1us", "--messages", "inside"], &ping).unwrap_err();
+    assert!(
+        err.contains("pingpong.tsv:") && err.contains("--messages inside keeps `msg` rows"),
+        "{err}"
+    );
+    // Paired first, inside keeps the messages with both ends in the window.
+    let matched = scratch("slice-inside").join("m.tsv");
+    let out = bin("trace-match").args(["-q"]).arg(&ping).output().unwrap();
+    std::fs::write(&matched, &out.stdout).unwrap();
+    let inside = slice(
+        &["--from", "4us", "--to", "5us", "--messages", "inside"],
+        &matched,
+    )
+    .unwrap();
+    let overlap = slice(&["--from", "4200", "--to", "5us"], &matched).unwrap();
+    let msgs = |s: &str| {
+        s.lines()
+            .filter(|l| l.starts_with("msg"))
+            .map(|l| format!("{} {}", col(l, "time"), col(l, "flags")))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(msgs(&inside), ["4100 "]);
+    assert_eq!(msgs(&overlap), ["4100 O"]);
+}
