@@ -29,14 +29,18 @@ kept as orig_c, orig_b, orig_a); frames open at TO leave at TO (C, their true \
 end in orig_end); containers alive at the end are destroyed at TO, or at the \
 latest message end kept after it (S). Messages: with --messages overlap, \
 every message in flight during the window is kept, its ends outside flagged \
-O: a msg row as it is, a half outside the window with its partner (halves \
-pair first in, first out per channel, as trace-match pairs them); with \
-inside, msg rows with both ends in the window (halves must be paired first: \
-trace-match). trace-slice reads its input to the end: a row that completes \
+O: a msg row as it is, a half outside the window with its partner. With \
+inside, only messages with both ends in the window: msg rows, and halves \
+whose partner is in it (a half waits, with the rows after it, until its \
+partner comes or the window ends). Halves pair first in, first out per \
+channel in the order they complete, as trace-match pairs them except for \
+nonblocking receives it pairs in posting order (streams with posts=recv \
+events): for those, pair first (trace-match | trace-slice). trace-slice reads its input to the end: a row that completes \
 after TO (a leave, a state, a claim, a message) may have begun in the window, \
 and its true end is recorded. Memory: the container rows, the open frames, \
 the last sample of each counter, the halves in flight and the rows crossing \
-TO; never the window.";
+TO; never the window (but with inside, the rows behind a half whose partner \
+has not come yet).";
 
 /// Cut a time window out of a trace, with what is open, in force or in
 /// flight at its edges, so that it is a valid trace of its own.

@@ -31,7 +31,8 @@ pub enum Messages {
     /// Those in flight during the window (an end inside, or both ends on
     /// either side); the ends outside are kept as they are, flagged `O`.
     Overlap,
-    /// Those whose two ends are inside (`msg` rows only).
+    /// Those whose two ends are inside (a half waits, and the rows after it
+    /// with it, until its partner comes or the window ends).
     Inside,
 }
 
@@ -78,12 +79,23 @@ impl Stack {
     }
 }
 
+/// A row held in the gate (`Inside` with halves): ready to go, a half
+/// waiting for its partner, or a half whose partner never came in time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gate {
+    Ready,
+    Waiting,
+    Dropped,
+}
+
 /// A message half waiting for its partner: whether its partner is to be
 /// kept, and the row itself while it may still be written (before T0).
 struct Pending {
     kind: Kind,
     keep: bool,
     row: Option<(u64, Record)>,
+    /// With `Inside`: its place in the gate while it waits in the window.
+    slot: Option<u64>,
 }
 
 /// The slicing state machine: rows in, rows out into an [`Outbox`].
@@ -103,6 +115,10 @@ struct Slicer {
     /// The last sample before T0 of each counter.
     counters: StrMap<Record>,
     halves: FastMap<String, VecDeque<Pending>>,
+    /// Rows held behind halves that wait for their partner (`Inside`), and
+    /// the number of rows that left it.
+    gate: VecDeque<(Record, Gate)>,
+    gate_base: u64,
     /// Locations whose frames open at T0 are not entered again yet.
     reentering: BTreeSet<String>,
     arrivals: u64,
@@ -134,6 +150,8 @@ impl Slicer {
             counters: StrMap::default(),
             halves: FastMap::default(),
             reentering: BTreeSet::new(),
+            gate: VecDeque::new(),
+            gate_base: 0,
             arrivals: 0,
             spare: Vec::new(),
             spare_channels: Vec::new(),
@@ -177,7 +195,7 @@ impl Slicer {
             }
         }
         if self.phase == Phase::Inside && at >= self.end() {
-            self.close_window();
+            self.close_window()?;
         }
         match self.phase {
             Phase::Before => self.before(rec),
@@ -242,7 +260,68 @@ impl Slicer {
     /// Writes a kept row of the window.
     fn keep(&mut self, rec: &Record) -> Result<()> {
         self.revive(&rec.loc)?;
-        self.out.write(rec)
+        if self.gate.is_empty() {
+            return self.out.write(rec);
+        }
+        self.gate.push_back((rec.clone(), Gate::Ready));
+        Ok(())
+    }
+
+    /// With `Inside`, a half in the window: kept when its partner is in the
+    /// window too. The first of a pair waits in the gate (and the rows after
+    /// it behind) until its partner comes or the window ends.
+    fn half_inside(&mut self, rec: &Record) -> Result<()> {
+        match self.partner(rec) {
+            Some(Pending {
+                slot: Some(slot), ..
+            }) => {
+                self.decide(slot, Gate::Ready)?;
+                self.keep(rec)
+            }
+            // Its partner came before the window.
+            Some(_) => Ok(()),
+            None => {
+                self.revive(&rec.loc)?;
+                let slot = self.gate_base + self.gate.len() as u64;
+                self.gate.push_back((rec.clone(), Gate::Waiting));
+                self.wait(rec, false, None, Some(slot));
+                Ok(())
+            }
+        }
+    }
+
+    /// Settles the half at `slot` of the gate, then lets out what is settled.
+    fn decide(&mut self, slot: u64, gate: Gate) -> Result<()> {
+        if let Some(entry) = slot
+            .checked_sub(self.gate_base)
+            .and_then(|i| self.gate.get_mut(i as usize))
+        {
+            entry.1 = gate;
+        }
+        while let Some((_, gate)) = self.gate.front() {
+            match gate {
+                Gate::Waiting => break,
+                Gate::Ready => {
+                    let (row, _) = self.gate.pop_front().expect("has a front");
+                    self.out.write(&row)?;
+                }
+                Gate::Dropped => {
+                    self.gate.pop_front();
+                }
+            }
+            self.gate_base += 1;
+        }
+        Ok(())
+    }
+
+    /// The window ends: halves still waiting there lose their message.
+    fn close_gate(&mut self) -> Result<()> {
+        for entry in &mut self.gate {
+            if entry.1 == Gate::Waiting {
+                entry.1 = Gate::Dropped;
+            }
+        }
+        self.decide(u64::MAX, Gate::Dropped)
     }
 
     /// Writes a kept row that crosses T1 (sorted with the others at the end).
@@ -288,22 +367,22 @@ impl Slicer {
                     }
                 }
             }
-            Kind::Send | Kind::Recv => {
-                self.check_halves_allowed()?;
-                match self.partner(rec) {
-                    Some(Pending {
-                        row: Some((_, row)),
-                        ..
-                    }) => self.spare.push(row),
-                    Some(_) => {}
-                    None => {
-                        self.arrivals += 1;
-                        let mut row = self.spare.pop().unwrap_or_default();
-                        row.clone_from(rec);
-                        self.wait(rec, true, Some((self.arrivals, row)));
-                    }
-                }
+            Kind::Send | Kind::Recv if self.options.messages == Messages::Inside => {
+                self.pair_or_wait(rec, false)
             }
+            Kind::Send | Kind::Recv => match self.partner(rec) {
+                Some(Pending {
+                    row: Some((_, row)),
+                    ..
+                }) => self.spare.push(row),
+                Some(_) => {}
+                None => {
+                    self.arrivals += 1;
+                    let mut row = self.spare.pop().unwrap_or_default();
+                    row.clone_from(rec);
+                    self.wait(rec, true, Some((self.arrivals, row)), None);
+                }
+            },
             Kind::Destroy => {
                 if let Some(container) = self.held.shift_remove(rec.loc.as_str()) {
                     self.dead.insert(rec.loc.clone(), container);
@@ -390,15 +469,18 @@ impl Slicer {
                     *alive = false;
                 }
             }
-            Kind::Send | Kind::Recv => {
-                self.check_halves_allowed()?;
-                if self.partner(rec).is_none() {
-                    self.wait(rec, true, None);
-                }
+            Kind::Send | Kind::Recv if self.options.messages == Messages::Inside => {
+                return self.half_inside(rec);
             }
+            Kind::Send | Kind::Recv => self.pair_or_wait(rec, true),
             Kind::Msg => {
-                let sent_before = rec.time.is_some_and(|t| t < self.start());
-                if sent_before {
+                // The earlier end (a message received before it was sent,
+                // flagged R, has its receive first).
+                let starts_before = rec
+                    .time
+                    .zip(rec.end)
+                    .is_some_and(|(t, e)| t.min(e) < self.start());
+                if starts_before {
                     if self.options.messages == Messages::Inside {
                         return Ok(());
                     }
@@ -414,11 +496,13 @@ impl Slicer {
     }
 
     /// Reading passes T1: the frames open now are those that leave at T1.
-    fn close_window(&mut self) {
+    fn close_window(&mut self) -> Result<()> {
+        self.close_gate()?;
         self.phase = Phase::After;
         for stack in self.stacks.values_mut() {
             stack.open_at_end = stack.depth;
         }
+        Ok(())
     }
 
     /// A row completing at or after T1: kept only when it crosses T1.
@@ -435,19 +519,20 @@ impl Slicer {
                     });
                 }
             }
-            Kind::Send | Kind::Recv => {
-                self.check_halves_allowed()?;
-                match self.partner(rec) {
-                    Some(partner) if partner.keep => {
-                        return self.keep_changed(rec, true, outside);
-                    }
-                    Some(_) => {}
-                    None => self.wait(rec, false, None),
-                }
+            Kind::Send | Kind::Recv if self.options.messages == Messages::Inside => {
+                self.pair_or_wait(rec, false)
             }
+            Kind::Send | Kind::Recv => match self.partner(rec) {
+                Some(partner) if partner.keep => {
+                    return self.keep_changed(rec, true, outside);
+                }
+                Some(_) => {}
+                None => self.wait(rec, false, None, None),
+            },
             Kind::Msg => {
-                let (overlap, sent) = (self.options.messages == Messages::Overlap, rec.time);
-                if overlap && sent.is_some_and(|t| t < self.end()) {
+                let overlap = self.options.messages == Messages::Overlap;
+                let first_end = rec.time.zip(rec.end).map(|(t, e)| t.min(e));
+                if overlap && first_end.is_some_and(|t| t < self.end()) {
                     return self.keep_changed(rec, true, outside);
                 }
             }
@@ -510,16 +595,6 @@ impl Slicer {
         Ok(false)
     }
 
-    /// Refuses message halves where the window needs both ends (`Inside`).
-    fn check_halves_allowed(&self) -> Result<()> {
-        if self.options.messages == Messages::Inside {
-            return Err(Error::Record(
-                "--messages inside keeps `msg` rows whose two ends are in the window; this input has message halves: pair them first (trace-match | trace-slice)".into(),
-            ));
-        }
-        Ok(())
-    }
-
     /// The oldest half waiting on `rec`'s channel with the other kind,
     /// taken off its queue; `None` when `rec` must wait itself.
     fn partner(&mut self, rec: &Record) -> Option<Pending> {
@@ -539,12 +614,21 @@ impl Slicer {
         partner
     }
 
+    /// Pairs `rec` with a waiting half (both then settled), or queues it,
+    /// its partner to be kept or not.
+    fn pair_or_wait(&mut self, rec: &Record, keep: bool) {
+        if self.partner(rec).is_none() {
+            self.wait(rec, keep, None, None);
+        }
+    }
+
     /// Queues `rec` on its channel (whose key [`Slicer::partner`] left in `key`).
-    fn wait(&mut self, rec: &Record, keep: bool, row: Option<(u64, Record)>) {
+    fn wait(&mut self, rec: &Record, keep: bool, row: Option<(u64, Record)>, slot: Option<u64>) {
         let pending = Pending {
             kind: rec.kind,
             keep,
             row,
+            slot,
         };
         match self.halves.get_mut(self.key.as_str()) {
             Some(queue) => queue.push_back(pending),
@@ -563,7 +647,7 @@ impl Slicer {
         self.reenter_all()?;
         match self.phase {
             Phase::Before => self.declare_held(),
-            Phase::Inside => Ok(()),
+            Phase::Inside => self.close_gate(),
             Phase::After => self.finish_after(),
         }
     }
