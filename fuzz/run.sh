@@ -3,7 +3,7 @@
 # is beside the clone, the reference corpus. Needs the nightly toolchain and
 # cargo-fuzz (`cargo install cargo-fuzz`).
 # Usage: fuzz/run.sh TARGET [LIBFUZZER OPTIONS]   e.g. fuzz/run.sh paje -runs=10000000
-# Targets: tsv jsonl paje trace pallas writers
+# Targets: tsv jsonl paje trace pallas writers slice
 # FUZZ_SANITIZER=none builds without AddressSanitizer (several times faster;
 # the code under test is safe Rust apart from the libzfp calls).
 set -euo pipefail
@@ -14,7 +14,7 @@ mkdir -p "$seeds"
 shared=../../shared/corpus
 seed() { for f in "$@"; do [ -f "$f" ] && cp "$f" "$seeds/" || true; done; }
 case $target in
-  tsv|writers) seed ../examples/*.tsv ../tests/data/*.tsv ;;
+  tsv|writers|slice) seed ../examples/*.tsv ../tests/data/*.tsv ;;
   jsonl)
     for f in ../examples/pingpong.tsv ../tests/data/nasty.tsv; do
       cargo run --quiet --manifest-path ../Cargo.toml --bin trace-cat -- --json "$f" \

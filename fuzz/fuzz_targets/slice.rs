@@ -1,0 +1,92 @@
+//! The slicer on whatever stream the TSV reader accepts, with a window and
+//! options drawn from the input's hash: errors, never panics, and what it
+//! writes after reading the whole input is itself a valid stream.
+#![no_main]
+
+use std::hash::{Hash, Hasher};
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use libfuzzer_sys::fuzz_target;
+use tracepipe::io::Output;
+use tracepipe::ops::slice::{Messages, SliceOptions, SliceSource};
+use tracepipe::ops::window::Window;
+use tracepipe::pipe::{RecordSource, WriteOptions};
+use tracepipe::stream::tsv::TsvReader;
+use tracepipe::Record;
+
+/// A writer into a buffer the target reads back.
+#[derive(Clone, Default)]
+struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Buffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(reader) = TsvReader::new("fuzz.tsv", data) else {
+        return;
+    };
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    data.hash(&mut hasher);
+    let h = hasher.finish();
+    // Windows over the times small fixtures use (0 to 20 000 ns).
+    let start = (h % 24_000) as i64 - 2_000;
+    let width = ((h >> 16) % 12_000) as i64 + 1;
+    let options = SliceOptions {
+        window: match (h >> 32) % 4 {
+            0 => Window::new(None, Some(start + width)),
+            1 => Window::new(Some(start), None),
+            _ => Window::new(Some(start), Some(start + width)),
+        },
+        messages: if (h >> 40) % 2 == 0 {
+            Messages::Overlap
+        } else {
+            Messages::Inside
+        },
+        rebase: (h >> 32) % 4 != 0 && (h >> 41) % 2 == 0,
+    };
+    let extra = reader.extra_columns().to_vec();
+    let mut slice = SliceSource::new(Box::new(reader), options);
+    let mut rows = Vec::new();
+    let mut rec = Record::default();
+    loop {
+        match slice.next_record(&mut rec) {
+            Ok(true) => rows.push(rec.clone()),
+            Ok(false) => break,
+            Err(_) => return,
+        }
+    }
+    let buffer = Buffer::default();
+    let opts = WriteOptions {
+        extra_columns: extra,
+        ..WriteOptions::default()
+    };
+    let mut sink =
+        tracepipe::stream::tsv::open_writer(Output::new("out", Box::new(buffer.clone())), &opts)
+            .expect("a TSV writer opens");
+    for r in &rows {
+        if let Err(e) = sink.write(r) {
+            panic!("the slice {options:?} writes a row the TSV writer refuses: {e}");
+        }
+    }
+    sink.finish().expect("the TSV writer finishes");
+    let bytes = buffer.0.lock().unwrap().clone();
+    let mut back = TsvReader::new("out.tsv", &bytes[..]).expect("the slice has a header");
+    loop {
+        match back.next_record(&mut rec) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => panic!(
+                "the slice {options:?} is not a valid stream: {e}\n{}",
+                String::from_utf8_lossy(&bytes)
+            ),
+        }
+    }
+});
