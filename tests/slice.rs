@@ -382,8 +382,8 @@ fn bad_windows_and_which_messages() {
 
 /// Pairing commutes with slicing: the messages of the slice are the slice
 /// of the messages (for overlap, outside ends flagged O either way), for
-/// every trace with halves and no posting order; inside, no half of a slice
-/// is left without its partner.
+/// every trace with halves; inside, no half of a slice is left without its
+/// partner.
 #[test]
 fn pairing_commutes_with_slicing() {
     let dir = scratch("slice-inside-props");
@@ -418,10 +418,7 @@ fn pairing_commutes_with_slicing() {
     let mut messages = 0;
     for input in inputs(&dir) {
         let text = std::fs::read_to_string(&input).unwrap();
-        // Without halves there is nothing to pair; with receives matched in
-        // posting order (posts=recv events), slicing pairs by completion
-        // and the claim does not hold (trace-slice --help: pair first).
-        if !text.lines().any(|l| l.starts_with("send\t")) || text.contains("posts=recv") {
+        if !text.lines().any(|l| l.starts_with("send\t")) {
             continue;
         }
         std::fs::write(&matched, run("trace-match", &["-q"], &input)).unwrap();

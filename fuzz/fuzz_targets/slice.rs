@@ -30,7 +30,7 @@ impl Write for Buffer {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(reader) = TsvReader::new("fuzz.tsv", data) else {
+    let Ok(reader) = TsvReader::new("fuzz.tsv", std::io::Cursor::new(data.to_vec())) else {
         return;
     };
     let mut hasher = std::collections::hash_map::DefaultHasher::new();

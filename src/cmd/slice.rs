@@ -32,15 +32,14 @@ every message in flight during the window is kept, its ends outside flagged \
 O: a msg row as it is, a half outside the window with its partner. With \
 inside, only messages with both ends in the window: msg rows, and halves \
 whose partner is in it (a half waits, with the rows after it, until its \
-partner comes or the window ends). Halves pair first in, first out per \
-channel in the order they complete, as trace-match pairs them except for \
-nonblocking receives it pairs in posting order (streams with posts=recv \
-events): for those, pair first (trace-match | trace-slice). trace-slice reads its input to the end: a row that completes \
+partner comes or the window ends). Halves pair exactly as trace-match pairs \
+them (its matcher runs inside); the posting of a nonblocking receive \
+(posts=recv) is kept with its receive. trace-slice reads its input to the end: a row that completes \
 after TO (a leave, a state, a claim, a message) may have begun in the window, \
 and its true end is recorded. Memory: the container rows, the open frames, \
 the last sample of each counter, the halves in flight and the rows crossing \
-TO; never the window (but with inside, the rows behind a half whose partner \
-has not come yet).";
+TO; never the window (but the rows behind a half whose partner has not come \
+yet, with inside, or behind a posting whose receive has not).";
 
 /// Cut a time window out of a trace, with what is open, in force or in
 /// flight at its edges, so that it is a valid trace of its own.

@@ -40,7 +40,7 @@ pub enum Unmatched {
 /// Writes the channel key of a message half into `key`: the fields of its
 /// rule (docs/stream.md §3), separated by a byte no field holds. Halves
 /// with equal keys pair first in, first out.
-pub fn channel_key(rec: &Record, key: &mut String) {
+fn channel_key(rec: &Record, key: &mut String) {
     use std::fmt::Write as _;
     key.clear();
     match rec.tag {
@@ -66,7 +66,7 @@ pub fn channel_key(rec: &Record, key: &mut String) {
 
 /// Whether `rec` posts a nonblocking receive (the encoded attrs are looked
 /// at first: most events have no such attribute).
-fn is_posting(rec: &Record) -> bool {
+pub fn is_posting(rec: &Record) -> bool {
     rec.kind == Kind::Event
         && !rec.id.is_empty()
         && rec.attrs.contains("posts=recv")
@@ -129,6 +129,20 @@ struct Queue {
     halves: VecDeque<Half>,
 }
 
+/// What became of message halves, by the marks of their rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pairing {
+    /// The halves of these two rows make one message.
+    Paired(u64, u64),
+    /// This half is given up: its partner cannot come (a location it waits
+    /// on was destroyed, or the stream ended).
+    GivenUp(u64),
+}
+
+/// One poster's nonblocking receives in posting order: the request id, and
+/// the receive once it completed.
+type Postings = VecDeque<(String, Option<Half>)>;
+
 /// A pending half, packed, with the mark of the row it came from.
 struct Half {
     packed: RecordBatch,
@@ -148,7 +162,7 @@ pub struct Matcher<S> {
     spare_halves: Vec<RecordBatch>,
     /// Nonblocking receives posted and not yet matched, per poster, in
     /// posting order: their request id, and the receive once it completed.
-    posted: FastMap<String, VecDeque<(String, Option<RecordBatch>)>>,
+    posted: FastMap<String, Postings>,
     /// Completed receives waiting for an earlier posting to complete.
     held_receives: u64,
     key: String,
@@ -158,6 +172,8 @@ pub struct Matcher<S> {
     out: Record,
     /// The mark of the row being written (0 when the matcher is a sink).
     mark: u64,
+    /// The pairings made, when observed.
+    observed: Option<Vec<Pairing>>,
     summary: MatchSummary,
     /// Latest completion time passed on, where leftovers are written.
     clock: Option<i64>,
@@ -208,6 +224,7 @@ impl<S: RecordSink> Matcher<S> {
             options,
             out: Record::new(Kind::Msg),
             mark: 0,
+            observed: None,
             summary: MatchSummary::default(),
             clock: None,
             waiting: FastMap::default(),
@@ -348,10 +365,13 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
     fn finish(&mut self) -> Result<()> {
         // Receives still waiting for a posting that never completed.
         let mut recv = Record::default();
-        for (_, queue) in std::mem::take(&mut self.posted) {
-            for packed in queue.into_iter().filter_map(|(_, done)| done) {
-                packed.reader().next_into(&mut recv);
-                self.half(&recv)?;
+        let mut posters: Vec<(String, Postings)> =
+            std::mem::take(&mut self.posted).into_iter().collect();
+        posters.sort_by(|a, b| a.0.cmp(&b.0));
+        for (_, queue) in posters {
+            for half in queue.into_iter().filter_map(|(_, done)| done) {
+                half.packed.reader().next_into(&mut recv);
+                self.half_marked(&recv, half.mark)?;
             }
         }
         self.held_receives = 0;
@@ -416,6 +436,9 @@ impl<S: RecordSink> Matcher<S> {
                 self.pending_halves -= 1;
                 uncount(&mut self.waiting, awaited(&self.first));
                 let sizes_differ = Self::pair(&mut self.out, &self.first, rec);
+                if let Some(observed) = &mut self.observed {
+                    observed.push(Pairing::Paired(first.mark, self.mark));
+                }
                 self.summary.matched += 1;
                 self.summary.reversed += u64::from(self.out.flags.contains(flags::REVERSED));
                 self.summary.size_mismatches += u64::from(sizes_differ);
@@ -450,7 +473,10 @@ impl<S: RecordSink> Matcher<S> {
         };
         let mut packed = self.spare_halves.pop().unwrap_or_default();
         packed.push(rec);
-        slot.1 = Some(packed);
+        slot.1 = Some(Half {
+            packed,
+            mark: self.mark,
+        });
         self.held_receives += 1;
         let mut ready = Vec::new();
         while queue.front().is_some_and(|(_, done)| done.is_some()) {
@@ -461,14 +487,33 @@ impl<S: RecordSink> Matcher<S> {
             self.posted.remove(&poster);
         }
         let mut recv = Record::default();
-        for mut packed in ready {
+        for Half { mut packed, mark } in ready {
             self.held_receives -= 1;
             packed.reader().next_into(&mut recv);
             packed.clear();
             self.spare_halves.push(packed);
-            self.half(&recv)?;
+            self.half_marked(&recv, mark)?;
         }
         Ok(())
+    }
+
+    /// [`Matcher::half`] for a receive held since the row of `mark`.
+    fn half_marked(&mut self, rec: &Record, mark: u64) -> Result<()> {
+        let now = std::mem::replace(&mut self.mark, mark);
+        let result = self.half(rec);
+        self.mark = now;
+        result
+    }
+
+    /// Records from now on which halves (by the mark of their rows) are
+    /// paired, and which are given up, for [`Matcher::take_pairings`].
+    pub fn observe_pairings(&mut self) {
+        self.observed.get_or_insert_with(Vec::new);
+    }
+
+    /// The pairings made since the last call (see [`Matcher::observe_pairings`]).
+    pub fn take_pairings(&mut self) -> std::vec::Drain<'_, Pairing> {
+        self.observed.get_or_insert_with(Vec::new).drain(..)
     }
 
     /// Notes `rec` and says whether the matcher would pass it on unchanged
@@ -588,6 +633,9 @@ impl<S: RecordSink> Matcher<S> {
             })
             .collect();
         left.sort_by_key(|(r, mark)| (r.time, *mark));
+        if let Some(observed) = &mut self.observed {
+            observed.extend(left.iter().map(|(_, mark)| Pairing::GivenUp(*mark)));
+        }
         for (r, mark) in &left {
             let counts = self
                 .summary

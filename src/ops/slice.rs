@@ -8,7 +8,9 @@
 //! `orig_end`), frames open at T1 leave there (`C`, the true end in
 //! `orig_end`), and containers alive at the end are destroyed there (`S`).
 //! Messages that fly across an edge keep their outside end (flag `O`), or
-//! are left out (`Inside`).
+//! are left out (`Inside`); halves are paired by the matcher itself
+//! ([`Matcher`], observing its pairings), so a slice agrees with
+//! `trace-match`, posting order included.
 //!
 //! The slicer reads to the end of its input: a row that completes after T1
 //! (a frame's leave, a state, a claim, a message) may have begun in the
@@ -18,9 +20,9 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::{FastMap, StrMap};
-use crate::ops::matcher::{channel_key, Outbox};
+use crate::ops::matcher::{is_posting, Matcher, Outbox, Pairing, Unmatched};
 use crate::ops::window::{parse_time, Window};
 use crate::pipe::{RecordSink, RecordSource};
 use crate::record::{flags, Kind, Record, ATTR_ORIG_END, ATTR_ORIG_TIME, META_ORIGIN};
@@ -88,14 +90,29 @@ enum Gate {
     Dropped,
 }
 
-/// A message half waiting for its partner: whether its partner is to be
-/// kept, and the row itself while it may still be written (before T0).
-struct Pending {
-    kind: Kind,
-    keep: bool,
-    row: Option<(u64, Record)>,
-    /// With `Inside`: its place in the gate while it waits in the window.
+/// A message half handed to the pairer, until it is paired or given up:
+/// where it came, its row while it may still be written (before T0, or
+/// after T1 until its partner is known), whether it was written at T0, and
+/// its place in the gate.
+struct Flight {
+    at: Phase,
+    row: Option<Record>,
+    written_at_start: bool,
     slot: Option<u64>,
+    /// The gate slot of the posting of this receive, in the window.
+    posting: Option<u64>,
+}
+
+/// A sink for what the pairer makes (the slicer only wants its pairings).
+struct Discard;
+
+impl RecordSink for Discard {
+    fn write(&mut self, _: &Record) -> Result<()> {
+        Ok(())
+    }
+    fn finish(&mut self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// The slicing state machine: rows in, rows out into an [`Outbox`].
@@ -114,17 +131,19 @@ struct Slicer {
     stacks: FastMap<String, Stack>,
     /// The last sample before T0 of each counter.
     counters: StrMap<Record>,
-    halves: FastMap<String, VecDeque<Pending>>,
+    /// Pairs halves exactly as trace-match does (channels, keys, posting
+    /// order); each half is known by its number, given as the row's mark.
+    pairer: Matcher<Discard>,
+    flights: FastMap<u64, Flight>,
+    halves_seen: u64,
     /// Rows held behind halves that wait for their partner (`Inside`), and
     /// the number of rows that left it.
     gate: VecDeque<(Record, Gate)>,
     gate_base: u64,
+    /// Postings of nonblocking receives in the gate, by (poster, request).
+    postings: FastMap<(String, String), u64>,
     /// Locations whose frames open at T0 are not entered again yet.
     reentering: BTreeSet<String>,
-    arrivals: u64,
-    /// Rows of matched halves, and emptied channels, to reuse.
-    spare: Vec<Record>,
-    spare_channels: Vec<(String, VecDeque<Pending>)>,
     key: String,
     /// The input's last completion time.
     last: Option<i64>,
@@ -148,13 +167,17 @@ impl Slicer {
             alive: StrMap::default(),
             stacks: FastMap::default(),
             counters: StrMap::default(),
-            halves: FastMap::default(),
+            pairer: {
+                let mut pairer = Matcher::new(Discard, Unmatched::Drop, Warnings::default());
+                pairer.observe_pairings();
+                pairer
+            },
+            flights: FastMap::default(),
+            halves_seen: 0,
             reentering: BTreeSet::new(),
             gate: VecDeque::new(),
             gate_base: 0,
-            arrivals: 0,
-            spare: Vec::new(),
-            spare_channels: Vec::new(),
+            postings: FastMap::default(),
             key: String::new(),
             last: None,
             scratch: Record::default(),
@@ -197,11 +220,125 @@ impl Slicer {
         if self.phase == Phase::Inside && at >= self.end() {
             self.close_window()?;
         }
+        match rec.kind {
+            Kind::Send | Kind::Recv => return self.half(rec),
+            Kind::Destroy => self.pair(rec, 0)?,
+            Kind::Event if is_posting(rec) => self.pair(rec, 0)?,
+            _ => {}
+        }
         match self.phase {
             Phase::Before => self.before(rec),
             Phase::Inside => self.inside(rec),
             Phase::After => self.after(rec),
         }
+    }
+
+    /// A message half: written at once in the window (`Overlap`), held in
+    /// the gate (`Inside`), or kept aside until the pairer says whether its
+    /// message is in flight during the window.
+    fn half(&mut self, rec: &Record) -> Result<()> {
+        self.halves_seen += 1;
+        let overlap = self.options.messages == Messages::Overlap;
+        let mut flight = Flight {
+            at: self.phase,
+            row: None,
+            written_at_start: false,
+            slot: None,
+            posting: self.posting_of(rec),
+        };
+        if let (Some(posting), Phase::Inside, true) = (flight.posting, self.phase, overlap) {
+            self.decide(posting, Gate::Ready)?;
+        }
+        match self.phase {
+            Phase::Inside if overlap => self.keep(rec)?,
+            Phase::Inside => {
+                self.revive(&rec.loc)?;
+                flight.slot = Some(self.gate_base + self.gate.len() as u64);
+                self.gate.push_back((rec.clone(), Gate::Waiting));
+            }
+            _ if overlap => flight.row = Some(rec.clone()),
+            _ => {}
+        }
+        self.flights.insert(self.halves_seen, flight);
+        self.pair(rec, self.halves_seen)
+    }
+
+    /// The gate slot of the posting in the window of receive `rec`, if any.
+    fn posting_of(&mut self, rec: &Record) -> Option<u64> {
+        if rec.kind != Kind::Recv || rec.id.is_empty() || self.postings.is_empty() {
+            return None;
+        }
+        let poster = rec.attr("thread").unwrap_or_else(|| rec.loc.clone());
+        self.postings.remove(&(poster, rec.id.clone()))
+    }
+
+    /// A posting of a nonblocking receive in the window waits in the gate
+    /// for its receive, and goes with it: a posting whose receive is not in
+    /// the slice would make trace-match wait for it.
+    fn posting(&mut self, rec: &Record) -> Result<()> {
+        self.revive(&rec.loc)?;
+        let slot = self.gate_base + self.gate.len() as u64;
+        self.gate.push_back((rec.clone(), Gate::Waiting));
+        self.postings
+            .insert((rec.loc.clone(), rec.id.clone()), slot);
+        Ok(())
+    }
+
+    /// Settles a half and the posting of its receive alike.
+    fn decide_flight(&mut self, flight: &Flight, gate: Gate) -> Result<()> {
+        for slot in [flight.slot, flight.posting].into_iter().flatten() {
+            self.decide(slot, gate)?;
+        }
+        Ok(())
+    }
+
+    /// Hands `rec` to the pairer under `mark`, then acts on what it paired.
+    fn pair(&mut self, rec: &Record, mark: u64) -> Result<()> {
+        self.pairer.set_mark(mark);
+        self.pairer.write(rec)?;
+        self.settle()
+    }
+
+    /// Acts on the pairer's news: a message whose halves both reach into
+    /// the window (`Inside`), or with an end in it or across it (`Overlap`:
+    /// a half after T1 is written, flagged O).
+    fn settle(&mut self) -> Result<()> {
+        let news: Vec<Pairing> = self.pairer.take_pairings().collect();
+        for pairing in news {
+            let (a, b) = match pairing {
+                Pairing::Paired(a, b) => (a, b),
+                Pairing::GivenUp(a) => {
+                    // Its message cannot be whole: out of the gate.
+                    if let Some(flight) = self.flights.remove(&a) {
+                        self.decide_flight(&flight, Gate::Dropped)?;
+                    }
+                    continue;
+                }
+            };
+            let (Some(mut x), Some(mut y)) = (self.flights.remove(&a), self.flights.remove(&b))
+            else {
+                continue;
+            };
+            if (y.at as u8) < (x.at as u8) {
+                std::mem::swap(&mut x, &mut y);
+            }
+            match (x.at, y.at) {
+                (Phase::Inside, Phase::Inside) if y.slot.is_some() => {
+                    self.decide_flight(&x, Gate::Ready)?;
+                    self.decide_flight(&y, Gate::Ready)?;
+                }
+                (Phase::Before, Phase::Inside) => self.decide_flight(&y, Gate::Dropped)?,
+                (Phase::Before, Phase::After) | (Phase::Inside, Phase::After)
+                    if x.written_at_start || (x.at == Phase::Inside && x.slot.is_none()) =>
+                {
+                    if let Some(row) = y.row.take() {
+                        self.keep_changed(&row, true, outside)?;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     /// A `container` row: held before T0, written in the window unless it is
@@ -267,29 +404,6 @@ impl Slicer {
         Ok(())
     }
 
-    /// With `Inside`, a half in the window: kept when its partner is in the
-    /// window too. The first of a pair waits in the gate (and the rows after
-    /// it behind) until its partner comes or the window ends.
-    fn half_inside(&mut self, rec: &Record) -> Result<()> {
-        match self.partner(rec) {
-            Some(Pending {
-                slot: Some(slot), ..
-            }) => {
-                self.decide(slot, Gate::Ready)?;
-                self.keep(rec)
-            }
-            // Its partner came before the window.
-            Some(_) => Ok(()),
-            None => {
-                self.revive(&rec.loc)?;
-                let slot = self.gate_base + self.gate.len() as u64;
-                self.gate.push_back((rec.clone(), Gate::Waiting));
-                self.wait(rec, false, None, Some(slot));
-                Ok(())
-            }
-        }
-    }
-
     /// Settles the half at `slot` of the gate, then lets out what is settled.
     fn decide(&mut self, slot: u64, gate: Gate) -> Result<()> {
         if let Some(entry) = slot
@@ -316,6 +430,7 @@ impl Slicer {
 
     /// The window ends: halves still waiting there lose their message.
     fn close_gate(&mut self) -> Result<()> {
+        self.postings.clear();
         for entry in &mut self.gate {
             if entry.1 == Gate::Waiting {
                 entry.1 = Gate::Dropped;
@@ -367,22 +482,6 @@ impl Slicer {
                     }
                 }
             }
-            Kind::Send | Kind::Recv if self.options.messages == Messages::Inside => {
-                self.pair_or_wait(rec, false)
-            }
-            Kind::Send | Kind::Recv => match self.partner(rec) {
-                Some(Pending {
-                    row: Some((_, row)),
-                    ..
-                }) => self.spare.push(row),
-                Some(_) => {}
-                None => {
-                    self.arrivals += 1;
-                    let mut row = self.spare.pop().unwrap_or_default();
-                    row.clone_from(rec);
-                    self.wait(rec, true, Some((self.arrivals, row)), None);
-                }
-            },
             Kind::Destroy => {
                 if let Some(container) = self.held.shift_remove(rec.loc.as_str()) {
                     self.dead.insert(rec.loc.clone(), container);
@@ -398,16 +497,16 @@ impl Slicer {
     fn open_window(&mut self) -> Result<()> {
         self.phase = Phase::Inside;
         self.declare_held()?;
+        // Halves not paired before T0 are in flight: written, in time order.
         let mut flying: Vec<(i64, u64, Record)> = Vec::new();
-        for queue in self.halves.values_mut() {
-            for half in queue.iter_mut() {
-                if let Some((arrival, mut row)) = half.row.take() {
-                    row.add_flag(flags::OUTSIDE);
-                    flying.push((row.time.unwrap_or_default(), arrival, row));
-                }
+        for (n, flight) in &mut self.flights {
+            if let Some(mut row) = flight.row.take() {
+                row.add_flag(flags::OUTSIDE);
+                flying.push((row.time.unwrap_or_default(), *n, row));
+                flight.written_at_start = true;
             }
         }
-        flying.sort_by_key(|(time, arrival, _)| (*time, *arrival));
+        flying.sort_by_key(|(time, n, _)| (*time, *n));
         for (_, _, row) in flying {
             self.keep(&row)?;
         }
@@ -460,6 +559,7 @@ impl Slicer {
     /// A row completing in the window.
     fn inside(&mut self, rec: &Record) -> Result<()> {
         match rec.kind {
+            Kind::Event if is_posting(rec) => return self.posting(rec),
             Kind::Enter => self.push(rec),
             Kind::Leave => {
                 self.pop(rec)?;
@@ -469,10 +569,6 @@ impl Slicer {
                     *alive = false;
                 }
             }
-            Kind::Send | Kind::Recv if self.options.messages == Messages::Inside => {
-                return self.half_inside(rec);
-            }
-            Kind::Send | Kind::Recv => self.pair_or_wait(rec, true),
             Kind::Msg => {
                 // The earlier end (a message received before it was sent,
                 // flagged R, has its receive first).
@@ -519,16 +615,6 @@ impl Slicer {
                     });
                 }
             }
-            Kind::Send | Kind::Recv if self.options.messages == Messages::Inside => {
-                self.pair_or_wait(rec, false)
-            }
-            Kind::Send | Kind::Recv => match self.partner(rec) {
-                Some(partner) if partner.keep => {
-                    return self.keep_changed(rec, true, outside);
-                }
-                Some(_) => {}
-                None => self.wait(rec, false, None, None),
-            },
             Kind::Msg => {
                 let overlap = self.options.messages == Messages::Overlap;
                 let first_end = rec.time.zip(rec.end).map(|(t, e)| t.min(e));
@@ -595,55 +681,11 @@ impl Slicer {
         Ok(false)
     }
 
-    /// The oldest half waiting on `rec`'s channel with the other kind,
-    /// taken off its queue; `None` when `rec` must wait itself.
-    fn partner(&mut self, rec: &Record) -> Option<Pending> {
-        channel_key(rec, &mut self.key);
-        let queue = self.halves.get_mut(self.key.as_str())?;
-        if queue.front().is_none_or(|p| p.kind == rec.kind) {
-            return None;
-        }
-        let partner = queue.pop_front();
-        // Emptied queues go (keyed channels are one per message), their
-        // buffers kept for the next channels.
-        if queue.is_empty() {
-            if let Some((key, queue)) = self.halves.remove_entry(self.key.as_str()) {
-                self.spare_channels.push((key, queue));
-            }
-        }
-        partner
-    }
-
-    /// Pairs `rec` with a waiting half (both then settled), or queues it,
-    /// its partner to be kept or not.
-    fn pair_or_wait(&mut self, rec: &Record, keep: bool) {
-        if self.partner(rec).is_none() {
-            self.wait(rec, keep, None, None);
-        }
-    }
-
-    /// Queues `rec` on its channel (whose key [`Slicer::partner`] left in `key`).
-    fn wait(&mut self, rec: &Record, keep: bool, row: Option<(u64, Record)>, slot: Option<u64>) {
-        let pending = Pending {
-            kind: rec.kind,
-            keep,
-            row,
-            slot,
-        };
-        match self.halves.get_mut(self.key.as_str()) {
-            Some(queue) => queue.push_back(pending),
-            None => {
-                let (mut key, mut queue) = self.spare_channels.pop().unwrap_or_default();
-                key.clone_from(&self.key);
-                queue.push_back(pending);
-                self.halves.insert(key, queue);
-            }
-        }
-    }
-
     /// The input ended: frames still open at T1 leave there, the rows
     /// crossing T1 are written in order, then the containers alive end.
     fn finish(&mut self) -> Result<()> {
+        self.pairer.finish()?;
+        self.settle()?;
         self.reenter_all()?;
         match self.phase {
             Phase::Before => self.declare_held(),
