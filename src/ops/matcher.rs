@@ -435,10 +435,13 @@ impl<S: RecordSink> Matcher<S> {
                 self.spare_halves.push(first.packed);
                 self.pending_halves -= 1;
                 uncount(&mut self.waiting, awaited(&self.first));
-                let sizes_differ = Self::pair(&mut self.out, &self.first, rec);
                 if let Some(observed) = &mut self.observed {
+                    // Observed pairings are all that is wanted: no message.
                     observed.push(Pairing::Paired(first.mark, self.mark));
+                    self.summary.matched += 1;
+                    return Ok(());
                 }
+                let sizes_differ = Self::pair(&mut self.out, &self.first, rec);
                 self.summary.matched += 1;
                 self.summary.reversed += u64::from(self.out.flags.contains(flags::REVERSED));
                 self.summary.size_mismatches += u64::from(sizes_differ);
@@ -506,9 +509,28 @@ impl<S: RecordSink> Matcher<S> {
     }
 
     /// Records from now on which halves (by the mark of their rows) are
-    /// paired, and which are given up, for [`Matcher::take_pairings`].
+    /// paired, and which are given up, for [`Matcher::take_pairings`]; the
+    /// messages themselves are no longer made (a pairing oracle).
     pub fn observe_pairings(&mut self) {
         self.observed.get_or_insert_with(Vec::new);
+    }
+
+    /// Every half waiting for its partner (held receives too), unpacked,
+    /// with the mark of its row.
+    pub fn waiting_halves(&self) -> Vec<(u64, Record)> {
+        let queued = self.pending.values().flat_map(|q| q.halves.iter());
+        let held = self
+            .posted
+            .values()
+            .flat_map(|q| q.iter().filter_map(|(_, done)| done.as_ref()));
+        queued
+            .chain(held)
+            .map(|half| {
+                let mut rec = Record::default();
+                half.packed.reader().next_into(&mut rec);
+                (half.mark, rec)
+            })
+            .collect()
     }
 
     /// The pairings made since the last call (see [`Matcher::observe_pairings`]).

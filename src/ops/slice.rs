@@ -91,9 +91,9 @@ enum Gate {
 }
 
 /// A message half handed to the pairer, until it is paired or given up:
-/// where it came, its row while it may still be written (before T0, or
-/// after T1 until its partner is known), whether it was written at T0, and
-/// its place in the gate.
+/// where it came, its row after T1 until its partner is known (before T0
+/// the pairer holds it), whether it was written at T0, and its place in the
+/// gate.
 struct Flight {
     at: Phase,
     row: Option<Record>,
@@ -135,6 +135,9 @@ struct Slicer {
     /// order); each half is known by its number, given as the row's mark.
     pairer: Matcher<Discard>,
     flights: FastMap<u64, Flight>,
+    /// The pairer's news being acted on, and rows of settled halves, reused.
+    news: Vec<Pairing>,
+    spare: Vec<Record>,
     halves_seen: u64,
     /// Rows held behind halves that wait for their partner (`Inside`), and
     /// the number of rows that left it.
@@ -173,6 +176,8 @@ impl Slicer {
                 pairer
             },
             flights: FastMap::default(),
+            news: Vec::new(),
+            spare: Vec::new(),
             halves_seen: 0,
             reentering: BTreeSet::new(),
             gate: VecDeque::new(),
@@ -256,7 +261,12 @@ impl Slicer {
                 flight.slot = Some(self.gate_base + self.gate.len() as u64);
                 self.gate.push_back((rec.clone(), Gate::Waiting));
             }
-            _ if overlap => flight.row = Some(rec.clone()),
+            // Before T0 the pairer keeps the row (see open_window).
+            Phase::After if overlap => {
+                let mut row = self.spare.pop().unwrap_or_default();
+                row.clone_from(rec);
+                flight.row = Some(row);
+            }
             _ => {}
         }
         self.flights.insert(self.halves_seen, flight);
@@ -303,21 +313,32 @@ impl Slicer {
     /// the window (`Inside`), or with an end in it or across it (`Overlap`:
     /// a half after T1 is written, flagged O).
     fn settle(&mut self) -> Result<()> {
-        let news: Vec<Pairing> = self.pairer.take_pairings().collect();
-        for pairing in news {
+        let mut news = std::mem::take(&mut self.news);
+        news.extend(self.pairer.take_pairings());
+        let result = news
+            .drain(..)
+            .try_for_each(|pairing| self.settle_one(pairing));
+        self.news = news;
+        result
+    }
+
+    /// Acts on one pairing (see [`Slicer::settle`]).
+    fn settle_one(&mut self, pairing: Pairing) -> Result<()> {
+        {
             let (a, b) = match pairing {
                 Pairing::Paired(a, b) => (a, b),
                 Pairing::GivenUp(a) => {
                     // Its message cannot be whole: out of the gate.
                     if let Some(flight) = self.flights.remove(&a) {
                         self.decide_flight(&flight, Gate::Dropped)?;
+                        self.spare.extend(flight.row);
                     }
-                    continue;
+                    return Ok(());
                 }
             };
             let (Some(mut x), Some(mut y)) = (self.flights.remove(&a), self.flights.remove(&b))
             else {
-                continue;
+                return Ok(());
             };
             if (y.at as u8) < (x.at as u8) {
                 std::mem::swap(&mut x, &mut y);
@@ -333,10 +354,12 @@ impl Slicer {
                 {
                     if let Some(row) = y.row.take() {
                         self.keep_changed(&row, true, outside)?;
+                        self.spare.push(row);
                     }
                 }
                 _ => {}
             }
+            self.spare.extend(x.row.into_iter().chain(y.row));
         }
         Ok(())
     }
@@ -499,11 +522,13 @@ impl Slicer {
         self.declare_held()?;
         // Halves not paired before T0 are in flight: written, in time order.
         let mut flying: Vec<(i64, u64, Record)> = Vec::new();
-        for (n, flight) in &mut self.flights {
-            if let Some(mut row) = flight.row.take() {
-                row.add_flag(flags::OUTSIDE);
-                flying.push((row.time.unwrap_or_default(), *n, row));
-                flight.written_at_start = true;
+        if self.options.messages == Messages::Overlap {
+            for (n, mut row) in self.pairer.waiting_halves() {
+                if let Some(flight) = self.flights.get_mut(&n) {
+                    row.add_flag(flags::OUTSIDE);
+                    flying.push((row.time.unwrap_or_default(), n, row));
+                    flight.written_at_start = true;
+                }
             }
         }
         flying.sort_by_key(|(time, n, _)| (*time, *n));
