@@ -27,7 +27,9 @@ Examples:
 Rows are kept whole: a complete row (state, msg, claim, ...) is kept when it \
 overlaps the window, not clipped. A frame (enter ... leave) goes whole with its \
 enter: kept, with its leave wherever it falls, when the enter is kept; left \
-out when the enter is not (before the window, say). `meta` rows, and the \
+out when the enter is not (before the window, say); trace-slice cuts a window \
+that stands on its own instead (frames cut at its edges, counter values \
+carried in, messages in flight kept). `meta` rows, and the \
 `container` rows of kept rows (with their parents), are always written, so \
 the output is a valid stream. Memory: one row per container, and the open \
 frames.";
