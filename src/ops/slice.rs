@@ -16,7 +16,8 @@
 //! (a frame's leave, a state, a claim, a message) may have begun in the
 //! window, and carries the true end the output records. Memory: the held
 //! container rows, the open frames, the last sample of each counter, the
-//! message halves in flight, and the rows crossing T1.
+//! message halves in flight, the rows crossing T1, and the rows held behind
+//! a half (`Inside`) or a receive's posting waiting in the window.
 
 use std::collections::{BTreeSet, VecDeque};
 
