@@ -2,7 +2,8 @@
 //! `rustc-hash`'s Fx hasher, since inputs are trace files, not adversarial
 //! network peers, and SipHash costs more than the rest of a row's bookkeeping;
 //! and [`StrMap`], `indexmap` under the same hasher, for the per-field
-//! identifier lookups of text readers.
+//! identifier lookups of text readers; and composite keys (several fields
+//! joined by NUL) for maps keyed by more than one field.
 
 use indexmap::IndexMap;
 use rustc_hash::FxBuildHasher;
@@ -18,3 +19,19 @@ pub type FastSet<K> = HashSet<K, FxBuildHasher>;
 /// every line). Positions (`get_index_of`) are stable, so a reader can look an
 /// identifier up once and keep its position.
 pub type StrMap<V> = IndexMap<Box<str>, V, FxBuildHasher>;
+
+/// Splits a composite key (parts joined by NUL, which no field holds).
+pub fn key_parts(key: &str) -> impl Iterator<Item = &str> {
+    key.split('\u{0}')
+}
+
+/// Builds a composite key into `out` (cleared first).
+pub fn make_key(out: &mut String, parts: &[&str]) {
+    out.clear();
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push('\u{0}');
+        }
+        out.push_str(p);
+    }
+}

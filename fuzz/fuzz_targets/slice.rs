@@ -4,9 +4,10 @@
 #![no_main]
 
 use std::hash::{Hash, Hasher};
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 
+mod common;
+
+use common::Buffer;
 use libfuzzer_sys::fuzz_target;
 use tracepipe::io::Output;
 use tracepipe::ops::slice::{Messages, SliceOptions, SliceSource};
@@ -14,20 +15,6 @@ use tracepipe::ops::window::Window;
 use tracepipe::pipe::{RecordSource, WriteOptions};
 use tracepipe::stream::tsv::TsvReader;
 use tracepipe::Record;
-
-/// A writer into a buffer the target reads back.
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 fuzz_target!(|data: &[u8]| {
     let Ok(reader) = TsvReader::new("fuzz.tsv", std::io::Cursor::new(data.to_vec())) else {

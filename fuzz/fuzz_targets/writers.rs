@@ -2,9 +2,9 @@
 //! the readers on what the writers wrote: errors, never panics.
 #![no_main]
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+mod common;
 
+use common::Buffer;
 use libfuzzer_sys::fuzz_target;
 use tracepipe::io::Output;
 use tracepipe::paje::reader::PajeReader;
@@ -13,20 +13,6 @@ use tracepipe::stream::jsonl::JsonlReader;
 use tracepipe::stream::tsv::TsvReader;
 use tracepipe::trace::reader::TraceReader;
 use tracepipe::Record;
-
-/// A writer into a buffer the target reads back.
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 fn drain(mut source: impl RecordSource) {
     let mut rec = Record::default();

@@ -22,7 +22,7 @@
 use std::collections::{BTreeSet, VecDeque};
 
 use crate::error::{Error, Location, Result, Warnings};
-use crate::fasthash::{FastMap, StrMap};
+use crate::fasthash::{make_key, FastMap, StrMap};
 use crate::ops::matcher::{is_posting, Matcher, Outbox, Pairing, Unmatched};
 use crate::ops::window::{parse_time, Window};
 use crate::pipe::{RecordSink, RecordSource};
@@ -51,7 +51,7 @@ pub struct SliceOptions {
     pub rebase: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Phase {
     /// Rows before T0: only history is kept.
     Before,
@@ -93,12 +93,13 @@ enum Gate {
 
 /// A message half handed to the pairer, until it is paired or given up:
 /// where it came, its row after T1 until its partner is known (before T0
-/// the pairer holds it), whether it was written at T0, and its place in the
+/// the pairer holds it), whether it is in the slice unconditionally (in
+/// the window with `Overlap`, or in flight at T0), and its place in the
 /// gate.
 struct Flight {
     at: Phase,
     row: Option<Record>,
-    written_at_start: bool,
+    written: bool,
     slot: Option<u64>,
     /// The gate slot of the posting of this receive, in the window.
     posting: Option<u64>,
@@ -248,7 +249,7 @@ impl Slicer {
         let mut flight = Flight {
             at: self.phase,
             row: None,
-            written_at_start: false,
+            written: false,
             slot: None,
             posting: self.posting_of(rec),
         };
@@ -256,7 +257,10 @@ impl Slicer {
             self.decide(posting, Gate::Ready)?;
         }
         match self.phase {
-            Phase::Inside if overlap => self.keep(rec)?,
+            Phase::Inside if overlap => {
+                self.keep(rec)?;
+                flight.written = true;
+            }
             Phase::Inside => {
                 self.revive(&rec.loc)?;
                 flight.slot = Some(self.gate_base + self.gate.len() as u64);
@@ -341,7 +345,7 @@ impl Slicer {
             else {
                 return Ok(());
             };
-            if (y.at as u8) < (x.at as u8) {
+            if y.at < x.at {
                 std::mem::swap(&mut x, &mut y);
             }
             match (x.at, y.at) {
@@ -350,9 +354,7 @@ impl Slicer {
                     self.decide_flight(&y, Gate::Ready)?;
                 }
                 (Phase::Before, Phase::Inside) => self.decide_flight(&y, Gate::Dropped)?,
-                (Phase::Before, Phase::After) | (Phase::Inside, Phase::After)
-                    if x.written_at_start || (x.at == Phase::Inside && x.slot.is_none()) =>
-                {
+                (_, Phase::After) if x.written => {
                     if let Some(row) = y.row.take() {
                         self.keep_changed(&row, true, outside)?;
                         self.spare.push(row);
@@ -498,7 +500,7 @@ impl Slicer {
                 self.pop(rec)?;
             }
             Kind::Counter => {
-                counter_key(rec, &mut self.key);
+                make_key(&mut self.key, &[&rec.loc, &rec.cat, &rec.name]);
                 match self.counters.get_mut(self.key.as_str()) {
                     Some(last) => last.clone_from(rec),
                     None => {
@@ -528,7 +530,7 @@ impl Slicer {
                 if let Some(flight) = self.flights.get_mut(&n) {
                     row.add_flag(flags::OUTSIDE);
                     flying.push((row.time.unwrap_or_default(), n, row));
-                    flight.written_at_start = true;
+                    flight.written = true;
                 }
             }
         }
@@ -773,17 +775,6 @@ fn outside(row: &mut Record) -> Result<()> {
     Ok(())
 }
 
-/// The key of a counter series: location, category and name.
-fn counter_key(rec: &Record, key: &mut String) {
-    key.clear();
-    for (i, part) in [&rec.loc, &rec.cat, &rec.name].into_iter().enumerate() {
-        if i > 0 {
-            key.push('\u{0}');
-        }
-        key.push_str(part);
-    }
-}
-
 /// Moves a point row to `time`, keeping its true time in attribute `orig`
 /// (unless an earlier slice put one there) and flagging it clipped when it
 /// moves; a row already at `time` is left as it is.
@@ -913,6 +904,10 @@ impl SliceSource {
         let out_of_range = || Error::Record("cannot rebase: a time moves out of range".into());
         for t in [&mut rec.time, &mut rec.end].into_iter().flatten() {
             *t = t.checked_sub(shift).ok_or_else(out_of_range)?;
+        }
+        // Only rows a slice made or cut carry true times.
+        if !rec.attrs.contains("orig_") {
+            return Ok(());
         }
         for key in [ATTR_ORIG_TIME, ATTR_ORIG_END] {
             if let Some(t) = rec.attr(key).and_then(|t| t.parse::<i64>().ok()) {

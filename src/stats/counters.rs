@@ -7,9 +7,10 @@
 
 use crate::error::{Result, Warnings};
 use crate::fasthash::FastMap;
+use crate::fasthash::{key_parts, make_key};
 use crate::pipe::RecordSink;
 use crate::record::{Kind, Record};
-use crate::stats::{key_parts, make_key, numbers, Report, Style};
+use crate::stats::{numbers, Report, Style};
 use crate::table::{Cell, TableWriter};
 
 #[derive(Default)]

@@ -82,19 +82,3 @@ impl Style {
         self.time(i64::try_from(rounded).unwrap_or(i64::MAX))
     }
 }
-
-/// Splits a composite key (parts joined by NUL, which no field holds).
-pub fn key_parts(key: &str) -> impl Iterator<Item = &str> {
-    key.split('\u{0}')
-}
-
-/// Builds a composite key into `out` (cleared first).
-pub fn make_key(out: &mut String, parts: &[&str]) {
-    out.clear();
-    for (i, p) in parts.iter().enumerate() {
-        if i > 0 {
-            out.push('\u{0}');
-        }
-        out.push_str(p);
-    }
-}

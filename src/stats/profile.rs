@@ -14,10 +14,11 @@
 
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
+use crate::fasthash::{key_parts, make_key};
 use crate::pipe::RecordSink;
 use crate::record::{Kind, Record};
 use crate::stats::sketch::Sketch;
-use crate::stats::{key_parts, make_key, numbers, Report, Style};
+use crate::stats::{numbers, Report, Style};
 use crate::table::{Cell, TableWriter};
 
 /// What a profile row is per.
