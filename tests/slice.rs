@@ -342,6 +342,41 @@ fn bad_windows_and_which_messages() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(want), "{args:?}: {err}");
     }
+    // Bad input is named by file and line, exit 1.
+    let bad = scratch("slice-bad").join("bad.tsv");
+    let rows = [
+        row(&[("kind", "container"), ("loc", "a")]),
+        row(&[
+            ("kind", "enter"),
+            ("time", "5"),
+            ("loc", "a"),
+            ("name", "f"),
+        ]),
+        row(&[
+            ("kind", "leave"),
+            ("time", "6"),
+            ("loc", "a"),
+            ("name", "f"),
+        ]),
+        row(&[
+            ("kind", "leave"),
+            ("time", "7"),
+            ("loc", "a"),
+            ("name", "f"),
+        ]),
+    ];
+    std::fs::write(&bad, stream(&rows)).unwrap();
+    let out = bin("trace-slice")
+        .args(["--from", "1", "--to", "3"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.tsv:6: `leave` of `f` on `a` with no open frame"),
+        "{err}"
+    );
     // Halves: a message is kept when both halves are in the window.
     let halves = |args: &[&str]| -> Vec<String> {
         let out = slice(args, &ping).unwrap();
