@@ -30,11 +30,11 @@ _trace__filter() {
             fi
             case "${prev}" in
                 --from)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -46,11 +46,11 @@ _trace__filter() {
                     return 0
                     ;;
                 --to)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single" -- "${cur}"))
                     return 0
                     ;;
                 -t)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single" -- "${cur}"))
                     return 0
                     ;;
                 --unit)

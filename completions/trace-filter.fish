@@ -2,13 +2,17 @@ complete -c trace-filter -s f -l from -d 'Read every input as FORMAT instead of 
 jsonl\t''
 paje\t''
 pallas\t''
-trace\t''"
+trace\t''
+stf\t''
+stf-dump\t''"
 complete -c trace-filter -s o -l output -d 'Write to FILE instead of standard output' -r
 complete -c trace-filter -s t -l to -d 'Write FORMAT: by default the one -o\'s extension names (`.etf`, `.paje`, `.jsonl`...), else the record stream as TSV' -r -f -a "tsv\t''
 jsonl\t''
 paje\t''
 pjdump\t''
-trace\t''"
+trace\t''
+stf\t''
+stf-single\t''"
 complete -c trace-filter -l unit -d 'With --rows-only: write times in UNIT as exact decimals (1.5 for 1500 ns in us) instead of integer nanoseconds' -r -f -a "ns\t''
 us\t''
 ms\t''

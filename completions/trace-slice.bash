@@ -66,19 +66,19 @@ _trace__slice() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
                     return 0
                     ;;
                 --output-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single" -- "${cur}"))
                     return 0
                     ;;
                 -t)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single" -- "${cur}"))
                     return 0
                     ;;
                 --reorder-window)

@@ -16,12 +16,16 @@ complete -c trace-slice -s f -l input-format -d 'Read every input as FORMAT inst
 jsonl\t''
 paje\t''
 pallas\t''
-trace\t''"
+trace\t''
+stf\t''
+stf-dump\t''"
 complete -c trace-slice -s t -l output-format -d 'Write FORMAT: by default the one -o\'s extension names (`.etf`, `.paje`, `.jsonl`...), else the record stream as TSV' -r -f -a "tsv\t''
 jsonl\t''
 paje\t''
 pjdump\t''
-trace\t''"
+trace\t''
+stf\t''
+stf-single\t''"
 complete -c trace-slice -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
 complete -c trace-slice -l precision -d 'Decimals of times and values (pj_dump\'s -l; default 6)' -r
 complete -c trace-slice -s q -l quiet -d 'Print no warnings'

@@ -30,11 +30,11 @@ _trace__stat() {
             fi
             case "${prev}" in
                 --from)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
                     return 0
                     ;;
                 --output)

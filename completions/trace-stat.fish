@@ -2,7 +2,9 @@ complete -c trace-stat -s f -l from -d 'Read every input as FORMAT instead of de
 jsonl\t''
 paje\t''
 pallas\t''
-trace\t''"
+trace\t''
+stf\t''
+stf-dump\t''"
 complete -c trace-stat -s o -l output -d 'Write to FILE instead of standard output' -r
 complete -c trace-stat -l threads -d 'Threads: 1 reads and writes on one core; 2 writes on a second thread; auto is 2 when the machine has two cores or more' -r -f -a "auto\t''
 1\t''

@@ -11,6 +11,7 @@ use crate::io::{Input, Output};
 use crate::paje;
 use crate::pallas;
 use crate::pipe::{FormatOption, Probe, ReadOptions, RecordSink, RecordSource, WriteOptions};
+use crate::stf;
 use crate::stream;
 use crate::trace;
 
@@ -107,6 +108,39 @@ pub static FORMATS: &[Format] = &[
         reader: Some(trace::reader::open_reader),
         writer: Some(trace::writer::open_writer),
         read_options: trace::reader::READ_OPTIONS,
+        write_options: &[],
+        folder_sign: None,
+    },
+    Format {
+        name: "stf",
+        description: "Intel STF (Intel Trace Analyzer and Collector) in tracepipe's documented encoding (docs/stf.md); name the index .stf or the .single.stf",
+        extensions: &["stf"],
+        sniff: stf::sniff,
+        reader: Some(stf::reader::open_reader),
+        writer: Some(stf::writer::open_writer),
+        read_options: &[],
+        write_options: &[],
+        folder_sign: None,
+    },
+    Format {
+        name: "stf-dump",
+        description: "the text Intel's `stftool FILE --dump` prints (how real ITAC traces get out)",
+        extensions: &[],
+        sniff: stf::dump::sniff,
+        reader: Some(stf::dump::open_reader),
+        writer: None,
+        read_options: &[],
+        write_options: &[],
+        folder_sign: None,
+    },
+    Format {
+        name: "stf-single",
+        description: "Intel STF as one file (`.single.stf`); read as `stf`",
+        extensions: &[],
+        sniff: |_| false,
+        reader: None,
+        writer: Some(stf::writer::open_single_writer),
+        read_options: &[],
         write_options: &[],
         folder_sign: None,
     },

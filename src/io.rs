@@ -322,6 +322,11 @@ impl Output {
         }
     }
 
+    /// The name errors give: the path, or `<stdout>`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// Writes bytes that end at a line boundary.
     pub fn write_line(&mut self, bytes: &[u8]) -> Result<()> {
         self.inner

@@ -33,6 +33,7 @@ pub mod pallas;
 pub mod pipe;
 pub mod record;
 pub mod stats;
+pub mod stf;
 pub mod stream;
 pub mod swar;
 pub mod table;

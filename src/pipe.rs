@@ -36,6 +36,16 @@ pub trait RecordSource {
     fn extra_columns(&self) -> &[String] {
         &[]
     }
+
+    /// For a source that is one part of a stream split into several (the
+    /// components of an STF trace): where the row last returned stood in
+    /// that stream, as its merge key (completion time, or for a declaration
+    /// the time it was declared at) and its rank among the rows of that
+    /// key, so a merge puts the parts back in their order. `None` (the
+    /// default): the merge uses the row's own time and the inputs' order.
+    fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
 }
 
 /// Something that consumes records: a writer, or a stage that transforms records
@@ -73,6 +83,9 @@ impl<S: RecordSource + ?Sized> RecordSource for Box<S> {
     }
     fn extra_columns(&self) -> &[String] {
         (**self).extra_columns()
+    }
+    fn order(&self) -> Option<(i64, u64)> {
+        (**self).order()
     }
 }
 

@@ -185,3 +185,50 @@ fn pallas_by_event_index() {
         "{err}"
     );
 }
+
+#[test]
+fn stf_by_record_offset() {
+    let dir = scratch("sink_error_stf");
+    let mut text = String::from(common::HEADER);
+    text.push_str("\ncontainer\t\t\tt\t\t\t\t\t\t\t\t\t\t\t\n");
+    for k in 1..=EVENTS {
+        text.push_str(&format!("event\t{k}\t\tt\t\te{k}\t\t\t\t\t\t\t\t\t\n"));
+    }
+    let input = dir.join("s.tsv");
+    std::fs::write(&input, text).unwrap();
+    let stf = dir.join("s.stf");
+    common::cat(&["-t", "stf", "-o", stf.to_str().unwrap()], &input).unwrap();
+    let err = error_of(|| {
+        let counter = tracepipe::io::ByteCounter::default();
+        let input = tracepipe::io::Input::open(stf.to_str().unwrap(), &counter).unwrap();
+        tracepipe::stf::reader::open_reader(input, &ReadOptions::default()).unwrap()
+    });
+    // The process file: its 9-byte header, then one 71-byte `tracepipe_row`
+    // record per row, the container's first.
+    let offset = 9 + 71 * BAD;
+    assert_eq!(
+        err,
+        format!("{}.f.0: byte {offset}: refused `e{BAD}`", stf.display())
+    );
+}
+
+#[test]
+fn stf_dump_by_line() {
+    let mut text = String::from("NCPUS 1\nCLKPERIOD 1e-09\n");
+    for k in 1..=EVENTS {
+        text.push_str(&format!("{k} MARK {k}\n"));
+    }
+    let dir = scratch("sink_error_stf_dump");
+    let path = dir.join("dump.txt");
+    std::fs::write(&path, text).unwrap();
+    let err = error_of(|| {
+        let counter = tracepipe::io::ByteCounter::default();
+        let input = tracepipe::io::Input::open(path.to_str().unwrap(), &counter).unwrap();
+        tracepipe::stf::dump::open_reader(input, &ReadOptions::default()).unwrap()
+    });
+    // Two header lines: event k is on line k + 2.
+    assert_eq!(
+        err,
+        format!("{}:{}: refused `MARK`", path.display(), BAD + 2)
+    );
+}

@@ -29,7 +29,7 @@ struct Lane {
 /// to the earliest origin so that they are compared on one clock.
 pub struct Merger {
     lanes: Vec<Lane>,
-    heap: BinaryHeap<Reverse<(i64, usize)>>,
+    heap: BinaryHeap<Reverse<(i64, u64, usize)>>,
     metas: std::vec::IntoIter<Record>,
     /// Input whose head was handed out and must be refilled before the next pop.
     refill: Option<usize>,
@@ -91,8 +91,9 @@ impl Merger {
         for i in with_head {
             let lane = &mut lanes[i];
             shift(&mut lane.head, lane.shift).map_err(|e| e.at(lane.source.location()))?;
-            lane.clock = key_of(&lane.head, lane.clock);
-            heap.push(Reverse((lane.clock, i)));
+            let (key, rank) = lane.key();
+            lane.clock = key;
+            heap.push(Reverse((key, rank, i)));
         }
         Ok(Merger {
             lanes,
@@ -141,6 +142,17 @@ impl Merger {
                     d.cat
                 ),
             }),
+        }
+    }
+}
+
+impl Lane {
+    /// Where the head goes: the order its source gives, else its time
+    /// (a declaration rides with the row before it), rank 0.
+    fn key(&self) -> (i64, u64) {
+        match self.source.order() {
+            Some((key, rank)) => (key.saturating_add(self.shift), rank),
+            None => (key_of(&self.head, self.clock), 0),
         }
     }
 }
@@ -243,12 +255,12 @@ impl RecordSource for Merger {
                         msg: "`meta` row after other rows: meta rows come first".into(),
                     });
                 }
-                let key = key_of(&lane.head, lane.clock);
+                let (key, rank) = lane.key();
                 lane.clock = key;
-                self.heap.push(Reverse((key, i)));
+                self.heap.push(Reverse((key, rank, i)));
             }
         }
-        let Some(Reverse((_, i))) = self.heap.pop() else {
+        let Some(Reverse((_, _, i))) = self.heap.pop() else {
             return Ok(false);
         };
         std::mem::swap(rec, &mut self.lanes[i].head);

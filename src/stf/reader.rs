@@ -1,0 +1,1098 @@
+//! STF file set or single file → stream.
+//!
+//! The index gives the record definitions, the clock and the components; the
+//! declaration file is read whole (one entry per declared name); each data
+//! component is then a part read record by record and the parts are merged by
+//! time (`ops::merge`). Memory: the declarations, the open frames, one
+//! buffer per component.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::feed::{signed, Feed};
+use super::layout::{is_byte_type, is_string_field, Layout, Scalar, Values};
+use super::writer::{escape_item, generic_keys, generic_willy, present, scalar_text};
+use super::{
+    default_willy_name, single, Component, DEFINE_RECORD, FILE_HEADER, FIRST_RESERVED,
+    FOREIGN_HINT, MAGIC, NONE, RECEIVER_UNKNOWN, SENDER_UNKNOWN, VERSION,
+};
+use crate::error::{Error, Location, Result};
+use crate::fasthash::FastMap;
+use crate::io::Input;
+use crate::ops::merge::Merger;
+use crate::ops::reorder::RowQueue;
+use crate::pipe::{ReadOptions, RecordSource};
+use crate::record::{Kind, Record};
+
+/// Opens an STF index file (`<t>.stf`) or single file (`<t>.single.stf`).
+pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
+    let Some(path) = input.path.clone() else {
+        return Err(Error::file(
+            input.name.clone(),
+            "STF is a set of files: name the index file (TRACE.stf) rather than piping it",
+        ));
+    };
+    let set = FileSet::open(&input.name, &path)?;
+    let trace = Arc::new(Trace::read(&set)?);
+    let mut sources: Vec<Box<dyn RecordSource>> = vec![Box::new(Rows::new(
+        trace.leading_rows(&input.name),
+        set.index_name(),
+    ))];
+    for (id, suffix, kind) in &trace.components {
+        if matches!(
+            kind,
+            Component::Declarations | Component::Anchors | Component::Index
+        ) {
+            continue;
+        }
+        let anchors = match trace.anchor_files.get(id) {
+            Some(anc) => trace.anchors(&set, *anc)?,
+            None => Vec::new(),
+        };
+        let feed = set.component(suffix)?;
+        sources.push(Box::new(Part::new(feed, *kind, trace.clone(), anchors)?));
+    }
+    Ok(Box::new(Merger::new(sources, &opts.warnings)?))
+}
+
+/// Where the components are: files beside the index, or stretches of one file.
+struct FileSet {
+    name: String,
+    path: PathBuf,
+    /// For a single file: each component's name, offset and length.
+    directory: Option<Vec<(String, u64, u64)>>,
+}
+
+impl FileSet {
+    fn open(name: &str, path: &Path) -> Result<FileSet> {
+        let mut feed = Feed::whole(name, path)?;
+        let head = feed
+            .take(feed.remaining().min(9) as usize, "file header")?
+            .to_vec();
+        if head.len() < 9 || head[..5] != MAGIC {
+            return Err(Error::offset(name, 0, FOREIGN_HINT));
+        }
+        let directory = match Component::from_code(head[7]) {
+            Some(Component::Single) => Some(single::directory(name, path)?),
+            Some(Component::Index) => None,
+            _ => {
+                return Err(Error::offset(
+                    name,
+                    7,
+                    "a component file, not an STF index: name the `.stf` file",
+                ))
+            }
+        };
+        Ok(FileSet {
+            name: name.to_string(),
+            path: path.to_path_buf(),
+            directory,
+        })
+    }
+
+    fn index_name(&self) -> String {
+        match self.directory {
+            Some(_) => format!("{}[{}]", self.name, single::INDEX),
+            None => self.name.clone(),
+        }
+    }
+
+    /// The component called `suffix` (`dcl`, `msg`, `f.0`...; `stf` for the index).
+    fn component(&self, suffix: &str) -> Result<Feed> {
+        match &self.directory {
+            Some(dir) => {
+                let (_, start, len) =
+                    dir.iter().find(|(n, _, _)| n == suffix).ok_or_else(|| {
+                        Error::file(
+                            self.name.clone(),
+                            format!("the container has no component `{suffix}`"),
+                        )
+                    })?;
+                Feed::open(&self.name, &self.path, *start, *len)
+            }
+            None if suffix == single::INDEX => Feed::whole(&self.name, &self.path),
+            None => {
+                let mut name = self.path.as_os_str().to_owned();
+                name.push(".");
+                name.push(suffix);
+                let path = PathBuf::from(name);
+                let shown = path.display().to_string();
+                if !path.exists() {
+                    return Err(Error::file(
+                        self.name.clone(),
+                        format!("component `{shown}` that the index lists is missing"),
+                    ));
+                }
+                Feed::whole(&shown, &path)
+            }
+        }
+    }
+}
+
+/// Checks a component's header: magic, version, flags and kind.
+fn check_header(feed: &mut Feed, want: Component) -> Result<()> {
+    let at = feed.offset();
+    let head = feed.take(9, "file header")?;
+    if head[..5] != MAGIC {
+        return Err(feed.error_at(at, FOREIGN_HINT));
+    }
+    let version = u16::from_le_bytes([head[5], head[6]]);
+    let (kind, flags) = (head[7], head[8]);
+    if version != VERSION || flags != 0 || kind != want as u8 {
+        return Err(feed.error_at(
+            at,
+            format!(
+                "header says version {version}, kind {kind}, flags {flags}; expected version {VERSION}, kind {} ({want:?}), flags 0",
+                want as u8
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// What the index and the declarations say.
+#[derive(Default)]
+struct Trace {
+    layouts: Vec<Option<Layout>>,
+    /// Nanoseconds per tick, when not exactly one.
+    ns_per_tick: Option<f64>,
+    /// Each component: its id, name (suffix) and kind.
+    components: Vec<(u32, String, Component)>,
+    /// Anchor files, by the id of the data file they index.
+    anchor_files: FastMap<u32, u32>,
+    metas: Vec<(String, String)>,
+    strings: FastMap<u32, String>,
+    classes: FastMap<u32, u32>,
+    functions: FastMap<u32, (u32, u32)>,
+    willies: FastMap<u32, u32>,
+    /// Communicators: name and members (willies, in rank order).
+    comms: FastMap<u32, (String, Vec<u32>)>,
+    /// Collective operations by id.
+    ops: FastMap<u32, String>,
+    counters: FastMap<u32, (u32, u8, u32, String)>,
+    /// Rows made of the declaration file's other records.
+    declared_rows: Vec<Record>,
+}
+
+impl Trace {
+    fn read(set: &FileSet) -> Result<Trace> {
+        let mut trace = Trace {
+            layouts: vec![None; FIRST_RESERVED as usize],
+            ..Trace::default()
+        };
+        let mut index = set.component(single::INDEX)?;
+        check_header(&mut index, Component::Index)?;
+        let mut values = Values::default();
+        while let Some((at, id)) = trace.next_id(&mut index)? {
+            let layout = trace.layout(&index, at, id)?.clone();
+            index.decode(&layout, &mut values)?;
+            trace.absorb_index(&index, at, &layout, &values)?;
+        }
+        let dcl = trace
+            .components
+            .iter()
+            .find(|(_, _, k)| *k == Component::Declarations)
+            .map(|(_, s, _)| s.clone())
+            .ok_or_else(|| Error::file(set.index_name(), "the index lists no declaration file"))?;
+        let mut feed = set.component(&dcl)?;
+        check_header(&mut feed, Component::Declarations)?;
+        while let Some((at, id)) = trace.next_id(&mut feed)? {
+            let layout = trace.layout(&feed, at, id)?.clone();
+            feed.decode(&layout, &mut values)?;
+            if !trace.absorb_declaration(&layout, &values) {
+                let mut rec = Record::new(Kind::Event);
+                trace.generic_row(&feed, at, &layout, &values, 0, &mut rec)?;
+                trace.declared_rows.push(rec);
+            }
+        }
+        Ok(trace)
+    }
+
+    /// The next record id, reading definitions on the way; `None` at the end.
+    fn next_id(&mut self, feed: &mut Feed) -> Result<Option<(u64, u8)>> {
+        loop {
+            if feed.at_end() {
+                return Ok(None);
+            }
+            let at = feed.offset();
+            let id = feed.scalar(Scalar::U1, "record id")? as u8;
+            match id {
+                DEFINE_RECORD => self.define(feed, at)?,
+                FILE_HEADER => {
+                    return Err(feed.error_at(at, "a second file header inside the file"))
+                }
+                id if id >= FIRST_RESERVED => {
+                    return Err(
+                        feed.error_at(at, format!("record id {id:#04x} is reserved (0xEA-0xFD)"))
+                    )
+                }
+                id => return Ok(Some((at, id))),
+            }
+        }
+    }
+
+    fn define(&mut self, feed: &mut Feed, at: u64) -> Result<()> {
+        let id = feed.scalar(Scalar::U1, "defined id")? as u8;
+        let len = feed.scalar(Scalar::U2, "specifier length")? as usize;
+        let text = String::from_utf8_lossy(feed.take(len, "specifier")?).into_owned();
+        if id >= FIRST_RESERVED {
+            return Err(feed.error_at(at, format!("defines reserved id {id:#04x}")));
+        }
+        let layout = Layout::parse(&text)
+            .map_err(|e| feed.error_at(at, format!("bad specifier {text:?}: {e}")))?;
+        match &self.layouts[id as usize] {
+            Some(old) if *old != layout => {
+                Err(feed.error_at(at, format!("redefines record id {id} differently")))
+            }
+            _ => {
+                self.layouts[id as usize] = Some(layout);
+                Ok(())
+            }
+        }
+    }
+
+    fn layout(&self, feed: &Feed, at: u64, id: u8) -> Result<&Layout> {
+        self.layouts[id as usize].as_ref().ok_or_else(|| {
+            feed.error_at(
+                at,
+                format!("record id {id} is not defined (no define_record before it)"),
+            )
+        })
+    }
+
+    fn absorb_index(&mut self, feed: &Feed, at: u64, layout: &Layout, v: &Values) -> Result<()> {
+        let text = |i: usize| String::from_utf8_lossy(v.text(i)).into_owned();
+        match layout.class.as_str() {
+            "clock_resolution" => {
+                let period =
+                    f64::from_bits(v.slots[0]) / 2f64.powi(v.slots[1].min(63) as i32) * 1e9;
+                if !(period.is_finite() && period > 0.0) {
+                    return Err(feed.error_at(at, "the clock resolution is not a positive number"));
+                }
+                self.ns_per_tick = (period != 1.0).then_some(period);
+            }
+            "file_declaration" => {
+                let kind = Component::from_code(v.slots[1] as u8).ok_or_else(|| {
+                    feed.error_at(at, format!("unknown component kind {}", v.slots[1]))
+                })?;
+                self.components.push((v.slots[0] as u32, text(3), kind));
+            }
+            "tracepipe_meta" => self.metas.push((text(1), text(3))),
+            "anchor_file_declaration" => drop(
+                self.anchor_files
+                    .insert(v.slots[1] as u32, v.slots[0] as u32),
+            ),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The anchors of anchor file `id`: (time before, offset), offsets
+    /// increasing.
+    fn anchors(&self, set: &FileSet, id: u32) -> Result<Vec<(u64, u64)>> {
+        let (_, suffix, _) = self
+            .components
+            .iter()
+            .find(|(i, _, _)| *i == id)
+            .ok_or_else(|| {
+                Error::file(
+                    set.index_name(),
+                    format!("anchor file {id} is not declared"),
+                )
+            })?;
+        let mut feed = set.component(suffix)?;
+        check_header(&mut feed, Component::Anchors)?;
+        let mut values = Values::default();
+        let mut anchors: Vec<(u64, u64)> = Vec::new();
+        while let Some((at, rid)) = next_data_id(&mut feed)? {
+            let layout = self.layout(&feed, at, rid)?;
+            feed.decode(layout, &mut values)?;
+            if layout.class != "anchor" {
+                return Err(feed.error_at(at, format!("`{}` in an anchor file", layout.class)));
+            }
+            let (time, offset) = (values.slots[0], values.slots[1]);
+            if anchors.last().is_some_and(|(_, o)| *o >= offset) {
+                return Err(feed.error_at(at, "anchor offsets do not increase"));
+            }
+            anchors.push((time, offset));
+        }
+        Ok(anchors)
+    }
+
+    /// Takes a declaration into the tables; false for other records.
+    fn absorb_declaration(&mut self, layout: &Layout, v: &Values) -> bool {
+        let s = &v.slots;
+        let id = s.first().copied().unwrap_or(0) as u32;
+        match layout.class.as_str() {
+            "stf_string" => drop(
+                self.strings
+                    .insert(id, String::from_utf8_lossy(v.text(2)).into_owned()),
+            ),
+            "class_definition" => drop(self.classes.insert(id, s[1] as u32)),
+            "function_definition" => drop(self.functions.insert(id, (s[1] as u32, s[2] as u32))),
+            "willy_name" => drop(self.willies.insert(id, s[1] as u32)),
+            "communicator_definition" => {
+                let name = String::from_utf8_lossy(v.text(2)).into_owned();
+                let members = expand_members(v.array(4), v.array(5), v.array(6));
+                self.comms.insert(id, (name, members));
+            }
+            "collective_operation_definition" => drop(
+                self.ops
+                    .insert(id, String::from_utf8_lossy(v.text(2)).into_owned()),
+            ),
+            "counter_definition" => {
+                let unit = String::from_utf8_lossy(v.text(9)).into_owned();
+                self.counters
+                    .insert(id, (s[1] as u32, s[2] as u8, s[7] as u32, unit));
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// The meta rows, then the rows of the declaration file.
+    fn leading_rows(&self, source: &str) -> Vec<Record> {
+        let mut rows = Vec::new();
+        let stored = |k: &str| self.metas.iter().any(|(n, _)| n == k);
+        if !stored("source_format") {
+            rows.push(Record::meta("source_format", "stf"));
+        }
+        rows.push(Record::meta("source", source));
+        if !stored("time_unit") {
+            let unit = match self.ns_per_tick {
+                None => "ns".to_string(),
+                Some(p) => format!("ticks@{}", 1e9 / p),
+            };
+            rows.push(Record::meta("time_unit", &unit));
+        }
+        for (k, v) in self.metas.iter().filter(|(k, _)| k != "source") {
+            rows.push(Record::meta(k, v));
+        }
+        rows.extend(self.declared_rows.iter().cloned());
+        rows
+    }
+
+    /// Ticks to stream nanoseconds.
+    fn ns(&self, feed: &Feed, at: u64, ticks: i128) -> Result<i64> {
+        let ns = match self.ns_per_tick {
+            None => ticks,
+            Some(p) => (ticks as f64 * p).round() as i128,
+        };
+        i64::try_from(ns).map_err(|_| {
+            feed.error_at(
+                at,
+                format!("time {ticks} ticks is beyond the stream's range"),
+            )
+        })
+    }
+
+    fn string(&self, feed: &Feed, at: u64, id: u32) -> Result<&str> {
+        if id == NONE {
+            return Ok("");
+        }
+        declared(&self.strings, feed, at, "stf_string", id).map(String::as_str)
+    }
+
+    fn class(&self, feed: &Feed, at: u64, id: u32) -> Result<&str> {
+        if id == NONE {
+            return Ok("");
+        }
+        let name = declared(&self.classes, feed, at, "class", id)?;
+        self.string(feed, at, *name)
+    }
+
+    fn function(&self, feed: &Feed, at: u64, id: u32) -> Result<(&str, &str)> {
+        let (name, class) = declared(&self.functions, feed, at, "function", id)?;
+        Ok((self.string(feed, at, *name)?, self.class(feed, at, *class)?))
+    }
+
+    fn comm(&self, feed: &Feed, at: u64, id: u32) -> Result<(&str, &[u32])> {
+        if id == NONE {
+            return Ok(("", &[]));
+        }
+        let (name, members) = declared(&self.comms, feed, at, "communicator", id)?;
+        Ok((name, members))
+    }
+
+    fn op(&self, feed: &Feed, at: u64, id: u32) -> Result<&str> {
+        declared(&self.ops, feed, at, "collective operation", id).map(String::as_str)
+    }
+
+    fn willy(&self, feed: &Feed, at: u64, raw: u32, out: &mut String) -> Result<()> {
+        out.clear();
+        match self.willies.get(&raw) {
+            Some(&name) => out.push_str(self.string(feed, at, name)?),
+            None => out.push_str(&default_willy_name(raw)),
+        }
+        Ok(())
+    }
+
+    /// A record without a mapping of its own: an `stf` event named by its
+    /// class, its fields in `attrs` (string ids as their text, willies by name).
+    fn generic_row(
+        &self,
+        feed: &Feed,
+        at: u64,
+        layout: &Layout,
+        v: &Values,
+        time: i64,
+        rec: &mut Record,
+    ) -> Result<()> {
+        rec.clear();
+        rec.kind = Kind::Event;
+        rec.time = Some(time);
+        rec.cat.push_str("stf");
+        rec.name.push_str(&layout.class);
+        let willy = generic_willy(layout);
+        if let Some(w) = willy {
+            self.willy(feed, at, v.slots[w] as u32, &mut rec.loc)?;
+        }
+        let mut text = String::new();
+        let keys: Vec<&str> = generic_keys(layout, willy.is_some()).collect();
+        for key in keys {
+            let i = layout.field(key).expect("a field of the layout");
+            text.clear();
+            self.field_text(feed, at, layout, i, v, &mut text)?;
+            rec.push_attr(key, &text);
+        }
+        Ok(())
+    }
+
+    fn field_text(
+        &self,
+        feed: &Feed,
+        at: u64,
+        layout: &Layout,
+        i: usize,
+        v: &Values,
+        out: &mut String,
+    ) -> Result<()> {
+        let f = &layout.fields[i];
+        if f.sized_by.is_some() && is_byte_type(f.ty) {
+            match f.ty {
+                Scalar::C1 => out.push_str(&String::from_utf8_lossy(v.text(i))),
+                _ => v
+                    .text(i)
+                    .iter()
+                    .for_each(|b| out.push_str(&format!("{b:02x}"))),
+            }
+            return Ok(());
+        }
+        let strings = is_string_field(&layout.class, &f.name);
+        let items: &[u64] = if f.sized_by.is_some() {
+            v.array(i)
+        } else {
+            std::slice::from_ref(&v.slots[i])
+        };
+        let mut name = String::new();
+        for (n, &bits) in items.iter().enumerate() {
+            if n > 0 {
+                out.push(super::writer::ITEM_SEP);
+            }
+            if strings {
+                let s = self.string(feed, at, bits as u32)?;
+                if f.sized_by.is_some() {
+                    escape_item(s, out);
+                } else {
+                    out.push_str(s);
+                }
+            } else if f.ty == Scalar::Willy {
+                self.willy(feed, at, bits as u32, &mut name)?;
+                out.push_str(&name);
+            } else {
+                out.push_str(&scalar_text(f.ty, bits));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Declaration `id` of table `map` (a `what`), or an error at the record
+/// that refers to it.
+fn declared<'a, T>(
+    map: &'a FastMap<u32, T>,
+    feed: &Feed,
+    at: u64,
+    what: &str,
+    id: u32,
+) -> Result<&'a T> {
+    map.get(&id)
+        .ok_or_else(|| feed.error_at(at, format!("refers to {what} {id}, which is not declared")))
+}
+
+/// Rows held in memory (the metas and the declaration file's records).
+struct Rows {
+    rows: std::vec::IntoIter<Record>,
+    name: String,
+}
+
+impl Rows {
+    fn new(rows: Vec<Record>, name: String) -> Rows {
+        Rows {
+            rows: rows.into_iter(),
+            name,
+        }
+    }
+}
+
+impl RecordSource for Rows {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        match self.rows.next() {
+            Some(r) => {
+                *rec = r;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+    fn location(&self) -> Location {
+        Location::File(self.name.clone())
+    }
+}
+
+/// One data component read as a source of rows.
+struct Part {
+    feed: Feed,
+    trace: Arc<Trace>,
+    /// The running time, in ticks.
+    clock: u64,
+    /// Per willy, the functions entered and not left.
+    stacks: FastMap<u32, Vec<u32>>,
+    values: Values,
+    /// Rows of the last record after the one returned (counter samples), last first.
+    pending: Vec<Record>,
+    /// Offset of the record the last row came from.
+    at: u64,
+    last_completion: i64,
+    /// Collectives read so far (their rows' `id`).
+    instances: u64,
+    /// For the collectives file: rows wait here to come out in time order,
+    /// as the participants of one record end at different times.
+    queue: Option<RowQueue>,
+    scratch: Record,
+    done: bool,
+    /// Anchors not reached yet: each must fall on a record boundary, with
+    /// the file's clock at its time.
+    anchors: std::iter::Peekable<std::vec::IntoIter<(u64, u64)>>,
+    /// The place in the stream of the last row (see `RecordSource::order`),
+    /// and the place a `tracepipe_order` record gave the next one.
+    place: Option<(i64, u64)>,
+    given: Option<(i64, u64)>,
+}
+
+/// Classes of the records that hold a whole collective operation.
+pub const COMBINED: &[&str] = &[
+    "all_communication",
+    "all_to_all_communication",
+    "all_to_one_communication",
+    "one_to_all_communication",
+];
+
+/// Rows the collectives file may hold back to put them in time order.
+pub const COLLECTIVE_WINDOW: usize = 65_536;
+
+/// Members cap for one communicator (a bound for corrupt triplets).
+const MAX_MEMBERS: usize = 1 << 20;
+
+/// The willies of a communicator's `(first, last, stride)` triplets.
+fn expand_members(first: &[u64], last: &[u64], stride: &[u64]) -> Vec<u32> {
+    let mut members = Vec::new();
+    for ((&a, &b), &s) in first.iter().zip(last).zip(stride) {
+        let step = (s as u32 as i32).max(1) as u64;
+        let mut w = a;
+        while w <= b && members.len() < MAX_MEMBERS {
+            members.push(w as u32);
+            w += step;
+        }
+    }
+    members
+}
+
+impl Part {
+    fn new(
+        mut feed: Feed,
+        kind: Component,
+        trace: Arc<Trace>,
+        anchors: Vec<(u64, u64)>,
+    ) -> Result<Part> {
+        check_header(&mut feed, kind)?;
+        Ok(Part {
+            anchors: anchors.into_iter().peekable(),
+            at: feed.offset(),
+            feed,
+            trace,
+            clock: 0,
+            stacks: FastMap::default(),
+            values: Values::default(),
+            pending: Vec::new(),
+            last_completion: i64::MIN,
+            instances: 0,
+            queue: (kind == Component::Collectives).then(|| RowQueue::new(COLLECTIVE_WINDOW)),
+            scratch: Record::default(),
+            done: false,
+            place: None,
+            given: None,
+        })
+    }
+
+    /// Checks the anchors up to the next record.
+    fn check_anchors(&mut self) -> Result<()> {
+        let at = self.feed.offset();
+        while let Some(&(time, offset)) = self.anchors.peek() {
+            // Anchors count from the start of their component.
+            let offset = offset.saturating_add(self.feed.start());
+            if offset > at && !self.feed.at_end() {
+                return Ok(());
+            }
+            if offset != at {
+                return Err(self.feed.error_at(
+                    offset,
+                    "an anchor points here, which is not the start of a record",
+                ));
+            }
+            if time != self.clock {
+                return Err(self.feed.error_at(
+                    offset,
+                    format!(
+                        "the anchor here says time {time}, the records say {}",
+                        self.clock
+                    ),
+                ));
+            }
+            self.anchors.next();
+        }
+        Ok(())
+    }
+
+    /// Moves the clock by a record's `time` field; false for the records
+    /// that only move it (`add_time`, `sub_time`).
+    fn advance(&mut self, layout: &Layout) -> Result<bool> {
+        let Some(t) = layout.time else {
+            return Ok(true);
+        };
+        let delta = self.values.slots[t];
+        let moved = if layout.class == "sub_time" {
+            self.clock.checked_sub(delta)
+        } else {
+            self.clock.checked_add(delta)
+        };
+        self.clock = moved.ok_or_else(|| {
+            self.feed.error_at(
+                self.at,
+                format!("time moves by {delta} ticks past the range of 64 bits"),
+            )
+        })?;
+        Ok(!matches!(layout.class.as_str(), "add_time" | "sub_time"))
+    }
+
+    /// Reads records until one makes a row (in `rec`); false at the end.
+    fn read(&mut self, rec: &mut Record) -> Result<bool> {
+        let trace = self.trace.clone();
+        loop {
+            self.check_anchors()?;
+            let Some((at, id)) = next_data_id(&mut self.feed)? else {
+                return Ok(false);
+            };
+            self.at = at;
+            let layout = trace.layout(&self.feed, at, id)?;
+            self.feed.decode(layout, &mut self.values)?;
+            if !self.advance(layout)? {
+                continue;
+            }
+            if layout.class == "tracepipe_order" {
+                let s = &self.values.slots;
+                self.given = Some((s[0] as i64, s[1]));
+                continue;
+            }
+            let time = trace.ns(&self.feed, at, self.clock as i128)?;
+            match layout.class.as_str() {
+                "enter_function" => self.enter(rec, time)?,
+                "leave_function" => self.leave(rec, time)?,
+                "one_to_one_communication" => self.message(layout, rec, time)?,
+                "counter_value" => self.counters(rec, time)?,
+                "collop_raw_event" => self.raw_collective(rec, time)?,
+                c if COMBINED.contains(&c) => self.collective(layout, rec)?,
+                "tracepipe_row" => self.row(rec, time)?,
+                _ => trace.generic_row(&self.feed, at, layout, &self.values, time, rec)?,
+            }
+            return Ok(true);
+        }
+    }
+
+    fn enter(&mut self, rec: &mut Record, time: i64) -> Result<()> {
+        let (w, function) = (self.values.slots[1] as u32, self.values.slots[2] as u32);
+        let (name, cat) = self.trace.function(&self.feed, self.at, function)?;
+        let stack = self.stacks.entry(w).or_default();
+        rec.clear();
+        rec.kind = Kind::Enter;
+        rec.time = Some(time);
+        rec.depth = Some(stack.len() as u32);
+        stack.push(function);
+        rec.name.push_str(name);
+        rec.cat.push_str(cat);
+        self.trace.willy(&self.feed, self.at, w, &mut rec.loc)?;
+        if self.values.slots.len() > 3 {
+            rec.push_attr("scl", &self.values.slots[3].to_string());
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self, rec: &mut Record, time: i64) -> Result<()> {
+        let w = self.values.slots[1] as u32;
+        rec.clear();
+        self.trace.willy(&self.feed, self.at, w, &mut rec.loc)?;
+        let stack = self.stacks.entry(w).or_default();
+        let Some(function) = stack.pop() else {
+            return Err(self.feed.error_at(
+                self.at,
+                format!(
+                    "leave_function on `{}`, which has no function open",
+                    rec.loc
+                ),
+            ));
+        };
+        rec.kind = Kind::Leave;
+        rec.time = Some(time);
+        rec.depth = Some(stack.len() as u32);
+        let (name, cat) = self.trace.function(&self.feed, self.at, function)?;
+        rec.name.push_str(name);
+        rec.cat.push_str(cat);
+        if self.values.slots.len() > 2 {
+            rec.push_attr("scl", &self.values.slots[2].to_string());
+        }
+        Ok(())
+    }
+
+    fn message(&mut self, layout: &Layout, rec: &mut Record, time: i64) -> Result<()> {
+        let (trace, feed, at, s) = (&self.trace, &self.feed, self.at, &self.values.slots);
+        let receive = s[2] as i64;
+        let (sender, receiver) = (s[1] as u32, s[3] as u32);
+        rec.clear();
+        rec.time = Some(time);
+        let (loc, peer) = match receive {
+            RECEIVER_UNKNOWN => (rec.kind = Kind::Send, (sender, receiver)).1,
+            SENDER_UNKNOWN => (rec.kind = Kind::Recv, (receiver, sender)).1,
+            _ => {
+                rec.kind = Kind::Msg;
+                let end = (self.clock as i128) + receive as i128;
+                rec.end = Some(trace.ns(feed, at, end)?);
+                if receive < 0 {
+                    rec.flags.push('R');
+                }
+                (sender, receiver)
+            }
+        };
+        trace.willy(feed, at, loc, &mut rec.loc)?;
+        trace.willy(feed, at, peer, &mut rec.peer)?;
+        rec.comm.push_str(trace.comm(feed, at, s[4] as u32)?.0);
+        rec.size = Some(s[5]);
+        rec.tag = Some(s[6] as i64);
+        let n = s.len();
+        for (field, value) in layout.fields[7..n - 2].iter().zip(&s[7..n - 2]) {
+            rec.push_attr(&field.name, &value.to_string());
+        }
+        for i in [n - 2, n - 1] {
+            if s[i] as u32 != NONE {
+                let (name, _) = trace.function(feed, at, s[i] as u32)?;
+                rec.push_attr(&layout.fields[i].name, name);
+            }
+        }
+        Ok(())
+    }
+
+    fn counters(&mut self, rec: &mut Record, time: i64) -> Result<()> {
+        let (trace, feed, at, v) = (&self.trace, &self.feed, self.at, &self.values);
+        let mut rows = Vec::new();
+        for (&bits, &counter) in v.array(3).iter().zip(v.array(4)) {
+            let (name, ty, class, unit) =
+                declared(&trace.counters, feed, at, "counter", counter as u32)?;
+            let mut row = Record::new(Kind::Counter);
+            row.time = Some(time);
+            trace.willy(feed, at, v.slots[1] as u32, &mut row.loc)?;
+            row.name.push_str(trace.string(feed, at, *name)?);
+            row.cat.push_str(trace.class(feed, at, *class)?);
+            row.value = match ty {
+                0 => (bits as i64).to_string(),
+                1 => f64::from_bits(bits).to_string(),
+                _ => bits.to_string(),
+            };
+            if !unit.is_empty() {
+                row.push_attr("unit", unit);
+            }
+            rows.push(row);
+        }
+        if rows.is_empty() {
+            return Err(feed.error_at(at, "counter_value with no values"));
+        }
+        self.hand_out(rows, rec);
+        Ok(())
+    }
+
+    /// Returns the first of `rows` in `rec` and keeps the others pending.
+    fn hand_out(&mut self, mut rows: Vec<Record>, rec: &mut Record) {
+        rows.reverse();
+        *rec = rows.pop().expect("one row at least");
+        self.pending = rows;
+    }
+
+    /// `collop_raw_event`: one participant's part, a `coll` row.
+    fn raw_collective(&mut self, rec: &mut Record, time: i64) -> Result<()> {
+        let (trace, feed, at, s) = (&self.trace, &self.feed, self.at, &self.values.slots);
+        rec.clear();
+        rec.kind = Kind::Coll;
+        rec.time = Some(time);
+        let end = self.clock as i128 + signed(Scalar::I8, s[9]) as i128;
+        rec.end = Some(trace.ns(feed, at, end)?);
+        trace.willy(feed, at, s[1] as u32, &mut rec.loc)?;
+        rec.name.push_str(trace.op(feed, at, s[3] as u32)?);
+        rec.comm.push_str(trace.comm(feed, at, s[4] as u32)?.0);
+        if s[5] != 0 {
+            rec.id.push_str(&s[5].to_string());
+        }
+        if s[6] as u32 != NONE {
+            trace.willy(feed, at, s[6] as u32, &mut rec.peer)?;
+        }
+        rec.size = Some(s[7]);
+        rec.value = s[8].to_string();
+        rec.push_attr("kind", &s[2].to_string());
+        rec.push_attr("scl", &s[10].to_string());
+        Ok(())
+    }
+
+    /// A collective in one record (all to all, one to all...): a `coll` row
+    /// per member of its communicator, `slot` and `of` telling the writer
+    /// how to put the record together again.
+    fn collective(&mut self, layout: &Layout, rec: &mut Record) -> Result<()> {
+        let (trace, feed, at, v) = (&self.trace, &self.feed, self.at, &self.values);
+        let field = |name: &str| layout.field(name);
+        let scalar = |name: &str| field(name).map(|i| v.slots[i]);
+        let array = |name: &str| field(name).map(|i| v.array(i));
+        let (comm, members) = trace.comm(
+            feed,
+            at,
+            scalar("communicator").unwrap_or(NONE as u64) as u32,
+        )?;
+        let op = trace.op(feed, at, scalar("type").unwrap_or(0) as u32)?;
+        let starts = array("start_time").unwrap_or(&[]);
+        let n = starts.len();
+        if members.len() < n {
+            return Err(feed.error_at(
+                at,
+                format!(
+                    "{} has {n} participants, communicator `{comm}` only {} members",
+                    layout.class,
+                    members.len()
+                ),
+            ));
+        }
+        let root = ["receiver", "sender"]
+            .iter()
+            .find_map(|r| scalar(r).map(|w| w as u32));
+        let root_bytes = [("recvd", "recvd"), ("sent", "sent")]
+            .iter()
+            .find_map(|(f, k)| scalar(f).map(|b| (*k, b)));
+        let mut rows = Vec::with_capacity(n);
+        for (i, &start) in starts.iter().enumerate() {
+            let mut row = Record::new(Kind::Coll);
+            let known = start != u64::MAX;
+            let begin = self.clock as i128 + if known { start as i128 } else { 0 };
+            row.time = Some(trace.ns(feed, at, begin)?);
+            let delta = array("delta").map_or(0, |d| d[i]);
+            row.end = Some(trace.ns(feed, at, begin + delta as i128)?);
+            trace.willy(feed, at, members[i], &mut row.loc)?;
+            row.name.push_str(op);
+            row.comm.push_str(comm);
+            if let Some(r) = root {
+                trace.willy(feed, at, r, &mut row.peer)?;
+            }
+            row.size = array("send_size").map(|a| a[i]);
+            if let Some(a) = array("receive_size") {
+                row.value = a[i].to_string();
+            }
+            row.id = self.instances.to_string();
+            row.push_attr("slot", &i.to_string());
+            row.push_attr("of", &n.to_string());
+            if let Some((k, b)) = root_bytes {
+                row.push_attr(k, &b.to_string());
+            }
+            if let Some(scl) = array("scl") {
+                row.push_attr("scl", &scl[i].to_string());
+            }
+            if !known {
+                row.push_attr("start", "unknown");
+            }
+            rows.push(row);
+        }
+        if rows.is_empty() {
+            return Err(feed.error_at(at, format!("{} with no participants", layout.class)));
+        }
+        self.instances += 1;
+        self.hand_out(rows, rec);
+        Ok(())
+    }
+
+    fn row(&mut self, rec: &mut Record, time: i64) -> Result<()> {
+        let (v, feed, at) = (&self.values, &self.feed, self.at);
+        let kind = *Kind::ALL
+            .get(v.slots[1] as usize)
+            .ok_or_else(|| feed.error_at(at, format!("unknown row kind {}", v.slots[1])))?;
+        let has = |bit: u64| v.slots[2] & bit != 0;
+        rec.clear();
+        rec.kind = kind;
+        rec.time = has(present::TIME).then_some(time);
+        if has(present::LOC) {
+            self.trace
+                .willy(feed, at, v.slots[3] as u32, &mut rec.loc)?;
+        }
+        rec.end = has(present::END).then_some(v.slots[4] as i64);
+        rec.depth = has(present::DEPTH).then_some(v.slots[5] as u32);
+        rec.tag = has(present::TAG).then_some(v.slots[6] as i64);
+        rec.size = has(present::SIZE).then_some(v.slots[7]);
+        let names = [&mut rec.cat, &mut rec.name, &mut rec.peer, &mut rec.comm];
+        for (n, text) in names.into_iter().enumerate() {
+            text.push_str(self.trace.string(feed, at, v.slots[8 + n] as u32)?);
+        }
+        let texts = [&mut rec.id, &mut rec.value, &mut rec.flags, &mut rec.attrs];
+        for (n, text) in texts.into_iter().enumerate() {
+            text.push_str(&String::from_utf8_lossy(v.text(13 + 2 * n)));
+        }
+        rec.validate().map_err(|e| feed.error_at(at, e))
+    }
+}
+
+impl Part {
+    /// Where `rec` stood in the stream written: as a `tracepipe_order`
+    /// record says, else right after the row before it in this file.
+    fn place_row(&mut self, rec: &Record) {
+        let key = match (self.given.map(|g| g.0), rec.completion()) {
+            (Some(k), _) => k,
+            (None, Some(c)) if !rec.kind.is_structural() => c,
+            _ => self.place.map_or(i64::MIN, |p| p.0),
+        };
+        let rank = match (self.given.take(), self.place) {
+            (Some((_, r)), _) => r,
+            (None, Some((k, r))) if k == key => r + 1,
+            _ => 0,
+        };
+        self.place = Some((key, rank));
+    }
+}
+
+/// The next record id of a data component (definitions are not allowed here).
+fn next_data_id(feed: &mut Feed) -> Result<Option<(u64, u8)>> {
+    if feed.at_end() {
+        return Ok(None);
+    }
+    let at = feed.offset();
+    let id = feed.scalar(Scalar::U1, "record id")? as u8;
+    if id >= FIRST_RESERVED {
+        return Err(feed.error_at(at, format!("record id {id:#04x} is reserved here")));
+    }
+    Ok(Some((at, id)))
+}
+
+impl Part {
+    /// The next row in file order.
+    fn next_in_file(&mut self, rec: &mut Record) -> Result<bool> {
+        if let Some(row) = self.pending.pop() {
+            *rec = row;
+            return Ok(true);
+        }
+        self.read(rec)
+    }
+
+    /// The next row of the collectives file, through the queue.
+    fn next_queued(&mut self, rec: &mut Record) -> Result<bool> {
+        loop {
+            let queue = self.queue.as_mut().expect("a queued part");
+            if queue.is_full() || (self.done && !queue.is_empty()) {
+                return Ok(queue.pop_into(rec));
+            }
+            if self.done {
+                return Ok(false);
+            }
+            let mut row = std::mem::take(&mut self.scratch);
+            if !self.next_in_file(&mut row)? {
+                self.done = true;
+                continue;
+            }
+            let queue = self.queue.as_mut().expect("a queued part");
+            let slot = queue.slot();
+            std::mem::swap(queue.get(slot), &mut row);
+            self.scratch = row;
+            if queue.commit(slot, i64::MIN).is_err() {
+                return Err(self.feed.error_at(
+                    self.at,
+                    format!("a collective ends more than {COLLECTIVE_WINDOW} rows before rows already read"),
+                ));
+            }
+        }
+    }
+}
+
+impl RecordSource for Part {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        let more = match self.queue {
+            Some(_) => self.next_queued(rec)?,
+            None => self.next_in_file(rec)?,
+        };
+        if !more {
+            return Ok(false);
+        }
+        self.place_row(rec);
+        if !rec.kind.is_structural() {
+            let completion = rec.completion().unwrap_or(i64::MIN);
+            if completion < self.last_completion {
+                return Err(self.feed.error_at(
+                    self.at,
+                    "records out of completion order: tracepipe reads data files whose rows are in time order (docs/stf.md)",
+                ));
+            }
+            self.last_completion = completion;
+        }
+        Ok(true)
+    }
+
+    fn location(&self) -> Location {
+        self.locate(self.at)
+    }
+
+    fn mark(&self) -> u64 {
+        self.at
+    }
+
+    fn order(&self) -> Option<(i64, u64)> {
+        self.place.filter(|_| self.queue.is_none())
+    }
+
+    fn locate(&self, mark: u64) -> Location {
+        Location::Offset {
+            file: self.feed.name().to_string(),
+            offset: mark,
+        }
+    }
+}
+
+/// The specifier of every record in each component but the index and the
+/// anchors, in file order: what a file holds, for tests and inspection.
+pub fn record_specifiers(name: &str, path: &Path) -> Result<Vec<(String, Vec<String>)>> {
+    let set = FileSet::open(name, path)?;
+    let trace = Trace::read(&set)?;
+    let mut out = Vec::new();
+    let mut values = Values::default();
+    for (_, suffix, kind) in &trace.components {
+        if matches!(kind, Component::Anchors | Component::Index) {
+            continue;
+        }
+        let mut feed = set.component(suffix)?;
+        check_header(&mut feed, *kind)?;
+        let mut specs = Vec::new();
+        while let Some((at, id)) = next_data_id(&mut feed)? {
+            let layout = trace.layout(&feed, at, id)?;
+            feed.decode(layout, &mut values)?;
+            specs.push(layout.specifier());
+        }
+        out.push((suffix.clone(), specs));
+    }
+    Ok(out)
+}
