@@ -90,6 +90,7 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
         },
         halves: args.halves,
         max_pending: args.max_pending,
+        tagged_only: false,
     };
     let summary = Rc::new(RefCell::new(MatchSummary::default()));
     let warnings = env.warnings.clone();

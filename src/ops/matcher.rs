@@ -119,6 +119,9 @@ pub struct MatchOptions {
     pub halves: bool,
     /// An error when more halves than this are in flight.
     pub max_pending: Option<u64>,
+    /// Match only halves with a tag (MPI-like messages); halves keyed by an
+    /// id (Pajé links) pass on as they are.
+    pub tagged_only: bool,
 }
 
 /// The halves waiting on one channel, oldest first, packed (a few dozen
@@ -343,6 +346,7 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
             self.clock = Some(self.clock.map_or(t, |c| c.max(t)));
         }
         match rec.kind {
+            Kind::Send | Kind::Recv if self.ignores(rec) => self.next.write(rec),
             Kind::Recv if !rec.id.is_empty() && !self.posted.is_empty() => self.completed(rec),
             Kind::Send | Kind::Recv => self.half(rec),
             Kind::Event if is_posting(rec) => {
@@ -545,11 +549,17 @@ impl<S: RecordSink> Matcher<S> {
             self.clock = Some(self.clock.map_or(t, |c| c.max(t)));
         }
         match rec.kind {
-            Kind::Send | Kind::Recv | Kind::Destroy => false,
+            Kind::Send | Kind::Recv => self.ignores(rec),
+            Kind::Destroy => false,
             Kind::Container => !self.dead.contains(rec.loc.as_str()),
             Kind::Event => !is_posting(rec),
             _ => true,
         }
+    }
+
+    /// Whether a half is left as it is ([`MatchOptions::tagged_only`]).
+    fn ignores(&self, rec: &Record) -> bool {
+        self.options.tagged_only && rec.tag.is_none()
     }
 
     /// Whether receives are held for an earlier posting: the rows written

@@ -134,6 +134,7 @@ pub const DECLARATIONS: &[&str] = &[
     "communicator_definition",
     "counter_definition",
     "collective_operation_definition",
+    "scope_definition",
 ];
 
 /// Classes only the index holds (the clock, the components, the metas).

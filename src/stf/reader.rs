@@ -169,6 +169,8 @@ struct Trace {
     comms: FastMap<u32, (String, Vec<u32>)>,
     /// Collective operations by id.
     ops: FastMap<u32, String>,
+    /// Scopes: name, class and the two SCLs of their definition.
+    scopes: FastMap<u32, (u32, u32, u32, u32)>,
     counters: FastMap<u32, (u32, u8, u32, String)>,
     /// Rows made of the declaration file's other records.
     declared_rows: Vec<Record>,
@@ -335,6 +337,10 @@ impl Trace {
                 let name = String::from_utf8_lossy(v.text(2)).into_owned();
                 let members = expand_members(v.array(4), v.array(5), v.array(6));
                 self.comms.insert(id, (name, members));
+            }
+            "scope_definition" => {
+                let fields = (s[1] as u32, s[2] as u32, s[3] as u32, s[4] as u32);
+                self.scopes.insert(id, fields);
             }
             "collective_operation_definition" => drop(
                 self.ops
@@ -564,6 +570,8 @@ struct Part {
     /// Offset of the record the last row came from.
     at: u64,
     last_completion: i64,
+    /// Scope instances open, by willy, scope and sequence number.
+    scopes: FastMap<(u32, u32, u32), OpenScope>,
     /// Collectives read so far (their rows' `id`).
     instances: u64,
     /// For the collectives file: rows wait here to come out in time order,
@@ -579,6 +587,10 @@ struct Part {
     place: Option<(i64, u64)>,
     given: Option<(i64, u64)>,
 }
+
+/// A scope instance entered and not left: its start, the enter's SCL (for
+/// `enter_scope_1`) and the enter record's offset.
+type OpenScope = (i64, Option<u32>, u64);
 
 /// Classes of the records that hold a whole collective operation.
 pub const COMBINED: &[&str] = &[
@@ -626,6 +638,7 @@ impl Part {
             values: Values::default(),
             pending: Vec::new(),
             last_completion: i64::MIN,
+            scopes: FastMap::default(),
             instances: 0,
             queue: (kind == Component::Collectives).then(|| RowQueue::new(COLLECTIVE_WINDOW)),
             scratch: Record::default(),
@@ -691,7 +704,12 @@ impl Part {
         loop {
             self.check_anchors()?;
             let Some((at, id)) = next_data_id(&mut self.feed)? else {
-                return Ok(false);
+                return match self.scopes.values().map(|v| v.2).min() {
+                    Some(at) => Err(self
+                        .feed
+                        .error_at(at, "enter_scope never left: the file ends first")),
+                    None => Ok(false),
+                };
             };
             self.at = at;
             let layout = trace.layout(&self.feed, at, id)?;
@@ -706,6 +724,11 @@ impl Part {
             }
             let time = trace.ns(&self.feed, at, self.clock as i128)?;
             match layout.class.as_str() {
+                "enter_scope" => {
+                    self.enter_scope(time)?;
+                    continue;
+                }
+                "leave_scope" => self.leave_scope(rec, time)?,
                 "enter_function" => self.enter(rec, time)?,
                 "leave_function" => self.leave(rec, time)?,
                 "one_to_one_communication" => self.message(layout, rec, time)?,
@@ -717,6 +740,57 @@ impl Part {
             }
             return Ok(true);
         }
+    }
+
+    /// `enter_scope`: the scope instance opens; its row comes when it closes.
+    fn enter_scope(&mut self, time: i64) -> Result<()> {
+        let s = &self.values.slots;
+        let key = (s[1] as u32, s[2] as u32, s[3] as u32);
+        let scl = s.get(4).map(|&v| v as u32);
+        if self.scopes.insert(key, (time, scl, self.at)).is_some() {
+            return Err(self.feed.error_at(
+                self.at,
+                format!(
+                    "scope {} instance {} entered again before it was left",
+                    key.1, key.2
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `leave_scope`: a `state` from the instance's enter to here (scopes
+    /// may overlap, which one call stack cannot hold).
+    fn leave_scope(&mut self, rec: &mut Record, time: i64) -> Result<()> {
+        let (trace, feed, at, s) = (&self.trace, &self.feed, self.at, &self.values.slots);
+        let key = (s[1] as u32, s[2] as u32, s[3] as u32);
+        let Some((start, enter_scl, _)) = self.scopes.remove(&key) else {
+            return Err(feed.error_at(
+                at,
+                format!(
+                    "leave_scope of scope {} instance {}, which is not open",
+                    key.1, key.2
+                ),
+            ));
+        };
+        let (name, class, scl1, scl2) = *declared(&trace.scopes, feed, at, "scope", key.1)?;
+        rec.clear();
+        rec.kind = Kind::State;
+        rec.time = Some(start);
+        rec.end = Some(time);
+        trace.willy(feed, at, key.0, &mut rec.loc)?;
+        rec.name.push_str(trace.string(feed, at, name)?);
+        rec.cat.push_str(trace.class(feed, at, class)?);
+        rec.push_attr("seqnr", &key.2.to_string());
+        rec.push_attr("scl1", &scl1.to_string());
+        rec.push_attr("scl2", &scl2.to_string());
+        if let Some(scl) = enter_scl {
+            rec.push_attr("enter_scl", &scl.to_string());
+        }
+        if let Some(&scl) = s.get(4) {
+            rec.push_attr("leave_scl", &scl.to_string());
+        }
+        Ok(())
     }
 
     fn enter(&mut self, rec: &mut Record, time: i64) -> Result<()> {
@@ -782,6 +856,10 @@ impl Part {
                 (sender, receiver)
             }
         };
+        if rec.kind != Kind::Msg {
+            // A half whose partner's time is unknown: unmatched.
+            rec.flags.push('U');
+        }
         trace.willy(feed, at, loc, &mut rec.loc)?;
         trace.willy(feed, at, peer, &mut rec.peer)?;
         rec.comm.push_str(trace.comm(feed, at, s[4] as u32)?.0);

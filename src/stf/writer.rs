@@ -21,6 +21,7 @@ use super::{
 use crate::error::{Error, Result};
 use crate::fasthash::{make_key, FastMap};
 use crate::io::Output;
+use crate::ops::matcher::{MatchOptions, Matcher, Unmatched};
 use crate::pipe::{RecordSink, WriteOptions};
 use crate::record::{Kind, Record};
 
@@ -69,9 +70,13 @@ pub fn defined_layouts() -> Vec<Layout> {
         .collect()
 }
 
-/// Opens the file-set writer over `out`, which names the index file.
+/// Opens the file-set writer over `out`, which names the index file (or the
+/// single-file writer, for a name ending in `.single.stf`).
 pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
-    let _ = opts;
+    if out.name().ends_with(".single.stf") {
+        // The name says which form is wanted.
+        return open_single_writer(out, opts);
+    }
     let path = PathBuf::from(out.name());
     if out.name().starts_with('<') {
         return Err(Error::Usage(
@@ -79,12 +84,12 @@ pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSin
                 .to_string(),
         ));
     }
-    Ok(Box::new(StfWriter::new(Target::Set(out), path)?))
+    let writer = StfWriter::new(Target::Set(out), path)?;
+    Ok(Box::new(matched(writer, opts)))
 }
 
 /// Opens the single-file writer over `out`.
 pub fn open_single_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
-    let _ = opts;
     let dir = std::env::temp_dir().join(format!(
         "tracepipe-stf-{}-{}",
         std::process::id(),
@@ -98,7 +103,26 @@ pub fn open_single_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn Re
         .unwrap_or("trace")
         .to_string();
     let index = dir.join(format!("{stem}.stf"));
-    Ok(Box::new(StfWriter::new(Target::Single(out, dir), index)?))
+    let writer = StfWriter::new(Target::Single(out, dir), index)?;
+    Ok(Box::new(matched(writer, opts)))
+}
+
+/// How the writer matches messages: STF stores them matched (the
+/// specification matches them when the file is written). Halves with a tag
+/// (MPI messages) are matched; halves that never match are reported and
+/// written flagged `U`. Halves keyed by an id (Pajé links), which no STF
+/// message record holds, stay as they are.
+pub fn match_options() -> MatchOptions {
+    MatchOptions {
+        unmatched: Unmatched::Keep,
+        tagged_only: true,
+        ..MatchOptions::default()
+    }
+}
+
+/// The writer behind the library's matcher ([`match_options`]).
+fn matched(writer: StfWriter, opts: &WriteOptions) -> Matcher<StfWriter> {
+    Matcher::with_options(writer, match_options(), opts.warnings.clone())
 }
 
 static TEMP_SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -150,6 +174,8 @@ struct Declared {
     ops: FastMap<String, u32>,
     /// By name, class, unit and value type, as a composite key.
     counters: FastMap<String, u32>,
+    /// By name, class and the two SCLs, as a composite key.
+    scopes: FastMap<String, u32>,
     willies: FastMap<String, (u32, u32)>,
     next_willy: u32,
 }
@@ -630,6 +656,8 @@ const ROW_CLASSES: &[&str] = &[
     "leave_function",
     "one_to_one_communication",
     "counter_value",
+    "enter_scope",
+    "leave_scope",
     "collop_raw_event",
     "all_communication",
     "all_to_all_communication",
@@ -710,6 +738,7 @@ impl StfWriter {
             Kind::Msg | Kind::Send | Kind::Recv => self.write_message(rec, t),
             Kind::Counter => self.write_counter(rec, t),
             Kind::Coll => self.write_coll(rec, t),
+            Kind::State => self.write_scope(rec, t),
             Kind::Event if rec.cat == "stf" => self.write_generic(rec, t),
             _ => Ok(false),
         }
@@ -833,10 +862,17 @@ impl StfWriter {
         let Some(receive) = receive.filter(|_| fits) else {
             return Ok(false);
         };
+        // Flags as the reader gives them: `R` on a message received before
+        // it was sent, `U` on a half (its partner unknown).
         let reversed = rec.kind == Kind::Msg && receive < 0;
         let marker =
             rec.kind == Kind::Msg && (receive == RECEIVER_UNKNOWN || receive == SENDER_UNKNOWN);
-        if marker || rec.flags != if reversed { "R" } else { "" } {
+        let flags = match rec.kind {
+            Kind::Msg if reversed => "R",
+            Kind::Msg => "",
+            _ => "U",
+        };
+        if marker || rec.flags != flags {
             return Ok(false);
         }
         let Some((name, numbers, functions)) = Self::message_layout(rec) else {
@@ -875,6 +911,72 @@ impl StfWriter {
         self.values.slots[n - 1] = ids[1] as u64;
         self.emit(f, self.ids[name], Some(t))?;
         Ok(true)
+    }
+
+    /// A `state` the reader made of a scope instance: its `enter_scope`
+    /// and `leave_scope`, one after the other.
+    fn write_scope(&mut self, rec: &Record, t: u64) -> Result<bool> {
+        let attrs: Vec<(String, String)> = rec.attrs().collect();
+        let keys: Vec<&str> = attrs.iter().map(|(k, _)| k.as_str()).collect();
+        let (enter_scl, leave_scl) = match keys[..] {
+            ["seqnr", "scl1", "scl2"] => (false, false),
+            ["seqnr", "scl1", "scl2", "enter_scl"] => (true, false),
+            ["seqnr", "scl1", "scl2", "leave_scl"] => (false, true),
+            ["seqnr", "scl1", "scl2", "enter_scl", "leave_scl"] => (true, true),
+            _ => return Ok(false),
+        };
+        let numbers: Option<Vec<u32>> = attrs.iter().map(|(_, v)| parse_u32(v)).collect();
+        let plain = rec.peer.is_empty()
+            && rec.comm.is_empty()
+            && rec.tag.is_none()
+            && rec.size.is_none()
+            && rec.id.is_empty()
+            && rec.value.is_empty()
+            && rec.flags.is_empty()
+            && rec.depth.is_none()
+            && !rec.loc.is_empty()
+            && rec.end >= rec.time;
+        let (Some(n), true, Some(end)) = (numbers, plain, rec.end) else {
+            return Ok(false);
+        };
+        let end = ticks(end)?;
+        let willy = self.willy(&rec.loc)?.0;
+        let scope = self.scope(&rec.name, &rec.cat, n[1], n[2])?;
+        let f = self.route(rec, None)?;
+        let mut scl = n[3..].iter();
+        for (name, with_scl, time) in [
+            ("enter_scope", enter_scl, t),
+            ("leave_scope", leave_scl, end),
+        ] {
+            let name = if with_scl {
+                format!("{name}_1")
+            } else {
+                name.to_string()
+            };
+            self.start(&name);
+            self.values.slots[1..4].copy_from_slice(&[willy as u64, scope as u64, n[0] as u64]);
+            if with_scl {
+                self.values.slots[4] = *scl.next().expect("counted") as u64;
+            }
+            self.emit(f, self.ids[name.as_str()], Some(time))?;
+        }
+        Ok(true)
+    }
+
+    /// The scope called `name` of class `cat` with the definition's SCLs.
+    fn scope(&mut self, name: &str, cat: &str, scl1: u32, scl2: u32) -> Result<u32> {
+        let scls = format!("{scl1} {scl2}");
+        make_key(&mut self.key, &[name, cat, &scls]);
+        let (id, new) = intern(&mut self.declared.scopes, &self.key);
+        if new {
+            let name = self.string(name)? as u64;
+            let class = self.class(cat)? as u64;
+            self.start_decl("scope_definition");
+            let slots = [id as u64, name, class, scl1 as u64, scl2 as u64];
+            self.dvalues.slots.copy_from_slice(&slots);
+            self.declare("scope_definition")?;
+        }
+        Ok(id)
     }
 
     fn write_counter(&mut self, rec: &Record, t: u64) -> Result<bool> {

@@ -226,3 +226,27 @@ pub fn pajeng_accepts(file: &Path) -> bool {
         out.is_ok_and(|o| o.status.success())
     })
 }
+
+/// A stream (TSV) through the library's matcher as the STF writer runs it
+/// (`stf::writer::match_options`): what an STF file stores.
+pub fn matched(stream: &str) -> String {
+    use tracepipe::ops::matcher::Matcher;
+    use tracepipe::pipe::{RecordSink, RecordSource, WriteOptions};
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("matched");
+    std::fs::create_dir_all(&dir).unwrap();
+    static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let serial = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = dir.join(format!("m{}-{serial}.tsv", std::process::id()));
+    let file = std::fs::File::create(&path).unwrap();
+    let out = tracepipe::io::Output::new("matched.tsv", Box::new(file));
+    let writer = tracepipe::stream::tsv::TsvWriter::new(out, &WriteOptions::default());
+    let options = tracepipe::stf::writer::match_options();
+    let mut sink = Matcher::with_options(writer, options, Default::default());
+    let mut reader = tracepipe::stream::tsv::TsvReader::new("s.tsv", stream.as_bytes()).unwrap();
+    let mut rec = tracepipe::Record::default();
+    while reader.next_record(&mut rec).unwrap() {
+        sink.write(&rec).unwrap();
+    }
+    sink.finish().unwrap();
+    std::fs::read_to_string(&path).unwrap()
+}

@@ -1,0 +1,141 @@
+//! STF: the input as the text `stftool --dump` prints; as a stream (when the
+//! TSV reader takes it) through the STF writer and back; and as edits (as in
+//! the Pallas target) to a file set written by the project's writer: sizes,
+//! counts, ids and times replaced by small, large or raw values. Errors,
+//! never panics or runaway allocations.
+#![no_main]
+
+use std::io::Cursor;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use tracepipe::io::{ByteCounter, Input, Output};
+use tracepipe::pipe::{ReadOptions, RecordSource, WriteOptions};
+use tracepipe::stream::tsv::TsvReader;
+use tracepipe::Record;
+
+/// A stream with a row of each mapping (functions, messages, counters,
+/// scopes, a collective, a generic record, a row of tracepipe's own).
+const TEMPLATE: &str = "kind\ttime\tend\tloc\tcat\tname\tdepth\tpeer\tcomm\ttag\tsize\tid\tvalue\tflags\tattrs
+container\t\t\tp0\tprocess\tP0\t\t\t\t\t\t\t\t\t
+container\t\t\tp1\tprocess\tP1\t\t\t\t\t\t\t\t\t
+enter\t10\t\tp0\tMPI\tMPI_Send\t0\t\t\t\t\t\t\t\t
+leave\t20\t\tp0\tMPI\tMPI_Send\t0\t\t\t\t\t\t\t\tscl=4
+state\t5\t25\tp1\tUSER\tloop\t\t\t\t\t\t\t\t\tseqnr=1;scl1=2;scl2=3
+msg\t15\t30\tp0\t\t\t\tp1\tworld\t5\t1024\t\t\t\t
+counter\t40\t\tp1\tHW\tcycles\t\t\t\t\t\t\t-12\t\tunit=c
+coll\t40\t65\tp0\t\tBCAST\t\tp0\tworld\t\t\t0\t16\t\tslot=0;of=2;sent=64
+coll\t45\t70\tp1\t\tBCAST\t\tp0\tworld\t\t\t0\t16\t\tslot=1;of=2;sent=64
+event\t80\t\tp0\tstf\tcomment\t\t\t\t\t\t\t\t\ttext=hello
+event\t90\t\tp1\tUSER\tmark\t\t\t\t\t\tid7\t3.5\t\tk=v
+";
+
+/// The template's files (name suffix after the index's name, bytes).
+fn template() -> &'static Vec<(String, Vec<u8>)> {
+    static FILES: OnceLock<Vec<(String, Vec<u8>)>> = OnceLock::new();
+    FILES.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("stf-fuzz-template-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let index = dir.join("t.stf");
+        let file = std::fs::File::create(&index).unwrap();
+        let out = Output::new(index.to_str().unwrap(), Box::new(file));
+        let mut writer = tracepipe::stf::writer::open_writer(out, &WriteOptions::default()).unwrap();
+        let mut reader = TsvReader::new("template.tsv", Cursor::new(TEMPLATE)).unwrap();
+        let mut rec = Record::default();
+        while reader.next_record(&mut rec).unwrap() {
+            writer.write(&rec).unwrap();
+        }
+        writer.finish().unwrap();
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| {
+                let name = p.file_name().unwrap().to_str().unwrap();
+                let suffix = name.strip_prefix("t.stf").unwrap().to_string();
+                (suffix, std::fs::read(&p).unwrap())
+            })
+            .collect();
+        files.sort();
+        let _ = std::fs::remove_dir_all(&dir);
+        files
+    })
+}
+
+/// Applies one edit of 8 input bytes: which file, where, and what value of
+/// which width goes there.
+fn edit(files: &mut [(String, Vec<u8>)], e: &[u8]) {
+    let file = &mut files[usize::from(e[0]) % files.len()].1;
+    if file.is_empty() {
+        return;
+    }
+    let at = usize::from(u16::from_le_bytes([e[1], e[2]])) % file.len();
+    let width = [1usize, 2, 4, 8][usize::from(e[3] & 3)];
+    let raw = u32::from_le_bytes([e[4], e[5], e[6], e[7]]);
+    let value: u64 = match e[3] >> 2 & 3 {
+        0 => u64::from(raw),
+        1 => u64::from(raw & 0xF),
+        2 => u64::MAX - u64::from(raw & 0xFF),
+        _ => 1u64 << (raw % 64),
+    };
+    for (i, b) in value.to_le_bytes().iter().take(width).enumerate() {
+        if let Some(slot) = file.get_mut(at + i) {
+            *slot = *b;
+        }
+    }
+}
+
+/// Reads a source to its end or its first error, a bounded number of rows.
+fn drain(mut source: Box<dyn RecordSource>) {
+    let mut rec = Record::default();
+    let mut rows = 0u32;
+    while let Ok(true) = source.next_record(&mut rec) {
+        rows += 1;
+        if rows > 100_000 {
+            break;
+        }
+    }
+}
+
+fn open(path: &std::path::Path, open: tracepipe::format::ReaderFn) {
+    let counter = ByteCounter::default();
+    if let Ok(input) = Input::open(path.to_str().unwrap(), &counter) {
+        if let Ok(source) = open(input, &ReadOptions::default()) {
+            drain(source);
+        }
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let dir: PathBuf = std::env::temp_dir().join(format!("stf-fuzz-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = dir.join("dump.txt");
+    std::fs::write(&dump, data).unwrap();
+    open(&dump, tracepipe::stf::dump::open_reader);
+
+    if let Ok(mut reader) = TsvReader::new("fuzz.tsv", data) {
+        let index = dir.join("w.stf");
+        let file = std::fs::File::create(&index).unwrap();
+        let out = Output::new(index.to_str().unwrap(), Box::new(file));
+        let mut writer = tracepipe::stf::writer::open_writer(out, &WriteOptions::default()).unwrap();
+        let mut rec = Record::default();
+        let mut written = Ok(());
+        while let (Ok(true), Ok(())) = (reader.next_record(&mut rec), &written) {
+            written = writer.write(&rec);
+        }
+        if written.and_then(|()| writer.finish()).is_ok() {
+            open(&index, tracepipe::stf::reader::open_reader);
+        }
+    }
+
+    let mut files = template().clone();
+    for e in data.chunks_exact(8).take(16) {
+        edit(&mut files, e);
+    }
+    for (suffix, bytes) in &files {
+        std::fs::write(dir.join(format!("t.stf{suffix}")), bytes).unwrap();
+    }
+    open(&dir.join("t.stf"), tracepipe::stf::reader::open_reader);
+});
