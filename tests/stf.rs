@@ -8,9 +8,9 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{accepted_traces, bin, cat, col, corpus, data, matched, scratch, HEADER};
+use tracepipe::stf::generic::generic_keys;
 use tracepipe::stf::layout::{class_of, is_string_field, Layout, Scalar, SPEC_LAYOUTS};
 use tracepipe::stf::reader::record_specifiers;
-use tracepipe::stf::writer::generic_keys;
 use tracepipe::stf::{DECLARATIONS, INDEX_ONLY};
 
 /// Three processes every fixture declares.

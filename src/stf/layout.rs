@@ -290,6 +290,32 @@ pub const SPEC_LAYOUTS: &[&str] = &[
     "willy_name(willy_id willy, U4 name)",
 ];
 
+/// The layouts tracepipe adds: any stream row, the stream's meta rows, and
+/// a row's place in the stream (docs/stf.md).
+pub const TRACEPIPE_LAYOUTS: &[&str] = &[
+    "tracepipe_row(U4 time, U1 kind, U1 present, willy_id willy, I8 end, U4 depth, I8 tag, U8 size, \
+     U4 cat, U4 name, U4 peer, U4 comm, \
+     U4 size_1_1, <C1 id>, U4 size_2_1, <C1 value>, U4 size_3_1, <C1 flags>, U4 size_4_1, <C1 attrs>)",
+    "tracepipe_meta(U4 size_1_1, <C1 name>, U4 size_2_1, <C1 value>)",
+    "tracepipe_order(I8 key, U4 rank)",
+];
+
+/// Bits of `tracepipe_row.present`: which optional columns the row has.
+pub mod present {
+    /// `time`
+    pub const TIME: u64 = 1;
+    /// `loc` (in `willy`)
+    pub const LOC: u64 = 2;
+    /// `end`
+    pub const END: u64 = 4;
+    /// `depth`
+    pub const DEPTH: u64 = 8;
+    /// `tag`
+    pub const TAG: u64 = 16;
+    /// `size`
+    pub const SIZE: u64 = 32;
+}
+
 /// Fields that hold an `stf_string` id (the specification's "References
 /// stf_string.id"): generic rows carry the text instead, so they survive a
 /// rewrite that numbers strings anew.

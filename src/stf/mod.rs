@@ -10,6 +10,7 @@
 
 pub mod dump;
 pub mod feed;
+pub mod generic;
 pub mod layout;
 pub mod reader;
 pub mod single;

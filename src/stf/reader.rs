@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::feed::{signed, Feed};
-use super::layout::{is_byte_type, is_string_field, Layout, Scalar, Values};
-use super::writer::{escape_item, generic_keys, generic_willy, present, scalar_text};
+use super::generic::{escape_item, generic_keys, generic_willy, scalar_text, ITEM_SEP};
+use super::layout::{is_byte_type, is_string_field, present, Layout, Scalar, Values};
 use super::{
     default_willy_name, single, Component, DEFINE_RECORD, FILE_HEADER, FIRST_RESERVED,
     FOREIGN_HINT, MAGIC, NONE, RECEIVER_UNKNOWN, SENDER_UNKNOWN, VERSION,
@@ -493,7 +493,7 @@ impl Trace {
         let mut name = String::new();
         for (n, &bits) in items.iter().enumerate() {
             if n > 0 {
-                out.push(super::writer::ITEM_SEP);
+                out.push(ITEM_SEP);
             }
             if strings {
                 let s = self.string(feed, at, bits as u32)?;
