@@ -663,3 +663,34 @@ fn the_writer_matches_messages_and_reports_halves_that_never_match() {
         ]
     );
 }
+
+#[test]
+fn bad_dump_lines_are_refused_with_their_line() {
+    let dir = scratch("stf-dump-bad");
+    let cases = [
+        (
+            "NCPUS 1\n10 SAMP CPU 1 DEF 1 UINT 8 5\nNCPUS 2\n",
+            "late.txt:3: a header line after the events began",
+        ),
+        (
+            "NCPUS 1\n10 ONETOONE CPU 1 TO 2 DELTA x COM 0 LEN 1 TAG 1\n",
+            "delta.txt:2: DELTA \"x\" is not a number",
+        ),
+        (
+            "CLKPERIOD 0\n",
+            "clock.txt:1: CLKPERIOD 0 is not a positive number",
+        ),
+    ];
+    for ((text, want), name) in cases.iter().zip(["late.txt", "delta.txt", "clock.txt"]) {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = bin("trace-cat")
+            .args(["-q", "-f", "stf-dump"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert!(err.contains(want), "{name}: wanted {want:?} in {err}");
+    }
+}

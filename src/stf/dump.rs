@@ -22,6 +22,12 @@ use crate::record::{Kind, Record};
 /// Header keywords the dump is known to start with.
 const HEADER: [&str; 5] = ["NCPUS", "CLKPERIOD", "DURATION", "EVENTBITS", "DEFGROUP"];
 
+/// `text` as a number, or an error naming it as `what`.
+fn number<T: std::str::FromStr>(text: &str, what: &str) -> std::result::Result<T, String> {
+    text.parse()
+        .map_err(|_| format!("{what} {text:?} is not a number"))
+}
+
 /// Rows held to put matched messages (written at their send time, complete
 /// at their receive) in time order.
 pub const WINDOW: usize = 65_536;
@@ -149,9 +155,7 @@ impl DumpReader {
         let rest = rest.trim();
         match key {
             "CLKPERIOD" => {
-                let p: f64 = rest
-                    .parse()
-                    .map_err(|_| format!("CLKPERIOD {rest:?} is not a number"))?;
+                let p: f64 = number(rest, "CLKPERIOD")?;
                 if !(p.is_finite() && p > 0.0) {
                     return Err(format!("CLKPERIOD {rest} is not a positive number"));
                 }
@@ -174,9 +178,7 @@ impl DumpReader {
 
     /// Declares CPU `cpu` (as printed) before its first use.
     fn cpu(&mut self, cpu: &str, rows: &mut Vec<Record>) -> std::result::Result<(), String> {
-        let n: u64 = cpu
-            .parse()
-            .map_err(|_| format!("CPU {cpu:?} is not a number"))?;
+        let n: u64 = number(cpu, "CPU")?;
         if self.cpus.insert(cpu.to_string()) {
             let mut c = Record::new(Kind::Container);
             c.loc.push_str(cpu);
@@ -187,19 +189,18 @@ impl DumpReader {
         Ok(())
     }
 
-    fn time(&self, ticks: &str) -> std::result::Result<i64, String> {
-        let t: i128 = ticks
-            .parse()
-            .map_err(|_| format!("time stamp {ticks:?} is not a number"))?;
+    /// A time stamp in ticks, in nanoseconds.
+    fn time(&self, ticks: i128) -> std::result::Result<i64, String> {
         self.clock
-            .ns(t)
+            .ns(ticks)
             .ok_or_else(|| format!("time stamp {ticks} is beyond the stream's range"))
     }
 
     /// The rows of one event line.
     fn event(&mut self, words: &[&str]) -> std::result::Result<Vec<Record>, String> {
         let mut rows = Vec::new();
-        let time = self.time(words[0])?;
+        let ticks: i128 = number(words[0], "time stamp")?;
+        let time = self.time(ticks)?;
         let known = match words.get(1..) {
             Some(["SAMP", "CPU", cpu, "DEF", def, ty, bits, value]) => {
                 self.cpu(cpu, &mut rows)?;
@@ -216,25 +217,17 @@ impl DumpReader {
             ) => {
                 self.cpu(from, &mut rows)?;
                 self.cpu(to, &mut rows)?;
-                let delta: i128 = delta
-                    .parse()
-                    .map_err(|_| format!("DELTA {delta:?} is not a number"))?;
-                let end =
-                    self.time(&(words[0].parse::<i128>().unwrap_or(0) + delta).to_string())?;
+                let delta: i128 = number(delta, "DELTA")?;
+                let end = ticks.checked_add(delta).ok_or("DELTA overflows")?;
+                let end = self.time(end)?;
                 let mut r = Record::new(Kind::Msg);
                 r.time = Some(time);
                 r.end = Some(end);
                 r.loc.push_str(from);
                 r.peer.push_str(to);
                 r.comm.push_str(comm);
-                r.size = Some(
-                    len.parse()
-                        .map_err(|_| format!("LEN {len:?} is not a number"))?,
-                );
-                r.tag = Some(
-                    tag.parse()
-                        .map_err(|_| format!("TAG {tag:?} is not a number"))?,
-                );
+                r.size = Some(number(len, "LEN")?);
+                r.tag = Some(number(tag, "TAG")?);
                 if delta < 0 {
                     r.flags.push('R');
                 }
