@@ -119,8 +119,20 @@ impl Feed {
     }
 
     /// One scalar of type `ty`, as its little-endian bits.
+    #[inline]
     pub fn scalar(&mut self, ty: Scalar, what: &str) -> Result<u64> {
         let w = ty.width();
+        // The buffer holds only the component's bytes: with eight of them
+        // at hand, read a whole word and keep the field's width.
+        if let Some(word) = self.buf.get(self.pos..self.pos + 8) {
+            let bits = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+            self.pos += w;
+            return Ok(if w == 8 {
+                bits
+            } else {
+                bits & ((1 << (8 * w)) - 1)
+            });
+        }
         let bytes = self.take(w, what)?;
         let mut a = [0u8; 8];
         a[..w].copy_from_slice(bytes);
