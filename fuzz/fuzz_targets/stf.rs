@@ -9,6 +9,9 @@ use std::io::Cursor;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+mod common;
+
+use common::edit;
 use libfuzzer_sys::fuzz_target;
 use tracepipe::io::{ByteCounter, Input, Output};
 use tracepipe::pipe::{ReadOptions, RecordSource, WriteOptions};
@@ -17,7 +20,8 @@ use tracepipe::Record;
 
 /// A stream with a row of each mapping (functions, messages, counters,
 /// scopes, a collective, a generic record, a row of tracepipe's own).
-const TEMPLATE: &str = "kind\ttime\tend\tloc\tcat\tname\tdepth\tpeer\tcomm\ttag\tsize\tid\tvalue\tflags\tattrs
+const TEMPLATE: &str =
+    "kind\ttime\tend\tloc\tcat\tname\tdepth\tpeer\tcomm\ttag\tsize\tid\tvalue\tflags\tattrs
 container\t\t\tp0\tprocess\tP0\t\t\t\t\t\t\t\t\t
 container\t\t\tp1\tprocess\tP1\t\t\t\t\t\t\t\t\t
 enter\t10\t\tp0\tMPI\tMPI_Send\t0\t\t\t\t\t\t\t\t
@@ -41,7 +45,8 @@ fn template() -> &'static Vec<(String, Vec<u8>)> {
         let index = dir.join("t.stf");
         let file = std::fs::File::create(&index).unwrap();
         let out = Output::new(index.to_str().unwrap(), Box::new(file));
-        let mut writer = tracepipe::stf::writer::open_writer(out, &WriteOptions::default()).unwrap();
+        let mut writer =
+            tracepipe::stf::writer::open_writer(out, &WriteOptions::default()).unwrap();
         let mut reader = TsvReader::new("template.tsv", Cursor::new(TEMPLATE)).unwrap();
         let mut rec = Record::default();
         while reader.next_record(&mut rec).unwrap() {
@@ -61,29 +66,6 @@ fn template() -> &'static Vec<(String, Vec<u8>)> {
         let _ = std::fs::remove_dir_all(&dir);
         files
     })
-}
-
-/// Applies one edit of 8 input bytes: which file, where, and what value of
-/// which width goes there.
-fn edit(files: &mut [(String, Vec<u8>)], e: &[u8]) {
-    let file = &mut files[usize::from(e[0]) % files.len()].1;
-    if file.is_empty() {
-        return;
-    }
-    let at = usize::from(u16::from_le_bytes([e[1], e[2]])) % file.len();
-    let width = [1usize, 2, 4, 8][usize::from(e[3] & 3)];
-    let raw = u32::from_le_bytes([e[4], e[5], e[6], e[7]]);
-    let value: u64 = match e[3] >> 2 & 3 {
-        0 => u64::from(raw),
-        1 => u64::from(raw & 0xF),
-        2 => u64::MAX - u64::from(raw & 0xFF),
-        _ => 1u64 << (raw % 64),
-    };
-    for (i, b) in value.to_le_bytes().iter().take(width).enumerate() {
-        if let Some(slot) = file.get_mut(at + i) {
-            *slot = *b;
-        }
-    }
 }
 
 /// Reads a source to its end or its first error, a bounded number of rows.
@@ -119,7 +101,8 @@ fuzz_target!(|data: &[u8]| {
         let index = dir.join("w.stf");
         let file = std::fs::File::create(&index).unwrap();
         let out = Output::new(index.to_str().unwrap(), Box::new(file));
-        let mut writer = tracepipe::stf::writer::open_writer(out, &WriteOptions::default()).unwrap();
+        let mut writer =
+            tracepipe::stf::writer::open_writer(out, &WriteOptions::default()).unwrap();
         let mut rec = Record::default();
         let mut written = Ok(());
         while let (Ok(true), Ok(())) = (reader.next_record(&mut rec), &written) {

@@ -1,11 +1,23 @@
 //! Collectives: a participant row as the reader makes of a raw event, and
 //! the participants of one combined record gathered back into it.
 
-use super::records::{attrs_exactly, parse_u32};
+use super::records::{attrs_exactly, parse_u32, uses_only};
 use super::{ticks, StfWriter};
 use crate::error::Result;
+use crate::record::Column;
 use crate::record::Record;
 use crate::stf::NONE;
+
+/// The columns of a raw collective's row.
+const RAW_COLUMNS: [Column; 7] = [
+    Column::End,
+    Column::Name,
+    Column::Peer,
+    Column::Comm,
+    Column::Size,
+    Column::Id,
+    Column::Value,
+];
 
 /// The participants of one collective seen so far, by slot.
 pub(super) struct Instance {
@@ -238,11 +250,7 @@ impl StfWriter {
         } else {
             parse_u32(&rec.id).filter(|&c| c != 0)
         };
-        let plain = rec.cat.is_empty()
-            && rec.flags.is_empty()
-            && rec.tag.is_none()
-            && rec.depth.is_none()
-            && !rec.loc.is_empty();
+        let plain = !rec.loc.is_empty() && uses_only(rec, &RAW_COLUMNS);
         let (Some(kind), Some(scl), Some(received)) = numbers else {
             return Ok(false);
         };

@@ -4,7 +4,7 @@
 use super::{intern, ticks, StfWriter};
 use crate::error::Result;
 use crate::fasthash::make_key;
-use crate::record::{Kind, Record};
+use crate::record::{Column, Kind, Record};
 use crate::stf::generic::{
     generic_keys, generic_willy, parse_hex, scalar_bits, unescape_item, ITEM_SEP,
 };
@@ -39,16 +39,30 @@ pub fn is_mapped(class: &str) -> bool {
         .any(|list| list.contains(&class))
 }
 
-/// True when a row uses none of the columns its mapping has no field for.
+/// True when `rec` has nothing in the optional columns but `used` (its
+/// kind, time, location and attributes are the caller's to check).
+pub(super) fn uses_only(rec: &Record, used: &[Column]) -> bool {
+    let empty = |column: &Column| match column {
+        Column::End => rec.end.is_none(),
+        Column::Cat => rec.cat.is_empty(),
+        Column::Name => rec.name.is_empty(),
+        Column::Depth => rec.depth.is_none(),
+        Column::Peer => rec.peer.is_empty(),
+        Column::Comm => rec.comm.is_empty(),
+        Column::Tag => rec.tag.is_none(),
+        Column::Size => rec.size.is_none(),
+        Column::Id => rec.id.is_empty(),
+        Column::Value => rec.value.is_empty(),
+        Column::Flags => rec.flags.is_empty(),
+        Column::Kind | Column::Time | Column::Loc | Column::Attrs => true,
+    };
+    Column::ALL.iter().all(|c| used.contains(c) || empty(c))
+}
+
+/// True when a row uses none of the columns a frame's record has no field
+/// for.
 fn only_core(rec: &Record) -> bool {
-    rec.end.is_none()
-        && rec.peer.is_empty()
-        && rec.comm.is_empty()
-        && rec.tag.is_none()
-        && rec.size.is_none()
-        && rec.id.is_empty()
-        && rec.value.is_empty()
-        && rec.flags.is_empty()
+    uses_only(rec, &[Column::Cat, Column::Name, Column::Depth])
 }
 
 /// The attributes of `rec` when their keys are exactly `keys` in order.
@@ -212,11 +226,17 @@ impl StfWriter {
             && !rec.peer.is_empty()
             && rec.tag.is_some_and(|v| (0..=u32::MAX as i64).contains(&v))
             && rec.size.is_some_and(|v| v <= u32::MAX as u64)
-            && rec.cat.is_empty()
-            && rec.name.is_empty()
-            && rec.id.is_empty()
-            && rec.value.is_empty()
-            && rec.depth.is_none();
+            && uses_only(
+                rec,
+                &[
+                    Column::End,
+                    Column::Peer,
+                    Column::Comm,
+                    Column::Tag,
+                    Column::Size,
+                    Column::Flags,
+                ],
+            );
         let receive = match (rec.kind, rec.end) {
             (Kind::Msg, Some(end)) => end.checked_sub(t as i64),
             (Kind::Send, None) => Some(RECEIVER_UNKNOWN),
@@ -290,14 +310,7 @@ impl StfWriter {
             _ => return Ok(false),
         };
         let numbers: Option<Vec<u32>> = attrs.iter().map(|(_, v)| parse_u32(v)).collect();
-        let plain = rec.peer.is_empty()
-            && rec.comm.is_empty()
-            && rec.tag.is_none()
-            && rec.size.is_none()
-            && rec.id.is_empty()
-            && rec.value.is_empty()
-            && rec.flags.is_empty()
-            && rec.depth.is_none()
+        let plain = uses_only(rec, &[Column::End, Column::Cat, Column::Name])
             && !rec.loc.is_empty()
             && rec.end >= rec.time;
         let (Some(n), true, Some(end)) = (numbers, plain, rec.end) else {
@@ -351,14 +364,7 @@ impl StfWriter {
                 .map(|mut v| v.remove(0))
                 .filter(|u| !u.is_empty())
         };
-        let plain = rec.end.is_none()
-            && rec.peer.is_empty()
-            && rec.comm.is_empty()
-            && rec.tag.is_none()
-            && rec.size.is_none()
-            && rec.id.is_empty()
-            && rec.flags.is_empty()
-            && rec.depth.is_none()
+        let plain = uses_only(rec, &[Column::Cat, Column::Name, Column::Value])
             && !rec.loc.is_empty()
             && !rec.name.is_empty();
         let (Some(unit), Some((ty, bits)), true) = (unit, counter_bits(&rec.value), plain) else {
