@@ -694,3 +694,26 @@ fn bad_dump_lines_are_refused_with_their_line() {
         assert!(err.contains(want), "{name}: wanted {want:?} in {err}");
     }
 }
+
+#[test]
+fn a_known_class_in_a_foreign_layout_reads_through_the_generic_path() {
+    let dir = scratch("stf-foreign-layout");
+    let rows = vec!["event\t100\t\tp0\t\tA\t\t\t\t\t\t\t\t\t".to_string()];
+    let (stf, _) = round_trip(&stream(&rows), &dir.join("base"));
+    // `enter_function` without its willy and function: not the catalogue's
+    // layout, so no frame is made of it (and nothing is read that is not there).
+    let spec = "enter_function(U4 time)";
+    let mut index = std::fs::read(&stf).unwrap();
+    index.extend_from_slice(&[0xFF, 0xE1]);
+    index.extend_from_slice(&(spec.len() as u16).to_le_bytes());
+    index.extend_from_slice(spec.as_bytes());
+    std::fs::write(&stf, index).unwrap();
+    let process = PathBuf::from(format!("{}.f.0", stf.display()));
+    let mut bytes = std::fs::read(&process).unwrap();
+    bytes.push(0xE1);
+    bytes.extend_from_slice(&7u32.to_le_bytes());
+    std::fs::write(&process, bytes).unwrap();
+    let back = cat(&["-q"], &stf).unwrap();
+    let row = back.lines().last().unwrap();
+    assert_eq!(row, "event\t107\t\t\tstf\tenter_function\t\t\t\t\t\t\t\t\t");
+}

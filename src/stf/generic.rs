@@ -49,7 +49,7 @@ pub fn scalar_bits(ty: Scalar, text: &str) -> Option<u64> {
         Scalar::F8 => text.parse::<f64>().ok()?.to_bits(),
         _ => {
             let v = text.parse::<u64>().ok()?;
-            (v <= u64::MAX >> (64 - 8 * ty.width())).then_some(v)?
+            (v <= ty.max()).then_some(v)?
         }
     };
     (scalar_text(ty, bits) == text).then_some(bits)

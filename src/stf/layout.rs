@@ -34,6 +34,11 @@ pub enum Scalar {
 }
 
 impl Scalar {
+    /// The largest unsigned value the type holds.
+    pub fn max(self) -> u64 {
+        u64::MAX >> (64 - 8 * self.width())
+    }
+
     const NAMES: [(&'static str, Scalar); 10] = [
         ("U1", Scalar::U1),
         ("U2", Scalar::U2),
@@ -316,6 +321,26 @@ pub mod present {
     pub const SIZE: u64 = 32;
 }
 
+/// The specification's layouts and tracepipe's, in the writer's record-id
+/// order (the id of a layout is its index), each class without the number
+/// the specification adds to tell overloads apart. Only layouts found here
+/// are read with a meaning; any other, whatever its class, goes the generic
+/// way.
+pub fn catalogue() -> &'static [Layout] {
+    static CATALOGUE: std::sync::OnceLock<Vec<Layout>> = std::sync::OnceLock::new();
+    CATALOGUE.get_or_init(|| {
+        SPEC_LAYOUTS
+            .iter()
+            .chain(TRACEPIPE_LAYOUTS)
+            .map(|spec| {
+                let mut l = Layout::parse(spec).expect("built-in specifier");
+                l.class = class_of(&l.class).to_string();
+                l
+            })
+            .collect()
+    })
+}
+
 /// Fields that hold an `stf_string` id (the specification's "References
 /// stf_string.id"): generic rows carry the text instead, so they survive a
 /// rewrite that numbers strings anew.
@@ -430,7 +455,7 @@ pub fn encode(layout: &Layout, values: &Values, out: &mut Vec<u8>) -> Result<(),
                     _ => Ok(Some(n)),
                 })?
                 .unwrap_or(0);
-            let max = u64::MAX >> (64 - 8 * f.ty.width());
+            let max = f.ty.max();
             if n > max {
                 return Err(format!(
                     "{n} items do not fit the {} `{}`",

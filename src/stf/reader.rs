@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::feed::{signed, Feed};
 use super::generic::{escape_item, generic_keys, generic_willy, scalar_text, ITEM_SEP};
-use super::layout::{is_byte_type, is_string_field, present, Layout, Scalar, Values};
+use super::layout::{catalogue, is_byte_type, is_string_field, present, Layout, Scalar, Values};
 use super::{
     default_willy_name, single, Component, DEFINE_RECORD, FILE_HEADER, FIRST_RESERVED,
     FOREIGN_HINT, MAGIC, NONE, RECEIVER_UNKNOWN, SENDER_UNKNOWN, VERSION,
@@ -153,7 +153,11 @@ fn check_header(feed: &mut Feed, want: Component) -> Result<()> {
 /// What the index and the declarations say.
 #[derive(Default)]
 struct Trace {
-    layouts: Vec<Option<Layout>>,
+    layouts: Vec<Option<Arc<Layout>>>,
+    /// Per record id: whether its layout is one of the catalogue's
+    /// (`layout::catalogue`), so read with its class's meaning; any other
+    /// goes the generic way, whatever its class says.
+    known: Vec<bool>,
     /// Nanoseconds per tick, when not exactly one.
     ns_per_tick: Option<f64>,
     /// Each component: its id, name (suffix) and kind.
@@ -180,6 +184,7 @@ impl Trace {
     fn read(set: &FileSet) -> Result<Trace> {
         let mut trace = Trace {
             layouts: vec![None; FIRST_RESERVED as usize],
+            known: vec![false; FIRST_RESERVED as usize],
             ..Trace::default()
         };
         let mut index = set.component(single::INDEX)?;
@@ -188,7 +193,11 @@ impl Trace {
         while let Some((at, id)) = trace.next_id(&mut index)? {
             let layout = trace.layout(&index, at, id)?.clone();
             index.decode(&layout, &mut values)?;
-            trace.absorb_index(&index, at, &layout, &values)?;
+            if !(trace.known[id as usize] && trace.absorb_index(&index, at, &layout, &values)?) {
+                let mut rec = Record::new(Kind::Event);
+                trace.generic_row(&index, at, &layout, &values, 0, &mut rec)?;
+                trace.declared_rows.push(rec);
+            }
         }
         let dcl = trace
             .components
@@ -201,7 +210,7 @@ impl Trace {
         while let Some((at, id)) = trace.next_id(&mut feed)? {
             let layout = trace.layout(&feed, at, id)?.clone();
             feed.decode(&layout, &mut values)?;
-            if !trace.absorb_declaration(&layout, &values) {
+            if !(trace.known[id as usize] && trace.absorb_declaration(&layout, &values)) {
                 let mut rec = Record::new(Kind::Event);
                 trace.generic_row(&feed, at, &layout, &values, 0, &mut rec)?;
                 trace.declared_rows.push(rec);
@@ -243,17 +252,18 @@ impl Trace {
         let layout = Layout::parse(&text)
             .map_err(|e| feed.error_at(at, format!("bad specifier {text:?}: {e}")))?;
         match &self.layouts[id as usize] {
-            Some(old) if *old != layout => {
+            Some(old) if **old != layout => {
                 Err(feed.error_at(at, format!("redefines record id {id} differently")))
             }
             _ => {
-                self.layouts[id as usize] = Some(layout);
+                self.known[id as usize] = catalogue().contains(&layout);
+                self.layouts[id as usize] = Some(Arc::new(layout));
                 Ok(())
             }
         }
     }
 
-    fn layout(&self, feed: &Feed, at: u64, id: u8) -> Result<&Layout> {
+    fn layout(&self, feed: &Feed, at: u64, id: u8) -> Result<&Arc<Layout>> {
         self.layouts[id as usize].as_ref().ok_or_else(|| {
             feed.error_at(
                 at,
@@ -262,7 +272,9 @@ impl Trace {
         })
     }
 
-    fn absorb_index(&mut self, feed: &Feed, at: u64, layout: &Layout, v: &Values) -> Result<()> {
+    /// Takes an index record in; false for records the index has no use
+    /// for (they become rows).
+    fn absorb_index(&mut self, feed: &Feed, at: u64, layout: &Layout, v: &Values) -> Result<bool> {
         let text = |i: usize| String::from_utf8_lossy(v.text(i)).into_owned();
         match layout.class.as_str() {
             "clock_resolution" => {
@@ -284,9 +296,11 @@ impl Trace {
                 self.anchor_files
                     .insert(v.slots[1] as u32, v.slots[0] as u32),
             ),
-            _ => {}
+            // The span is the rows' own.
+            "duration" => {}
+            _ => return Ok(false),
         }
-        Ok(())
+        Ok(true)
     }
 
     /// The anchors of anchor file `id`: (time before, offset), offsets
@@ -309,7 +323,7 @@ impl Trace {
         while let Some((at, rid)) = next_data_id(&mut feed)? {
             let layout = self.layout(&feed, at, rid)?;
             feed.decode(layout, &mut values)?;
-            if layout.class != "anchor" {
+            if !self.known[rid as usize] || layout.class != "anchor" {
                 return Err(feed.error_at(at, format!("`{}` in an anchor file", layout.class)));
             }
             let (time, offset) = (values.slots[0], values.slots[1]);
@@ -679,12 +693,12 @@ impl Part {
 
     /// Moves the clock by a record's `time` field; false for the records
     /// that only move it (`add_time`, `sub_time`).
-    fn advance(&mut self, layout: &Layout) -> Result<bool> {
+    fn advance(&mut self, layout: &Layout, class: &str) -> Result<bool> {
         let Some(t) = layout.time else {
             return Ok(true);
         };
         let delta = self.values.slots[t];
-        let moved = if layout.class == "sub_time" {
+        let moved = if class == "sub_time" {
             self.clock.checked_sub(delta)
         } else {
             self.clock.checked_add(delta)
@@ -695,7 +709,7 @@ impl Part {
                 format!("time moves by {delta} ticks past the range of 64 bits"),
             )
         })?;
-        Ok(!matches!(layout.class.as_str(), "add_time" | "sub_time"))
+        Ok(!matches!(class, "add_time" | "sub_time"))
     }
 
     /// Reads records until one makes a row (in `rec`); false at the end.
@@ -714,16 +728,21 @@ impl Part {
             self.at = at;
             let layout = trace.layout(&self.feed, at, id)?;
             self.feed.decode(layout, &mut self.values)?;
-            if !self.advance(layout)? {
+            // A class means what it says only in a layout of the catalogue.
+            let class = match trace.known[id as usize] {
+                true => layout.class.as_str(),
+                false => "",
+            };
+            if !self.advance(layout, class)? {
                 continue;
             }
-            if layout.class == "tracepipe_order" {
+            if class == "tracepipe_order" {
                 let s = &self.values.slots;
                 self.given = Some((s[0] as i64, s[1]));
                 continue;
             }
             let time = trace.ns(&self.feed, at, self.clock as i128)?;
-            match layout.class.as_str() {
+            match class {
                 "enter_scope" => {
                     self.enter_scope(time)?;
                     continue;

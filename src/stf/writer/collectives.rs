@@ -6,6 +6,7 @@ use super::{ticks, StfWriter};
 use crate::error::Result;
 use crate::record::Column;
 use crate::record::Record;
+use crate::stf::layout::Layout;
 use crate::stf::NONE;
 
 /// The columns of a raw collective's row.
@@ -210,7 +211,7 @@ impl StfWriter {
             None => None,
         };
         let id = self.ids[shape.layout];
-        let layout = self.layouts[id as usize].clone();
+        let layout: &'static Layout = &self.layouts[id as usize];
         let t = ticks(shape.time)?;
         self.values.reset(layout.fields.len());
         let slot = |field: &str| layout.field(field).expect("a field of the layout");

@@ -19,7 +19,7 @@ mod records;
 
 pub use records::{counter_bits, is_mapped};
 
-use super::layout::{class_of, encode, present, Layout, Values, SPEC_LAYOUTS, TRACEPIPE_LAYOUTS};
+use super::layout::{catalogue, encode, present, Layout, Values, SPEC_LAYOUTS, TRACEPIPE_LAYOUTS};
 use super::{header, raw_willy, Component, DEFINE_RECORD, NONE};
 use crate::error::{Error, Result};
 use crate::fasthash::{make_key, FastMap};
@@ -34,20 +34,6 @@ pub const PROCS_PER_FILE: u32 = 64;
 
 /// Records between two anchors of a data file.
 const ANCHOR_EVERY: u64 = 65_536;
-
-/// Every layout the writer defines, in record-id order: the specification's,
-/// then tracepipe's. The id of a layout is its index.
-pub fn defined_layouts() -> Vec<Layout> {
-    SPEC_LAYOUTS
-        .iter()
-        .chain(TRACEPIPE_LAYOUTS)
-        .map(|spec| {
-            let mut l = Layout::parse(spec).expect("built-in specifier");
-            l.class = class_of(&l.class).to_string();
-            l
-        })
-        .collect()
-}
 
 /// Opens the file-set writer over `out`, which names the index file (or the
 /// single-file writer, for a name ending in `.single.stf`).
@@ -163,7 +149,7 @@ struct Declared {
 pub struct StfWriter {
     target: Option<Target>,
     index_path: PathBuf,
-    layouts: Vec<Layout>,
+    layouts: &'static [Layout],
     ids: FastMap<&'static str, u8>,
     /// The data components; the `.dcl` is the first.
     files: Vec<DataFile>,
@@ -191,7 +177,7 @@ pub struct StfWriter {
 
 impl StfWriter {
     fn new(target: Target, index_path: PathBuf) -> Result<StfWriter> {
-        let layouts = defined_layouts();
+        let layouts = catalogue();
         // Every layout by the name the specification gives it.
         let ids = SPEC_LAYOUTS
             .iter()
@@ -471,7 +457,7 @@ impl StfWriter {
         if let Some(t) = time {
             match layout.time {
                 Some(i) => {
-                    let fits = u64::MAX >> (64 - 8 * layout.fields[i].ty.width());
+                    let fits = layout.fields[i].ty.max();
                     let delta = self.sync(f, t, fits)?;
                     self.values.slots[i] = delta;
                 }

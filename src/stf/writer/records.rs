@@ -419,7 +419,7 @@ impl StfWriter {
                 && generic_keys(l, !rec.loc.is_empty()).eq(attrs.iter().map(|(k, _)| k.as_str()))
         });
         let Some(id) = found else { return Ok(false) };
-        let layout = self.layouts[id].clone();
+        let layout: &'static Layout = &self.layouts[id];
         let f = self.route(rec, Some(&layout))?;
         self.values.reset(layout.fields.len());
         if let Some(w) = generic_willy(&layout).filter(|_| !rec.loc.is_empty()) {
