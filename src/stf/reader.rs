@@ -6,6 +6,7 @@
 //! time (`ops::merge`). Memory: the declarations, the open frames, one
 //! buffer per component.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -491,10 +492,9 @@ impl Trace {
         if f.sized_by.is_some() && is_byte_type(f.ty) {
             match f.ty {
                 Scalar::C1 => out.push_str(&String::from_utf8_lossy(v.text(i))),
-                _ => v
-                    .text(i)
-                    .iter()
-                    .for_each(|b| out.push_str(&format!("{b:02x}"))),
+                _ => v.text(i).iter().for_each(|b| {
+                    let _ = write!(out, "{b:02x}");
+                }),
             }
             return Ok(());
         }
@@ -800,14 +800,14 @@ impl Part {
         trace.willy(feed, at, key.0, &mut rec.loc)?;
         rec.name.push_str(trace.string(feed, at, name)?);
         rec.cat.push_str(trace.class(feed, at, class)?);
-        rec.push_attr("seqnr", &key.2.to_string());
-        rec.push_attr("scl1", &scl1.to_string());
-        rec.push_attr("scl2", &scl2.to_string());
+        rec.push_attr("seqnr", itoa::Buffer::new().format(key.2));
+        rec.push_attr("scl1", itoa::Buffer::new().format(scl1));
+        rec.push_attr("scl2", itoa::Buffer::new().format(scl2));
         if let Some(scl) = enter_scl {
-            rec.push_attr("enter_scl", &scl.to_string());
+            rec.push_attr("enter_scl", itoa::Buffer::new().format(scl));
         }
         if let Some(&scl) = s.get(4) {
-            rec.push_attr("leave_scl", &scl.to_string());
+            rec.push_attr("leave_scl", itoa::Buffer::new().format(scl));
         }
         Ok(())
     }
@@ -825,7 +825,7 @@ impl Part {
         rec.cat.push_str(cat);
         self.trace.willy(&self.feed, self.at, w, &mut rec.loc)?;
         if self.values.slots.len() > 3 {
-            rec.push_attr("scl", &self.values.slots[3].to_string());
+            rec.push_attr("scl", itoa::Buffer::new().format(self.values.slots[3]));
         }
         Ok(())
     }
@@ -851,7 +851,7 @@ impl Part {
         rec.name.push_str(name);
         rec.cat.push_str(cat);
         if self.values.slots.len() > 2 {
-            rec.push_attr("scl", &self.values.slots[2].to_string());
+            rec.push_attr("scl", itoa::Buffer::new().format(self.values.slots[2]));
         }
         Ok(())
     }
@@ -886,7 +886,7 @@ impl Part {
         rec.tag = Some(s[6] as i64);
         let n = s.len();
         for (field, value) in layout.fields[7..n - 2].iter().zip(&s[7..n - 2]) {
-            rec.push_attr(&field.name, &value.to_string());
+            rec.push_attr(&field.name, itoa::Buffer::new().format(*value));
         }
         for i in [n - 2, n - 1] {
             if s[i] as u32 != NONE {
@@ -908,11 +908,13 @@ impl Part {
             trace.willy(feed, at, v.slots[1] as u32, &mut row.loc)?;
             row.name.push_str(trace.string(feed, at, *name)?);
             row.cat.push_str(trace.class(feed, at, *class)?);
-            row.value = match ty {
-                0 => (bits as i64).to_string(),
-                1 => f64::from_bits(bits).to_string(),
-                _ => bits.to_string(),
-            };
+            match ty {
+                0 => row.value.push_str(itoa::Buffer::new().format(bits as i64)),
+                1 => {
+                    let _ = write!(row.value, "{}", f64::from_bits(bits));
+                }
+                _ => row.value.push_str(itoa::Buffer::new().format(bits)),
+            }
             if !unit.is_empty() {
                 row.push_attr("unit", unit);
             }
@@ -944,15 +946,15 @@ impl Part {
         rec.name.push_str(trace.op(feed, at, s[3] as u32)?);
         rec.comm.push_str(trace.comm(feed, at, s[4] as u32)?.0);
         if s[5] != 0 {
-            rec.id.push_str(&s[5].to_string());
+            rec.id.push_str(itoa::Buffer::new().format(s[5]));
         }
         if s[6] as u32 != NONE {
             trace.willy(feed, at, s[6] as u32, &mut rec.peer)?;
         }
         rec.size = Some(s[7]);
-        rec.value = s[8].to_string();
-        rec.push_attr("kind", &s[2].to_string());
-        rec.push_attr("scl", &s[10].to_string());
+        rec.value.push_str(itoa::Buffer::new().format(s[8]));
+        rec.push_attr("kind", itoa::Buffer::new().format(s[2]));
+        rec.push_attr("scl", itoa::Buffer::new().format(s[10]));
         Ok(())
     }
 
@@ -1004,16 +1006,16 @@ impl Part {
             }
             row.size = array("send_size").map(|a| a[i]);
             if let Some(a) = array("receive_size") {
-                row.value = a[i].to_string();
+                row.value.push_str(itoa::Buffer::new().format(a[i]));
             }
-            row.id = self.instances.to_string();
-            row.push_attr("slot", &i.to_string());
-            row.push_attr("of", &n.to_string());
+            row.id.push_str(itoa::Buffer::new().format(self.instances));
+            row.push_attr("slot", itoa::Buffer::new().format(i));
+            row.push_attr("of", itoa::Buffer::new().format(n));
             if let Some((k, b)) = root_bytes {
-                row.push_attr(k, &b.to_string());
+                row.push_attr(k, itoa::Buffer::new().format(b));
             }
             if let Some(scl) = array("scl") {
-                row.push_attr("scl", &scl[i].to_string());
+                row.push_attr("scl", itoa::Buffer::new().format(scl[i]));
             }
             if !known {
                 row.push_attr("start", "unknown");

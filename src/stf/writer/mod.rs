@@ -22,7 +22,7 @@ pub use records::{counter_bits, is_mapped};
 use super::layout::{catalogue, encode, present, Layout, Values, SPEC_LAYOUTS, TRACEPIPE_LAYOUTS};
 use super::{header, raw_willy, Component, DEFINE_RECORD, NONE};
 use crate::error::{Error, Result};
-use crate::fasthash::{make_key, FastMap};
+use crate::fasthash::{make_key, FastMap, FastSet};
 use crate::io::Output;
 use crate::ops::matcher::{MatchOptions, Matcher, Unmatched};
 use crate::pipe::{RecordSink, WriteOptions};
@@ -135,13 +135,18 @@ struct Declared {
     classes: FastMap<String, u32>,
     /// By name and class, as a composite key (`fasthash::make_key`).
     functions: FastMap<String, u32>,
-    comms: FastMap<(String, Vec<u32>), u32>,
+    /// Communicators named in messages, by name.
+    comms: FastMap<String, u32>,
+    /// Communicators of collective records, by name and members.
+    groups: FastMap<(String, Vec<u32>), u32>,
     ops: FastMap<String, u32>,
     /// By name, class, unit and value type, as a composite key.
     counters: FastMap<String, u32>,
     /// By name, class and the two SCLs, as a composite key.
     scopes: FastMap<String, u32>,
     willies: FastMap<String, (u32, u32)>,
+    /// The willy ids given so far.
+    taken: FastSet<u32>,
     next_willy: u32,
 }
 
@@ -296,17 +301,28 @@ impl StfWriter {
         if name.is_empty() {
             return Ok(NONE);
         }
-        self.comm_with(name, &[])
+        if let Some(&id) = self.declared.comms.get(name) {
+            return Ok(id);
+        }
+        let id = self.declare_comm(name, &[])?;
+        self.declared.comms.insert(name.to_string(), id);
+        Ok(id)
     }
 
     /// The communicator called `name` with `members` (one triplet each).
     fn comm_with(&mut self, name: &str, members: &[u32]) -> Result<u32> {
         let key = (name.to_string(), members.to_vec());
-        if let Some(&id) = self.declared.comms.get(&key) {
+        if let Some(&id) = self.declared.groups.get(&key) {
             return Ok(id);
         }
-        let id = self.declared.comms.len() as u32;
-        self.declared.comms.insert(key, id);
+        let id = self.declare_comm(name, members)?;
+        self.declared.groups.insert(key, id);
+        Ok(id)
+    }
+
+    /// Declares a communicator (the next id of both kinds).
+    fn declare_comm(&mut self, name: &str, members: &[u32]) -> Result<u32> {
+        let id = (self.declared.comms.len() + self.declared.groups.len()) as u32;
         let ones: Vec<u64> = vec![1; members.len()];
         let members: Vec<u64> = members.iter().map(|&w| w as u64).collect();
         self.start_decl("communicator_definition");
@@ -328,12 +344,7 @@ impl StfWriter {
         let id = match raw_willy(loc) {
             Some(raw) => raw,
             None => {
-                while self
-                    .declared
-                    .willies
-                    .values()
-                    .any(|(w, _)| *w == self.declared.next_willy)
-                {
+                while self.declared.taken.contains(&self.declared.next_willy) {
                     self.declared.next_willy += 1;
                 }
                 let id = self.declared.next_willy;
@@ -348,7 +359,7 @@ impl StfWriter {
                 id
             }
         };
-        if self.declared.willies.values().any(|(w, _)| *w == id) {
+        if !self.declared.taken.insert(id) {
             return Err(Error::Record(format!(
                 "location `{loc}` names willy {id}, which another location has"
             )));
@@ -474,6 +485,16 @@ impl StfWriter {
         self.buf.push(id);
         encode(layout, &self.values, &mut self.buf).map_err(Error::Record)?;
         self.files[f].put(&self.buf)
+    }
+}
+
+impl Drop for StfWriter {
+    /// A single file that was not finished (an error stopped the stream)
+    /// leaves no folder of components behind.
+    fn drop(&mut self) {
+        if let Some(Target::Single(_, dir)) = &self.target {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 use super::{intern, ticks, StfWriter};
 use crate::error::Result;
 use crate::fasthash::make_key;
+use crate::number;
 use crate::record::{Column, Kind, Record};
 use crate::stf::generic::{
     generic_keys, generic_willy, parse_hex, scalar_bits, unescape_item, ITEM_SEP,
@@ -74,14 +75,14 @@ pub(super) fn attrs_exactly(rec: &Record, keys: &[&str]) -> Option<Vec<String>> 
 
 /// A canonical unsigned 32-bit number.
 pub(super) fn parse_u32(text: &str) -> Option<u32> {
-    text.parse::<u32>().ok().filter(|n| n.to_string() == text)
+    number::parse_uint(text.as_bytes()).and_then(|n| u32::try_from(n).ok())
 }
 
 /// A counter value's type code and bits, when the text reads back the same:
 /// 0 a signed 64-bit integer, 1 a binary64.
 pub fn counter_bits(text: &str) -> Option<(u8, u64)> {
-    if let Ok(n) = text.parse::<i64>() {
-        return (n.to_string() == text).then_some((0, n as u64));
+    if let Some(n) = number::parse_int(text.as_bytes()) {
+        return Some((0, n as u64));
     }
     let v: f64 = text.parse().ok()?;
     (v.to_string() == text).then_some((1, v.to_bits()))
@@ -420,19 +421,18 @@ impl StfWriter {
         });
         let Some(id) = found else { return Ok(false) };
         let layout: &'static Layout = &self.layouts[id];
-        let f = self.route(rec, Some(&layout))?;
+        let f = self.route(rec, Some(layout))?;
         self.values.reset(layout.fields.len());
-        if let Some(w) = generic_willy(&layout).filter(|_| !rec.loc.is_empty()) {
+        if let Some(w) = generic_willy(layout).filter(|_| !rec.loc.is_empty()) {
             self.values.slots[w] = self.willy(&rec.loc)?.0 as u64;
         }
         let mut values = attrs.iter().map(|(_, v)| v);
         for (i, field) in layout.value_fields() {
-            if Some(i) == layout.time || (Some(i) == generic_willy(&layout) && !rec.loc.is_empty())
-            {
+            if Some(i) == layout.time || (Some(i) == generic_willy(layout) && !rec.loc.is_empty()) {
                 continue;
             }
             let text = values.next().expect("matched keys");
-            if !self.put_field(&layout, i, field, text)? {
+            if !self.put_field(layout, i, field, text)? {
                 return Ok(false);
             }
         }
