@@ -12,7 +12,9 @@ paje\t''
 pjdump\t''
 trace\t''
 stf\t''
-stf-single\t''"
+stf-single\t''
+chrome\t''
+perfetto\t''"
 complete -c trace-filter -l unit -d 'With --rows-only: write times in UNIT as exact decimals (1.5 for 1500 ns in us) instead of integer nanoseconds' -r -f -a "ns\t''
 us\t''
 ms\t''

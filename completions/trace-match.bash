@@ -46,11 +46,11 @@ _trace__match() {
                     return 0
                     ;;
                 --to)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single chrome perfetto" -- "${cur}"))
                     return 0
                     ;;
                 -t)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single chrome perfetto" -- "${cur}"))
                     return 0
                     ;;
                 --unit)

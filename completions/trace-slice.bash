@@ -74,11 +74,11 @@ _trace__slice() {
                     return 0
                     ;;
                 --output-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single chrome perfetto" -- "${cur}"))
                     return 0
                     ;;
                 -t)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single chrome perfetto" -- "${cur}"))
                     return 0
                     ;;
                 --reorder-window)

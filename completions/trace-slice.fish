@@ -25,7 +25,9 @@ paje\t''
 pjdump\t''
 trace\t''
 stf\t''
-stf-single\t''"
+stf-single\t''
+chrome\t''
+perfetto\t''"
 complete -c trace-slice -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
 complete -c trace-slice -l precision -d 'Decimals of times and values (pj_dump\'s -l; default 6)' -r
 complete -c trace-slice -s q -l quiet -d 'Print no warnings'

@@ -14,6 +14,7 @@ use crate::pipe::{FormatOption, Probe, ReadOptions, RecordSink, RecordSource, Wr
 use crate::stf;
 use crate::stream;
 use crate::trace;
+use crate::viewer;
 
 /// Opens a reader over an input.
 pub type ReaderFn = fn(Input, &ReadOptions) -> Result<Box<dyn RecordSource>>;
@@ -140,6 +141,28 @@ pub static FORMATS: &[Format] = &[
         sniff: |_| false,
         reader: None,
         writer: Some(stf::writer::open_single_writer),
+        read_options: &[],
+        write_options: &[],
+        folder_sign: None,
+    },
+    Format {
+        name: "chrome",
+        description: "Chrome Trace Event JSON for Perfetto UI and chrome://tracing (write only; docs/formats.md)",
+        extensions: &[],
+        sniff: |_| false,
+        reader: None,
+        writer: Some(viewer::chrome::open_writer),
+        read_options: &[],
+        write_options: &[],
+        folder_sign: None,
+    },
+    Format {
+        name: "perfetto",
+        description: "Perfetto's protobuf trace, for ui.perfetto.dev (write only; docs/formats.md)",
+        extensions: &["pftrace", "perfetto-trace"],
+        sniff: |_| false,
+        reader: None,
+        writer: Some(viewer::perfetto::open_writer),
         read_options: &[],
         write_options: &[],
         folder_sign: None,

@@ -38,6 +38,7 @@ pub mod stream;
 pub mod swar;
 pub mod table;
 pub mod trace;
+pub mod viewer;
 
 pub use error::{Error, Result};
 pub use record::{Kind, Record};

@@ -33,12 +33,14 @@ fuzz_target!(|data: &[u8]| {
         ..WriteOptions::default()
     };
     type Open = fn(Output, &WriteOptions) -> tracepipe::Result<Box<dyn RecordSink + Send>>;
-    let writers: [(&str, Open); 5] = [
+    let writers: [(&str, Open); 7] = [
         ("tsv", tracepipe::stream::tsv::open_writer),
         ("jsonl", tracepipe::stream::jsonl::open_writer),
         ("paje", tracepipe::paje::writer::open_writer),
         ("trace", tracepipe::trace::writer::open_writer),
         ("pjdump", tracepipe::paje::pjdump::open_writer),
+        ("chrome", tracepipe::viewer::chrome::open_writer),
+        ("perfetto", tracepipe::viewer::perfetto::open_writer),
     ];
     for (format, open) in writers {
         let buffer = Buffer::default();

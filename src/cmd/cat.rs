@@ -21,6 +21,7 @@ Examples:
   trace-cat --spans run.paje | trace-filter -k state
   trace-cat -t trace run.tsv > run.etf      write a TRACE file for TRACE4CPS
   trace-cat -t paje plant.etf > plant.paje  open TRACE data in Pajé viewers
+  trace-cat -o run.pftrace run.paje         open it at ui.perfetto.dev (-t chrome: JSON)
 
 Memory: streams and Pajé traces are read in one pass. Pajé keeps open \
 states, pending links, about 0.5 KiB per container ever created (140 MiB for \

@@ -23,7 +23,7 @@ use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::{FastMap, FastSet};
 use crate::ops::batch::RecordBatch;
 use crate::pipe::{RecordSink, RecordSource};
-use crate::record::{flags, Kind, Record, ATTR_POSTS};
+use crate::record::{flags, Kind, Record, ATTR_ORIG_TIME, ATTR_POSTS};
 
 /// What to do with halves that never find a partner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -704,7 +704,7 @@ impl<S: RecordSink> Matcher<S> {
                     r.add_flag(flags::UNMATCHED);
                     if let (Some(t), Some(last)) = (r.time, self.clock) {
                         if t < last {
-                            r.push_attr("orig_time", &t.to_string());
+                            r.push_attr(ATTR_ORIG_TIME, &t.to_string());
                             r.time = Some(last);
                         }
                     }

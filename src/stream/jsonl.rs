@@ -331,7 +331,8 @@ impl JsonlWriter {
     }
 }
 
-fn push_json_string(out: &mut Vec<u8>, s: &str) {
+/// Appends `s` as a JSON string (quoted, escaped).
+pub fn push_json_string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
     let bytes = s.as_bytes();
     let mut from = 0;
