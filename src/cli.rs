@@ -23,6 +23,7 @@ use crate::ops::pump::{self, Threads};
 use crate::pipe::{
     FormatOption, FormatOptions, OptionValue, ReadOptions, RecordSink, RecordSource, WriteOptions,
 };
+use crate::symbol::Symbols;
 use crate::table::{self, TableFormat, TableWriter};
 
 /// Inputs of a command that reads traces or streams.
@@ -229,11 +230,14 @@ impl TableArgs {
     }
 }
 
-/// What a command's run gets beside its arguments: the warnings handle and the
-/// values of the format options.
+/// What a command's run gets beside its arguments: the warnings handle, the
+/// symbol table and the values of the format options.
 pub struct Env {
     /// The command's name, which starts its lines on stderr.
     pub name: &'static str,
+    /// The symbol table of the command's pipeline, shared by its readers,
+    /// stages and writer.
+    pub symbols: Symbols,
     /// Where readers, stages and writers report warnings; printed on stderr
     /// unless `--quiet`.
     pub warnings: Warnings,
@@ -357,6 +361,7 @@ impl<'e> Pipeline<'e> {
     pub fn open(args: &InputArgs, env: &'e Env) -> Result<Pipeline<'e>> {
         let counter: ByteCounter = Rc::new(Cell::new(0));
         let opts = ReadOptions {
+            symbols: env.symbols.clone(),
             format: env.format_options.clone(),
             warnings: env.warnings.clone(),
         };
@@ -402,7 +407,7 @@ impl<'e> Pipeline<'e> {
         let source: Box<dyn RecordSource> = if sources.len() == 1 && !args.prefix_inputs {
             sources.pop().expect("one source")
         } else {
-            let merger = Merger::new(sources, &env.warnings)?;
+            let merger = Merger::new(sources, &env.symbols, &env.warnings)?;
             match args.prefix_inputs {
                 true => Box::new(merger.with_prefixes(args.prefixes())),
                 false => Box::new(merger),
@@ -452,6 +457,7 @@ impl<'e> Pipeline<'e> {
         check_output_is_not_an_input(args.output.as_deref(), &self.inputs)?;
         let out = open_output(args.output.as_deref(), args.line_buffered)?;
         let opts = WriteOptions {
+            symbols: self.env.symbols.clone(),
             no_header: args.no_header,
             rows_only: args.rows_only,
             time_decimals: match args.unit.as_deref() {
@@ -578,6 +584,7 @@ pub fn run_main<A: CommandFactory + FromArgMatches>(
     };
     let env = Env {
         name,
+        symbols: Symbols::new(),
         warnings,
         format_options: given_format_options(&matches),
     };

@@ -14,6 +14,9 @@ pub type FastMap<K, V> = HashMap<K, V, FxBuildHasher>;
 /// A `HashSet` with the Fx hasher.
 pub type FastSet<K> = HashSet<K, FxBuildHasher>;
 
+/// A map in insertion order with the Fx hasher.
+pub type OrderedMap<K, V> = IndexMap<K, V, FxBuildHasher>;
+
 /// A map from strings to values in insertion order, for the identifier
 /// lookups of text readers (Pajé containers and types: one lookup per field of
 /// every line). Positions (`get_index_of`) are stable, so a reader can look an

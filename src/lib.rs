@@ -4,7 +4,8 @@
 //! The library holds everything; each binary in `src/bin/` only parses its
 //! arguments and calls a `cmd` module. See `docs/architecture.md` for the map.
 //!
-//! - [`record`]: the record model (kinds, columns, the [`record::Record`] row).
+//! - [`record`]: the record model (kinds, columns, the [`record::Record`] row);
+//!   [`symbol`]: the interned identifiers rows carry.
 //! - [`pipe`]: the source and sink traits, reader and writer options.
 //! - [`stream`]: the TSV and JSON Lines codecs of the stream.
 //! - [`paje`], [`pallas`], [`trace`]: the format readers and writers.
@@ -36,9 +37,11 @@ pub mod stats;
 pub mod stf;
 pub mod stream;
 pub mod swar;
+pub mod symbol;
 pub mod table;
 pub mod trace;
 pub mod viewer;
 
 pub use error::{Error, Result};
 pub use record::{Kind, Record};
+pub use symbol::{Sym, Symbols};

@@ -7,6 +7,7 @@
 
 use crate::error::{Location, Result, Warnings};
 use crate::record::Record;
+use crate::symbol::Symbols;
 
 /// Something that yields records in stream order: a format reader, a merge of
 /// several sources, a test fixture.
@@ -92,6 +93,8 @@ impl<S: RecordSource + ?Sized> RecordSource for Box<S> {
 /// Options every reader receives.
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
+    /// The pipeline's symbol table, which the reader interns identifiers in.
+    pub symbols: Symbols,
     /// The values of the format's own options (see [`FormatOption`]).
     pub format: FormatOptions,
     /// Where warnings go.
@@ -101,6 +104,8 @@ pub struct ReadOptions {
 /// Options every writer receives.
 #[derive(Debug, Clone, Default)]
 pub struct WriteOptions {
+    /// The pipeline's symbol table, where the identifiers of the rows are.
+    pub symbols: Symbols,
     /// Omit the TSV header line (for tools that want bare rows).
     pub no_header: bool,
     /// Data rows only (stream writers): no header, and no `meta`, `type` or

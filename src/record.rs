@@ -1,20 +1,25 @@
 //! The record model: kinds, columns and the typed row every command works on.
 //!
 //! `docs/stream.md` is the normative description; this module is its code.
-//! A [`Record`] owns its text fields so readers can refill one record in place
+//! A [`Record`]'s identifiers (`loc`, `cat`, `name`, `peer`, `comm`) are
+//! [`Sym`]s of the pipeline's [`Symbols`](crate::symbol::Symbols) table; its
+//! other text fields are owned, so readers refill one record in place
 //! (`clear` keeps the capacity) and the hot path does not allocate per row.
 
 use std::fmt::Write as _;
 
+pub use crate::symbol::Sym;
+use crate::symbol::{well_known, Symbols};
+
 /// Name of the meta row holding the absolute time (ns since the Unix epoch) of
 /// stream time 0.
-pub const META_ORIGIN: &str = "origin";
+pub const META_ORIGIN: Sym = well_known::ORIGIN;
 
 /// Version written in the `format` meta row.
 pub const FORMAT_VERSION: &str = "tracepipe-stream/1";
 
 /// Name of the meta row that carries [`FORMAT_VERSION`].
-pub const META_FORMAT: &str = "format";
+pub const META_FORMAT: Sym = well_known::FORMAT;
 
 /// The standard columns, in stream order. New columns are only ever appended.
 pub const COLUMNS: [&str; 15] = [
@@ -244,9 +249,10 @@ impl std::fmt::Display for Kind {
 
 /// One row of the stream.
 ///
-/// Text columns are `String`s where empty means absent (the TSV form cannot tell
-/// the two apart, so neither does the model). `attrs` holds the encoded
-/// `key=value;...` form; use [`Record::attrs`] and [`Record::push_attr`].
+/// Identifier columns are [`Sym`]s, other text columns `String`s; empty means
+/// absent (the TSV form cannot tell the two apart, so neither does the
+/// model). `attrs` holds the encoded `key=value;...` form; use
+/// [`Record::attrs`] and [`Record::push_attr`].
 #[derive(Debug, PartialEq)]
 pub struct Record {
     /// The row kind.
@@ -256,17 +262,17 @@ pub struct Record {
     /// End time of complete kinds, integer ns from the stream origin.
     pub end: Option<i64>,
     /// The location the row happens on.
-    pub loc: String,
+    pub loc: Sym,
     /// Category (paradigm, container or entity type).
-    pub cat: String,
+    pub cat: Sym,
     /// Name (function, state value, event name, meta key).
-    pub name: String,
+    pub name: Sym,
     /// Nesting level of a frame, 0 outermost.
     pub depth: Option<u32>,
     /// The other location (message partner, parent container, dependency target).
-    pub peer: String,
+    pub peer: Sym,
     /// Communicator.
-    pub comm: String,
+    pub comm: Sym,
     /// Message tag.
     pub tag: Option<i64>,
     /// Size in bytes.
@@ -300,11 +306,27 @@ impl Clone for Record {
         self.depth = src.depth;
         self.tag = src.tag;
         self.size = src.size;
+        self.loc = src.loc;
+        self.cat = src.cat;
+        self.name = src.name;
+        self.peer = src.peer;
+        self.comm = src.comm;
         for (to, from) in self.texts_mut().into_iter().zip(src.texts()) {
             to.clone_from(from);
         }
         self.extra.clone_from(&src.extra);
     }
+}
+
+/// The identifier columns of a row as text (see [`Record::idents`]).
+#[derive(Debug, Clone, Copy)]
+#[allow(missing_docs)]
+pub struct Idents<'a> {
+    pub loc: &'a str,
+    pub cat: &'a str,
+    pub name: &'a str,
+    pub peer: &'a str,
+    pub comm: &'a str,
 }
 
 /// The attribute that marks an `event` row as the posting of a nonblocking
@@ -349,12 +371,12 @@ impl Record {
             kind,
             time: None,
             end: None,
-            loc: String::new(),
-            cat: String::new(),
-            name: String::new(),
+            loc: Sym::EMPTY,
+            cat: Sym::EMPTY,
+            name: Sym::EMPTY,
             depth: None,
-            peer: String::new(),
-            comm: String::new(),
+            peer: Sym::EMPTY,
+            comm: Sym::EMPTY,
             tag: None,
             size: None,
             id: String::new(),
@@ -366,37 +388,50 @@ impl Record {
     }
 
     /// A `meta` row `name = value`.
-    pub fn meta(name: &str, value: &str) -> Record {
+    pub fn meta(name: Sym, value: &str) -> Record {
         let mut r = Record::new(Kind::Meta);
-        r.name.push_str(name);
+        r.name = name;
         r.value.push_str(value);
         r
     }
 
-    /// The text columns in stream order: loc, cat, name, peer, comm, id,
-    /// value, flags, attrs.
-    pub fn texts(&self) -> [&String; 9] {
-        [
-            &self.loc,
-            &self.cat,
-            &self.name,
-            &self.peer,
-            &self.comm,
-            &self.id,
-            &self.value,
-            &self.flags,
-            &self.attrs,
-        ]
+    /// The identifier columns in stream order: loc, cat, name, peer, comm.
+    pub fn syms(&self) -> [Sym; 5] {
+        [self.loc, self.cat, self.name, self.peer, self.comm]
     }
 
-    /// The text columns of [`Record::texts`], to change them.
-    pub fn texts_mut(&mut self) -> [&mut String; 9] {
+    /// The identifier columns as text, for code that works on text (writers
+    /// of formats whose own lookups are by name).
+    pub fn idents<'a>(&self, symbols: &'a Symbols) -> Idents<'a> {
+        let text = |sym| symbols.text(sym);
+        Idents {
+            loc: text(self.loc),
+            cat: text(self.cat),
+            name: text(self.name),
+            peer: text(self.peer),
+            comm: text(self.comm),
+        }
+    }
+
+    /// The identifier columns of [`Record::syms`], to change them.
+    pub fn syms_mut(&mut self) -> [&mut Sym; 5] {
         [
             &mut self.loc,
             &mut self.cat,
             &mut self.name,
             &mut self.peer,
             &mut self.comm,
+        ]
+    }
+
+    /// The owned text columns in stream order: id, value, flags, attrs.
+    pub fn texts(&self) -> [&String; 4] {
+        [&self.id, &self.value, &self.flags, &self.attrs]
+    }
+
+    /// The text columns of [`Record::texts`], to change them.
+    pub fn texts_mut(&mut self) -> [&mut String; 4] {
+        [
             &mut self.id,
             &mut self.value,
             &mut self.flags,
@@ -409,12 +444,12 @@ impl Record {
         self.kind = Kind::Event;
         self.time = None;
         self.end = None;
-        self.loc.clear();
-        self.cat.clear();
-        self.name.clear();
+        self.loc = Sym::EMPTY;
+        self.cat = Sym::EMPTY;
+        self.name = Sym::EMPTY;
         self.depth = None;
-        self.peer.clear();
-        self.comm.clear();
+        self.peer = Sym::EMPTY;
+        self.comm = Sym::EMPTY;
         self.tag = None;
         self.size = None;
         self.id.clear();
@@ -499,6 +534,11 @@ impl Record {
         if !self.flags.contains(flag) {
             self.flags.push(flag);
         }
+    }
+
+    /// Whether this is the `meta` row with key `key`.
+    pub fn is_meta(&self, key: Sym) -> bool {
+        self.kind == Kind::Meta && self.name == key
     }
 
     /// Checks the rules every row obeys whatever its source: required columns

@@ -149,12 +149,22 @@ fn paje_corpus_messages_equal_pjdump_links() {
     assert!(checked >= 6, "only {checked} traces with links checked");
 }
 
+thread_local! {
+    /// The symbol table of the rows the tests below make.
+    static SYMBOLS: tracepipe::Symbols = tracepipe::Symbols::new();
+}
+
+fn symbols() -> tracepipe::Symbols {
+    SYMBOLS.with(tracepipe::Symbols::clone)
+}
+
 fn half(kind: Kind, t: i64, loc: &str, peer: &str, tag: i64) -> Record {
+    let symbols = symbols();
     let mut r = Record::new(kind);
     r.time = Some(t);
-    r.loc = loc.into();
-    r.peer = peer.into();
-    r.comm = "w".into();
+    r.loc = symbols.intern(loc);
+    r.peer = symbols.intern(peer);
+    r.comm = symbols.intern("w");
     r.tag = Some(tag);
     r.size = Some(t as u64);
     r
@@ -174,7 +184,13 @@ impl RecordSink for Collect {
 
 /// The messages of a set of per-location sequences, fed in one interleaving.
 fn messages(per_loc: &[Vec<Record>], rng: &mut Rng) -> BTreeSet<String> {
-    let mut m = Matcher::new(Collect(Vec::new()), Unmatched::Keep, Warnings::default());
+    let symbols = symbols();
+    let mut m = Matcher::new(
+        Collect(Vec::new()),
+        Unmatched::Keep,
+        symbols.clone(),
+        Warnings::default(),
+    );
     let mut next = vec![0; per_loc.len()];
     loop {
         let open: Vec<usize> = (0..per_loc.len())
@@ -194,7 +210,13 @@ fn messages(per_loc: &[Vec<Record>], rng: &mut Rng) -> BTreeSet<String> {
         .map(|r| {
             format!(
                 "{:?} {:?} {:?} {} {} {:?} {}",
-                r.kind, r.time, r.end, r.loc, r.peer, r.tag, r.flags
+                r.kind,
+                r.time,
+                r.end,
+                symbols.text(r.loc),
+                symbols.text(r.peer),
+                r.tag,
+                r.flags
             )
         })
         .collect()

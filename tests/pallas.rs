@@ -1053,8 +1053,10 @@ fn more_threads_than_open_files_allowed() {
 /// the error text.
 fn read_all(dir: &Path) -> Result<usize, String> {
     use tracepipe::pipe::RecordSource;
-    let mut source = tracepipe::pallas::reader::PallasSource::open("t", dir, &Default::default())
-        .map_err(|e| e.to_string())?;
+    let symbols = tracepipe::Symbols::new();
+    let mut source =
+        tracepipe::pallas::reader::PallasSource::open("t", dir, &symbols, &Default::default())
+            .map_err(|e| e.to_string())?;
     let mut rec = tracepipe::Record::default();
     let mut n = 0;
     while source.next_record(&mut rec).map_err(|e| e.to_string())? {

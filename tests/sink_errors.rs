@@ -14,16 +14,16 @@ use tracepipe::pallas::writer::{
     event_token, loop_token, sequence_token, ArchiveSpec, EventSpec, ThreadSpec, TraceSpec,
 };
 use tracepipe::pipe::{ReadOptions, RecordSink, RecordSource};
-use tracepipe::{Kind, Record};
+use tracepipe::{Kind, Record, Symbols};
 
 /// Events in every fixture, and the one the sink refuses.
 const EVENTS: u64 = 20_000;
 const BAD: u64 = 15_000;
 
 /// Fails on the `BAD`-th `event` row.
-#[derive(Default)]
 struct RefuseEvent {
     seen: u64,
+    symbols: Symbols,
 }
 
 impl RecordSink for RefuseEvent {
@@ -31,7 +31,8 @@ impl RecordSink for RefuseEvent {
         if rec.kind == Kind::Event {
             self.seen += 1;
             if self.seen == BAD {
-                return Err(Error::Record(format!("refused `{}`", rec.name)));
+                let name = self.symbols.text(rec.name);
+                return Err(Error::Record(format!("refused `{name}`")));
             }
         }
         Ok(())
@@ -41,12 +42,17 @@ impl RecordSink for RefuseEvent {
     }
 }
 
-/// The error for each way of threading, which must be the same.
-fn error_of(mut open: impl FnMut() -> Box<dyn RecordSource>) -> String {
+/// The error for each way of threading, which must be the same; `open`
+/// opens the reader with its options (the symbol table the sink reads).
+fn error_of(mut open: impl FnMut(&ReadOptions) -> Box<dyn RecordSource>) -> String {
     let mut messages = Vec::new();
     for threads in [Threads::One, Threads::Two] {
-        let mut source = open();
-        let mut sink = RefuseEvent::default();
+        let opts = ReadOptions::default();
+        let mut source = open(&opts);
+        let mut sink = RefuseEvent {
+            seen: 0,
+            symbols: opts.symbols.clone(),
+        };
         let err = pump(&mut *source, &mut sink, &mut |_| {}, threads).unwrap_err();
         messages.push(err.to_string());
     }
@@ -61,8 +67,12 @@ fn tsv() {
     for k in 1..=EVENTS {
         text.push_str(&format!("event\t{k}\t\tt\t\te{k}\t\t\t\t\t\t\t\t\t\n"));
     }
-    let err = error_of(|| {
-        let reader = tracepipe::stream::tsv::TsvReader::new("s.tsv", Cursor::new(text.clone()));
+    let err = error_of(|opts| {
+        let reader = tracepipe::stream::tsv::TsvReader::new(
+            "s.tsv",
+            Cursor::new(text.clone()),
+            opts.symbols.clone(),
+        );
         Box::new(reader.unwrap())
     });
     // Header, meta, container: event k is on line k + 3.
@@ -79,9 +89,12 @@ fn jsonl() {
             "{{\"kind\":\"event\",\"time\":{k},\"loc\":\"t\",\"name\":\"e{k}\"}}\n"
         ));
     }
-    let err = error_of(|| {
-        let reader =
-            tracepipe::stream::jsonl::JsonlReader::new("s.jsonl", Cursor::new(text.clone()));
+    let err = error_of(|opts| {
+        let reader = tracepipe::stream::jsonl::JsonlReader::new(
+            "s.jsonl",
+            Cursor::new(text.clone()),
+            opts.symbols.clone(),
+        );
         Box::new(reader)
     });
     assert_eq!(err, format!("s.jsonl:{}: refused `e{BAD}`", BAD + 2));
@@ -121,10 +134,9 @@ fn paje_behind_the_reorder_window() {
     for k in 1..=EVENTS {
         text.push_str(&format!("3 {k}e-6 ET t e{k}\n"));
     }
-    let err = error_of(|| {
-        let opts = ReadOptions::default();
+    let err = error_of(|opts| {
         let reader =
-            tracepipe::paje::reader::PajeReader::new("p.paje", Cursor::new(text.clone()), &opts);
+            tracepipe::paje::reader::PajeReader::new("p.paje", Cursor::new(text.clone()), opts);
         Box::new(reader)
     });
     assert!(
@@ -140,10 +152,9 @@ fn trace_sorted_by_time() {
     for k in (1..=EVENTS).rev() {
         text.push_str(&format!("E {k} {k} ; name = e{k}\n"));
     }
-    let err = error_of(|| {
-        let opts = ReadOptions::default();
+    let err = error_of(|opts| {
         let reader =
-            tracepipe::trace::reader::TraceReader::new("t.etf", Cursor::new(text.clone()), &opts);
+            tracepipe::trace::reader::TraceReader::new("t.etf", Cursor::new(text.clone()), opts);
         Box::new(reader.unwrap())
     });
     // Event k (the k-th by time) is on line EVENTS - k + 2.
@@ -175,9 +186,13 @@ fn pallas_by_event_index() {
         ..ArchiveSpec::default()
     }];
     trace.write(&dir).unwrap();
-    let err = error_of(|| {
-        let source =
-            tracepipe::pallas::reader::PallasSource::open("trace", &dir, &Default::default());
+    let err = error_of(|opts| {
+        let source = tracepipe::pallas::reader::PallasSource::open(
+            "trace",
+            &dir,
+            &opts.symbols,
+            &opts.warnings,
+        );
         Box::new(source.unwrap())
     });
     assert!(
@@ -198,10 +213,10 @@ fn stf_by_record_offset() {
     std::fs::write(&input, text).unwrap();
     let stf = dir.join("s.stf");
     common::cat(&["-t", "stf", "-o", stf.to_str().unwrap()], &input).unwrap();
-    let err = error_of(|| {
+    let err = error_of(|opts| {
         let counter = tracepipe::io::ByteCounter::default();
         let input = tracepipe::io::Input::open(stf.to_str().unwrap(), &counter).unwrap();
-        tracepipe::stf::reader::open_reader(input, &ReadOptions::default()).unwrap()
+        tracepipe::stf::reader::open_reader(input, opts).unwrap()
     });
     // The process file: its 9-byte header, then one 71-byte `tracepipe_row`
     // record per row, the container's first.
@@ -221,10 +236,10 @@ fn stf_dump_by_line() {
     let dir = scratch("sink_error_stf_dump");
     let path = dir.join("dump.txt");
     std::fs::write(&path, text).unwrap();
-    let err = error_of(|| {
+    let err = error_of(|opts| {
         let counter = tracepipe::io::ByteCounter::default();
         let input = tracepipe::io::Input::open(path.to_str().unwrap(), &counter).unwrap();
-        tracepipe::stf::dump::open_reader(input, &ReadOptions::default()).unwrap()
+        tracepipe::stf::dump::open_reader(input, opts).unwrap()
     });
     // Two header lines: event k is on line k + 2.
     assert_eq!(

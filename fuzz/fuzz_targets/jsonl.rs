@@ -7,7 +7,7 @@ use tracepipe::stream::jsonl::JsonlReader;
 use tracepipe::Record;
 
 fuzz_target!(|data: &[u8]| {
-    let mut reader = JsonlReader::new("fuzz.jsonl", data);
+    let mut reader = JsonlReader::new("fuzz.jsonl", data, Default::default());
     let mut rec = Record::default();
     while let Ok(true) = reader.next_record(&mut rec) {}
 });

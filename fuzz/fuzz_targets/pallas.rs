@@ -95,7 +95,9 @@ fuzz_target!(|data: &[u8]| {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, bytes).unwrap();
     }
-    if let Ok(mut source) = PallasSource::open("fuzz", &dir, &Default::default()) {
+    if let Ok(mut source) =
+        PallasSource::open("fuzz", &dir, &Default::default(), &Default::default())
+    {
         let mut rec = Record::default();
         let mut rows = 0u32;
         // A grammar may legitimately expand to many events; a bound keeps

@@ -14,10 +14,12 @@ use tracepipe::ops::slice::{Messages, SliceOptions, SliceSource};
 use tracepipe::ops::window::Window;
 use tracepipe::pipe::{RecordSource, WriteOptions};
 use tracepipe::stream::tsv::TsvReader;
-use tracepipe::Record;
+use tracepipe::{Record, Symbols};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(reader) = TsvReader::new("fuzz.tsv", std::io::Cursor::new(data.to_vec())) else {
+    let symbols = Symbols::new();
+    let input = std::io::Cursor::new(data.to_vec());
+    let Ok(reader) = TsvReader::new("fuzz.tsv", input, symbols.clone()) else {
         return;
     };
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -40,7 +42,7 @@ fuzz_target!(|data: &[u8]| {
         rebase: (h >> 32) % 4 != 0 && (h >> 41) % 2 == 0,
     };
     let extra = reader.extra_columns().to_vec();
-    let mut slice = SliceSource::new(Box::new(reader), options);
+    let mut slice = SliceSource::new(Box::new(reader), options, symbols.clone());
     let mut rows = Vec::new();
     let mut rec = Record::default();
     loop {
@@ -52,6 +54,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let buffer = Buffer::default();
     let opts = WriteOptions {
+        symbols: symbols.clone(),
         extra_columns: extra,
         ..WriteOptions::default()
     };
@@ -65,7 +68,7 @@ fuzz_target!(|data: &[u8]| {
     }
     sink.finish().expect("the TSV writer finishes");
     let bytes = buffer.0.lock().unwrap().clone();
-    let mut back = TsvReader::new("out.tsv", &bytes[..]).expect("the slice has a header");
+    let mut back = TsvReader::new("out.tsv", &bytes[..], symbols).expect("the slice has a header");
     loop {
         match back.next_record(&mut rec) {
             Ok(true) => {}

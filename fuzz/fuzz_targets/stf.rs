@@ -45,9 +45,10 @@ fn template() -> &'static Vec<(String, Vec<u8>)> {
         let index = dir.join("t.stf");
         let file = std::fs::File::create(&index).unwrap();
         let out = Output::new(index.to_str().unwrap(), Box::new(file));
-        let mut writer =
-            tracepipe::stf::writer::open_writer(out, &WriteOptions::default()).unwrap();
-        let mut reader = TsvReader::new("template.tsv", Cursor::new(TEMPLATE)).unwrap();
+        let opts = WriteOptions::default();
+        let mut writer = tracepipe::stf::writer::open_writer(out, &opts).unwrap();
+        let mut reader =
+            TsvReader::new("template.tsv", Cursor::new(TEMPLATE), opts.symbols.clone()).unwrap();
         let mut rec = Record::default();
         while reader.next_record(&mut rec).unwrap() {
             writer.write(&rec).unwrap();
@@ -97,12 +98,12 @@ fuzz_target!(|data: &[u8]| {
     std::fs::write(&dump, data).unwrap();
     open(&dump, tracepipe::stf::dump::open_reader);
 
-    if let Ok(mut reader) = TsvReader::new("fuzz.tsv", data) {
+    let opts = WriteOptions::default();
+    if let Ok(mut reader) = TsvReader::new("fuzz.tsv", data, opts.symbols.clone()) {
         let index = dir.join("w.stf");
         let file = std::fs::File::create(&index).unwrap();
         let out = Output::new(index.to_str().unwrap(), Box::new(file));
-        let mut writer =
-            tracepipe::stf::writer::open_writer(out, &WriteOptions::default()).unwrap();
+        let mut writer = tracepipe::stf::writer::open_writer(out, &opts).unwrap();
         let mut rec = Record::default();
         let mut written = Ok(());
         while let (Ok(true), Ok(())) = (reader.next_record(&mut rec), &written) {

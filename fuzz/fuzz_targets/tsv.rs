@@ -7,7 +7,7 @@ use tracepipe::stream::tsv::TsvReader;
 use tracepipe::Record;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(mut reader) = TsvReader::new("fuzz.tsv", data) else {
+    let Ok(mut reader) = TsvReader::new("fuzz.tsv", data, Default::default()) else {
         return;
     };
     let mut rec = Record::default();

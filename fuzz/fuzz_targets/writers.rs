@@ -12,7 +12,7 @@ use tracepipe::pipe::{ReadOptions, RecordSink, RecordSource, WriteOptions};
 use tracepipe::stream::jsonl::JsonlReader;
 use tracepipe::stream::tsv::TsvReader;
 use tracepipe::trace::reader::TraceReader;
-use tracepipe::Record;
+use tracepipe::{Record, Symbols};
 
 fn drain(mut source: impl RecordSource) {
     let mut rec = Record::default();
@@ -20,7 +20,8 @@ fn drain(mut source: impl RecordSource) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(mut reader) = TsvReader::new("fuzz.tsv", data) else {
+    let symbols = Symbols::new();
+    let Ok(mut reader) = TsvReader::new("fuzz.tsv", data, symbols.clone()) else {
         return;
     };
     let mut rows = Vec::new();
@@ -29,6 +30,7 @@ fuzz_target!(|data: &[u8]| {
         rows.push(rec.clone());
     }
     let opts = WriteOptions {
+        symbols,
         extra_columns: reader.extra_columns().to_vec(),
         ..WriteOptions::default()
     };
@@ -58,11 +60,15 @@ fuzz_target!(|data: &[u8]| {
         let read = ReadOptions::default();
         match format {
             "tsv" => {
-                if let Ok(r) = TsvReader::new("out.tsv", &bytes[..]) {
+                if let Ok(r) = TsvReader::new("out.tsv", &bytes[..], read.symbols.clone()) {
                     drain(r);
                 }
             }
-            "jsonl" => drain(JsonlReader::new("out.jsonl", &bytes[..])),
+            "jsonl" => drain(JsonlReader::new(
+                "out.jsonl",
+                &bytes[..],
+                read.symbols.clone(),
+            )),
             "paje" => drain(PajeReader::new("out.paje", &bytes[..], &read)),
             "trace" => {
                 if let Ok(r) = TraceReader::new("out.etf", &bytes[..], &read) {

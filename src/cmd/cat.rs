@@ -67,7 +67,11 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
     let pipeline = Pipeline::open(&args.input, env)?;
     let writer = pipeline.writer(&args.output)?;
     let mut sink: Box<dyn RecordSink + Send> = if args.spans {
-        Box::new(SpanBuilder::new(writer, env.warnings.clone()))
+        Box::new(SpanBuilder::new(
+            writer,
+            env.symbols.clone(),
+            env.warnings.clone(),
+        ))
     } else {
         writer
     };

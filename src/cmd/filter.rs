@@ -140,8 +140,14 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
         return list_formats(&args.output);
     }
     let predicate = args.predicate()?;
-    let pipeline = Pipeline::open(&args.input, env)?
-        .through(|source| Box::new(FilterSource::new(source, predicate, env.warnings.clone())));
+    let pipeline = Pipeline::open(&args.input, env)?.through(|source| {
+        Box::new(FilterSource::new(
+            source,
+            predicate,
+            env.symbols.clone(),
+            env.warnings.clone(),
+        ))
+    });
     let mut writer = pipeline.writer(&args.output)?;
     pipeline.run(&mut writer, &args.output.run)
 }

@@ -93,12 +93,18 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
         tagged_only: false,
     };
     let summary = Rc::new(RefCell::new(MatchSummary::default()));
-    let warnings = env.warnings.clone();
     let shared = summary.clone();
-    let pipeline = Pipeline::open(&args.input, env)?
-        .through(|source| Box::new(MatchSource::new(source, options, warnings, shared)));
+    let pipeline = Pipeline::open(&args.input, env)?.through(|source| {
+        Box::new(MatchSource::new(
+            source,
+            options,
+            env.symbols.clone(),
+            env.warnings.clone(),
+            shared,
+        ))
+    });
     let writer = pipeline.writer(&args.output)?;
-    let mut sink = Instances::new(writer, env.warnings.clone());
+    let mut sink = Instances::new(writer, env.symbols.clone(), env.warnings.clone());
     let result = pipeline.run(&mut sink, &args.output.run);
     report(env, &summary.borrow());
     result

@@ -5,7 +5,7 @@ use clap::builder::PossibleValuesParser;
 use clap::Parser;
 
 use crate::cli::{Env, InputArgs, Pipeline, TableArgs};
-use crate::error::{Error, Location, Result, Warnings};
+use crate::error::{Error, Location, Result};
 use crate::io::{check_output_is_not_an_input, open_output};
 use crate::ops::matcher::{Matcher, Unmatched};
 use crate::stats::counters::Counters;
@@ -135,7 +135,8 @@ fn take_report(inputs: &mut Vec<String>) -> Result<&'static str> {
 }
 
 /// The report `name` with its options.
-fn open_report(name: &str, args: &Args, warnings: &Warnings) -> Result<Box<dyn Report>> {
+fn open_report(name: &str, args: &Args, env: &Env) -> Result<Box<dyn Report>> {
+    let symbols = env.symbols.clone();
     let by = args.by.as_deref();
     if args.histogram.is_some() && name != "profile" {
         return Err(Error::Usage(format!(
@@ -147,15 +148,15 @@ fn open_report(name: &str, args: &Args, warnings: &Warnings) -> Result<Box<dyn R
         ("profile", by) => {
             let key = by.unwrap_or("name");
             let by = By::parse(key).ok_or_else(|| bad_by(key))?;
-            Box::new(Profile::new(by, args.histogram.map(usize::from)))
+            Box::new(Profile::new(by, args.histogram.map(usize::from), symbols))
         }
-        ("messages", None | Some("pair")) => Box::new(Messages::new(false)),
-        ("messages", Some("comm")) => Box::new(Messages::new(true)),
+        ("messages", None | Some("pair")) => Box::new(Messages::new(false, symbols)),
+        ("messages", Some("comm")) => Box::new(Messages::new(true, symbols)),
         (_, Some(by)) => return Err(bad_by(by)),
-        ("counters", None) => Box::new(Counters::new(warnings.clone())),
-        ("states", None) => Box::new(States::default()),
-        ("resources", None) => Box::new(Resources::default()),
-        ("summary", None) => Box::new(Summary::default()),
+        ("counters", None) => Box::new(Counters::new(symbols, env.warnings.clone())),
+        ("states", None) => Box::new(States::new(symbols)),
+        ("resources", None) => Box::new(Resources::new(symbols)),
+        ("summary", None) => Box::new(Summary::new(symbols)),
         _ => return Err(Error::Usage(format!("unknown report `{name}`"))),
     })
 }
@@ -167,8 +168,13 @@ const PARTIAL_MAGIC: &str = "tracepipe-stat-partial/1";
 /// first for the messages report.
 pub fn run(mut args: Args, env: &Env) -> Result<()> {
     let name = take_report(&mut args.input.inputs)?;
-    let report = open_report(name, &args, &env.warnings)?;
-    let mut sink = Matcher::new(report, Unmatched::Drop, env.warnings.clone());
+    let report = open_report(name, &args, env)?;
+    let mut sink = Matcher::new(
+        report,
+        Unmatched::Drop,
+        env.symbols.clone(),
+        env.warnings.clone(),
+    );
     if args.merge {
         merge_partials(&args, name, sink.next_mut())?;
     } else {
@@ -218,9 +224,11 @@ fn partial_header(args: &Args, name: &str) -> String {
 
 /// Writes the report's state: the header, then one line per key.
 fn write_partial(args: &Args, name: &str, report: &dyn Report) -> Result<()> {
-    let rows = report
+    let mut rows = report
         .partial()
         .ok_or_else(|| Error::Usage(format!("the {name} report cannot be merged (--partial)")))?;
+    // In key order, so a part's file does not depend on hashing.
+    rows.sort();
     let mut out = open_output(args.table.output.as_deref(), false)?;
     out.write_line(format!("{}\n", partial_header(args, name)).as_bytes())?;
     let mut line = Vec::new();

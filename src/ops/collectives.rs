@@ -20,7 +20,8 @@ use std::collections::VecDeque;
 use crate::error::{Result, Warnings};
 use crate::fasthash::{FastMap, FastSet};
 use crate::pipe::RecordSink;
-use crate::record::{Kind, Record};
+use crate::record::{Kind, Record, Sym};
+use crate::symbol::Symbols;
 
 /// One instance: arrivals and how many took part.
 #[derive(Default)]
@@ -34,31 +35,34 @@ struct Instance {
 /// A sink stage numbering collective instances and passing every row on.
 pub struct Instances<S> {
     next: S,
+    symbols: Symbols,
     /// Collectives reached per (comm, name, location).
-    reached: FastMap<(String, String, String), u64>,
+    reached: FastMap<(Sym, Sym, Sym), u64>,
     /// Locations seen in a collective, per comm.
-    members: FastMap<String, FastSet<String>>,
+    members: FastMap<Sym, FastSet<Sym>>,
     /// Instances not yet written, per (comm, name, k).
-    open: FastMap<(String, String, u64), Instance>,
+    open: FastMap<(Sym, Sym, u64), Instance>,
     /// Rows held behind an incomplete instance, in stream order; a `coll`
     /// row carries its instance number.
     held: VecDeque<(Record, Option<u64>)>,
     spare: Vec<Record>,
     /// Declared locations: their `cat`, and how many there are of each.
-    cats: FastMap<String, String>,
-    per_cat: FastMap<String, u64>,
+    cats: FastMap<Sym, Sym>,
+    per_cat: FastMap<Sym, u64>,
     /// Participant count of each comm's first instance, and the instances
     /// that had another.
-    sizes: FastMap<String, u64>,
+    sizes: FastMap<Sym, u64>,
     odd_sized: Vec<String>,
     warnings: Warnings,
 }
 
 impl<S: RecordSink> Instances<S> {
-    /// A stage writing into `next`, reporting odd-sized instances to `warnings`.
-    pub fn new(next: S, warnings: Warnings) -> Instances<S> {
+    /// A stage writing into `next` (rows whose identifiers are in
+    /// `symbols`), reporting odd-sized instances to `warnings`.
+    pub fn new(next: S, symbols: Symbols, warnings: Warnings) -> Instances<S> {
         Instances {
             next,
+            symbols,
             reached: FastMap::default(),
             members: FastMap::default(),
             open: FastMap::default(),
@@ -74,18 +78,17 @@ impl<S: RecordSink> Instances<S> {
 
     /// Counts a participant in its instance; returns the instance number.
     fn join(&mut self, rec: &Record) -> u64 {
-        let key = (rec.comm.clone(), rec.name.clone(), rec.loc.clone());
-        let reached = self.reached.entry(key).or_default();
+        let reached = self
+            .reached
+            .entry((rec.comm, rec.name, rec.loc))
+            .or_default();
         let k = *reached;
         *reached += 1;
-        self.members
-            .entry(rec.comm.clone())
-            .or_default()
-            .insert(rec.loc.clone());
+        self.members.entry(rec.comm).or_default().insert(rec.loc);
         let arrival = rec.time.unwrap_or_default();
         let instance = self
             .open
-            .entry((rec.comm.clone(), rec.name.clone(), k))
+            .entry((rec.comm, rec.name, k))
             .or_insert(Instance {
                 first: arrival,
                 last: arrival,
@@ -99,21 +102,20 @@ impl<S: RecordSink> Instances<S> {
 
     /// Whether instance `k` of `name` on `comm` is complete (see the module
     /// documentation).
-    fn is_complete(&self, comm: &str, name: &str, k: u64, participants: u64, cat: &str) -> bool {
-        let Some(members) = self.members.get(comm) else {
+    fn is_complete(&self, comm: Sym, name: Sym, k: u64, participants: u64, cat: Sym) -> bool {
+        let Some(members) = self.members.get(&comm) else {
             return true;
         };
         let mut later = false;
-        for loc in members {
-            let key = (comm.to_string(), name.to_string(), loc.clone());
-            match self.reached.get(&key) {
+        for &loc in members {
+            match self.reached.get(&(comm, name, loc)) {
                 Some(&n) if n > k => later |= n > k + 1,
                 _ => return false,
             }
         }
-        let expected = match self.sizes.get(comm) {
+        let expected = match self.sizes.get(&comm) {
             Some(&n) => n,
-            None => self.per_cat.get(cat).copied().unwrap_or(u64::MAX),
+            None => self.per_cat.get(&cat).copied().unwrap_or(u64::MAX),
         };
         later || participants >= expected
     }
@@ -123,10 +125,10 @@ impl<S: RecordSink> Instances<S> {
     fn flush(&mut self, at_end: bool) -> Result<()> {
         while let Some((front, instance)) = self.held.front() {
             if let Some(k) = *instance {
-                let key = (front.comm.clone(), front.name.clone(), k);
+                let key = (front.comm, front.name, k);
                 let participants = self.open.get(&key).map_or(0, |i| i.participants);
-                let cat = self.cats.get(&front.loc).map_or("", String::as_str);
-                if !at_end && !self.is_complete(&key.0, &key.1, k, participants, cat) {
+                let cat = self.cats.get(&front.loc).copied().unwrap_or_default();
+                if !at_end && !self.is_complete(key.0, key.1, k, participants, cat) {
                     return Ok(());
                 }
                 let inst = self
@@ -138,7 +140,8 @@ impl<S: RecordSink> Instances<S> {
                     check_size(
                         &mut self.sizes,
                         &mut self.odd_sized,
-                        &key,
+                        &self.symbols,
+                        key,
                         inst.participants,
                     );
                 }
@@ -160,15 +163,18 @@ impl<S: RecordSink> Instances<S> {
 /// Notes the participant count of a completed instance; one that differs
 /// from its communicator's first instance is remembered for the warning.
 fn check_size(
-    sizes: &mut FastMap<String, u64>,
+    sizes: &mut FastMap<Sym, u64>,
     odd: &mut Vec<String>,
-    (comm, name, k): &(String, String, u64),
+    symbols: &Symbols,
+    (comm, name, k): (Sym, Sym, u64),
     participants: u64,
 ) {
-    let first = *sizes.entry(comm.clone()).or_insert(participants);
+    let first = *sizes.entry(comm).or_insert(participants);
     if first != participants {
         odd.push(format!(
-            "{name} #{k} on comm `{comm}` has {participants} participant(s), the first had {first}"
+            "{} #{k} on comm `{}` has {participants} participant(s), the first had {first}",
+            symbols.text(name),
+            symbols.text(comm)
         ));
     }
 }
@@ -186,8 +192,8 @@ fn annotate(rec: &mut Record, k: u64, inst: &Instance) {
 impl<S: RecordSink> RecordSink for Instances<S> {
     fn write(&mut self, rec: &Record) -> Result<()> {
         if rec.kind == Kind::Container && !self.cats.contains_key(&rec.loc) {
-            self.cats.insert(rec.loc.clone(), rec.cat.clone());
-            *self.per_cat.entry(rec.cat.clone()).or_default() += 1;
+            self.cats.insert(rec.loc, rec.cat);
+            *self.per_cat.entry(rec.cat).or_default() += 1;
         }
         let instance = (rec.kind == Kind::Coll).then(|| self.join(rec));
         if instance.is_none() && self.held.is_empty() {

@@ -15,7 +15,8 @@ use std::collections::VecDeque;
 
 use crate::error::{Error, Location, Result, Warnings};
 use crate::pipe::RecordSource;
-use crate::record::{Kind, Record};
+use crate::record::{Kind, Record, Sym};
+use crate::symbol::{SymMemo, Symbols};
 
 /// A shell-style glob over a whole value: `*` any run, `?` one character,
 /// `[abc]`, `[a-z]`, `[!x]`, `{a,b}` (through `globset`; `/` is an ordinary
@@ -181,49 +182,79 @@ pub struct Predicate {
 }
 
 impl Predicate {
-    /// Whether `rec` is selected (after `invert`). `meta` and `type` rows are
-    /// always selected (they describe the stream).
-    pub fn selects(&self, rec: &Record, place: Place) -> bool {
-        if matches!(rec.kind, Kind::Meta | Kind::Type) {
-            return true;
-        }
-        self.matches(rec, place, true) != self.invert
-    }
-
-    /// [`Predicate::selects`] without the time window.
-    pub fn selects_at_any_time(&self, rec: &Record, place: Place) -> bool {
-        if matches!(rec.kind, Kind::Meta | Kind::Type) {
-            return true;
-        }
-        self.matches(rec, place, false) != self.invert
-    }
-
-    /// What a container's location answers to the location-name and subtree
-    /// conditions; `parent` is its parent's answer.
-    pub fn place_of(&self, container: &Record, parent: Place) -> Place {
-        let any = |globs: &[Glob], text: &str| globs.iter().any(|g| g.is_match(text));
-        Place {
-            named: any(&self.loc_names, &container.name),
-            under: parent.under
-                || any(&self.under, &container.loc)
-                || any(&self.under, &container.name),
-        }
-    }
-
     /// True when rows need their location's [`Place`].
     pub fn needs_place(&self) -> bool {
         !self.loc_names.is_empty() || !self.under.is_empty()
     }
+}
 
-    fn matches(&self, rec: &Record, place: Place, in_window: bool) -> bool {
-        (self.kinds.is_empty() || self.kinds.contains(&rec.kind))
-            && (self.locs.is_empty() || self.locs.iter().any(|g| g.is_match(&rec.loc)))
-            && (self.loc_names.is_empty() || place.named)
-            && (self.under.is_empty() || place.under)
-            && (self.cats.is_empty() || self.cats.iter().any(|g| g.is_match(&rec.cat)))
-            && self.name.as_ref().is_none_or(|re| re.is_match(&rec.name))
-            && (!in_window || self.window.is_none_or(|w| w.contains(rec)))
-            && self.attrs.iter().all(|c| c.holds(rec))
+/// A [`Predicate`] asked of rows whose identifiers are in one symbol table:
+/// a condition on an identifier (a glob, the name's regular expression) is
+/// decided once per distinct symbol, then remembered.
+struct Selector {
+    predicate: Predicate,
+    symbols: Symbols,
+    locs: SymMemo,
+    cats: SymMemo,
+    names: SymMemo,
+}
+
+/// Whether `text` matches one of `globs`.
+fn any_glob(globs: &[Glob], text: &str) -> bool {
+    globs.iter().any(|g| g.is_match(text))
+}
+
+impl Selector {
+    /// Whether `rec` is selected (after `invert`). `meta` and `type` rows are
+    /// always selected (they describe the stream).
+    fn selects(&mut self, rec: &Record, place: Place) -> bool {
+        if matches!(rec.kind, Kind::Meta | Kind::Type) {
+            return true;
+        }
+        self.matches(rec, place, true) != self.predicate.invert
+    }
+
+    /// [`Selector::selects`] without the time window.
+    fn selects_at_any_time(&mut self, rec: &Record, place: Place) -> bool {
+        if matches!(rec.kind, Kind::Meta | Kind::Type) {
+            return true;
+        }
+        self.matches(rec, place, false) != self.predicate.invert
+    }
+
+    /// What a container's location answers to the location-name and subtree
+    /// conditions; `parent` is its parent's answer.
+    fn place_of(&self, container: &Record, parent: Place) -> Place {
+        let p = &self.predicate;
+        let (loc, name) = (
+            self.symbols.text(container.loc),
+            self.symbols.text(container.name),
+        );
+        Place {
+            named: any_glob(&p.loc_names, name),
+            under: parent.under || any_glob(&p.under, loc) || any_glob(&p.under, name),
+        }
+    }
+
+    fn matches(&mut self, rec: &Record, place: Place, in_window: bool) -> bool {
+        let Selector {
+            predicate: p,
+            symbols,
+            locs,
+            cats,
+            names,
+        } = self;
+        let text = |sym: Sym| symbols.text(sym);
+        (p.kinds.is_empty() || p.kinds.contains(&rec.kind))
+            && (p.locs.is_empty() || locs.get(rec.loc, || any_glob(&p.locs, text(rec.loc))))
+            && (p.loc_names.is_empty() || place.named)
+            && (p.under.is_empty() || place.under)
+            && (p.cats.is_empty() || cats.get(rec.cat, || any_glob(&p.cats, text(rec.cat))))
+            && p.name
+                .as_ref()
+                .is_none_or(|re| names.get(rec.name, || re.is_match(text(rec.name))))
+            && (!in_window || p.window.is_none_or(|w| w.contains(rec)))
+            && p.attrs.iter().all(|c| c.holds(rec))
     }
 }
 
@@ -251,9 +282,9 @@ struct Declared {
 /// to the other core.
 pub struct FilterSource<S> {
     inner: S,
-    predicate: Predicate,
+    selector: Selector,
     /// Every declared container.
-    containers: FastMap<String, Declared>,
+    containers: FastMap<Sym, Declared>,
     /// Rows due before the next one read: needed containers, then the row that
     /// needed them, with the marks of the rows they came with.
     due: VecDeque<(Record, u64)>,
@@ -261,7 +292,7 @@ pub struct FilterSource<S> {
     mark: u64,
     /// Per location, whether each open frame's `enter` was passed on: its
     /// `leave` goes with it, so frames stay whole (memory: the open frames).
-    frames: FastMap<String, Vec<bool>>,
+    frames: FastMap<Sym, Vec<bool>>,
     /// `enter` rows read, and `state` rows passed on: asking for states of a
     /// trace that has frames only deserves a hint.
     enters: u64,
@@ -270,11 +301,23 @@ pub struct FilterSource<S> {
 }
 
 impl<S: RecordSource> FilterSource<S> {
-    /// The rows of `inner` that `predicate` selects; hints go to `warnings`.
-    pub fn new(inner: S, predicate: Predicate, warnings: Warnings) -> FilterSource<S> {
+    /// The rows of `inner` (identifiers in `symbols`) that `predicate`
+    /// selects; hints go to `warnings`.
+    pub fn new(
+        inner: S,
+        predicate: Predicate,
+        symbols: Symbols,
+        warnings: Warnings,
+    ) -> FilterSource<S> {
         FilterSource {
             inner,
-            predicate,
+            selector: Selector {
+                predicate,
+                symbols,
+                locs: SymMemo::default(),
+                cats: SymMemo::default(),
+                names: SymMemo::default(),
+            },
             containers: FastMap::default(),
             due: VecDeque::new(),
             spare: Vec::new(),
@@ -288,19 +331,19 @@ impl<S: RecordSource> FilterSource<S> {
 
     /// The [`Place`] of location `loc` (default when not declared, or when
     /// no condition needs it).
-    fn place(&self, loc: &str) -> Place {
-        if !self.predicate.needs_place() || loc.is_empty() {
+    fn place(&self, loc: Sym) -> Place {
+        if !self.selector.predicate.needs_place() || loc.is_empty() {
             return Place::default();
         }
         self.containers
-            .get(loc)
+            .get(&loc)
             .map_or(Place::default(), |c| c.place)
     }
 
     /// At the end: `-k state` found none where frames (enter/leave) were.
     fn hint_at_end(&mut self) {
         let enters = std::mem::take(&mut self.enters);
-        if enters > 0 && self.states == 0 && self.predicate.kinds.contains(&Kind::State) {
+        if enters > 0 && self.states == 0 && self.selector.predicate.kinds.contains(&Kind::State) {
             self.warnings.warn(format!(
                 "no `state` rows, but {} `enter` rows: frames become states with \
                  `trace-cat --spans` (trace-cat --spans IN | trace-filter -k state)",
@@ -311,21 +354,20 @@ impl<S: RecordSource> FilterSource<S> {
 
     /// Queues the container row of `loc` and its ancestors, outermost first,
     /// unless passed on already.
-    fn queue_chain(&mut self, loc: &str, mark: u64) {
-        let mut chain: Vec<&str> = Vec::new();
+    fn queue_chain(&mut self, loc: Sym, mark: u64) {
+        let mut chain: Vec<Sym> = Vec::new();
         let mut at = loc;
-        while let Some(c) = self.containers.get(at) {
+        while let Some(c) = self.containers.get(&at) {
             if c.passed || chain.contains(&at) {
                 break;
             }
             chain.push(at);
-            at = &c.row.peer;
+            at = c.row.peer;
             if at.is_empty() {
                 break;
             }
         }
-        let chain: Vec<String> = chain.iter().rev().map(|s| s.to_string()).collect();
-        for loc in &chain {
+        for loc in chain.iter().rev() {
             if let Some(c) = self.containers.get_mut(loc) {
                 c.passed = true;
                 let mut copy = self.spare.pop().unwrap_or_default();
@@ -337,15 +379,15 @@ impl<S: RecordSource> FilterSource<S> {
 
     /// Takes in a container row, queueing it (with its ancestors) when selected.
     fn declare(&mut self, rec: &Record, mark: u64) {
-        let parent = self.place(&rec.peer);
-        let place = self.predicate.place_of(rec, parent);
-        let selected = self.predicate.selects(rec, place);
+        let parent = self.place(rec.peer);
+        let place = self.selector.place_of(rec, parent);
+        let selected = self.selector.selects(rec, place);
         let declared = Declared {
             row: rec.clone(),
             passed: false,
             place,
         };
-        let old = self.containers.insert(rec.loc.clone(), declared);
+        let old = self.containers.insert(rec.loc, declared);
         if let Some(old) = old.filter(|old| old.passed && old.row == *rec) {
             // An identical re-declaration (merged inputs): passed on already.
             if let Some(entry) = self.containers.get_mut(&rec.loc) {
@@ -354,7 +396,7 @@ impl<S: RecordSource> FilterSource<S> {
             return;
         }
         if selected {
-            self.queue_chain(&rec.loc, mark);
+            self.queue_chain(rec.loc, mark);
         }
     }
 
@@ -363,22 +405,17 @@ impl<S: RecordSource> FilterSource<S> {
     /// whose `enter` was dropped is dropped, so the output's stacks stay
     /// balanced (a frame whose `enter` falls before the window is left out).
     fn selects_frame_whole(&mut self, rec: &Record) -> bool {
-        let place = self.place(&rec.loc);
-        let selected = self.predicate.selects(rec, place);
+        let place = self.place(rec.loc);
+        let selected = self.selector.selects(rec, place);
         match rec.kind {
             Kind::Enter => {
-                match self.frames.get_mut(&rec.loc) {
-                    Some(stack) => stack.push(selected),
-                    None => {
-                        self.frames.insert(rec.loc.clone(), vec![selected]);
-                    }
-                }
+                self.frames.entry(rec.loc).or_default().push(selected);
                 selected
             }
             // A `leave` without an open frame is passed on if selected, for
             // the next stage to report.
             Kind::Leave => match self.frames.get_mut(&rec.loc).and_then(Vec::pop) {
-                Some(entered) => entered && self.predicate.selects_at_any_time(rec, place),
+                Some(entered) => entered && self.selector.selects_at_any_time(rec, place),
                 None => selected,
             },
             _ => selected,
@@ -391,10 +428,10 @@ impl<S: RecordSource> FilterSource<S> {
             return false;
         }
         if !rec.loc.is_empty() {
-            self.queue_chain(&rec.loc, mark);
+            self.queue_chain(rec.loc, mark);
         }
         if !rec.peer.is_empty() && self.containers.contains_key(&rec.peer) {
-            self.queue_chain(&rec.peer, mark);
+            self.queue_chain(rec.peer, mark);
         }
         true
     }

@@ -23,7 +23,8 @@ use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::{FastMap, FastSet};
 use crate::ops::batch::RecordBatch;
 use crate::pipe::{RecordSink, RecordSource};
-use crate::record::{flags, Kind, Record, ATTR_ORIG_TIME, ATTR_POSTS};
+use crate::record::{flags, Kind, Record, Sym, ATTR_ORIG_TIME, ATTR_POSTS};
+use crate::symbol::Symbols;
 
 /// What to do with halves that never find a partner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -37,30 +38,56 @@ pub enum Unmatched {
     Error,
 }
 
-/// Writes the channel key of a message half into `key`: the fields of its
-/// rule (docs/stream.md §3), separated by a byte no field holds. Halves
-/// with equal keys pair first in, first out.
-fn channel_key(rec: &Record, key: &mut String) {
-    use std::fmt::Write as _;
-    key.clear();
-    match rec.tag {
-        Some(tag) => {
-            let (sender, receiver) = if rec.kind == Kind::Send {
-                (&rec.loc, &rec.peer)
-            } else {
-                (&rec.peer, &rec.loc)
-            };
-            let _ = write!(
-                key,
-                "t\u{0}{}\u{0}{sender}\u{0}{receiver}\u{0}{tag}",
-                rec.comm
-            );
+/// The channel of a message half: the fields of its rule (docs/stream.md
+/// §3). Halves of one channel pair first in, first out.
+#[derive(Debug, Default, PartialEq, Eq, Hash)]
+struct Channel {
+    comm: Sym,
+    /// Tagged: the sender; keyed: the link type (`cat`).
+    first: Sym,
+    /// Tagged: the receiver; keyed: empty.
+    second: Sym,
+    /// Tagged halves have one; keyed ones none.
+    tag: Option<i64>,
+    /// Keyed: the link key; tagged: empty.
+    id: String,
+}
+
+impl Clone for Channel {
+    fn clone(&self) -> Channel {
+        let mut c = Channel::default();
+        c.clone_from(self);
+        c
+    }
+
+    /// Field by field, so a spare key's buffer is reused.
+    fn clone_from(&mut self, src: &Channel) {
+        (self.comm, self.first, self.second, self.tag) = (src.comm, src.first, src.second, src.tag);
+        self.id.clone_from(&src.id);
+    }
+}
+
+impl Channel {
+    /// Makes this the channel of `rec`, reusing the key's buffer.
+    fn set(&mut self, rec: &Record) {
+        self.comm = rec.comm;
+        self.tag = rec.tag;
+        self.id.clear();
+        if rec.tag.is_some() {
+            (self.first, self.second) = sender_receiver(rec);
+        } else {
+            (self.first, self.second) = (rec.cat, Sym::EMPTY);
+            self.id.push_str(&rec.id);
         }
-        None => {
-            for part in ["k\u{0}", &rec.comm, "\u{0}", &rec.cat, "\u{0}", &rec.id] {
-                key.push_str(part);
-            }
-        }
+    }
+}
+
+/// The sender and the receiver of a tagged half.
+fn sender_receiver(rec: &Record) -> (Sym, Sym) {
+    if rec.kind == Kind::Send {
+        (rec.loc, rec.peer)
+    } else {
+        (rec.peer, rec.loc)
     }
 }
 
@@ -155,12 +182,13 @@ struct Half {
 /// A sink stage that matches message halves and passes every other row on.
 pub struct Matcher<S> {
     next: S,
-    /// Pending halves by channel key (see [`Matcher::channel`]); a channel
-    /// is removed when its queue empties.
-    pending: FastMap<String, Queue>,
+    symbols: Symbols,
+    /// Pending halves by channel; a channel is removed when its queue
+    /// empties.
+    pending: FastMap<Channel, Queue>,
     /// Buffers of finished channels and halves, reused so matching a
     /// message allocates nothing once the in-flight set has been seen.
-    spare_keys: Vec<String>,
+    spare_keys: Vec<Channel>,
     spare_queues: Vec<VecDeque<Half>>,
     spare_halves: Vec<RecordBatch>,
     /// Nonblocking receives posted and not yet matched, per poster, in
@@ -168,7 +196,7 @@ pub struct Matcher<S> {
     posted: FastMap<String, Postings>,
     /// Completed receives waiting for an earlier posting to complete.
     held_receives: u64,
-    key: String,
+    key: Channel,
     /// The waiting half being paired, unpacked.
     first: Record,
     options: MatchOptions,
@@ -181,10 +209,10 @@ pub struct Matcher<S> {
     /// Latest completion time passed on, where leftovers are written.
     clock: Option<i64>,
     /// Pending halves per location they wait on (see [`awaited`]).
-    waiting: FastMap<String, u64>,
+    waiting: FastMap<Sym, u64>,
     /// Destroyed locations that still have halves waiting on them, and how
     /// many halves that is: swept out once they are half of all pending.
-    dead: FastSet<String>,
+    dead: FastSet<Sym>,
     dead_halves: u64,
     pending_halves: u64,
     warnings: Warnings,
@@ -193,36 +221,43 @@ pub struct Matcher<S> {
 /// The location a pending half waits on: its partner can only come from
 /// there (tagged halves) or inside it (keyed halves: the link container).
 /// Keyed halves without a container wait on nothing in particular.
-fn awaited(rec: &Record) -> &str {
+fn awaited(rec: &Record) -> Sym {
     if rec.tag.is_some() {
-        &rec.peer
+        rec.peer
     } else {
-        &rec.comm
+        rec.comm
     }
 }
 
 impl<S: RecordSink> Matcher<S> {
-    /// A matcher writing into `next` that drops or keeps (`unmatched`)
-    /// halves left over, and warns about them.
-    pub fn new(next: S, unmatched: Unmatched, warnings: Warnings) -> Matcher<S> {
+    /// A matcher writing into `next` (rows whose identifiers are in
+    /// `symbols`) that drops or keeps (`unmatched`) halves left over, and
+    /// warns about them.
+    pub fn new(next: S, unmatched: Unmatched, symbols: Symbols, warnings: Warnings) -> Matcher<S> {
         let options = MatchOptions {
             unmatched,
             ..MatchOptions::default()
         };
-        Matcher::with_options(next, options, warnings)
+        Matcher::with_options(next, options, symbols, warnings)
     }
 
     /// A matcher writing into `next`, working as `options` say.
-    pub fn with_options(next: S, options: MatchOptions, warnings: Warnings) -> Matcher<S> {
+    pub fn with_options(
+        next: S,
+        options: MatchOptions,
+        symbols: Symbols,
+        warnings: Warnings,
+    ) -> Matcher<S> {
         Matcher {
             next,
+            symbols,
             pending: FastMap::default(),
             spare_keys: Vec::new(),
             spare_queues: Vec::new(),
             spare_halves: Vec::new(),
             posted: FastMap::default(),
             held_receives: 0,
-            key: String::new(),
+            key: Channel::default(),
             first: Record::default(),
             options,
             out: Record::new(Kind::Msg),
@@ -250,12 +285,16 @@ impl<S: RecordSink> Matcher<S> {
         out.kind = Kind::Msg;
         out.time = send.time;
         out.end = recv.time;
-        out.loc.push_str(&send.loc);
-        out.peer.push_str(&recv.loc);
+        out.loc = send.loc;
+        out.peer = recv.loc;
         for (to, a, b) in [
-            (&mut out.cat, &send.cat, &recv.cat),
-            (&mut out.name, &send.name, &recv.name),
-            (&mut out.comm, &send.comm, &recv.comm),
+            (&mut out.cat, send.cat, recv.cat),
+            (&mut out.name, send.name, recv.name),
+            (&mut out.comm, send.comm, recv.comm),
+        ] {
+            *to = if a.is_empty() { b } else { a };
+        }
+        for (to, a, b) in [
             (&mut out.id, &send.id, &recv.id),
             (&mut out.value, &send.value, &recv.value),
         ] {
@@ -326,17 +365,25 @@ fn merge_attrs(out: &mut Record, first: &Record, second: &Record) {
     }
 }
 
-/// A channel key in readable form, for the summary.
-fn describe_channel(rec: &Record) -> String {
+/// The channel of `rec` in readable form, for the summary.
+fn describe_channel(rec: &Record, symbols: &Symbols) -> String {
+    let text = |sym| symbols.text(sym);
     match rec.tag {
         Some(tag) => {
-            let (sender, receiver) = match rec.kind {
-                Kind::Send => (&rec.loc, &rec.peer),
-                _ => (&rec.peer, &rec.loc),
-            };
-            format!("{sender} -> {receiver} comm {} tag {tag}", rec.comm)
+            let (sender, receiver) = sender_receiver(rec);
+            format!(
+                "{} -> {} comm {} tag {tag}",
+                text(sender),
+                text(receiver),
+                text(rec.comm)
+            )
         }
-        None => format!("link {} key {} in {}", rec.cat, rec.id, rec.comm),
+        None => format!(
+            "link {} key {} in {}",
+            text(rec.cat),
+            rec.id,
+            text(rec.comm)
+        ),
     }
 }
 
@@ -355,9 +402,9 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
             }
             Kind::Destroy => {
                 self.next.write(rec)?;
-                self.on_destroy(&rec.loc)
+                self.on_destroy(rec.loc)
             }
-            Kind::Container if self.dead.contains(rec.loc.as_str()) => {
+            Kind::Container if self.dead.contains(&rec.loc) => {
                 // A name used again: what waited on its first life goes first.
                 self.sweep()?;
                 self.next.write(rec)
@@ -407,11 +454,11 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
 }
 
 /// One half fewer waiting on `party`.
-fn uncount(waiting: &mut FastMap<String, u64>, party: &str) {
-    if let Some(n) = waiting.get_mut(party) {
+fn uncount(waiting: &mut FastMap<Sym, u64>, party: Sym) {
+    if let Some(n) = waiting.get_mut(&party) {
         *n -= 1;
         if *n == 0 {
-            waiting.remove(party);
+            waiting.remove(&party);
         }
     }
 }
@@ -424,12 +471,12 @@ impl<S: RecordSink> Matcher<S> {
         if self.options.halves {
             self.next.write(rec)?;
         }
-        channel_key(rec, &mut self.key);
-        if let Some(queue) = self.pending.get_mut(self.key.as_str()) {
+        self.key.set(rec);
+        if let Some(queue) = self.pending.get_mut(&self.key) {
             if queue.kind != rec.kind {
                 let mut first = queue.halves.pop_front().expect("queues are never empty");
                 if queue.halves.is_empty() {
-                    if let Some((key, queue)) = self.pending.remove_entry(self.key.as_str()) {
+                    if let Some((key, queue)) = self.pending.remove_entry(&self.key) {
                         self.spare_keys.push(key);
                         self.spare_queues.push(queue.halves);
                     }
@@ -459,7 +506,7 @@ impl<S: RecordSink> Matcher<S> {
     /// matched after those posted before it there (MPI's non-overtaking rule).
     fn post(&mut self, rec: &Record) {
         self.posted
-            .entry(rec.loc.clone())
+            .entry(self.poster(rec))
             .or_default()
             .push_back((rec.id.clone(), None));
     }
@@ -468,7 +515,7 @@ impl<S: RecordSink> Matcher<S> {
     /// receives posted before it by the same poster (its `thread`, else its
     /// location), then all that are complete are matched in posting order.
     fn completed(&mut self, rec: &Record) -> Result<()> {
-        let poster = rec.attr("thread").unwrap_or_else(|| rec.loc.clone());
+        let poster = self.poster(rec);
         let Some(queue) = self.posted.get_mut(&poster) else {
             return self.half(rec);
         };
@@ -502,6 +549,13 @@ impl<S: RecordSink> Matcher<S> {
             self.half_marked(&recv, mark)?;
         }
         Ok(())
+    }
+
+    /// Who posts and completes the nonblocking receive of `rec`: its
+    /// `thread` attribute, else its location.
+    fn poster(&self, rec: &Record) -> String {
+        rec.attr("thread")
+            .unwrap_or_else(|| self.symbols.text(rec.loc).to_string())
     }
 
     /// [`Matcher::half`] for a receive held since the row of `mark`.
@@ -551,7 +605,7 @@ impl<S: RecordSink> Matcher<S> {
         match rec.kind {
             Kind::Send | Kind::Recv => self.ignores(rec),
             Kind::Destroy => false,
-            Kind::Container => !self.dead.contains(rec.loc.as_str()),
+            Kind::Container => !self.dead.contains(&rec.loc),
             Kind::Event => !is_posting(rec),
             _ => true,
         }
@@ -583,7 +637,7 @@ impl<S: RecordSink> Matcher<S> {
             packed,
             mark: self.mark,
         };
-        let queue = match self.pending.get_mut(self.key.as_str()) {
+        let queue = match self.pending.get_mut(&self.key) {
             Some(queue) => queue,
             None => {
                 let mut key = self.spare_keys.pop().unwrap_or_default();
@@ -602,12 +656,7 @@ impl<S: RecordSink> Matcher<S> {
         self.pending_halves += 1;
         let party = awaited(rec);
         if !party.is_empty() {
-            match self.waiting.get_mut(party) {
-                Some(n) => *n += 1,
-                None => {
-                    self.waiting.insert(party.to_string(), 1);
-                }
-            }
+            *self.waiting.entry(party).or_default() += 1;
         }
         Ok(())
     }
@@ -615,11 +664,11 @@ impl<S: RecordSink> Matcher<S> {
     /// `loc` is gone: the halves waiting on it can never match. They are
     /// swept once such halves make up half of all pending ones, so a sweep's
     /// cost is paid for by what it releases.
-    fn on_destroy(&mut self, loc: &str) -> Result<()> {
-        let Some(&n) = self.waiting.get(loc) else {
+    fn on_destroy(&mut self, loc: Sym) -> Result<()> {
+        let Some(&n) = self.waiting.get(&loc) else {
             return Ok(());
         };
-        if self.dead.insert(loc.to_string()) {
+        if self.dead.insert(loc) {
             self.dead_halves += n;
         }
         if self.dead_halves * 2 >= self.pending_halves {
@@ -636,7 +685,7 @@ impl<S: RecordSink> Matcher<S> {
         self.pending.retain(|_, q| {
             let doomed = q.halves.front().is_some_and(|h| {
                 h.packed.reader().next_into(first);
-                dead.contains(awaited(first))
+                dead.contains(&awaited(first))
             });
             if doomed {
                 gone.extend(q.halves.drain(..));
@@ -645,7 +694,7 @@ impl<S: RecordSink> Matcher<S> {
         });
         self.dead_halves = 0;
         for loc in &dead {
-            self.waiting.remove(loc.as_str());
+            self.waiting.remove(loc);
         }
         self.pending_halves -= gone.len() as u64;
         self.release(gone)
@@ -672,7 +721,7 @@ impl<S: RecordSink> Matcher<S> {
             let counts = self
                 .summary
                 .unmatched
-                .entry(describe_channel(r))
+                .entry(describe_channel(r, &self.symbols))
                 .or_default();
             match r.kind {
                 Kind::Send => counts.0 += 1,
@@ -687,7 +736,7 @@ impl<S: RecordSink> Matcher<S> {
                 let what = format!(
                     "{} of channel {}",
                     r.kind.with_article(),
-                    describe_channel(r)
+                    describe_channel(r, &self.symbols)
                 );
                 self.summary.first_unmatched = Some((*mark, what));
             }
@@ -798,14 +847,16 @@ pub struct MatchSource {
 }
 
 impl MatchSource {
-    /// Matches the halves `inner` gives; `summary` is filled at the end.
+    /// Matches the halves `inner` gives (identifiers in `symbols`);
+    /// `summary` is filled at the end.
     pub fn new(
         inner: Box<dyn RecordSource>,
         options: MatchOptions,
+        symbols: Symbols,
         warnings: Warnings,
         summary: Rc<RefCell<MatchSummary>>,
     ) -> MatchSource {
-        let matcher = Matcher::with_options(Outbox::default(), options, warnings);
+        let matcher = Matcher::with_options(Outbox::default(), options, symbols, warnings);
         MatchSource {
             inner,
             matcher,
@@ -895,11 +946,27 @@ mod tests {
         }
     }
 
+    thread_local! {
+        static SYMBOLS: Symbols = Symbols::new();
+    }
+
+    fn symbols() -> Symbols {
+        SYMBOLS.with(Symbols::clone)
+    }
+
+    fn sym(text: &str) -> Sym {
+        symbols().intern(text)
+    }
+
+    fn matcher(unmatched: Unmatched, warnings: Warnings) -> Matcher<Collect> {
+        Matcher::new(Collect(Vec::new()), unmatched, symbols(), warnings)
+    }
+
     fn half(kind: Kind, t: i64, loc: &str, peer: &str, tag: Option<i64>, id: &str) -> Record {
         let mut r = Record::new(kind);
         r.time = Some(t);
-        r.loc = loc.into();
-        r.peer = peer.into();
+        r.loc = sym(loc);
+        r.peer = sym(peer);
         r.tag = tag;
         r.id = id.into();
         r
@@ -907,7 +974,7 @@ mod tests {
 
     #[test]
     fn tagged_halves_match_fifo_per_channel() {
-        let mut m = Matcher::new(Collect(Vec::new()), Unmatched::Drop, Warnings::default());
+        let mut m = matcher(Unmatched::Drop, Warnings::default());
         for r in [
             half(Kind::Send, 1, "a", "b", Some(1), ""),
             half(Kind::Send, 2, "a", "b", Some(1), ""),
@@ -930,7 +997,7 @@ mod tests {
 
     #[test]
     fn keyed_halves_match_in_either_order_and_keep_leftovers() {
-        let mut m = Matcher::new(Collect(Vec::new()), Unmatched::Keep, Warnings::default());
+        let mut m = matcher(Unmatched::Keep, Warnings::default());
         let mut recv_first = half(Kind::Recv, 5, "p2", "", None, "k1");
         recv_first.attrs = "got=1".into();
         let mut send = half(Kind::Send, 6, "p1", "", None, "k1");
@@ -942,7 +1009,7 @@ mod tests {
         let out = &m.next.0;
         assert_eq!(out[0].kind, Kind::Msg);
         assert_eq!((out[0].time, out[0].end), (Some(6), Some(5)));
-        assert_eq!((out[0].loc.as_str(), out[0].peer.as_str()), ("p1", "p2"));
+        assert_eq!((out[0].loc, out[0].peer), (sym("p1"), sym("p2")));
         assert_eq!(out[0].flags, "R");
         assert_eq!(out[0].attrs, "got=1;size=1024");
         assert_eq!(out[1].kind, Kind::Send);
@@ -952,14 +1019,14 @@ mod tests {
     fn destroy(t: i64, loc: &str) -> Record {
         let mut r = Record::new(Kind::Destroy);
         r.time = Some(t);
-        r.loc = loc.into();
+        r.loc = sym(loc);
         r
     }
 
     #[test]
     fn halves_waiting_on_a_destroyed_location_are_released() {
         let (warnings, seen) = Warnings::collecting();
-        let mut m = Matcher::new(Collect(Vec::new()), Unmatched::Keep, warnings);
+        let mut m = matcher(Unmatched::Keep, warnings);
         // 1000 receivers each get a send that never arrives, then die: the
         // matcher does not keep them to the end.
         for i in 0..1000 {
@@ -968,7 +1035,7 @@ mod tests {
         }
         // A keyed half waits on its link container, here one that lives on.
         let mut keyed = half(Kind::Send, 1000, "a", "", None, "k");
-        keyed.comm = "root".into();
+        keyed.comm = sym("root");
         m.write(&keyed).unwrap();
         for i in 0..1000 {
             m.write(&destroy(2000 + i, &format!("r{i}"))).unwrap();
@@ -994,7 +1061,7 @@ mod tests {
 
     #[test]
     fn a_name_used_again_does_not_lose_its_new_halves() {
-        let mut m = Matcher::new(Collect(Vec::new()), Unmatched::Drop, Warnings::default());
+        let mut m = matcher(Unmatched::Drop, Warnings::default());
         m.write(&half(Kind::Send, 1, "a", "b", Some(0), ""))
             .unwrap();
         m.write(&half(Kind::Send, 2, "c", "b", Some(0), ""))
@@ -1009,7 +1076,7 @@ mod tests {
         assert_eq!(m.pending_halves, 5);
         let mut again = Record::new(Kind::Container);
         again.time = Some(4);
-        again.loc = "b".into();
+        again.loc = sym("b");
         m.write(&again).unwrap();
         m.write(&half(Kind::Send, 5, "a", "b", Some(0), ""))
             .unwrap();

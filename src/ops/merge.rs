@@ -11,7 +11,8 @@ use std::collections::BinaryHeap;
 use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::FastMap;
 use crate::pipe::RecordSource;
-use crate::record::{Kind, Record, META_ORIGIN};
+use crate::record::{Kind, Record, Sym, META_ORIGIN};
+use crate::symbol::Symbols;
 
 struct Lane {
     source: Box<dyn RecordSource>,
@@ -38,22 +39,30 @@ pub struct Merger {
     /// Each location declared so far: the input that declared it, and its
     /// type, name and parent, so another input declaring it differently is
     /// caught. Memory: one entry per location.
-    declared: FastMap<String, Declaration>,
-    /// Prefixes put before each input's locations (`--prefix-inputs`).
+    declared: FastMap<Sym, Declaration>,
+    symbols: Symbols,
+    /// Prefixes put before each input's locations (`--prefix-inputs`), and
+    /// the prefixed symbol of each (input, location) met.
     prefixes: Option<Vec<String>>,
+    prefixed: FastMap<(usize, Sym), Sym>,
 }
 
 struct Declaration {
     lane: usize,
-    cat: String,
-    name: String,
-    peer: String,
+    cat: Sym,
+    name: Sym,
+    peer: Sym,
 }
 
 impl Merger {
-    /// Reads the leading `meta` rows of every source and the first row after
-    /// them; inputs that cannot be aligned are reported to `warnings`.
-    pub fn new(sources: Vec<Box<dyn RecordSource>>, warnings: &Warnings) -> Result<Merger> {
+    /// Reads the leading `meta` rows of every source (whose identifiers are
+    /// in `symbols`) and the first row after them; inputs that cannot be
+    /// aligned are reported to `warnings`.
+    pub fn new(
+        sources: Vec<Box<dyn RecordSource>>,
+        symbols: &Symbols,
+        warnings: &Warnings,
+    ) -> Result<Merger> {
         let mut lanes = Vec::with_capacity(sources.len());
         let mut metas: Vec<Vec<Record>> = Vec::new();
         let mut extra: Vec<String> = Vec::new();
@@ -87,6 +96,7 @@ impl Merger {
             }
         }
         let merged_metas = align_origins(&mut lanes, metas, warnings)?;
+        let symbols = symbols.clone();
         let mut heap = BinaryHeap::new();
         for i in with_head {
             let lane = &mut lanes[i];
@@ -103,7 +113,9 @@ impl Merger {
             last: None,
             extra,
             declared: FastMap::default(),
+            symbols,
             prefixes: None,
+            prefixed: FastMap::default(),
         })
     }
 
@@ -120,11 +132,11 @@ impl Merger {
             None => {
                 let declaration = Declaration {
                     lane,
-                    cat: rec.cat.clone(),
-                    name: rec.name.clone(),
-                    peer: rec.peer.clone(),
+                    cat: rec.cat,
+                    name: rec.name,
+                    peer: rec.peer,
                 };
-                self.declared.insert(rec.loc.clone(), declaration);
+                self.declared.insert(rec.loc, declaration);
                 Ok(())
             }
             Some(d) if d.lane == lane || (d.cat == rec.cat && d.name == rec.name && d.peer == rec.peer) => {
@@ -134,12 +146,12 @@ impl Merger {
                 at: self.lanes[lane].source.location(),
                 msg: format!(
                     "location `{}` is declared here as `{}` ({}) and by {} as `{}` ({}): the inputs name different locations alike; --prefix-inputs keeps each input's apart",
-                    rec.loc,
-                    rec.name,
-                    rec.cat,
+                    self.symbols.text(rec.loc),
+                    self.symbols.text(rec.name),
+                    self.symbols.text(rec.cat),
                     self.lanes[d.lane].source.location().file(),
-                    d.name,
-                    d.cat
+                    self.symbols.text(d.name),
+                    self.symbols.text(d.cat)
                 ),
             }),
         }
@@ -266,10 +278,13 @@ impl RecordSource for Merger {
         std::mem::swap(rec, &mut self.lanes[i].head);
         self.refill = Some(i);
         self.last = Some(i);
-        if let Some(prefix) = self.prefixes.as_ref().map(|p| &p[i]) {
-            for text in [&mut rec.loc, &mut rec.peer] {
-                if !text.is_empty() {
-                    text.insert_str(0, prefix);
+        if let Some(prefixes) = &self.prefixes {
+            for sym in [&mut rec.loc, &mut rec.peer] {
+                if !sym.is_empty() {
+                    *sym = *self.prefixed.entry((i, *sym)).or_insert_with(|| {
+                        let text = format!("{}{}", prefixes[i], self.symbols.text(*sym));
+                        self.symbols.intern(&text)
+                    });
                 }
             }
         }

@@ -19,14 +19,15 @@
 //! message halves in flight, the rows crossing T1, and the rows held behind
 //! a half (`Inside`) or a receive's posting waiting in the window.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 use crate::error::{Error, Location, Result, Warnings};
-use crate::fasthash::{make_key, FastMap, StrMap};
+use crate::fasthash::{FastMap, FastSet, OrderedMap};
 use crate::ops::matcher::{is_posting, Matcher, Outbox, Pairing, Unmatched};
 use crate::ops::window::{parse_time, Window};
 use crate::pipe::{RecordSink, RecordSource};
-use crate::record::{flags, Kind, Record, ATTR_ORIG_END, ATTR_ORIG_TIME, META_ORIGIN};
+use crate::record::{flags, Kind, Record, Sym, ATTR_ORIG_END, ATTR_ORIG_TIME, META_ORIGIN};
+use crate::symbol::Symbols;
 
 /// Which messages a slice keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,19 +121,20 @@ impl RecordSink for Discard {
 /// The slicing state machine: rows in, rows out into an [`Outbox`].
 struct Slicer {
     options: SliceOptions,
+    symbols: Symbols,
     phase: Phase,
     out: Outbox,
     /// Rows crossing T1, written (sorted) at the end.
     tail: Outbox,
     /// Containers declared before T0, in order, until the window starts.
-    held: StrMap<Record>,
+    held: OrderedMap<Sym, Record>,
     /// Containers gone before T0: declared only if a kept row needs them.
-    dead: FastMap<String, Record>,
-    /// Declared containers, and whether each is still alive.
-    alive: StrMap<bool>,
-    stacks: FastMap<String, Stack>,
-    /// The last sample before T0 of each counter.
-    counters: StrMap<Record>,
+    dead: FastMap<Sym, Record>,
+    /// Declared containers, in order, and whether each is still alive.
+    alive: OrderedMap<Sym, bool>,
+    stacks: FastMap<Sym, Stack>,
+    /// The last sample before T0 of each counter (location, category, name).
+    counters: FastMap<(Sym, Sym, Sym), Record>,
     /// Pairs halves exactly as trace-match does (channels, keys, posting
     /// order); each half is known by its number, given as the row's mark.
     pairer: Matcher<Discard>,
@@ -148,15 +150,14 @@ struct Slicer {
     /// Postings of nonblocking receives in the gate, by (poster, request).
     postings: FastMap<(String, String), u64>,
     /// Locations whose frames open at T0 are not entered again yet.
-    reentering: BTreeSet<String>,
-    key: String,
+    reentering: FastSet<Sym>,
     /// The input's last completion time.
     last: Option<i64>,
     scratch: Record,
 }
 
 impl Slicer {
-    fn new(options: SliceOptions) -> Slicer {
+    fn new(options: SliceOptions, symbols: Symbols) -> Slicer {
         let phase = if options.window.start == i64::MIN {
             Phase::Inside
         } else {
@@ -164,16 +165,18 @@ impl Slicer {
         };
         Slicer {
             options,
+            symbols: symbols.clone(),
             phase,
             out: Outbox::default(),
             tail: Outbox::default(),
-            held: StrMap::default(),
+            held: OrderedMap::default(),
             dead: FastMap::default(),
-            alive: StrMap::default(),
+            alive: OrderedMap::default(),
             stacks: FastMap::default(),
-            counters: StrMap::default(),
+            counters: FastMap::default(),
             pairer: {
-                let mut pairer = Matcher::new(Discard, Unmatched::Drop, Warnings::default());
+                let mut pairer =
+                    Matcher::new(Discard, Unmatched::Drop, symbols, Warnings::default());
                 pairer.observe_pairings();
                 pairer
             },
@@ -181,11 +184,10 @@ impl Slicer {
             news: Vec::new(),
             spare: Vec::new(),
             halves_seen: 0,
-            reentering: BTreeSet::new(),
+            reentering: FastSet::default(),
             gate: VecDeque::new(),
             gate_base: 0,
             postings: FastMap::default(),
-            key: String::new(),
             last: None,
             scratch: Record::default(),
         }
@@ -221,7 +223,7 @@ impl Slicer {
                 if rec.kind == Kind::Leave && rec.time == Some(self.start()) {
                     return self.pop(rec).map(drop);
                 }
-                self.reenter(&rec.loc)?;
+                self.reenter(rec.loc)?;
             }
         }
         if self.phase == Phase::Inside && at >= self.end() {
@@ -262,7 +264,7 @@ impl Slicer {
                 flight.written = true;
             }
             Phase::Inside => {
-                self.revive(&rec.loc)?;
+                self.revive(rec.loc)?;
                 flight.slot = Some(self.gate_base + self.gate.len() as u64);
                 self.gate.push_back((rec.clone(), Gate::Waiting));
             }
@@ -283,19 +285,26 @@ impl Slicer {
         if rec.kind != Kind::Recv || rec.id.is_empty() || self.postings.is_empty() {
             return None;
         }
-        let poster = rec.attr("thread").unwrap_or_else(|| rec.loc.clone());
+        let poster = self.poster(rec);
         self.postings.remove(&(poster, rec.id.clone()))
+    }
+
+    /// Who posts and completes the nonblocking receive of `rec` (as the
+    /// matcher says: its `thread` attribute, else its location).
+    fn poster(&self, rec: &Record) -> String {
+        rec.attr("thread")
+            .unwrap_or_else(|| self.symbols.text(rec.loc).to_string())
     }
 
     /// A posting of a nonblocking receive in the window waits in the gate
     /// for its receive, and goes with it: a posting whose receive is not in
     /// the slice would make trace-match wait for it.
     fn posting(&mut self, rec: &Record) -> Result<()> {
-        self.revive(&rec.loc)?;
+        self.revive(rec.loc)?;
         let slot = self.gate_base + self.gate.len() as u64;
         self.gate.push_back((rec.clone(), Gate::Waiting));
         self.postings
-            .insert((rec.loc.clone(), rec.id.clone()), slot);
+            .insert((self.poster(rec), rec.id.clone()), slot);
         Ok(())
     }
 
@@ -373,12 +382,12 @@ impl Slicer {
         // Created after the window, or below one that is not declared:
         // declared only if a kept row needs it.
         if rec.time.is_some_and(|t| t >= self.end()) || self.dead.contains_key(&rec.peer) {
-            self.dead.insert(rec.loc.clone(), rec.clone());
+            self.dead.insert(rec.loc, rec.clone());
             return Ok(());
         }
         if self.phase == Phase::Before {
-            if !self.held.contains_key(rec.loc.as_str()) {
-                self.held.insert(rec.loc.as_str().into(), rec.clone());
+            if !self.held.contains_key(&rec.loc) {
+                self.held.insert(rec.loc, rec.clone());
             }
             return Ok(());
         }
@@ -390,7 +399,7 @@ impl Slicer {
     fn declare_held(&mut self) -> Result<()> {
         for (_, rec) in std::mem::take(&mut self.held) {
             if self.dead.contains_key(&rec.peer) {
-                self.dead.insert(rec.loc.clone(), rec);
+                self.dead.insert(rec.loc, rec);
             } else {
                 self.declare(&rec)?;
             }
@@ -401,28 +410,28 @@ impl Slicer {
     /// Writes a container row (after its parent, if that one is dead and
     /// not declared yet).
     fn declare(&mut self, rec: &Record) -> Result<()> {
-        self.revive(&rec.peer)?;
-        self.alive.insert(rec.loc.as_str().into(), true);
+        self.revive(rec.peer)?;
+        self.alive.insert(rec.loc, true);
         self.out.write(rec)
     }
 
     /// Declares `loc` when it is a container gone before T0 that a kept row
     /// needs (it stays dead: no destroy is written for it at the end).
-    fn revive(&mut self, loc: &str) -> Result<()> {
+    fn revive(&mut self, loc: Sym) -> Result<()> {
         if self.dead.is_empty() {
             return Ok(());
         }
-        let Some(rec) = self.dead.remove(loc) else {
+        let Some(rec) = self.dead.remove(&loc) else {
             return Ok(());
         };
-        self.revive(&rec.peer)?;
-        self.alive.insert(rec.loc.as_str().into(), false);
+        self.revive(rec.peer)?;
+        self.alive.insert(rec.loc, false);
         self.out.write(&rec)
     }
 
     /// Writes a kept row of the window.
     fn keep(&mut self, rec: &Record) -> Result<()> {
-        self.revive(&rec.loc)?;
+        self.revive(rec.loc)?;
         if self.gate.is_empty() {
             return self.out.write(rec);
         }
@@ -467,7 +476,7 @@ impl Slicer {
 
     /// Writes a kept row that crosses T1 (sorted with the others at the end).
     fn keep_late(&mut self, rec: &Record) -> Result<()> {
-        self.revive(&rec.loc)?;
+        self.revive(rec.loc)?;
         self.tail.write(rec)
     }
 
@@ -499,18 +508,16 @@ impl Slicer {
             Kind::Leave => {
                 self.pop(rec)?;
             }
-            Kind::Counter => {
-                make_key(&mut self.key, &[&rec.loc, &rec.cat, &rec.name]);
-                match self.counters.get_mut(self.key.as_str()) {
-                    Some(last) => last.clone_from(rec),
-                    None => {
-                        self.counters.insert(self.key.as_str().into(), rec.clone());
-                    }
+            Kind::Counter => match self.counters.get_mut(&(rec.loc, rec.cat, rec.name)) {
+                Some(last) => last.clone_from(rec),
+                None => {
+                    self.counters
+                        .insert((rec.loc, rec.cat, rec.name), rec.clone());
                 }
-            }
+            },
             Kind::Destroy => {
-                if let Some(container) = self.held.shift_remove(rec.loc.as_str()) {
-                    self.dead.insert(rec.loc.clone(), container);
+                if let Some(container) = self.held.shift_remove(&rec.loc) {
+                    self.dead.insert(rec.loc, container);
                 }
             }
             _ => {}
@@ -544,12 +551,12 @@ impl Slicer {
             .stacks
             .iter()
             .filter(|(_, stack)| stack.depth > 0)
-            .map(|(loc, _)| loc.clone())
+            .map(|(&loc, _)| loc)
             .collect();
-        let mut counters: Vec<(Box<str>, Record)> =
-            std::mem::take(&mut self.counters).into_iter().collect();
-        counters.sort_by(|a, b| a.0.cmp(&b.0));
-        for (_, mut sample) in counters {
+        let mut counters: Vec<Record> = std::mem::take(&mut self.counters).into_values().collect();
+        let symbols = &self.symbols;
+        counters.sort_by_key(|r| [r.loc, r.cat, r.name].map(|s| symbols.text(s)));
+        for mut sample in counters {
             moved_to(&mut sample, self.start(), ATTR_ORIG_TIME);
             sample.add_flag(flags::SYNTHETIC);
             self.keep(&sample)?;
@@ -558,19 +565,19 @@ impl Slicer {
     }
 
     /// Enters again at T0 the frames of `loc` open there.
-    fn reenter(&mut self, loc: &str) -> Result<()> {
-        self.reentering.remove(loc);
+    fn reenter(&mut self, loc: Sym) -> Result<()> {
+        self.reentering.remove(&loc);
         let t0 = self.start();
-        let depth = self.stacks.get(loc).map_or(0, |s| s.depth);
+        let depth = self.stacks.get(&loc).map_or(0, |s| s.depth);
         for i in 0..depth {
             let frame =
-                std::mem::take(&mut self.stacks.get_mut(loc).expect("has frames").frames[i]);
+                std::mem::take(&mut self.stacks.get_mut(&loc).expect("has frames").frames[i]);
             let result = self.keep_changed(&frame, false, |row| {
                 moved_to(row, t0, ATTR_ORIG_TIME);
                 row.add_flag(flags::SYNTHETIC);
                 Ok(())
             });
-            self.stacks.get_mut(loc).expect("has frames").frames[i] = frame;
+            self.stacks.get_mut(&loc).expect("has frames").frames[i] = frame;
             result?;
         }
         Ok(())
@@ -578,8 +585,10 @@ impl Slicer {
 
     /// Enters again the frames of every location still waiting, by name.
     fn reenter_all(&mut self) -> Result<()> {
-        while let Some(loc) = self.reentering.first().cloned() {
-            self.reenter(&loc)?;
+        let mut locs: Vec<Sym> = self.reentering.iter().copied().collect();
+        locs.sort_by_key(|&loc| self.symbols.text(loc));
+        for loc in locs {
+            self.reenter(loc)?;
         }
         Ok(())
     }
@@ -593,7 +602,7 @@ impl Slicer {
                 self.pop(rec)?;
             }
             Kind::Destroy => {
-                if let Some(alive) = self.alive.get_mut(rec.loc.as_str()) {
+                if let Some(alive) = self.alive.get_mut(&rec.loc) {
                     *alive = false;
                 }
             }
@@ -685,12 +694,7 @@ impl Slicer {
     /// row of a frame opened there is written).
     fn push(&mut self, rec: &Record) {
         let copy = self.phase != Phase::After;
-        if let Some(stack) = self.stacks.get_mut(&rec.loc) {
-            return stack.push(rec, copy);
-        }
-        let mut stack = Stack::default();
-        stack.push(rec, copy);
-        self.stacks.insert(rec.loc.clone(), stack);
+        self.stacks.entry(rec.loc).or_default().push(rec, copy);
     }
 
     /// Pops the top frame of `rec.loc`; whether it was open at T1.
@@ -698,7 +702,8 @@ impl Slicer {
         let Some(stack) = self.stacks.get_mut(&rec.loc).filter(|s| s.depth > 0) else {
             return Err(Error::Record(format!(
                 "`leave` of `{}` on `{}` with no open frame",
-                rec.name, rec.loc
+                self.symbols.text(rec.name),
+                self.symbols.text(rec.loc)
             )));
         };
         stack.depth -= 1;
@@ -724,21 +729,15 @@ impl Slicer {
 
     fn finish_after(&mut self) -> Result<()> {
         let (t1, last) = (self.end(), self.last.unwrap_or_default());
-        let mut locs: Vec<String> = self.stacks.keys().cloned().collect();
-        locs.sort();
+        let mut locs: Vec<Sym> = self.stacks.keys().copied().collect();
+        locs.sort_by_key(|&loc| self.symbols.text(loc));
         for loc in locs {
             let stack = &self.stacks[&loc];
             for depth in (0..stack.open_at_end).rev() {
                 let frame = &stack.frames[depth];
                 let mut leave = Record::new(Kind::Leave);
                 leave.time = Some(last);
-                for (to, from) in [
-                    (&mut leave.loc, &frame.loc),
-                    (&mut leave.cat, &frame.cat),
-                    (&mut leave.name, &frame.name),
-                ] {
-                    to.clone_from(from);
-                }
+                (leave.loc, leave.cat, leave.name) = (frame.loc, frame.cat, frame.name);
                 leave.depth = frame.depth;
                 moved_to(&mut leave, t1, ATTR_ORIG_END);
                 leave.add_flag(flags::CLIPPED);
@@ -752,16 +751,16 @@ impl Slicer {
             end = end.max(rec.completion().unwrap_or(end));
             self.out.write(&rec)?;
         }
-        let alive: Vec<Box<str>> = self
+        let alive: Vec<Sym> = self
             .alive
             .iter()
             .filter(|(_, alive)| **alive)
-            .map(|(loc, _)| loc.clone())
+            .map(|(&loc, _)| loc)
             .collect();
-        for loc in alive.iter().rev() {
+        for &loc in alive.iter().rev() {
             let mut destroy = Record::new(Kind::Destroy);
             destroy.time = Some(end);
-            destroy.loc = loc.to_string();
+            destroy.loc = loc;
             destroy.add_flag(flags::SYNTHETIC);
             self.out.write(&destroy)?;
         }
@@ -871,11 +870,15 @@ pub struct SliceSource {
 }
 
 impl SliceSource {
-    /// Slices what `inner` gives.
-    pub fn new(inner: Box<dyn RecordSource>, options: SliceOptions) -> SliceSource {
+    /// Slices what `inner` gives (identifiers in `symbols`).
+    pub fn new(
+        inner: Box<dyn RecordSource>,
+        options: SliceOptions,
+        symbols: Symbols,
+    ) -> SliceSource {
         SliceSource {
             inner,
-            slicer: Slicer::new(options),
+            slicer: Slicer::new(options, symbols),
             finished: false,
         }
     }

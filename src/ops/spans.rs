@@ -8,7 +8,8 @@ use crate::fasthash::FastMap;
 
 use crate::error::{Error, Result, Warnings};
 use crate::pipe::RecordSink;
-use crate::record::{flags, Kind, Record};
+use crate::record::{flags, Kind, Record, Sym};
+use crate::symbol::Symbols;
 
 #[derive(Default)]
 struct Stack {
@@ -21,17 +22,20 @@ struct Stack {
 /// every other row through unchanged.
 pub struct SpanBuilder<S> {
     next: S,
-    stacks: FastMap<String, Stack>,
+    symbols: Symbols,
+    stacks: FastMap<Sym, Stack>,
     out: Record,
     last_time: Option<i64>,
     warnings: Warnings,
 }
 
 impl<S: RecordSink> SpanBuilder<S> {
-    /// A span builder writing into `next`, reporting frames left open to `warnings`.
-    pub fn new(next: S, warnings: Warnings) -> SpanBuilder<S> {
+    /// A span builder writing into `next` (rows whose identifiers are in
+    /// `symbols`), reporting frames left open to `warnings`.
+    pub fn new(next: S, symbols: Symbols, warnings: Warnings) -> SpanBuilder<S> {
         SpanBuilder {
             next,
+            symbols,
             stacks: FastMap::default(),
             out: Record::new(Kind::State),
             last_time: None,
@@ -76,10 +80,7 @@ impl<S: RecordSink> RecordSink for SpanBuilder<S> {
         }
         match rec.kind {
             Kind::Enter => {
-                if !self.stacks.contains_key(&rec.loc) {
-                    self.stacks.insert(rec.loc.clone(), Stack::default());
-                }
-                let stack = self.stacks.get_mut(&rec.loc).expect("inserted above");
+                let stack = self.stacks.entry(rec.loc).or_default();
                 if stack.depth < stack.frames.len() {
                     stack.frames[stack.depth].clone_from(rec);
                 } else {
@@ -89,17 +90,21 @@ impl<S: RecordSink> RecordSink for SpanBuilder<S> {
                 Ok(())
             }
             Kind::Leave => {
+                let text = |sym| self.symbols.text(sym);
                 let Some(stack) = self.stacks.get_mut(&rec.loc).filter(|s| s.depth > 0) else {
                     return Err(Error::Record(format!(
                         "`leave` of `{}` on `{}` with no open frame",
-                        rec.name, rec.loc
+                        text(rec.name),
+                        text(rec.loc)
                     )));
                 };
                 let frame = &stack.frames[stack.depth - 1];
                 if !rec.name.is_empty() && rec.name != frame.name {
                     return Err(Error::Record(format!(
                         "`leave` of `{}` on `{}` does not match the open frame `{}`",
-                        rec.name, rec.loc, frame.name
+                        text(rec.name),
+                        text(rec.loc),
+                        text(frame.name)
                     )));
                 }
                 stack.depth -= 1;
@@ -114,16 +119,17 @@ impl<S: RecordSink> RecordSink for SpanBuilder<S> {
     fn finish(&mut self) -> Result<()> {
         let end = self.last_time.unwrap_or_default();
         let mut open = 0usize;
-        let mut locs: Vec<&String> = self
+        let mut locs: Vec<Sym> = self
             .stacks
             .iter()
             .filter(|(_, s)| s.depth > 0)
-            .map(|(l, _)| l)
+            .map(|(&l, _)| l)
             .collect();
-        locs.sort();
+        // By name, so the output does not depend on the symbols' numbers.
+        locs.sort_by_key(|&l| self.symbols.text(l));
         let mut closing = Vec::new();
         for loc in locs {
-            let stack = &self.stacks[loc];
+            let stack = &self.stacks[&loc];
             for depth in (0..stack.depth).rev() {
                 let mut out = Record::new(Kind::State);
                 Self::close(&mut out, &stack.frames[depth], end, depth, None);

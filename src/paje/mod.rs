@@ -14,6 +14,7 @@ pub mod writer;
 
 use crate::pipe::Probe;
 use crate::swar::{bytes_below, bytes_equal, load_padded, to_bits, ONES};
+use crate::symbol::{well_known, Sym};
 
 /// Prefix of attribute keys that carry Pajé fields with no stream column.
 /// Other attribute keys are the trace's user-defined fields.
@@ -30,7 +31,7 @@ pub const ATTR_OP: &str = "paje.op";
 /// Attribute of a counter row: the operand of an `add` or `sub`.
 pub const ATTR_OPERAND: &str = "paje.operand";
 /// `cat` of the lane containers that hold one state stack each.
-pub const LANE: &str = "lane";
+pub const LANE: Sym = well_known::LANE;
 
 /// The Pajé events PajeNG knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -10,12 +10,13 @@ use std::fmt::Write as _;
 
 use super::{ATTR_OP, ATTR_OPERAND, LANE, PREFIX};
 use crate::error::{Error, Result};
-use crate::fasthash::{FastMap, StrMap};
+use crate::fasthash::{FastMap, OrderedMap};
 use crate::io::Output;
 use crate::ops::matcher::{Matcher, Unmatched};
 use crate::ops::spans::SpanBuilder;
 use crate::pipe::{FormatOption, OptionValue, RecordSink, WriteOptions};
-use crate::record::{Kind, Record};
+use crate::record::{Kind, Record, Sym};
+use crate::symbol::{well_known, Symbols};
 
 const PRECISION: &str = "precision";
 /// Decimals beyond these print only zeros of a nanosecond time, or noise of a
@@ -46,25 +47,38 @@ pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSin
         )));
     }
     let precision = precision as usize;
-    let printer = PjdumpWriter::new(out, precision, opts.format.switch(USER_FIELDS));
-    let matcher = Matcher::new(printer, Unmatched::Drop, opts.warnings.clone());
-    Ok(Box::new(SpanBuilder::new(matcher, opts.warnings.clone())))
+    let symbols = &opts.symbols;
+    let printer = PjdumpWriter::new(
+        out,
+        precision,
+        opts.format.switch(USER_FIELDS),
+        symbols.clone(),
+    );
+    let matcher = Matcher::new(
+        printer,
+        Unmatched::Drop,
+        symbols.clone(),
+        opts.warnings.clone(),
+    );
+    Ok(Box::new(SpanBuilder::new(
+        matcher,
+        symbols.clone(),
+        opts.warnings.clone(),
+    )))
 }
 
 struct ContainerEntry {
-    name: String,
-    type_: String,
-    parent: String,
+    name: Sym,
+    type_: Sym,
+    parent: Sym,
     start: i64,
     /// For a lane: the container whose states it holds.
-    lane_of: Option<String>,
+    lane_of: Option<Sym>,
     extras: String,
     ended: bool,
 }
 
 struct Piece {
-    container: String,
-    type_: String,
     start: i64,
     value: f64,
     extras: String,
@@ -73,13 +87,14 @@ struct Piece {
 /// The pj_dump printer.
 pub struct PjdumpWriter {
     out: Output,
+    symbols: Symbols,
     precision: usize,
     user_fields: bool,
-    types: StrMap<String>,
-    containers: StrMap<ContainerEntry>,
-    /// Current piece of each variable, by `loc \0 cat`.
-    pieces: FastMap<String, Piece>,
-    key: String,
+    /// The name of each type, by its id.
+    types: FastMap<Sym, Sym>,
+    containers: OrderedMap<Sym, ContainerEntry>,
+    /// Current piece of each variable, by (container, type).
+    pieces: FastMap<(Sym, Sym), Piece>,
     last_time: Option<i64>,
     line: String,
 }
@@ -135,38 +150,38 @@ pub fn format_g(x: f64) -> String {
 }
 
 impl PjdumpWriter {
-    /// A printer with `precision` decimals, appending user fields if asked.
-    pub fn new(out: Output, precision: usize, user_fields: bool) -> PjdumpWriter {
+    /// A printer with `precision` decimals, appending user fields if asked,
+    /// of rows whose identifiers are in `symbols`.
+    pub fn new(out: Output, precision: usize, user_fields: bool, symbols: Symbols) -> PjdumpWriter {
         PjdumpWriter {
             out,
+            symbols,
             precision,
             user_fields,
-            types: StrMap::default(),
-            containers: StrMap::default(),
+            types: FastMap::default(),
+            containers: OrderedMap::default(),
             pieces: FastMap::default(),
-            key: String::new(),
             last_time: None,
             line: String::new(),
         }
     }
 
-    fn type_name<'a>(&'a self, id: &'a str) -> &'a str {
-        self.types.get(id).map(String::as_str).unwrap_or(id)
+    fn type_name(&self, id: Sym) -> &str {
+        self.symbols
+            .text(self.types.get(&id).copied().unwrap_or(id))
     }
 
-    fn container_name<'a>(&'a self, id: &'a str) -> &'a str {
-        if id.is_empty() || id == "0" {
+    fn container_name(&self, id: Sym) -> &str {
+        if id.is_empty() || id == well_known::ZERO {
             return "0";
         }
-        self.containers
-            .get(id)
-            .map(|c| c.name.as_str())
-            .unwrap_or(id)
+        let name = self.containers.get(&id).map_or(id, |c| c.name);
+        self.symbols.text(name)
     }
 
     /// The container whose records a location's rows are (a lane's parent).
-    fn owner<'a>(&'a self, loc: &'a str) -> &'a str {
-        match self.containers.get(loc).and_then(|c| c.lane_of.as_deref()) {
+    fn owner(&self, loc: Sym) -> Sym {
+        match self.containers.get(&loc).and_then(|c| c.lane_of) {
             Some(parent) => parent,
             None => loc,
         }
@@ -277,13 +292,13 @@ impl PjdumpWriter {
         r
     }
 
-    fn piece_line(&mut self, p: &Piece, end: i64) -> Result<()> {
+    fn piece_line(&mut self, (container, type_): (Sym, Sym), p: &Piece, end: i64) -> Result<()> {
         let mut line = std::mem::take(&mut self.line);
         for part in [
             "Variable, ",
-            self.container_name(&p.container),
+            self.container_name(container),
             ", ",
-            self.type_name(&p.type_),
+            self.type_name(type_),
             ", ",
         ] {
             line.push_str(part);
@@ -296,15 +311,25 @@ impl PjdumpWriter {
         self.emit()
     }
 
-    fn close_piece(&mut self, key: &str, end: i64) -> Result<()> {
-        match self.pieces.remove(key) {
-            Some(p) => self.piece_line(&p, end),
+    fn close_piece(&mut self, key: (Sym, Sym), end: i64) -> Result<()> {
+        match self.pieces.remove(&key) {
+            Some(p) => self.piece_line(key, &p, end),
             None => Ok(()),
         }
     }
 
-    fn container_line(&mut self, loc: &str, end: i64) -> Result<()> {
-        let Some(c) = self.containers.get(loc) else {
+    /// Closes the pieces of `keys`, in the order of their names.
+    fn close_pieces(&mut self, mut keys: Vec<(Sym, Sym)>, end: i64) -> Result<()> {
+        let symbols = &self.symbols;
+        keys.sort_by_key(|&(loc, cat)| (symbols.text(loc), symbols.text(cat)));
+        for key in keys {
+            self.close_piece(key, end)?;
+        }
+        Ok(())
+    }
+
+    fn container_line(&mut self, loc: Sym, end: i64) -> Result<()> {
+        let Some(c) = self.containers.get(&loc) else {
             return Ok(());
         };
         if c.lane_of.is_some() || c.ended {
@@ -315,42 +340,29 @@ impl PjdumpWriter {
         let _ = write!(
             line,
             "Container, {}, {}, {}, {}, {}, {}{}",
-            self.container_name(&c.parent),
-            self.type_name(&c.type_),
+            self.container_name(c.parent),
+            self.type_name(c.type_),
             format_g(s),
             format_g(e),
             format_g(e - s),
-            c.name,
+            self.symbols.text(c.name),
             c.extras
         );
         self.line = line;
-        if let Some(c) = self.containers.get_mut(loc) {
+        if let Some(c) = self.containers.get_mut(&loc) {
             c.ended = true;
         }
         self.emit()
     }
 
-    fn close_pieces_of(&mut self, loc: &str, end: i64) -> Result<()> {
-        let prefix = format!("{loc}\u{0}");
-        let mut keys: Vec<String> = self
-            .pieces
-            .keys()
-            .filter(|k| k.starts_with(&prefix))
-            .cloned()
-            .collect();
-        keys.sort();
-        for key in keys {
-            self.close_piece(&key, end)?;
-        }
-        Ok(())
+    fn close_pieces_of(&mut self, loc: Sym, end: i64) -> Result<()> {
+        let keys: Vec<(Sym, Sym)> = self.pieces.keys().filter(|k| k.0 == loc).copied().collect();
+        self.close_pieces(keys, end)
     }
 
     fn counter(&mut self, rec: &Record) -> Result<()> {
         let t = rec.time.unwrap_or_default();
-        self.key.clear();
-        self.key.push_str(&rec.loc);
-        self.key.push('\u{0}');
-        self.key.push_str(&rec.cat);
+        let key = (rec.loc, rec.cat);
         // PajeNG parses values as 32-bit floats and sums in double.
         let f32_of = |s: &str| s.trim().parse::<f32>().map(f64::from).unwrap_or(0.0);
         let (op, operand) = if rec.attrs.is_empty() {
@@ -358,7 +370,7 @@ impl PjdumpWriter {
         } else {
             (rec.attr(ATTR_OP), rec.attr(ATTR_OPERAND))
         };
-        let previous = self.pieces.get(self.key.as_str()).map(|p| p.value);
+        let previous = self.pieces.get(&key).map(|p| p.value);
         let value = match (op.as_deref(), operand, previous) {
             (Some("add"), Some(x), Some(prev)) => prev + f32_of(&x),
             (Some("sub"), Some(x), Some(prev)) => prev - f32_of(&x),
@@ -369,41 +381,26 @@ impl PjdumpWriter {
         } else {
             String::new()
         };
-        let Some(p) = self.pieces.get_mut(self.key.as_str()) else {
-            self.pieces.insert(
-                self.key.clone(),
-                Piece {
-                    container: rec.loc.clone(),
-                    type_: rec.cat.clone(),
-                    start: t,
-                    value,
-                    extras,
-                },
-            );
+        let Some(p) = self.pieces.get_mut(&key) else {
+            let piece = Piece {
+                start: t,
+                value,
+                extras,
+            };
+            self.pieces.insert(key, piece);
             return Ok(());
         };
         if p.start != t {
             // The piece ends where the new one starts.
             let done = Piece {
-                container: std::mem::take(&mut p.container),
-                type_: std::mem::take(&mut p.type_),
                 start: p.start,
                 value: p.value,
                 extras: std::mem::take(&mut p.extras),
             };
-            self.piece_line(&done, t)?;
-            let p = self
-                .pieces
-                .get_mut(self.key.as_str())
-                .expect("present above");
-            p.container = done.container;
-            p.type_ = done.type_;
-            p.start = t;
+            self.piece_line(key, &done, t)?;
+            self.pieces.get_mut(&key).expect("present above").start = t;
         }
-        let p = self
-            .pieces
-            .get_mut(self.key.as_str())
-            .expect("present above");
+        let p = self.pieces.get_mut(&key).expect("present above");
         p.value = value;
         p.extras = extras;
         Ok(())
@@ -419,26 +416,27 @@ impl RecordSink for PjdumpWriter {
         }
         match rec.kind {
             // Entity values name themselves in each row; only types are looked up.
-            Kind::Type if rec.cat != "value" => {
-                self.types.insert(rec.id.as_str().into(), rec.name.clone());
+            Kind::Type if rec.cat != well_known::VALUE => {
+                let id = self.symbols.intern(&rec.id);
+                self.types.insert(id, rec.name);
             }
             // Pajé's root container: its line is written at the end.
-            Kind::Container if rec.loc == "0" && rec.cat == "0" => {}
+            Kind::Container if rec.loc == well_known::ZERO && rec.cat == well_known::ZERO => {}
             Kind::Container => {
                 let extras = self.extras(rec);
                 let name = if rec.name.is_empty() {
-                    rec.loc.clone()
+                    rec.loc
                 } else {
-                    rec.name.clone()
+                    rec.name
                 };
                 self.containers.insert(
-                    rec.loc.as_str().into(),
+                    rec.loc,
                     ContainerEntry {
                         name,
-                        type_: rec.cat.clone(),
-                        parent: rec.peer.clone(),
+                        type_: rec.cat,
+                        parent: rec.peer,
                         start: rec.time.unwrap_or_default(),
-                        lane_of: (rec.cat == LANE).then(|| rec.peer.clone()),
+                        lane_of: (rec.cat == LANE).then_some(rec.peer),
                         extras,
                         ended: false,
                     },
@@ -446,16 +444,16 @@ impl RecordSink for PjdumpWriter {
             }
             Kind::Destroy => {
                 let t = rec.time.unwrap_or_default();
-                self.close_pieces_of(&rec.loc, t)?;
-                self.container_line(&rec.loc, t)?;
+                self.close_pieces_of(rec.loc, t)?;
+                self.container_line(rec.loc, t)?;
             }
             Kind::State => {
                 let mut line = std::mem::take(&mut self.line);
                 for part in [
                     "State, ",
-                    self.container_name(self.owner(&rec.loc)),
+                    self.container_name(self.owner(rec.loc)),
                     ", ",
-                    self.type_name(&rec.cat),
+                    self.type_name(rec.cat),
                     ", ",
                 ] {
                     line.push_str(part);
@@ -468,7 +466,7 @@ impl RecordSink for PjdumpWriter {
                 line.push_str(", ");
                 self.fixed_ns(i64::from(rec.depth.unwrap_or(0)) * 1_000_000_000, &mut line);
                 line.push_str(", ");
-                line.push_str(&rec.name);
+                line.push_str(self.symbols.text(rec.name));
                 self.push_extras(rec, &mut line);
                 self.line = line;
                 self.emit()?;
@@ -477,16 +475,16 @@ impl RecordSink for PjdumpWriter {
                 let mut line = std::mem::take(&mut self.line);
                 for part in [
                     "Event, ",
-                    self.container_name(self.owner(&rec.loc)),
+                    self.container_name(self.owner(rec.loc)),
                     ", ",
-                    self.type_name(&rec.cat),
+                    self.type_name(rec.cat),
                     ", ",
                 ] {
                     line.push_str(part);
                 }
                 self.fixed_ns(rec.time.unwrap_or_default(), &mut line);
                 line.push_str(", ");
-                line.push_str(&rec.name);
+                line.push_str(self.symbols.text(rec.name));
                 self.push_extras(rec, &mut line);
                 self.line = line;
                 self.emit()?;
@@ -496,9 +494,9 @@ impl RecordSink for PjdumpWriter {
                 let mut line = std::mem::take(&mut self.line);
                 for part in [
                     "Link, ",
-                    self.container_name(&rec.comm),
+                    self.container_name(rec.comm),
                     ", ",
-                    self.type_name(&rec.cat),
+                    self.type_name(rec.cat),
                     ", ",
                 ] {
                     line.push_str(part);
@@ -510,11 +508,11 @@ impl RecordSink for PjdumpWriter {
                 );
                 for part in [
                     ", ",
-                    &rec.name,
+                    self.symbols.text(rec.name),
                     ", ",
-                    self.container_name(&rec.loc),
+                    self.container_name(rec.loc),
                     ", ",
-                    self.container_name(&rec.peer),
+                    self.container_name(rec.peer),
                     ", ",
                     &rec.id,
                 ] {
@@ -532,20 +530,17 @@ impl RecordSink for PjdumpWriter {
     fn finish(&mut self) -> Result<()> {
         // A trace without timed rows: pj_dump prints the root ending at -1.
         let end = self.last_time.unwrap_or(-1_000_000_000);
-        let mut keys: Vec<String> = self.pieces.keys().cloned().collect();
-        keys.sort();
-        for key in keys {
-            self.close_piece(&key, end)?;
-        }
-        let mut open: Vec<String> = self
+        let keys: Vec<(Sym, Sym)> = self.pieces.keys().copied().collect();
+        self.close_pieces(keys, end)?;
+        let mut open: Vec<Sym> = self
             .containers
             .iter()
             .filter(|(_, c)| !c.ended && c.lane_of.is_none())
-            .map(|(k, _)| k.to_string())
+            .map(|(&k, _)| k)
             .collect();
-        open.sort();
+        open.sort_by_key(|&loc| self.symbols.text(loc));
         for loc in open {
-            self.container_line(&loc, end)?;
+            self.container_line(loc, end)?;
         }
         let e = format_g(secs(end));
         self.line = format!("Container, 0, 0, 0, {e}, {e}, 0");
@@ -565,6 +560,7 @@ mod tests {
                 Output::new("t", Box::new(std::io::sink())),
                 precision,
                 false,
+                Symbols::new(),
             );
             for x in [
                 0.0,
@@ -593,6 +589,7 @@ mod tests {
                 Output::new("t", Box::new(std::io::sink())),
                 precision,
                 false,
+                Symbols::new(),
             );
             for ns in [
                 0i64,

@@ -20,7 +20,8 @@ use crate::fasthash::{FastMap, StrMap};
 use crate::io::{cut_error, Input, LineReader, CUT_WARNING};
 use crate::ops::reorder::{RowQueue, Ticket};
 use crate::pipe::{FormatOption, OptionValue, ReadOptions, RecordSource};
-use crate::record::{flags, Kind, Record};
+use crate::record::{flags, Kind, Record, Sym};
+use crate::symbol::{well_known, SymCache};
 
 const IGNORE_INCOMPLETE_LINKS: &str = "ignore-incomplete-links";
 const REORDER_WINDOW: &str = "reorder-window";
@@ -58,6 +59,16 @@ enum Nature {
 }
 
 impl Nature {
+    /// The `cat` of the `type` row declaring a type of this nature.
+    fn sym(self, syms: &mut SymCache) -> Sym {
+        match self {
+            Nature::Container => well_known::CONTAINER,
+            Nature::EventType => well_known::EVENT,
+            Nature::Link => well_known::LINK,
+            _ => syms.intern(self.as_str()),
+        }
+    }
+
     fn as_str(self) -> &'static str {
         match self {
             Nature::Container => "container",
@@ -72,13 +83,15 @@ impl Nature {
 #[derive(Debug)]
 struct TypeInfo {
     id: String,
-    name: String,
+    /// The identifier and the name, interned.
+    sym: Sym,
+    name: Sym,
     nature: Nature,
     parent: u32,
     /// Link types: start and end container types.
     ends: (u32, u32),
     /// Entity values: identifier → name and queued declaration.
-    values: StrMap<(String, Option<Ticket>)>,
+    values: StrMap<(Sym, Option<Ticket>)>,
     /// The queued declaration row, while it may still need to move earlier.
     decl: Option<Ticket>,
 }
@@ -94,6 +107,7 @@ struct Slot {
 #[derive(Debug)]
 struct ContainerInfo {
     id: String,
+    sym: Sym,
     /// The queued declaration row, while it may still need to move earlier.
     decl: Option<Ticket>,
     parent: u32,
@@ -108,13 +122,13 @@ struct ContainerInfo {
 
 #[derive(Debug)]
 struct Frame {
-    name: String,
+    name: Sym,
     value: String,
 }
 
 #[derive(Debug)]
 struct Lane {
-    loc: String,
+    loc: Sym,
     decl: Option<Ticket>,
     /// Open frames are `stack[..depth]`; slots above keep their buffers.
     stack: Vec<Frame>,
@@ -122,16 +136,15 @@ struct Lane {
 }
 
 impl Lane {
-    fn push(&mut self, name: &str, value: &str) {
+    fn push(&mut self, name: Sym, value: &str) {
         if self.depth == self.stack.len() {
             self.stack.push(Frame {
-                name: String::new(),
+                name: Sym::EMPTY,
                 value: String::new(),
             });
         }
         let f = &mut self.stack[self.depth];
-        f.name.clear();
-        f.name.push_str(name);
+        f.name = name;
         f.value.clear();
         f.value.push_str(value);
         self.depth += 1;
@@ -165,6 +178,7 @@ struct PendingLink {
 /// The simulation state.
 struct Sim {
     file: String,
+    syms: SymCache,
     types: Vec<TypeInfo>,
     type_index: StrMap<u32>,
     containers: Vec<ContainerInfo>,
@@ -196,10 +210,12 @@ const ROOT: u32 = 0;
 const LINEAR_SLOTS: usize = 16;
 
 impl Sim {
-    fn new(file: &str, ignore_incomplete: bool, warnings: Warnings) -> Sim {
+    fn new(file: &str, ignore_incomplete: bool, mut syms: SymCache, warnings: Warnings) -> Sim {
+        let zero = syms.intern("0");
         let mut sim = Sim {
             warnings,
             file: file.to_string(),
+            syms,
             types: Vec::new(),
             type_index: StrMap::default(),
             containers: Vec::new(),
@@ -220,7 +236,8 @@ impl Sim {
         };
         sim.types.push(TypeInfo {
             id: "0".into(),
-            name: "0".into(),
+            sym: zero,
+            name: zero,
             nature: Nature::Container,
             parent: ROOT,
             ends: (0, 0),
@@ -230,6 +247,7 @@ impl Sim {
         sim.type_index.insert("0".into(), ROOT);
         sim.containers.push(ContainerInfo {
             id: "0".into(),
+            sym: zero,
             decl: None,
             parent: ROOT,
             type_: ROOT,
@@ -357,12 +375,13 @@ impl Sim {
 
     /// The name of a value found by [`Sim::use_value`], and what the `value`
     /// column holds: the identifier when it differs from the name.
-    fn value_name<'a>(&'a self, t: u32, at: Option<usize>, value: &'a str) -> (&'a str, &'a str) {
+    fn value_name<'a>(&mut self, t: u32, at: Option<usize>, value: &'a str) -> (Sym, &'a str) {
         let name = match at {
-            Some(at) => &self.types[t as usize].values[at].0,
-            None => value,
+            Some(at) => self.types[t as usize].values[at].0,
+            None => self.syms.intern(value),
         };
-        (name, if name == value { "" } else { value })
+        let same = self.syms.symbols().text(name) == value;
+        (name, if same { "" } else { value })
     }
 
     /// Moves the declaration of type `t` (after its parent and, for a link
@@ -478,9 +497,12 @@ impl Sim {
             _ => (0, 0),
         };
         let index = self.types.len() as u32;
+        let (sym, name_sym) = (self.syms.intern(id), self.syms.intern(name));
+        let cat = nature.sym(&mut self.syms);
         self.types.push(TypeInfo {
             id: id.to_string(),
-            name: name.to_string(),
+            sym,
+            name: name_sym,
             nature,
             parent,
             ends,
@@ -490,14 +512,14 @@ impl Sim {
         self.type_index.insert(id.into(), index);
         let types = &self.types;
         let parent_id = if parent == ROOT {
-            ""
+            Sym::EMPTY
         } else {
-            &types[parent as usize].id
+            types[parent as usize].sym
         };
         let row = Row {
             id,
-            name,
-            cat: nature.as_str(),
+            name: name_sym,
+            cat,
             peer: parent_id,
             extras: Some(line),
             ..Row::new(Kind::Type)
@@ -539,16 +561,17 @@ impl Sim {
                 ty.nature.as_str()
             ));
         }
-        let name = line.get(Field::Name);
         let id = identifier(line);
         if ty.values.contains_key(id) {
             return Err(format!("value `{id}` of type `{}` is defined twice", ty.id));
         }
+        let peer = ty.sym;
+        let name = self.syms.intern(line.get(Field::Name));
         let row = Row {
             id,
             name,
-            cat: "value",
-            peer: &ty.id,
+            cat: well_known::VALUE,
+            peer,
             extras: Some(line),
             ..Row::new(Kind::Type)
         };
@@ -559,7 +582,7 @@ impl Sim {
         })?;
         self.types[t as usize]
             .values
-            .insert(id.into(), (name.to_string(), Some(ticket)));
+            .insert(id.into(), (name, Some(ticket)));
         Ok(())
     }
 
@@ -595,8 +618,11 @@ impl Sim {
             ));
         }
         let index = self.containers.len() as u32;
+        let sym = self.syms.intern(id);
+        let name = self.syms.intern(line.get(Name));
         self.containers.push(ContainerInfo {
             id: id.to_string(),
+            sym,
             decl: None,
             parent,
             type_: t,
@@ -612,13 +638,13 @@ impl Sim {
         let row = Row {
             time: Some(time),
             lossy,
-            loc: id,
-            name: line.get(Name),
-            cat: &self.types[t as usize].id,
+            loc: sym,
+            name,
+            cat: self.types[t as usize].sym,
             peer: if parent == ROOT {
-                ""
+                Sym::EMPTY
             } else {
-                &containers[parent as usize].id
+                containers[parent as usize].sym
             },
             extras: Some(line),
             ..Row::new(Kind::Container)
@@ -665,7 +691,7 @@ impl Sim {
         // Kept in the stream: its time still counts for the end of the trace.
         let row = Row {
             time: Some(time),
-            loc: &self.containers[c as usize].id,
+            loc: self.containers[c as usize].sym,
             ..Row::new(Kind::Destroy)
         };
         out.row(row, |_| {}).map(drop)
@@ -765,20 +791,15 @@ impl Sim {
     ) -> Result<(), String> {
         let value = line.get(Field::Value);
         let at = self.use_value(t, value, time, out);
-        let Sim { types, lanes, .. } = self;
-        let name = match at {
-            Some(at) => types[t as usize].values[at].0.as_str(),
-            None => value,
-        };
-        let value_col = if name == value { "" } else { value };
-        let l = &mut lanes[lane as usize];
+        let (name, value_col) = self.value_name(t, at, value);
+        let l = &mut self.lanes[lane as usize];
         let depth = l.depth;
         l.push(name, value_col);
         let row = Row {
             time: Some(time),
             lossy,
-            loc: &l.loc,
-            cat: &types[t as usize].id,
+            loc: l.loc,
+            cat: self.types[t as usize].sym,
             name,
             value: value_col,
             extras: Some(line),
@@ -862,9 +883,9 @@ impl Sim {
         let row = Row {
             time: Some(time),
             lossy,
-            loc: &self.containers[c as usize].id,
-            cat: &ty.id,
-            name: &ty.name,
+            loc: self.containers[c as usize].sym,
+            cat: ty.sym,
+            name: ty.name,
             value: &self.number,
             extras: Some(line),
             ..Row::new(Kind::Counter)
@@ -891,7 +912,7 @@ impl Sim {
         let kind = if start { Kind::Send } else { Kind::Recv };
         let at = self.use_entity(&entity, other, line, out);
         let row = Row {
-            comm: &self.containers[c as usize].id,
+            comm: self.containers[c as usize].sym,
             id: line.get(Field::Key),
             ..self.valued_row(kind, &entity, other, at, line)
         };
@@ -914,7 +935,7 @@ impl Sim {
     /// The row of an event or link line on container `on`, its value `at`
     /// (from [`Sim::use_entity`]) named as the type's definitions say.
     fn valued_row<'a>(
-        &'a self,
+        &mut self,
         kind: Kind,
         entity: &Entity,
         on: u32,
@@ -925,8 +946,8 @@ impl Sim {
         Row {
             time: Some(entity.time),
             lossy: entity.lossy,
-            loc: &self.containers[on as usize].id,
-            cat: &self.types[entity.t as usize].id,
+            loc: self.containers[on as usize].sym,
+            cat: self.types[entity.t as usize].sym,
             name,
             value,
             extras: Some(line),
@@ -1048,10 +1069,11 @@ impl Sim {
     fn touch(&mut self, c: u32, time: i64, out: &mut Out) {
         if c == ROOT && self.containers[0].decl.is_none() {
             // The root container is declared when a row first uses it.
+            let zero = self.containers[0].sym;
             let row = Row {
-                loc: "0",
-                cat: "0",
-                name: "0",
+                loc: zero,
+                cat: zero,
+                name: zero,
                 ..Row::new(Kind::Container)
             };
             if let Ok(ticket) = out.row(row, |_| {}) {
@@ -1102,11 +1124,12 @@ impl Sim {
         }
         let index = self.lanes.len() as u32;
         self.lane_index.insert(loc.as_str().into(), index);
+        let loc = self.syms.intern(&loc);
         let row = Row {
-            loc: &loc,
+            loc,
             cat: LANE,
-            name: &self.types[t as usize].name,
-            peer: &container.id,
+            name: self.types[t as usize].name,
+            peer: container.sym,
             ..Row::new(Kind::Container)
         };
         let ticket = out.row(row, |_| {})?;
@@ -1137,9 +1160,9 @@ impl Sim {
         let row = Row {
             time: Some(time),
             lossy: close.lossy,
-            loc: &l.loc,
-            cat: &self.types[close.type_ as usize].id,
-            name: &frame.name,
+            loc: l.loc,
+            cat: self.types[close.type_ as usize].sym,
+            name: frame.name,
             value: &frame.value,
             extras: close.extras,
             ..Row::new(Kind::Leave)
@@ -1230,7 +1253,7 @@ impl Sim {
         }
         let row = Row {
             time: Some(time),
-            loc: &info.id,
+            loc: info.sym,
             ..Row::new(Kind::Destroy)
         };
         out.row(row, |r| {
@@ -1311,13 +1334,13 @@ struct Row<'a> {
     time: Option<i64>,
     /// The time was rounded to the nanosecond (flag `E`).
     lossy: bool,
-    loc: &'a str,
-    cat: &'a str,
-    name: &'a str,
+    loc: Sym,
+    cat: Sym,
+    name: Sym,
     value: &'a str,
     id: &'a str,
-    peer: &'a str,
-    comm: &'a str,
+    peer: Sym,
+    comm: Sym,
     extras: Option<&'a Line<'a>>,
 }
 
@@ -1327,13 +1350,13 @@ impl Row<'_> {
             kind,
             time: None,
             lossy: false,
-            loc: "",
-            cat: "",
-            name: "",
+            loc: Sym::EMPTY,
+            cat: Sym::EMPTY,
+            name: Sym::EMPTY,
             value: "",
             id: "",
-            peer: "",
-            comm: "",
+            peer: Sym::EMPTY,
+            comm: Sym::EMPTY,
             extras: None,
         }
     }
@@ -1364,17 +1387,10 @@ impl Out<'_> {
         self.declare(|r| {
             r.kind = row.kind;
             r.time = row.time;
-            for (to, from) in [
-                (&mut r.loc, row.loc),
-                (&mut r.cat, row.cat),
-                (&mut r.name, row.name),
-                (&mut r.value, row.value),
-                (&mut r.id, row.id),
-                (&mut r.peer, row.peer),
-                (&mut r.comm, row.comm),
-            ] {
-                to.push_str(from);
-            }
+            (r.loc, r.cat, r.name, r.peer, r.comm) =
+                (row.loc, row.cat, row.name, row.peer, row.comm);
+            r.value.push_str(row.value);
+            r.id.push_str(row.id);
             more(r);
             if row.lossy {
                 r.add_flag(flags::LOSSY);
@@ -1432,13 +1448,14 @@ impl<R: BufRead> PajeReader<R> {
             _ => DEFAULT_REORDER_WINDOW,
         };
         let mut queue = RowQueue::new(window);
+        let mut syms = SymCache::new(opts.symbols.clone());
         for (k, v) in [
             ("source_format", "paje"),
             ("source", name),
             ("time_unit", "s"),
         ] {
             let slot = queue.slot();
-            *queue.get(slot) = Record::meta(k, v);
+            *queue.get(slot) = Record::meta(syms.intern(k), v);
             let _ = queue.commit(slot, i64::MIN);
         }
         PajeReader {
@@ -1447,6 +1464,7 @@ impl<R: BufRead> PajeReader<R> {
             sim: Sim::new(
                 name,
                 opts.format.switch(IGNORE_INCOMPLETE_LINKS),
+                syms,
                 opts.warnings.clone(),
             ),
             queue,

@@ -17,6 +17,7 @@
 //! What Pajé cannot hold is refused with an error naming the row (see
 //! `docs/formats.md`). `%EventDef` blocks are written when first needed.
 
+use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
 
 use super::{
@@ -27,7 +28,8 @@ use crate::error::{Error, Result, Warnings};
 use crate::fasthash::{FastMap, FastSet};
 use crate::io::Output;
 use crate::pipe::{RecordSink, WriteOptions};
-use crate::record::{flags, Kind, Record};
+use crate::record::{flags, Kind, Record, Sym};
+use crate::symbol::{well_known, Symbols};
 
 /// Container type of the placeholders for locations a stream refers to but
 /// never declares.
@@ -35,27 +37,32 @@ const UNDECLARED: &str = "undeclared";
 
 /// Registry constructor.
 pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
-    Ok(Box::new(PajeWriter::new(out, opts.warnings.clone())))
+    Ok(Box::new(PajeWriter::new(
+        out,
+        opts.symbols.clone(),
+        opts.warnings.clone(),
+    )))
 }
 
 struct ContainerEntry {
-    type_: String,
+    /// Its container type (empty for a lane).
+    type_: Sym,
     /// For a lane: the container whose stack it is.
-    lane_of: Option<String>,
+    lane_of: Option<Sym>,
     /// What the stream declared (`cat`, `peer`, `name`): a declaration
     /// repeated as it was (merged inputs) is written once.
-    declared: (String, String, String),
+    declared: (Sym, Sym, Sym),
 }
 
 /// The lines of a link: where, what, and its halves (event, time, end
 /// container).
 struct LinkLines {
-    container: String,
-    type_: String,
+    container: Sym,
+    type_: Sym,
     key: String,
     value: String,
     extras: Vec<(String, String)>,
-    halves: Vec<(Event, i64, String)>,
+    halves: Vec<(Event, i64, Sym)>,
 }
 
 /// A link half waiting for its other half.
@@ -78,7 +85,7 @@ fn push_extra(extras: &mut Vec<(String, String)>, key: &str, value: &str) {
 struct Interval {
     start: i64,
     end: i64,
-    loc: String,
+    loc: Sym,
     kind: Kind,
     value: String,
     extras: Vec<(String, String)>,
@@ -87,20 +94,22 @@ struct Interval {
 /// The Pajé writer.
 pub struct PajeWriter {
     out: Output,
+    symbols: Symbols,
     defs: FastMap<(Event, Vec<Field>, Vec<String>), String>,
-    types: FastMap<String, String>,
+    /// The nature of each type, by its id.
+    types: FastMap<Sym, &'static str>,
     /// Parent type of each container type.
-    type_parents: FastMap<String, String>,
-    containers: FastMap<String, ContainerEntry>,
+    type_parents: FastMap<Sym, Sym>,
+    containers: FastMap<Sym, ContainerEntry>,
     /// Stream locations written under another id (`0` is Pajé's root).
-    renamed: FastMap<String, String>,
+    renamed: FastMap<Sym, Sym>,
     /// Variables written to, per (container, variable type).
-    variables: FastSet<(String, String)>,
+    variables: FastSet<(Sym, Sym)>,
     /// Open states per (container, state type): a pop needs one.
-    depths: FastMap<(String, String), u64>,
+    depths: FastMap<(Sym, Sym), u64>,
     /// Link halves written whose other half has not come yet, per
     /// (container, type, key).
-    open_links: FastMap<(String, String, String), OpenLink>,
+    open_links: FastMap<(Sym, Sym, String), OpenLink>,
     intervals: Vec<Interval>,
     /// Messages and dependencies, written at the end (memory: those rows).
     held_links: Vec<Record>,
@@ -163,15 +172,26 @@ fn user_field_name(key: &str) -> String {
     }
 }
 
+/// What a row's Pajé value is: its `value`, else its name.
+fn value_of<'a>(symbols: &'a Symbols, rec: &'a Record) -> &'a str {
+    if rec.value.is_empty() {
+        symbols.text(rec.name)
+    } else {
+        &rec.value
+    }
+}
+
 fn seconds(ns: i64) -> String {
     crate::decimal::format_scaled(ns, 1_000_000_000)
 }
 
 impl PajeWriter {
-    /// A writer over `out`, reporting what it had to change to `warnings`.
-    pub fn new(out: Output, warnings: Warnings) -> PajeWriter {
+    /// A writer over `out` of rows whose identifiers are in `symbols`,
+    /// reporting what it had to change to `warnings`.
+    pub fn new(out: Output, symbols: Symbols, warnings: Warnings) -> PajeWriter {
         PajeWriter {
             out,
+            symbols,
             defs: FastMap::default(),
             types: FastMap::default(),
             type_parents: FastMap::default(),
@@ -240,12 +260,23 @@ impl PajeWriter {
         self.out.write_line(self.buf.as_bytes())
     }
 
-    /// Defines a type unless known; returns its identifier.
-    fn ensure_type(&mut self, id: &str, nature: &str, parent: &str, name: &str) -> Result<()> {
-        if self.types.contains_key(id) {
+    /// The text of `sym`.
+    fn text(&self, sym: Sym) -> &str {
+        self.symbols.text(sym)
+    }
+
+    /// Defines a type unless known.
+    fn ensure_type(
+        &mut self,
+        id: Sym,
+        nature: &'static str,
+        parent: Sym,
+        name: &str,
+    ) -> Result<()> {
+        if self.types.contains_key(&id) {
             return Ok(());
         }
-        self.types.insert(id.to_string(), nature.to_string());
+        self.types.insert(id, nature);
         let event = match nature {
             "container" => Event::DefineContainerType,
             "state" => Event::DefineStateType,
@@ -253,10 +284,16 @@ impl PajeWriter {
             "variable" => Event::DefineVariableType,
             _ => Event::DefineLinkType,
         };
-        let parent = if parent.is_empty() { "0" } else { parent };
+        let parent = if parent.is_empty() {
+            well_known::ZERO
+        } else {
+            parent
+        };
         if nature == "container" {
-            self.type_parents.insert(id.to_string(), parent.to_string());
+            self.type_parents.insert(id, parent);
         }
+        let (id, parent) = (self.text(id).to_string(), self.text(parent).to_string());
+        let (id, parent) = (id.as_str(), parent.as_str());
         let mut fields = vec![(Field::Alias, id), (Field::Type, parent)];
         if event == Event::DefineLinkType {
             fields.push((Field::StartContainerType, parent));
@@ -268,11 +305,11 @@ impl PajeWriter {
 
     /// The container and container type of `loc` (the lane's container for a
     /// lane; the root container for rows without a location).
-    fn owner(&self, loc: &str) -> (String, String) {
+    fn owner(&self, loc: Sym) -> (Sym, Sym) {
         if loc.is_empty() {
-            return ("0".to_string(), "0".to_string());
+            return (well_known::ZERO, well_known::ZERO);
         }
-        match self.containers.get(loc) {
+        match self.containers.get(&loc) {
             Some(ContainerEntry {
                 lane_of: Some(parent),
                 ..
@@ -280,57 +317,60 @@ impl PajeWriter {
                 let t = self
                     .containers
                     .get(parent)
-                    .map(|c| c.type_.clone())
+                    .map(|c| c.type_)
                     .unwrap_or_default();
-                (self.pid(parent).to_string(), t)
+                (self.pid(*parent), t)
             }
-            Some(c) => (self.pid(loc).to_string(), c.type_.clone()),
-            None => (self.pid(loc).to_string(), String::new()),
+            Some(c) => (self.pid(loc), c.type_),
+            None => (self.pid(loc), Sym::EMPTY),
         }
     }
 
     /// The id location `loc` is written under.
-    fn pid<'a>(&'a self, loc: &'a str) -> &'a str {
-        self.renamed.get(loc).map_or(loc, String::as_str)
+    fn pid(&self, loc: Sym) -> Sym {
+        self.renamed.get(&loc).copied().unwrap_or(loc)
     }
 
     /// The id for a new container `loc`: itself, except `0` (Pajé's root),
     /// written as `_0` (documented in docs/formats.md).
-    fn new_pid(&mut self, loc: &str) -> Result<String> {
-        if self.renamed.values().any(|r| r == loc) {
+    fn new_pid(&mut self, loc: Sym) -> Result<Sym> {
+        if self.renamed.values().any(|&r| r == loc) {
             return Err(Error::Record(format!(
-                "location `{loc}` is the id this writer gives location `0` (Pajé's root is `0`)"
+                "location `{}` is the id this writer gives location `0` (Pajé's root is `0`)",
+                self.text(loc)
             )));
         }
-        if loc != "0" {
-            return Ok(loc.to_string());
+        if loc != well_known::ZERO {
+            return Ok(loc);
         }
-        let id = "_0".to_string();
+        let id = self.symbols.intern("_0");
         if self.containers.contains_key(&id) {
             return Err(Error::Record(
                 "location `0` would be written as `_0` (Pajé's root is `0`), which the stream uses too".into(),
             ));
         }
-        self.renamed.insert(loc.to_string(), id.clone());
+        self.renamed.insert(loc, id);
         Ok(id)
     }
 
     /// Declares `loc` as a placeholder container when the stream never did
     /// (a message's peer outside the trace): Pajé links need both ends.
-    fn ensure_container(&mut self, loc: &str, time: &str) -> Result<()> {
-        if loc.is_empty() || self.containers.contains_key(loc) {
+    fn ensure_container(&mut self, loc: Sym, time: &str) -> Result<()> {
+        if loc.is_empty() || self.containers.contains_key(&loc) {
             return Ok(());
         }
-        self.ensure_type(UNDECLARED, "container", "0", UNDECLARED)?;
+        let undeclared = self.symbols.intern(UNDECLARED);
+        self.ensure_type(undeclared, "container", well_known::ZERO, UNDECLARED)?;
         let id = self.new_pid(loc)?;
         self.containers.insert(
-            loc.to_string(),
+            loc,
             ContainerEntry {
-                type_: UNDECLARED.to_string(),
+                type_: undeclared,
                 lane_of: None,
                 declared: Default::default(),
             },
         );
+        let id = self.text(id).to_string();
         let fields = [
             (Field::Time, time),
             (Field::Type, UNDECLARED),
@@ -342,71 +382,73 @@ impl PajeWriter {
 
     /// The type of entity rows: the row's `cat` when it names a type of the
     /// right nature, else a type made for its container type.
-    fn entity_type(&mut self, rec: &Record, nature: &str, ctype: &str) -> Result<String> {
-        if self.types.get(&rec.cat).is_some_and(|n| n == nature) {
-            return Ok(rec.cat.clone());
+    fn entity_type(&mut self, rec: &Record, nature: &'static str, ctype: Sym) -> Result<Sym> {
+        if self.types.get(&rec.cat).is_some_and(|n| *n == nature) {
+            return Ok(rec.cat);
         }
-        let (suffix, name) = match nature {
-            "state" => ("state", "State"),
-            "event" => ("event", "Event"),
-            "variable" => ("var", rec.name.as_str()),
-            _ => ("link", "Link"),
-        };
-        let id = if nature == "variable" {
-            format!("{ctype}.{suffix}.{}", rec.name)
-        } else {
-            format!("{ctype}.{suffix}")
+        let ctype_text = self.text(ctype);
+        let (id, name) = match nature {
+            "state" => (format!("{ctype_text}.state"), "State"),
+            "event" => (format!("{ctype_text}.event"), "Event"),
+            "variable" => (
+                format!("{ctype_text}.var.{}", self.text(rec.name)),
+                self.text(rec.name),
+            ),
+            _ => (format!("{ctype_text}.link"), "Link"),
         };
         let name = name.to_string();
-        self.ensure_type(&id, nature, ctype, &name)?;
+        let id = self.symbols.intern(&id);
+        self.ensure_type(id, nature, ctype, &name)?;
         Ok(id)
     }
 
     fn container(&mut self, rec: &Record) -> Result<()> {
-        let declared = (rec.cat.clone(), rec.peer.clone(), rec.name.clone());
+        let declared = (rec.cat, rec.peer, rec.name);
         if let Some(old) = self.containers.get(&rec.loc) {
             if old.declared == declared {
                 return Ok(()); // The same declaration again (merged inputs).
             }
             return Err(Error::Record(format!(
                 "location `{}` is declared again with another type, parent or name; a Pajé container is created once",
-                rec.loc
+                self.text(rec.loc)
             )));
         }
-        let entry = |type_: &str, lane_of: Option<String>| ContainerEntry {
-            type_: type_.to_string(),
+        let entry = |type_: Sym, lane_of: Option<Sym>| ContainerEntry {
+            type_,
             lane_of,
-            declared: declared.clone(),
+            declared,
         };
-        if rec.loc == "0" && rec.cat == "0" {
+        if rec.loc == well_known::ZERO && rec.cat == well_known::ZERO {
             // Pajé's root container: implicit in a Pajé file.
-            self.containers.insert(rec.loc.clone(), entry("0", None));
+            self.containers
+                .insert(rec.loc, entry(well_known::ZERO, None));
             return Ok(());
         }
         if rec.cat == LANE {
             self.containers
-                .insert(rec.loc.clone(), entry("", Some(rec.peer.clone())));
+                .insert(rec.loc, entry(Sym::EMPTY, Some(rec.peer)));
             return Ok(());
         }
-        let id = self.new_pid(&rec.loc)?;
+        let id = self.new_pid(rec.loc)?;
         let type_ = self.container_type(rec)?;
-        self.containers.insert(rec.loc.clone(), entry(&type_, None));
-        let name = if rec.name.is_empty() { &id } else { &rec.name };
+        self.containers.insert(rec.loc, entry(type_, None));
+        let name = if rec.name.is_empty() { id } else { rec.name };
         let time = seconds(rec.time.unwrap_or(0));
         let parent = if rec.peer.is_empty() {
-            "0"
+            well_known::ZERO
         } else {
-            self.pid(&rec.peer)
-        }
-        .to_string();
+            self.pid(rec.peer)
+        };
+        let symbols = self.symbols.clone();
+        let text = |sym| symbols.text(sym);
         let mut fields = vec![(Field::Time, time.as_str())];
-        if id != *name {
-            fields.push((Field::Alias, id.as_str()));
+        if id != name {
+            fields.push((Field::Alias, text(id)));
         }
         fields.extend([
-            (Field::Type, type_.as_str()),
-            (Field::Container, parent.as_str()),
-            (Field::Name, name.as_str()),
+            (Field::Type, text(type_)),
+            (Field::Container, text(parent)),
+            (Field::Name, text(name)),
         ]);
         let filename = rec.attr("paje.filename");
         if let Some(f) = &filename {
@@ -418,48 +460,41 @@ impl PajeWriter {
     /// The container type of a new container: its `cat` when that names a
     /// container type whose parent is the parent container's type, else a
     /// type made for it below that type (`a` under `a.b` becomes `a.b.a`).
-    fn container_type(&mut self, rec: &Record) -> Result<String> {
+    fn container_type(&mut self, rec: &Record) -> Result<Sym> {
         let parent_type = self
             .containers
             .get(&rec.peer)
-            .map(|c| c.type_.clone())
+            .map(|c| c.type_)
             .filter(|t| !t.is_empty())
-            .unwrap_or_else(|| "0".to_string());
-        let fits = |t: &str| self.type_parents.get(t).is_some_and(|p| *p == parent_type);
-        if self.types.get(&rec.cat).is_some_and(|n| n == "container") && fits(&rec.cat) {
-            return Ok(rec.cat.clone());
+            .unwrap_or(well_known::ZERO);
+        let fits = |t: Sym| self.type_parents.get(&t).is_some_and(|p| *p == parent_type);
+        if self.types.get(&rec.cat).is_some_and(|n| *n == "container") && fits(rec.cat) {
+            return Ok(rec.cat);
         }
         let base = if rec.cat.is_empty() {
             "container"
         } else {
-            rec.cat.as_str()
+            self.text(rec.cat)
         };
-        let id = if parent_type == "0" {
+        let id = if parent_type == well_known::ZERO {
             base.to_string()
         } else {
-            format!("{parent_type}.{base}")
+            format!("{}.{base}", self.text(parent_type))
         };
         let name = base.to_string();
-        self.ensure_type(&id, "container", &parent_type, &name)?;
+        let id = self.symbols.intern(&id);
+        self.ensure_type(id, "container", parent_type, &name)?;
         Ok(id)
     }
 
     fn type_row(&mut self, rec: &Record) -> Result<()> {
-        // Values are named per type; only types go into the lookup.
-        if rec.cat != "value" {
-            self.types.insert(rec.id.clone(), rec.cat.clone());
-        }
-        if rec.cat == "container" {
-            let parent = if rec.peer.is_empty() { "0" } else { &rec.peer };
-            self.type_parents.insert(rec.id.clone(), parent.to_string());
-        }
-        let event = match rec.cat.as_str() {
-            "container" => Event::DefineContainerType,
-            "state" => Event::DefineStateType,
-            "event" => Event::DefineEventType,
-            "variable" => Event::DefineVariableType,
-            "link" => Event::DefineLinkType,
-            "value" => Event::DefineEntityValue,
+        let nature = match self.text(rec.cat) {
+            "container" => "container",
+            "state" => "state",
+            "event" => "event",
+            "variable" => "variable",
+            "link" => "link",
+            "value" => "value",
             other => {
                 self.warnings.warn(format!(
                     "type `{}` of unknown nature `{other}` left out",
@@ -468,13 +503,36 @@ impl PajeWriter {
                 return Ok(());
             }
         };
+        let id = self.symbols.intern(&rec.id);
+        // Values are named per type; only types go into the lookup.
+        if nature != "value" {
+            self.types.insert(id, nature);
+        }
+        if nature == "container" {
+            let parent = if rec.peer.is_empty() {
+                well_known::ZERO
+            } else {
+                rec.peer
+            };
+            self.type_parents.insert(id, parent);
+        }
+        let event = match nature {
+            "container" => Event::DefineContainerType,
+            "state" => Event::DefineStateType,
+            "event" => Event::DefineEventType,
+            "variable" => Event::DefineVariableType,
+            "link" => Event::DefineLinkType,
+            _ => Event::DefineEntityValue,
+        };
+        let symbols = self.symbols.clone();
         let parent = if rec.peer.is_empty() {
             "0"
         } else {
-            rec.peer.as_str()
+            symbols.text(rec.peer)
         };
+        let name = symbols.text(rec.name);
         let mut fields = Vec::new();
-        if rec.id != rec.name {
+        if rec.id != name {
             fields.push((Field::Alias, rec.id.as_str()));
         }
         fields.push((Field::Type, parent));
@@ -490,7 +548,7 @@ impl PajeWriter {
             ));
             fields.push((Field::EndContainerType, end.as_deref().unwrap_or(parent)));
         }
-        fields.push((Field::Name, rec.name.as_str()));
+        fields.push((Field::Name, name));
         if let Some(c) = &color {
             fields.push((Field::Color, c));
         }
@@ -542,19 +600,19 @@ impl PajeWriter {
     fn link_lines(&mut self, rec: &Record) -> Result<LinkLines> {
         let native = rec.tag.is_none()
             && !rec.comm.is_empty()
-            && self.types.get(&rec.cat).is_some_and(|n| n == "link");
+            && self.types.get(&rec.cat).is_some_and(|n| *n == "link");
         let (container, type_, key) = if native {
-            let container = self.pid(&rec.comm).to_string();
-            (container, rec.cat.clone(), rec.id.clone())
+            (self.pid(rec.comm), rec.cat, rec.id.clone())
         } else {
             self.foreign_link(rec)?
         };
+        let symbols = self.symbols.clone();
         let mut extras = Self::extras(rec);
         if !native {
             let tag = rec.tag.map(|t| t.to_string()).unwrap_or_default();
             let size = rec.size.map(|t| t.to_string()).unwrap_or_default();
             for (k, v) in [
-                ("comm", rec.comm.as_str()),
+                ("comm", symbols.text(rec.comm)),
                 ("tag", tag.as_str()),
                 ("size", size.as_str()),
                 ("id", rec.id.as_str()),
@@ -562,19 +620,25 @@ impl PajeWriter {
                 push_extra(&mut extras, k, v);
             }
             if rec.kind == Kind::Dep {
-                push_extra(&mut extras, "type", &rec.cat);
+                push_extra(&mut extras, "type", symbols.text(rec.cat));
             }
         }
-        let own = Self::value_of(rec);
+        let own = value_of(&self.symbols, rec).to_string();
         let value = match rec.kind {
-            Kind::Msg | Kind::Dep => own.to_string(),
-            _ => self.pair_half(rec, (&container, &type_, &key), own)?,
+            Kind::Msg | Kind::Dep => own.clone(),
+            _ => self.pair_half(rec, (container, type_, &key), &own)?,
         };
         if value != own {
-            push_extra(&mut extras, "half_name", own);
+            push_extra(&mut extras, "half_name", &own);
         }
-        let end = |loc: &str| if loc.is_empty() { "0" } else { self.pid(loc) }.to_string();
-        let (loc, peer) = (end(&rec.loc), end(&rec.peer));
+        let end = |loc: Sym| {
+            if loc.is_empty() {
+                well_known::ZERO
+            } else {
+                self.pid(loc)
+            }
+        };
+        let (loc, peer) = (end(rec.loc), end(rec.peer));
         let (start, stop) = (rec.time.unwrap_or(0), rec.end.unwrap_or(0));
         let halves = match rec.kind {
             Kind::Send => vec![(Event::StartLink, start, loc)],
@@ -592,7 +656,7 @@ impl PajeWriter {
         })
     }
 
-    fn write_half(&mut self, link: &LinkLines, half: &(Event, i64, String)) -> Result<()> {
+    fn write_half(&mut self, link: &LinkLines, half: &(Event, i64, Sym)) -> Result<()> {
         let (event, t, end) = half;
         let time = seconds(*t);
         let end_field = if *event == Event::StartLink {
@@ -600,11 +664,12 @@ impl PajeWriter {
         } else {
             Field::EndContainer
         };
+        let symbols = self.symbols.clone();
         let fields = [
             (Field::Time, time.as_str()),
-            (Field::Container, link.container.as_str()),
-            (Field::Type, link.type_.as_str()),
-            (end_field, end.as_str()),
+            (Field::Container, symbols.text(link.container)),
+            (Field::Type, symbols.text(link.type_)),
+            (end_field, symbols.text(*end)),
             (Field::Value, link.value.as_str()),
             (Field::Key, link.key.as_str()),
         ];
@@ -614,10 +679,10 @@ impl PajeWriter {
     /// The link container, link type and key of a message half or message
     /// that did not come from Pajé; declares its ends when the stream never
     /// did (a peer outside the trace).
-    fn foreign_link(&mut self, rec: &Record) -> Result<(String, String, String)> {
+    fn foreign_link(&mut self, rec: &Record) -> Result<(Sym, Sym, String)> {
         let (sender, receiver) = match rec.kind {
-            Kind::Recv => (&rec.peer, &rec.loc),
-            _ => (&rec.loc, &rec.peer),
+            Kind::Recv => (rec.peer, rec.loc),
+            _ => (rec.loc, rec.peer),
         };
         let time = seconds(rec.time.unwrap_or(0));
         self.ensure_container(sender, &time)?;
@@ -631,20 +696,34 @@ impl PajeWriter {
             Kind::Dep => ".dep",
             _ => "",
         };
-        let id = format!("{st}->{rt}{suffix}");
-        if !self.types.contains_key(&id) {
-            self.types.insert(id.clone(), "link".into());
+        let symbols = self.symbols.clone();
+        let text = |sym| symbols.text(sym);
+        let id_text = format!("{}->{}{suffix}", text(st), text(rt));
+        let id = symbols.intern(&id_text);
+        let new = match self.types.entry(id) {
+            Entry::Vacant(slot) => {
+                slot.insert("link");
+                true
+            }
+            Entry::Occupied(_) => false,
+        };
+        if new {
             let fields = [
-                (Field::Alias, id.as_str()),
+                (Field::Alias, id_text.as_str()),
                 (Field::Type, "0"),
-                (Field::StartContainerType, st.as_str()),
-                (Field::EndContainerType, rt.as_str()),
-                (Field::Name, id.as_str()),
+                (Field::StartContainerType, text(st)),
+                (Field::EndContainerType, text(rt)),
+                (Field::Name, id_text.as_str()),
             ];
             self.line(Event::DefineLinkType, &fields, &[])?;
         }
         let tag = rec.tag.map(|t| t.to_string()).unwrap_or_default();
-        let channel = format!("{}/{sender}/{receiver}/{tag}", rec.comm);
+        let channel = format!(
+            "{}/{}/{}/{tag}",
+            text(rec.comm),
+            text(sender),
+            text(receiver)
+        );
         let counter = self.channels.entry(channel.clone()).or_default();
         let (n, suffix) = match rec.kind {
             Kind::Send => (&mut counter.0, ""),
@@ -653,15 +732,15 @@ impl PajeWriter {
         };
         *n += 1;
         let key = format!("{channel}/{suffix}{n}");
-        Ok(("0".to_string(), id, key))
+        Ok((well_known::ZERO, id, key))
     }
 
     /// Pairs a half with the open one of its key and returns the value both
     /// carry (the first one's), or opens the key. Memory: the halves in
     /// flight.
-    fn pair_half(&mut self, rec: &Record, at: (&str, &str, &str), own: &str) -> Result<String> {
+    fn pair_half(&mut self, rec: &Record, at: (Sym, Sym, &str), own: &str) -> Result<String> {
         let start = rec.kind == Kind::Send;
-        let key = (at.0.to_string(), at.1.to_string(), at.2.to_string());
+        let key = (at.0, at.1, at.2.to_string());
         match self.open_links.remove(&key) {
             Some(open) if open.start != start => Ok(open.value),
             Some(open) => Err(Error::Record(format!(
@@ -674,7 +753,7 @@ impl PajeWriter {
                 let what = format!(
                     "{} on `{}` at {} s, key `{}`",
                     rec.kind.with_article(),
-                    rec.loc,
+                    self.text(rec.loc),
                     seconds(rec.time.unwrap_or(0)),
                     at.2
                 );
@@ -689,9 +768,8 @@ impl PajeWriter {
 
     /// Counts the open states of `type_` in `container`: false for a pop
     /// the reader makes by itself (flag `S`), an error for a pop of nothing.
-    fn track_depth(&mut self, rec: &Record, container: &str, type_: &str) -> Result<bool> {
-        let key = (container.to_string(), type_.to_string());
-        let depth = self.depths.entry(key).or_default();
+    fn track_depth(&mut self, rec: &Record, container: Sym, type_: Sym) -> Result<bool> {
+        let depth = self.depths.entry((container, type_)).or_default();
         if rec.kind == Kind::Enter {
             *depth += 1;
             return Ok(true);
@@ -699,7 +777,7 @@ impl PajeWriter {
         if *depth == 0 {
             return Err(Error::Record(format!(
                 "a `leave` on `{}` with no open frame: Pajé cannot pop an empty stack",
-                rec.loc
+                self.symbols.text(rec.loc)
             )));
         }
         *depth -= 1;
@@ -710,22 +788,23 @@ impl PajeWriter {
     /// read from Pajé), else of a type made for its container type, its name
     /// as the value and its value and category in user fields.
     fn event(&mut self, rec: &Record) -> Result<()> {
-        let (container, ctype) = self.owner(&rec.loc);
-        let native = self.types.get(&rec.cat).is_some_and(|n| n == "event");
-        let type_ = self.entity_type(rec, "event", &ctype)?;
+        let (container, ctype) = self.owner(rec.loc);
+        let native = self.types.get(&rec.cat).is_some_and(|n| *n == "event");
+        let type_ = self.entity_type(rec, "event", ctype)?;
         let time = seconds(rec.time.unwrap_or(0));
         let mut extras = Self::extras(rec);
+        let symbols = self.symbols.clone();
         let value = if native {
-            Self::value_of(rec)
+            value_of(&symbols, rec)
         } else {
             push_extra(&mut extras, "value", &rec.value);
-            push_extra(&mut extras, "category", &rec.cat);
-            &rec.name
+            push_extra(&mut extras, "category", symbols.text(rec.cat));
+            symbols.text(rec.name)
         };
         let fields = [
             (Field::Time, time.as_str()),
-            (Field::Container, container.as_str()),
-            (Field::Type, type_.as_str()),
+            (Field::Container, symbols.text(container)),
+            (Field::Type, symbols.text(type_)),
             (Field::Value, value),
         ];
         self.line(Event::NewEvent, &fields, &extras)
@@ -735,9 +814,9 @@ impl PajeWriter {
     /// that would come first (a stream cut after the set) is written as the
     /// set of the value it gives.
     fn counter(&mut self, rec: &Record) -> Result<()> {
-        let (container, ctype) = self.owner(&rec.loc);
-        let type_ = self.entity_type(rec, "variable", &ctype)?;
-        let first = self.variables.insert((container.clone(), type_.clone()));
+        let (container, ctype) = self.owner(rec.loc);
+        let type_ = self.entity_type(rec, "variable", ctype)?;
+        let first = self.variables.insert((container, type_));
         let (event, value) = match (rec.attr(ATTR_OP).as_deref(), rec.attr(ATTR_OPERAND)) {
             (Some("add"), Some(x)) if !first => (Event::AddVariable, x),
             (Some("sub"), Some(x)) if !first => (Event::SubVariable, x),
@@ -746,10 +825,10 @@ impl PajeWriter {
         if Decimal::parse(&value).is_none() {
             return Err(Error::Record(format!(
                 "counter `{}` has the value `{value}`: a Pajé variable holds numbers",
-                rec.name
+                self.text(rec.name)
             )));
         }
-        let at = (rec.time.unwrap_or(0), container.as_str(), type_.as_str());
+        let at = (rec.time.unwrap_or(0), container, type_);
         self.variable_line(event, at, &value, &Self::extras(rec))
     }
 
@@ -757,15 +836,16 @@ impl PajeWriter {
     fn variable_line(
         &mut self,
         event: Event,
-        (time, container, type_): (i64, &str, &str),
+        (time, container, type_): (i64, Sym, Sym),
         value: &str,
         extras: &[(String, String)],
     ) -> Result<()> {
         let time = seconds(time);
+        let symbols = self.symbols.clone();
         let fields = [
             (Field::Time, time.as_str()),
-            (Field::Container, container),
-            (Field::Type, type_),
+            (Field::Container, symbols.text(container)),
+            (Field::Type, symbols.text(type_)),
             (Field::Value, value),
         ];
         self.line(event, &fields, extras)
@@ -774,46 +854,39 @@ impl PajeWriter {
     /// A signal fragment as a set of a variable at its start to its
     /// constant term; its end, slope and curvature go in user fields.
     fn signal(&mut self, rec: &Record) -> Result<()> {
-        let (container, ctype) = self.owner(&rec.loc);
+        let (container, ctype) = self.owner(rec.loc);
         let named = Record {
             name: if rec.name.is_empty() {
-                "value".into()
+                well_known::VALUE
             } else {
-                rec.name.clone()
+                rec.name
             },
-            cat: String::new(),
+            cat: Sym::EMPTY,
             ..rec.clone()
         };
-        let type_ = self.entity_type(&named, "variable", &ctype)?;
+        let type_ = self.entity_type(&named, "variable", ctype)?;
         let value = rec.attr("c").unwrap_or_else(|| "0".to_string());
         if Decimal::parse(&value).is_none() {
             return Err(Error::Record(format!(
                 "signal `{}` has the coefficient c = `{value}`: a Pajé variable holds numbers",
-                rec.loc
+                self.text(rec.loc)
             )));
         }
         let mut extras = Self::extras(rec);
         let end = rec.end.map(seconds).unwrap_or_default();
         push_extra(&mut extras, "end", &end);
-        let at = (rec.time.unwrap_or(0), container.as_str(), type_.as_str());
+        let at = (rec.time.unwrap_or(0), container, type_);
         self.variable_line(Event::SetVariable, at, &value, &extras)
-    }
-
-    fn value_of(rec: &Record) -> &str {
-        if rec.value.is_empty() {
-            &rec.name
-        } else {
-            &rec.value
-        }
     }
 
     fn hold(&mut self, rec: &Record) {
         let mut extras = Self::extras(rec);
+        let symbols = self.symbols.clone();
         for (k, v) in [
             ("kind", rec.kind.as_str()),
-            ("cat", rec.cat.as_str()),
+            ("cat", symbols.text(rec.cat)),
             ("id", rec.id.as_str()),
-            ("peer", rec.peer.as_str()),
+            ("peer", symbols.text(rec.peer)),
         ] {
             push_extra(&mut extras, k, v);
         }
@@ -824,8 +897,8 @@ impl PajeWriter {
                 .iter()
                 .any(|p| k.starts_with(p))
         });
-        let value = match (&rec.name, first_user_attr) {
-            (name, _) if !name.is_empty() => name.clone(),
+        let value = match (rec.name, first_user_attr) {
+            (name, _) if !name.is_empty() => symbols.text(name).to_string(),
             (_, Some((_, v))) if !v.is_empty() => v,
             _ => rec.kind.as_str().to_string(),
         };
@@ -833,7 +906,7 @@ impl PajeWriter {
         self.intervals.push(Interval {
             start: a.min(b),
             end: a.max(b),
-            loc: rec.loc.clone(),
+            loc: rec.loc,
             kind: rec.kind,
             value,
             extras,
@@ -846,13 +919,13 @@ impl PajeWriter {
         let mut intervals = std::mem::take(&mut self.intervals);
         intervals.sort_by_key(|i| (i.start, i.end));
         // Per location and kind, the end of the last interval on each lane.
-        let mut lanes: FastMap<(String, Kind), Vec<i64>> = FastMap::default();
+        let mut lanes: FastMap<(Sym, Kind), Vec<i64>> = FastMap::default();
         // (time, order at that time, interval, container, state type); at one
         // instant: ends of intervals that began earlier, then starts, then the
         // ends of empty intervals.
-        let mut events: Vec<(i64, u8, usize, String, String)> = Vec::new();
+        let mut events: Vec<(i64, u8, usize, Sym, Sym)> = Vec::new();
         for (n, iv) in intervals.iter().enumerate() {
-            let free = lanes.entry((iv.loc.clone(), iv.kind)).or_default();
+            let free = lanes.entry((iv.loc, iv.kind)).or_default();
             // An empty interval ends after the starts at its instant, so a lane
             // it used is free only after that instant.
             let fits = |end: i64| end < iv.start || (end == iv.start && iv.start < iv.end);
@@ -866,11 +939,12 @@ impl PajeWriter {
                     free.len() - 1
                 }
             };
-            let (container, ctype) = self.owner(&iv.loc);
-            let id = format!("{ctype}.{}{lane}", iv.kind.as_str());
+            let (container, ctype) = self.owner(iv.loc);
+            let id = format!("{}.{}{lane}", self.text(ctype), iv.kind.as_str());
+            let id = self.symbols.intern(&id);
             let name = format!("{} {lane}", iv.kind.as_str());
-            self.ensure_type(&id, "state", &ctype, &name)?;
-            events.push((iv.start, 1, n, container.clone(), id.clone()));
+            self.ensure_type(id, "state", ctype, &name)?;
+            events.push((iv.start, 1, n, container, id));
             events.push((
                 iv.end,
                 if iv.end > iv.start { 0 } else { 2 },
@@ -880,14 +954,16 @@ impl PajeWriter {
             ));
         }
         events.sort_by_key(|e| (e.0, e.1));
+        let symbols = self.symbols.clone();
         for (t, order, n, container, id) in events {
             let time = seconds(t);
             let iv = &intervals[n];
+            let (container, id) = (symbols.text(container), symbols.text(id));
             if order == 1 {
                 let fields = [
                     (Field::Time, time.as_str()),
-                    (Field::Container, container.as_str()),
-                    (Field::Type, id.as_str()),
+                    (Field::Container, container),
+                    (Field::Type, id),
                     (Field::Value, iv.value.as_str()),
                 ];
                 let extras = iv.extras.clone();
@@ -895,8 +971,8 @@ impl PajeWriter {
             } else {
                 let fields = [
                     (Field::Time, time.as_str()),
-                    (Field::Container, container.as_str()),
-                    (Field::Type, id.as_str()),
+                    (Field::Container, container),
+                    (Field::Type, id),
                 ];
                 self.line(Event::PopState, &fields, &[])?;
             }
@@ -918,31 +994,33 @@ impl RecordSink for PajeWriter {
                 let type_ = self
                     .containers
                     .get(&rec.loc)
-                    .map(|c| c.type_.clone())
+                    .map(|c| c.type_)
                     .unwrap_or_default();
-                let id = self.pid(&rec.loc).to_string();
+                let id = self.pid(rec.loc);
+                let symbols = self.symbols.clone();
                 let fields = [
                     (Field::Time, time.as_str()),
-                    (Field::Type, type_.as_str()),
-                    (Field::Name, id.as_str()),
+                    (Field::Type, symbols.text(type_)),
+                    (Field::Name, symbols.text(id)),
                 ];
                 let extras = Self::extras(rec);
                 self.line(Event::DestroyContainer, &fields, &extras)
             }
             Kind::Enter | Kind::Leave => {
-                let (container, ctype) = self.owner(&rec.loc);
-                let type_ = self.entity_type(rec, "state", &ctype)?;
-                if !self.track_depth(rec, &container, &type_)? {
+                let (container, ctype) = self.owner(rec.loc);
+                let type_ = self.entity_type(rec, "state", ctype)?;
+                if !self.track_depth(rec, container, type_)? {
                     return Ok(()); // A pop the reader makes by itself.
                 }
+                let symbols = self.symbols.clone();
                 let mut fields = vec![
                     (Field::Time, time.as_str()),
-                    (Field::Container, container.as_str()),
-                    (Field::Type, type_.as_str()),
+                    (Field::Container, symbols.text(container)),
+                    (Field::Type, symbols.text(type_)),
                 ];
                 let (line_attr, file_attr) = (rec.attr("paje.line"), rec.attr("paje.file"));
                 if rec.kind == Kind::Enter {
-                    fields.push((Field::Value, Self::value_of(rec)));
+                    fields.push((Field::Value, value_of(&symbols, rec)));
                     if let Some(l) = &line_attr {
                         fields.push((Field::Line, l));
                     }

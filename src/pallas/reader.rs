@@ -18,10 +18,12 @@ use super::archive::{
 use super::codec::{BlockDecoder, DatFile};
 use super::{collective_name, record_name, PREFIX};
 use crate::error::{Error, Location, Result, Warnings};
+use crate::fasthash::FastMap;
 use crate::io::Input;
 use crate::ops::merge::Merger;
 use crate::pipe::{ReadOptions, RecordSource};
-use crate::record::{flags, Kind, Record};
+use crate::record::{flags, Kind, Record, Sym};
+use crate::symbol::{well_known, SymCache, Symbols};
 
 /// Deepest grammar nesting accepted; deeper means a cycle or a corrupt file.
 const MAX_DEPTH: usize = 4096;
@@ -32,14 +34,7 @@ const MAX_IDLE_STEPS: u64 = 1 << 26;
 
 /// Location name of process (location group) `lg`.
 pub fn process_loc(lg: u32) -> String {
-    let mut s = String::new();
-    push_process_loc(&mut s, lg);
-    s
-}
-
-/// Appends the location name of process `lg` (no allocation per row).
-fn push_process_loc(out: &mut String, lg: u32) {
-    let _ = write!(out, "P{lg}");
+    format!("P{lg}")
 }
 
 /// Location name of thread `t` of process `lg`.
@@ -68,6 +63,7 @@ pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSou
     Ok(Box::new(PallasSource::open(
         &input.name,
         &path,
+        &opts.symbols,
         &opts.warnings,
     )?))
 }
@@ -91,12 +87,12 @@ struct ThreadPlace {
 /// define the communicator.
 #[derive(Default)]
 struct RankMap {
-    /// Per communicator: its ranks' location names, and whether they are threads.
-    comms: HashMap<u32, (Vec<String>, bool)>,
+    /// Per communicator: its ranks' locations, and whether they are threads.
+    comms: HashMap<u32, (Vec<Sym>, bool)>,
 }
 
 impl RankMap {
-    fn new(defs: &Definitions, places: &[ThreadPlace]) -> RankMap {
+    fn new(defs: &Definitions, places: &[ThreadPlace], symbols: &Symbols) -> RankMap {
         let process_of: HashMap<u32, u32> = places.iter().map(|p| (p.thread, p.process)).collect();
         let mut comms = HashMap::new();
         for (&c, comm) in &defs.comms {
@@ -108,8 +104,8 @@ impl RankMap {
                 .members
                 .iter()
                 .map(|&m| match (threads, process_of.get(&m)) {
-                    (true, Some(&lg)) => thread_loc(lg, m),
-                    _ => process_loc(m),
+                    (true, Some(&lg)) => symbols.intern(&thread_loc(lg, m)),
+                    _ => symbols.intern(&process_loc(m)),
                 })
                 .collect();
             comms.insert(c, (names, threads));
@@ -122,20 +118,10 @@ impl RankMap {
         self.comms.get(&comm).is_some_and(|(_, threads)| *threads)
     }
 
-    /// Sets `rec.peer` to the location of `rank` in `comm`; a rank that
-    /// does not name process `P<rank>` is kept in the attribute `rank`.
-    fn set_peer(&self, rec: &mut Record, comm: u32, rank: u32) {
-        match self
-            .comms
-            .get(&comm)
-            .and_then(|(names, _)| names.get(rank as usize))
-        {
-            Some(name) => rec.peer.push_str(name),
-            None => push_process_loc(&mut rec.peer, rank),
-        }
-        if rec.peer.strip_prefix('P') != Some(rank.to_string().as_str()) {
-            rec.push_attr("rank", &rank.to_string());
-        }
+    /// The location of `rank` in `comm`, when the trace defines it.
+    fn location(&self, comm: u32, rank: u32) -> Option<Sym> {
+        let (names, _) = self.comms.get(&comm)?;
+        names.get(rank as usize).copied()
     }
 }
 
@@ -148,8 +134,14 @@ pub struct PallasSource {
 
 impl PallasSource {
     /// Reads the main file and archives of the trace at `path` and opens every
-    /// thread; `name` is how the input is named in messages and `meta`.
-    pub fn open(name: &str, path: &Path, warnings: &Warnings) -> Result<PallasSource> {
+    /// thread, interning its identifiers in `symbols`; `name` is how the
+    /// input is named in messages and `meta`.
+    pub fn open(
+        name: &str,
+        path: &Path,
+        symbols: &Symbols,
+        warnings: &Warnings,
+    ) -> Result<PallasSource> {
         let main_path = find_main(path)?;
         let dir = main_path
             .parent()
@@ -162,48 +154,55 @@ impl PallasSource {
             main_name,
             abi: main.params.abi,
             global: Rc::new(main.data.defs),
-            head: trace_head(name, &main.params, &main.data.metadata),
+            head: trace_head(name, &main.params, &main.data.metadata, symbols),
             places: Vec::new(),
+            symbols: symbols.clone(),
         };
         for group in &main.data.location_groups {
             layout.add_group(group, &main.data.location_groups, &main.data.locations)?;
         }
-        let ranks = Rc::new(RankMap::new(&layout.global, &layout.places));
+        let ranks = Rc::new(RankMap::new(&layout.global, &layout.places, symbols));
         let mut sources: Vec<Box<dyn RecordSource>> = Vec::with_capacity(layout.places.len());
         for place in layout.places {
             let scope = (layout.global.clone(), ranks.clone());
-            sources.push(Box::new(ThreadSource::open(&main.params, place, scope)?));
+            let syms = SymCache::new(symbols.clone());
+            sources.push(Box::new(ThreadSource::open(
+                &main.params,
+                place,
+                scope,
+                syms,
+            )?));
         }
         Ok(PallasSource {
             head: layout.head,
-            threads: Merger::new(sources, warnings)?,
+            threads: Merger::new(sources, symbols, warnings)?,
             name: name.to_string(),
         })
     }
 }
 
 /// The `meta` rows that describe the whole trace.
-fn trace_head(name: &str, params: &Parameters, metadata: &[(String, String)]) -> VecDeque<Record> {
-    let mut head = VecDeque::new();
-    head.push_back(Record::meta("source_format", "pallas"));
-    head.push_back(Record::meta("source", name));
-    head.push_back(Record::meta("time_unit", "ns"));
-    head.push_back(Record::meta(
-        &format!("{PREFIX}abi"),
-        &params.abi.to_string(),
-    ));
-    head.push_back(Record::meta(
-        &format!("{PREFIX}compression"),
-        params.compression.name(),
-    ));
-    head.push_back(Record::meta(
-        &format!("{PREFIX}encoding"),
-        params.encoding.name(),
-    ));
+fn trace_head(
+    name: &str,
+    params: &Parameters,
+    metadata: &[(String, String)],
+    symbols: &Symbols,
+) -> VecDeque<Record> {
+    let abi = params.abi.to_string();
+    let mut rows: Vec<(String, &str)> = vec![
+        ("source_format".into(), "pallas"),
+        ("source".into(), name),
+        ("time_unit".into(), "ns"),
+        (format!("{PREFIX}abi"), &abi),
+        (format!("{PREFIX}compression"), params.compression.name()),
+        (format!("{PREFIX}encoding"), params.encoding.name()),
+    ];
     for (k, v) in metadata {
-        head.push_back(Record::meta(&format!("{PREFIX}meta.{k}"), v));
+        rows.push((format!("{PREFIX}meta.{k}"), v));
     }
-    head
+    rows.into_iter()
+        .map(|(k, v)| Record::meta(symbols.intern(&k), v))
+        .collect()
 }
 
 /// The trace's processes and threads as they are found: container rows, and
@@ -215,6 +214,7 @@ struct Layout {
     global: Rc<Definitions>,
     head: VecDeque<Record>,
     places: Vec<ThreadPlace>,
+    symbols: Symbols,
 }
 
 impl Layout {
@@ -234,17 +234,20 @@ impl Layout {
         } else {
             ArchiveData::default()
         };
+        let symbols = &self.symbols;
         let mut c = Record::new(Kind::Container);
-        c.loc = process_loc(group.id);
-        c.cat.push_str("process");
+        c.loc = symbols.intern(&process_loc(group.id));
+        c.cat = symbols.intern("process");
         let scope = Scope {
             local: &archive.defs,
             global: &self.global,
         };
-        push_defined(&mut c.name, scope.string(group.name), "string", group.name);
+        let mut name = String::new();
+        push_defined(&mut name, scope.string(group.name), "string", group.name);
+        c.name = symbols.intern(&name);
         if group.parent != group.id && groups.binary_search_by_key(&group.parent, |g| g.id).is_ok()
         {
-            c.peer = process_loc(group.parent);
+            c.peer = symbols.intern(&process_loc(group.parent));
         }
         for (k, v) in &archive.metadata {
             c.push_attr(k, v);
@@ -277,15 +280,18 @@ impl Layout {
         let defs = Rc::new(archive.defs);
         let mut places = Vec::with_capacity(locations.len());
         for (l, listed_in) in locations {
+            let symbols = &self.symbols;
             let mut c = Record::new(Kind::Container);
-            c.loc = thread_loc(group.id, l.id);
-            c.cat.push_str("thread");
+            c.loc = symbols.intern(&thread_loc(group.id, l.id));
+            c.cat = symbols.intern("thread");
             let scope = Scope {
                 local: &defs,
                 global: &self.global,
             };
-            push_defined(&mut c.name, scope.string(l.name), "string", l.name);
-            c.peer = process_loc(group.id);
+            let mut name = String::new();
+            push_defined(&mut name, scope.string(l.name), "string", l.name);
+            c.name = symbols.intern(&name);
+            c.peer = symbols.intern(&process_loc(group.id));
             self.head.push_back(c);
             places.push(ThreadPlace {
                 process: group.id,
@@ -608,17 +614,93 @@ fn block_cat(record: u32) -> &'static str {
 }
 
 impl OpenFrame {
-    fn cat(self) -> &'static str {
-        match self {
-            OpenFrame::Region(_) => "",
-            OpenFrame::Block(record) => block_cat(record),
-        }
-    }
-
     fn push_name(self, out: &mut String, scope: Scope) {
         match self {
             OpenFrame::Region(r) => push_defined(out, scope.region(r), "region", r),
             OpenFrame::Block(record) => out.push_str(record_name(record)),
+        }
+    }
+
+    /// What its name is made from.
+    fn name(self) -> Name {
+        match self {
+            OpenFrame::Region(r) => Name::Region(r),
+            OpenFrame::Block(record) => Name::Record(record),
+        }
+    }
+}
+
+/// What a row's name (or category) is made from: interned once per thread,
+/// then found by this key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Name {
+    /// A region's name (`region R` when undefined).
+    Region(u32),
+    /// A record's name (`ENTER`, `MPI_SEND`...).
+    Record(u32),
+    /// The category of a block opened by a record.
+    BlockCat(u32),
+    /// A collective operation's name.
+    Collective(u32),
+    /// A defined string (a GENERIC event's name).
+    Text(u32),
+    /// Process `P<lg>`.
+    Process(u32),
+    /// A record the reader has no row kind for: `record_N`, or
+    /// `BUFFER_FLUSH`.
+    Other(u32),
+}
+
+/// A thread's definitions, and the names made from them interned: each
+/// once per thread, then found by its [`Name`].
+struct Names {
+    syms: SymCache,
+    cache: FastMap<Name, Sym>,
+    local: Rc<Definitions>,
+    global: Rc<Definitions>,
+}
+
+impl Names {
+    fn scope(&self) -> Scope<'_> {
+        Scope {
+            local: &self.local,
+            global: &self.global,
+        }
+    }
+
+    /// The symbol of `name`; `Err(s)` for a string `s` the trace does not
+    /// define.
+    fn sym(&mut self, name: Name) -> Result<Sym, u32> {
+        if let Some(&sym) = self.cache.get(&name) {
+            return Ok(sym);
+        }
+        let scope = self.scope();
+        let mut text = String::new();
+        match name {
+            Name::Region(r) => push_defined(&mut text, scope.region(r), "region", r),
+            Name::Record(record) => text.push_str(record_name(record)),
+            Name::BlockCat(record) => text.push_str(block_cat(record)),
+            Name::Collective(op) => text = collective_name(op),
+            Name::Text(s) => text.push_str(scope.string(s).ok_or(s)?),
+            Name::Process(lg) => text = process_loc(lg),
+            Name::Other(RECORD_BUFFER_FLUSH) => text.push_str("BUFFER_FLUSH"),
+            Name::Other(record) => text = format!("record_{record}"),
+        }
+        let sym = self.syms.intern(&text);
+        self.cache.insert(name, sym);
+        Ok(sym)
+    }
+
+    /// [`Names::sym`] of a name that always has a text.
+    fn name(&mut self, name: Name) -> Sym {
+        self.sym(name).unwrap_or_default()
+    }
+
+    /// The category of the rows of frame `f`.
+    fn frame_cat(&mut self, f: OpenFrame) -> Sym {
+        match f {
+            OpenFrame::Region(_) => Sym::EMPTY,
+            OpenFrame::Block(record) => self.name(Name::BlockCat(record)),
         }
     }
 }
@@ -626,11 +708,11 @@ impl OpenFrame {
 /// One thread's occurrences as stream rows.
 pub struct ThreadSource {
     events: ThreadEvents,
-    global: Rc<Definitions>,
     ranks: Rc<RankMap>,
-    local: Rc<Definitions>,
-    loc: String,
-    process: String,
+    names: Names,
+    loc: Sym,
+    loc_text: String,
+    process: Sym,
     frames: Vec<OpenFrame>,
     /// Time (as emitted, as decoded) of a collective's begin awaiting its end.
     collective_begin: Option<(i64, i64)>,
@@ -651,6 +733,7 @@ impl ThreadSource {
         params: &Parameters,
         place: ThreadPlace,
         (global, ranks): (Rc<Definitions>, Rc<RankMap>),
+        mut syms: SymCache,
     ) -> Result<Self> {
         let thread_file = place.dir.join("thread.pallas");
         if !thread_file.exists() {
@@ -664,13 +747,19 @@ impl ThreadSource {
                 ),
             });
         }
+        let loc_text = thread_loc(place.process, place.thread);
         Ok(ThreadSource {
             events: ThreadEvents::open(params, &place.dir)?,
-            global,
             ranks,
-            local: place.defs,
-            loc: thread_loc(place.process, place.thread),
-            process: process_loc(place.process),
+            loc: syms.intern(&loc_text),
+            loc_text,
+            process: syms.intern(&process_loc(place.process)),
+            names: Names {
+                syms,
+                cache: FastMap::default(),
+                local: place.defs,
+                global,
+            },
             frames: Vec::new(),
             collective_begin: None,
             last_time: i64::MIN,
@@ -683,13 +772,13 @@ impl ThreadSource {
         })
     }
 
-    /// The location MPI records on `comm` happen on: the thread when the
-    /// communicator's ranks are threads, else the process.
-    fn mpi_loc(&self, comm: u32) -> &str {
-        if self.ranks.by_thread(comm) {
-            &self.loc
-        } else {
-            &self.process
+    /// Sets `rec.peer` to the location of `rank` in `comm`; a rank that
+    /// does not name process `P<rank>` is kept in the attribute `rank`.
+    fn set_peer(ranks: &RankMap, names: &mut Names, rec: &mut Record, comm: u32, rank: u32) {
+        let process = names.name(Name::Process(rank));
+        rec.peer = ranks.location(comm, rank).unwrap_or(process);
+        if rec.peer != process {
+            rec.push_attr("rank", &rank.to_string());
         }
     }
 
@@ -703,22 +792,18 @@ impl ThreadSource {
                 r.push_attr("raw_time", &raw.to_string());
             }
             r.end = Some(t);
-            r.loc.push_str(&self.process);
-            r.cat.push_str("MPI");
+            r.loc = self.process;
+            r.cat = well_known::MPI;
             r.add_flag(flags::UNMATCHED);
-            r.push_attr("thread", &self.loc);
+            r.push_attr("thread", &self.loc_text);
             self.pending.push_back(r);
         }
-        let scope = Scope {
-            local: &self.local,
-            global: &self.global,
-        };
         while let Some(f) = self.frames.pop() {
             let mut r = Record::new(Kind::Leave);
             r.time = Some(t);
-            r.loc.push_str(&self.loc);
-            r.cat.push_str(f.cat());
-            f.push_name(&mut r.name, scope);
+            r.loc = self.loc;
+            r.cat = self.names.frame_cat(f);
+            r.name = self.names.name(f.name());
             r.depth = Some(self.frames.len() as u32);
             r.add_flag(flags::SYNTHETIC);
             self.pending.push_back(r);
@@ -766,66 +851,62 @@ impl ThreadSource {
         rec.clear();
         rec.time = Some(time);
         let record = event.record;
-        let scope = Scope {
-            local: &self.local,
-            global: &self.global,
-        };
+        let names = &mut self.names;
+        let ranks = &self.ranks;
+        let thread = &self.loc_text;
+        // MPI records on `comm` happen on the thread when the communicator's
+        // ranks are threads, else on the process.
+        let (loc, process) = (self.loc, self.process);
+        let mpi_loc = |comm: u32| if ranks.by_thread(comm) { loc } else { process };
+        rec.loc = self.loc;
         match record {
-            2 => {
+            2 | 3 => {
                 let region = p.u32(0)?;
-                rec.kind = Kind::Enter;
-                rec.loc.push_str(&self.loc);
-                push_defined(&mut rec.name, scope.region(region), "region", region);
-                rec.depth = Some(self.frames.len() as u32);
-                self.frames.push(OpenFrame::Region(region));
-            }
-            3 => {
-                let region = p.u32(0)?;
-                rec.kind = Kind::Leave;
-                rec.loc.push_str(&self.loc);
-                push_defined(&mut rec.name, scope.region(region), "region", region);
-                match self.frames.pop() {
-                    Some(OpenFrame::Region(r)) if r == region => {}
-                    Some(f) => {
-                        let mut open = String::new();
-                        f.push_name(&mut open, scope);
-                        return Err(Error::offset(
-                            file,
-                            at,
-                            format!("LEAVE of `{}` while `{open}` is open", rec.name),
-                        ));
+                rec.name = names.name(Name::Region(region));
+                if record == 2 {
+                    rec.kind = Kind::Enter;
+                    rec.depth = Some(self.frames.len() as u32);
+                    self.frames.push(OpenFrame::Region(region));
+                } else {
+                    rec.kind = Kind::Leave;
+                    let text = |sym| names.syms.symbols().text(sym).to_string();
+                    match self.frames.pop() {
+                        Some(OpenFrame::Region(r)) if r == region => {}
+                        Some(f) => {
+                            let mut open = String::new();
+                            f.push_name(&mut open, names.scope());
+                            let msg =
+                                format!("LEAVE of `{}` while `{open}` is open", text(rec.name));
+                            return Err(Error::offset(file, at, msg));
+                        }
+                        None => {
+                            let msg = format!("LEAVE of `{}` with no open block", text(rec.name));
+                            return Err(Error::offset(file, at, msg));
+                        }
                     }
-                    None => {
-                        return Err(Error::offset(
-                            file,
-                            at,
-                            format!("LEAVE of `{}` with no open block", rec.name),
-                        ))
-                    }
+                    rec.depth = Some(self.frames.len() as u32);
                 }
-                rec.depth = Some(self.frames.len() as u32);
             }
             4 | 5 | 8 | 9 => {
                 let send = record == 4 || record == 5;
                 rec.kind = if send { Kind::Send } else { Kind::Recv };
                 let comm = p.u32(4)?;
-                rec.loc.push_str(self.mpi_loc(comm));
-                rec.cat.push_str("MPI");
-                rec.name.push_str(record_name(record));
-                self.ranks.set_peer(rec, comm, p.u32(0)?);
-                let _ = write!(rec.comm, "{comm}");
+                rec.loc = mpi_loc(comm);
+                rec.cat = well_known::MPI;
+                rec.name = names.name(Name::Record(record));
+                Self::set_peer(ranks, names, rec, comm, p.u32(0)?);
+                rec.comm = names.syms.intern(itoa::Buffer::new().format(comm));
                 rec.tag = Some(p.u32(8)? as i64);
                 rec.size = Some(p.u64(12)?);
                 if record == 5 || record == 9 {
                     let _ = write!(rec.id, "{}", p.u64(20)?);
                 }
-                rec.push_attr("thread", &self.loc);
+                rec.push_attr("thread", thread);
             }
             6 | 7 => {
                 rec.kind = Kind::Event;
-                rec.loc.push_str(&self.loc);
-                rec.cat.push_str("MPI");
-                rec.name.push_str(record_name(record));
+                rec.cat = well_known::MPI;
+                rec.name = names.name(Name::Record(record));
                 let _ = write!(rec.id, "{}", p.u64(0)?);
                 if record == 7 {
                     // Receives complete later, matched in posting order.
@@ -848,23 +929,22 @@ impl ThreadSource {
                 }
                 rec.end = Some(time);
                 let comm = p.u32(4)?;
-                rec.loc.push_str(self.mpi_loc(comm));
-                rec.cat.push_str("MPI");
-                rec.name.push_str(&collective_name(p.u32(0)?));
-                let _ = write!(rec.comm, "{comm}");
+                rec.loc = mpi_loc(comm);
+                rec.cat = well_known::MPI;
+                rec.name = names.name(Name::Collective(p.u32(0)?));
+                rec.comm = names.syms.intern(itoa::Buffer::new().format(comm));
                 let root = p.u32(8)?;
                 if root != u32::MAX {
-                    self.ranks.set_peer(rec, comm, root);
+                    Self::set_peer(ranks, names, rec, comm, root);
                 }
                 rec.size = Some(p.u64(12)?);
                 let _ = write!(rec.value, "{}", p.u64(20)?);
-                rec.push_attr("thread", &self.loc);
+                rec.push_attr("thread", thread);
             }
             14 | 25 | 27 | 35 => {
                 rec.kind = Kind::Enter;
-                rec.loc.push_str(&self.loc);
-                rec.cat.push_str(block_cat(record));
-                rec.name.push_str(record_name(record));
+                rec.cat = names.name(Name::BlockCat(record));
+                rec.name = names.name(Name::Record(record));
                 rec.depth = Some(self.frames.len() as u32);
                 if record == 14 || record == 25 {
                     self.value.clear();
@@ -883,7 +963,7 @@ impl ThreadSource {
                 };
                 if let OpenFrame::Region(_) = f {
                     let mut open = String::new();
-                    f.push_name(&mut open, scope);
+                    f.push_name(&mut open, names.scope());
                     return Err(Error::offset(
                         file,
                         at,
@@ -891,55 +971,39 @@ impl ThreadSource {
                     ));
                 }
                 rec.kind = Kind::Leave;
-                rec.loc.push_str(&self.loc);
-                rec.cat.push_str(f.cat());
-                f.push_name(&mut rec.name, scope);
+                rec.cat = names.frame_cat(f);
+                rec.name = names.name(f.name());
                 rec.depth = Some(self.frames.len() as u32);
                 rec.push_attr("record", record_name(record));
             }
             16 | 17 | 29 | 30 => {
                 rec.kind = Kind::Event;
-                rec.loc.push_str(&self.loc);
-                rec.cat.push_str(block_cat(record));
-                rec.name.push_str(record_name(record));
+                rec.cat = names.name(Name::BlockCat(record));
+                rec.name = names.name(Name::Record(record));
                 let _ = write!(rec.id, "{}", p.u32(0)?);
             }
-            18..=20 => {
+            18..=20 | 31..=33 => {
                 rec.kind = Kind::Event;
-                rec.loc.push_str(&self.loc);
-                rec.cat.push_str("OMP");
-                rec.name.push_str(record_name(record));
-                let _ = write!(rec.id, "{}", p.u64(0)?);
-            }
-            31..=33 => {
-                rec.kind = Kind::Event;
-                rec.loc.push_str(&self.loc);
-                rec.cat.push_str("THREAD");
-                rec.name.push_str(record_name(record));
+                rec.cat = names.name(Name::BlockCat(record));
+                rec.name = names.name(Name::Record(record));
+                if record <= 20 {
+                    let _ = write!(rec.id, "{}", p.u64(0)?);
+                }
             }
             58 => {
                 let s = p.u32(0)?;
                 rec.kind = Kind::Event;
-                rec.loc.push_str(&self.loc);
-                match scope.string(s) {
-                    Some(t) => rec.name.push_str(t),
-                    None => {
-                        return Err(Error::offset(
-                            file,
-                            at,
-                            format!("GENERIC event names undefined string {s}"),
-                        ))
-                    }
-                }
+                rec.name = names.sym(Name::Text(s)).map_err(|s| {
+                    Error::offset(
+                        file,
+                        at,
+                        format!("GENERIC event names undefined string {s}"),
+                    )
+                })?;
             }
             _ => {
                 rec.kind = Kind::Event;
-                rec.loc.push_str(&self.loc);
-                if record == RECORD_BUFFER_FLUSH {
-                    rec.name.push_str("BUFFER_FLUSH");
-                } else {
-                    let _ = write!(rec.name, "record_{record}");
-                }
+                rec.name = names.name(Name::Other(record));
                 if !event.payload.is_empty() {
                     let mut hex = String::with_capacity(2 * event.payload.len());
                     for b in &event.payload {
@@ -953,7 +1017,7 @@ impl ThreadSource {
             push_attributes(
                 rec,
                 &event.attributes[start..end],
-                scope,
+                names.scope(),
                 (&mut self.key, &mut self.value),
                 file,
                 (event.attributes_offset + start) as u64,

@@ -7,10 +7,10 @@
 
 use crate::error::{Result, Warnings};
 use crate::fasthash::FastMap;
-use crate::fasthash::{key_parts, make_key};
 use crate::pipe::RecordSink;
-use crate::record::{Kind, Record};
-use crate::stats::{numbers, Report, Style};
+use crate::record::{Kind, Record, Sym};
+use crate::stats::{key_of_fields, key_texts, numbers, Key, Report, Style};
+use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
 
 #[derive(Default)]
@@ -29,8 +29,8 @@ struct Series {
 
 /// The `counters` report.
 pub struct Counters {
-    series: FastMap<String, Series>,
-    key: String,
+    symbols: Symbols,
+    series: FastMap<Key, Series>,
     /// Samples whose value is not a number, and the first of them.
     skipped: u64,
     first_skipped: String,
@@ -38,11 +38,12 @@ pub struct Counters {
 }
 
 impl Counters {
-    /// An empty report; samples left out are told to `warnings`.
-    pub fn new(warnings: Warnings) -> Counters {
+    /// An empty report over rows whose identifiers are in `symbols`;
+    /// samples left out are told to `warnings`.
+    pub fn new(symbols: Symbols, warnings: Warnings) -> Counters {
         Counters {
+            symbols,
             series: FastMap::default(),
-            key: String::new(),
             skipped: 0,
             first_skipped: String::new(),
             warnings,
@@ -52,8 +53,8 @@ impl Counters {
 
 impl Series {
     /// Its state as text: every float in its shortest round-trip form.
-    fn partial(&self, key: &str) -> Vec<String> {
-        let mut row: Vec<String> = key_parts(key).map(str::to_string).collect();
+    fn partial(&self, key: Vec<&str>) -> Vec<String> {
+        let mut row: Vec<String> = key.into_iter().map(str::to_string).collect();
         row.extend([
             self.samples.to_string(),
             self.min.1.clone(),
@@ -99,19 +100,21 @@ impl RecordSink for Counters {
         }
         let Ok(value) = rec.value.parse::<f64>() else {
             if self.skipped == 0 {
-                self.first_skipped = format!("`{}` of `{}` on `{}`", rec.value, rec.name, rec.loc);
+                let text = |sym| self.symbols.text(sym);
+                self.first_skipped = format!(
+                    "`{}` of `{}` on `{}`",
+                    rec.value,
+                    text(rec.name),
+                    text(rec.loc)
+                );
             }
             self.skipped += 1;
             return Ok(());
         };
-        make_key(&mut self.key, &[&rec.loc, &rec.name]);
-        if !self.series.contains_key(self.key.as_str()) {
-            self.series.insert(self.key.clone(), Series::default());
-        }
         let s = self
             .series
-            .get_mut(self.key.as_str())
-            .expect("inserted above");
+            .entry([rec.loc, rec.name, Sym::EMPTY])
+            .or_default();
         let time = rec.time.unwrap_or_default();
         if s.samples == 0 {
             s.first.clone_from(&rec.value);
@@ -122,15 +125,18 @@ impl RecordSink for Counters {
             s.weighted += s.last.1 * held as f64;
             s.span += held;
             if value < s.min.0 {
-                s.min = (value, rec.value.clone());
+                s.min.0 = value;
+                s.min.1.clone_from(&rec.value);
             }
             if value > s.max.0 {
-                s.max = (value, rec.value.clone());
+                s.max.0 = value;
+                s.max.1.clone_from(&rec.value);
             }
         }
         s.samples += 1;
         s.sum += value;
-        s.last = (time, value, rec.value.clone());
+        (s.last.0, s.last.1) = (time, value);
+        s.last.2.clone_from(&rec.value);
         Ok(())
     }
 
@@ -161,25 +167,33 @@ impl Report for Counters {
     }
 
     fn partial(&self) -> Option<Vec<Vec<String>>> {
-        Some(self.series.iter().map(|(key, s)| s.partial(key)).collect())
+        let rows = self
+            .series
+            .iter()
+            .map(|(key, s)| s.partial(key_texts(&self.symbols, key, 2)));
+        Some(rows.collect())
     }
 
     fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
         let series = Series::absorb(fields.get(2..).unwrap_or_default())?;
-        make_key(&mut self.key, &[&fields[0], &fields[1]]);
-        if self.series.contains_key(self.key.as_str()) {
+        let key = key_of_fields(&self.symbols, fields, 2);
+        if self.series.contains_key(&key) {
             return Err(format!(
                 "counter `{}` of `{}` has samples in two parts: split the trace by location",
                 fields[1], fields[0]
             ));
         }
-        self.series.insert(self.key.clone(), series);
+        self.series.insert(key, series);
         Ok(())
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
-        let mut rows: Vec<(&String, &Series)> = self.series.iter().collect();
-        rows.sort_by(|a, b| a.0.cmp(b.0));
+        let mut rows: Vec<(Vec<&str>, &Series)> = self
+            .series
+            .iter()
+            .map(|(key, s)| (key_texts(&self.symbols, key, 2), s))
+            .collect();
+        rows.sort_by(|a, b| a.0.cmp(&b.0));
         rows.truncate(style.top.unwrap_or(usize::MAX));
         for (key, s) in rows {
             // One sample, or all at one instant: the last value held.
@@ -188,7 +202,7 @@ impl Report for Counters {
             } else {
                 s.last.1
             };
-            let mut cells: Vec<Cell> = key_parts(key).map(Cell::Text).collect();
+            let mut cells: Vec<Cell> = key.into_iter().map(Cell::Text).collect();
             cells.extend([
                 Cell::UInt(s.samples),
                 Cell::Text(&s.min.1),

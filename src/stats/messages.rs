@@ -4,10 +4,10 @@
 
 use crate::error::Result;
 use crate::fasthash::FastMap;
-use crate::fasthash::{key_parts, make_key};
 use crate::pipe::RecordSink;
-use crate::record::{Kind, Record};
-use crate::stats::{numbers, Report, Style};
+use crate::record::{Kind, Record, Sym};
+use crate::stats::{key_of_fields, key_texts, numbers, Key, Report, Style};
+use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
 
 #[derive(Default)]
@@ -22,17 +22,27 @@ struct Figures {
 /// The `messages` report.
 pub struct Messages {
     by_comm: bool,
-    figures: FastMap<String, Figures>,
-    key: String,
+    symbols: Symbols,
+    figures: FastMap<Key, Figures>,
 }
 
 impl Messages {
-    /// Per (sender, receiver), or per communicator when `by_comm`.
-    pub fn new(by_comm: bool) -> Messages {
+    /// Per (sender, receiver), or per communicator when `by_comm`, of
+    /// rows whose identifiers are in `symbols`.
+    pub fn new(by_comm: bool, symbols: Symbols) -> Messages {
         Messages {
             by_comm,
+            symbols,
             figures: FastMap::default(),
-            key: String::new(),
+        }
+    }
+
+    /// How many key columns there are.
+    fn key_len(&self) -> usize {
+        if self.by_comm {
+            1
+        } else {
+            2
         }
     }
 }
@@ -42,19 +52,12 @@ impl RecordSink for Messages {
         if rec.kind != Kind::Msg {
             return Ok(());
         }
-        let parts: &[&str] = if self.by_comm {
-            &[&rec.comm]
+        let key = if self.by_comm {
+            [rec.comm, Sym::EMPTY, Sym::EMPTY]
         } else {
-            &[&rec.loc, &rec.peer]
+            [rec.loc, rec.peer, Sym::EMPTY]
         };
-        make_key(&mut self.key, parts);
-        if !self.figures.contains_key(self.key.as_str()) {
-            self.figures.insert(self.key.clone(), Figures::default());
-        }
-        let f = self
-            .figures
-            .get_mut(self.key.as_str())
-            .expect("inserted above");
+        let f = self.figures.entry(key).or_default();
         let transfer = rec.end.unwrap_or_default() - rec.time.unwrap_or_default();
         if f.count == 0 || transfer < f.min {
             f.min = transfer;
@@ -86,7 +89,10 @@ impl Report for Messages {
 
     fn partial(&self) -> Option<Vec<Vec<String>>> {
         let rows = self.figures.iter().map(|(key, f)| {
-            let mut row: Vec<String> = key_parts(key).map(str::to_string).collect();
+            let mut row: Vec<String> = key_texts(&self.symbols, key, self.key_len())
+                .into_iter()
+                .map(str::to_string)
+                .collect();
             row.extend([
                 f.count.to_string(),
                 f.bytes.to_string(),
@@ -99,11 +105,10 @@ impl Report for Messages {
     }
 
     fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
-        let k = if self.by_comm { 1 } else { 2 };
+        let k = self.key_len();
         let n: Vec<i128> = numbers(fields, k, 5)?;
-        let key: Vec<&str> = fields[..k].iter().map(String::as_str).collect();
-        make_key(&mut self.key, &key);
-        let f = self.figures.entry(self.key.clone()).or_default();
+        let key = key_of_fields(&self.symbols, fields, k);
+        let f = self.figures.entry(key).or_default();
         let (min, max) = (n[3] as i64, n[4] as i64);
         if f.count == 0 || min < f.min {
             f.min = min;
@@ -118,11 +123,16 @@ impl Report for Messages {
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
-        let mut rows: Vec<(&String, &Figures)> = self.figures.iter().collect();
-        rows.sort_by(|a, b| b.1.bytes.cmp(&a.1.bytes).then(a.0.cmp(b.0)));
+        let k = self.key_len();
+        let mut rows: Vec<(Vec<&str>, &Figures)> = self
+            .figures
+            .iter()
+            .map(|(key, f)| (key_texts(&self.symbols, key, k), f))
+            .collect();
+        rows.sort_by(|a, b| b.1.bytes.cmp(&a.1.bytes).then(a.0.cmp(&b.0)));
         rows.truncate(style.top.unwrap_or(usize::MAX));
         for (key, f) in rows {
-            let mut cells: Vec<Cell> = key_parts(key).map(Cell::Text).collect();
+            let mut cells: Vec<Cell> = key.into_iter().map(Cell::Text).collect();
             cells.extend([
                 Cell::UInt(f.count),
                 Cell::Number(f.bytes.to_string()),

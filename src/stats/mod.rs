@@ -13,7 +13,28 @@ pub mod summary;
 use crate::decimal::format_scaled;
 use crate::error::Result;
 use crate::pipe::RecordSink;
+use crate::record::Sym;
+use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
+
+/// What a report's row is per: the symbols of its key columns (a name, a
+/// location and a name...), unused parts empty.
+pub type Key = [Sym; 3];
+
+/// The texts of the first `n` parts of `key`: how the row is shown, and
+/// its order among rows of equal figures.
+pub fn key_texts<'a>(symbols: &'a Symbols, key: &Key, n: usize) -> Vec<&'a str> {
+    key[..n].iter().map(|&s| symbols.text(s)).collect()
+}
+
+/// The key written as the first `n` fields of a partial row.
+pub fn key_of_fields(symbols: &Symbols, fields: &[String], n: usize) -> Key {
+    let mut key = Key::default();
+    for (part, text) in key.iter_mut().zip(&fields[..n]) {
+        *part = symbols.intern(text);
+    }
+    key
+}
 
 /// A report: fed the stream as a sink, then printed.
 pub trait Report: RecordSink + Send {

@@ -14,11 +14,11 @@
 
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
-use crate::fasthash::{key_parts, make_key};
 use crate::pipe::RecordSink;
-use crate::record::{Kind, Record};
+use crate::record::{Kind, Record, Sym};
 use crate::stats::sketch::Sketch;
-use crate::stats::{numbers, Report, Style};
+use crate::stats::{key_of_fields, key_texts, numbers, Key, Report, Style};
+use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
 
 /// What a profile row is per.
@@ -44,6 +44,16 @@ impl By {
             "loc" => By::Loc,
             _ => return None,
         })
+    }
+
+    /// The key of `rec`'s row (unused parts empty).
+    fn key(self, rec: &Record) -> Key {
+        match self {
+            By::Name => [rec.name, Sym::EMPTY, Sym::EMPTY],
+            By::LocName => [rec.loc, rec.name, Sym::EMPTY],
+            By::CatName => [rec.cat, rec.name, Sym::EMPTY],
+            By::Loc => [rec.loc, Sym::EMPTY, Sym::EMPTY],
+        }
     }
 
     fn columns(self) -> &'static [&'static str] {
@@ -107,8 +117,8 @@ impl Figures {
 /// An open frame.
 #[derive(Default)]
 struct Frame {
-    key: String,
-    name: String,
+    key: Key,
+    name: Sym,
     start: i64,
     children: i64,
 }
@@ -120,7 +130,7 @@ struct Frame {
 struct Stack {
     frames: Vec<Frame>,
     depth: usize,
-    open: FastMap<String, u32>,
+    open: FastMap<Key, u32>,
     children_at: Vec<i64>,
     /// The latest time of a frame row on this location.
     last: i64,
@@ -129,79 +139,61 @@ struct Stack {
 /// The `profile` report.
 pub struct Profile {
     by: By,
+    symbols: Symbols,
     /// Instead of the figures, a duration histogram of this many bins per key.
     histogram: Option<usize>,
-    figures: FastMap<String, Figures>,
-    stacks: FastMap<String, Stack>,
-    key: String,
+    figures: FastMap<Key, Figures>,
+    stacks: FastMap<Sym, Stack>,
     clock: i64,
 }
 
 impl Profile {
-    /// A profile per `by`; with `histogram`, duration histograms of that
-    /// many log-spaced bins instead.
-    pub fn new(by: By, histogram: Option<usize>) -> Profile {
+    /// A profile per `by` of rows whose identifiers are in `symbols`; with
+    /// `histogram`, duration histograms of that many log-spaced bins
+    /// instead.
+    pub fn new(by: By, histogram: Option<usize>, symbols: Symbols) -> Profile {
         Profile {
             by,
+            symbols,
             histogram,
             figures: FastMap::default(),
             stacks: FastMap::default(),
-            key: String::new(),
             clock: i64::MIN,
         }
     }
 
-    fn key_of(&mut self, rec: &Record) {
-        let parts: &[&str] = match self.by {
-            By::Name => &[&rec.name],
-            By::LocName => &[&rec.loc, &rec.name],
-            By::CatName => &[&rec.cat, &rec.name],
-            By::Loc => &[&rec.loc],
-        };
-        make_key(&mut self.key, parts);
-    }
-
-    fn stack(&mut self, loc: &str) -> &mut Stack {
-        if !self.stacks.contains_key(loc) {
-            self.stacks.insert(loc.to_string(), Stack::default());
-        }
-        self.stacks.get_mut(loc).expect("inserted above")
-    }
-
     fn enter(&mut self, rec: &Record) {
-        self.key_of(rec);
-        let (key, time) = (std::mem::take(&mut self.key), rec.time.unwrap_or_default());
-        let stack = self.stack(&rec.loc);
+        let (key, time) = (self.by.key(rec), rec.time.unwrap_or_default());
+        let stack = self.stacks.entry(rec.loc).or_default();
         stack.last = stack.last.max(time);
         if stack.depth == stack.frames.len() {
             stack.frames.push(Frame::default());
         }
         let frame = &mut stack.frames[stack.depth];
-        frame.key.clone_from(&key);
-        frame.name.clone_from(&rec.name);
+        frame.key = key;
+        frame.name = rec.name;
         frame.start = time;
         frame.children = 0;
         stack.depth += 1;
-        match stack.open.get_mut(key.as_str()) {
-            Some(n) => *n += 1,
-            None => {
-                stack.open.insert(key.clone(), 1);
-            }
-        }
-        self.key = key;
+        *stack.open.entry(key).or_default() += 1;
     }
 
-    fn leave(&mut self, loc: &str, name: &str, time: i64) -> Result<()> {
-        let Some(stack) = self.stacks.get_mut(loc).filter(|s| s.depth > 0) else {
+    fn leave(&mut self, loc: Sym, name: Sym, time: i64) -> Result<()> {
+        let text = |sym| self.symbols.text(sym);
+        let Some(stack) = self.stacks.get_mut(&loc).filter(|s| s.depth > 0) else {
             return Err(Error::Record(format!(
-                "a `leave` of `{name}` on `{loc}` with no open frame"
+                "a `leave` of `{}` on `{}` with no open frame",
+                text(name),
+                text(loc)
             )));
         };
         let frame = &stack.frames[stack.depth - 1];
         if !name.is_empty() && name != frame.name {
             return Err(Error::Record(format!(
-                "a `leave` of `{name}` on `{loc}` while `{}` is open",
-                frame.name
+                "a `leave` of `{}` on `{}` while `{}` is open",
+                text(name),
+                text(loc),
+                text(frame.name)
             )));
         }
         stack.depth -= 1;
@@ -209,21 +201,17 @@ impl Profile {
         let frame = &stack.frames[stack.depth];
         let duration = time - frame.start;
         let exclusive = duration - frame.children;
-        let open = stack
-            .open
-            .get_mut(frame.key.as_str())
-            .expect("counted at enter");
+        let open = stack.open.get_mut(&frame.key).expect("counted at enter");
         *open -= 1;
         let outermost = *open == 0;
         if stack.depth > 0 {
             stack.frames[stack.depth - 1].children += duration;
         }
-        let frame = &stack.frames[stack.depth];
-        let figures = match self.figures.get_mut(frame.key.as_str()) {
-            Some(f) => f,
-            None => self.figures.entry(frame.key.clone()).or_default(),
-        };
-        figures.add(duration, exclusive, outermost);
+        let key = stack.frames[stack.depth].key;
+        self.figures
+            .entry(key)
+            .or_default()
+            .add(duration, exclusive, outermost);
         Ok(())
     }
 
@@ -231,8 +219,8 @@ impl Profile {
     fn state(&mut self, rec: &Record) {
         let (start, end) = (rec.time.unwrap_or_default(), rec.end.unwrap_or_default());
         let duration = end - start;
-        self.key_of(rec);
-        let stack = self.stack(&rec.loc);
+        let key = self.by.key(rec);
+        let stack = self.stacks.entry(rec.loc).or_default();
         let depth = rec.depth.map_or(0, |d| d as usize);
         if stack.children_at.len() < depth + 2 {
             stack.children_at.resize(depth + 2, 0);
@@ -244,27 +232,36 @@ impl Profile {
         } else {
             duration
         };
-        let figures = match self.figures.get_mut(self.key.as_str()) {
-            Some(f) => f,
-            None => self.figures.entry(self.key.clone()).or_default(),
-        };
-        figures.add(duration, exclusive, true);
+        self.figures
+            .entry(key)
+            .or_default()
+            .add(duration, exclusive, true);
+    }
+
+    /// The texts of `key`'s parts.
+    fn key_texts(&self, key: &Key) -> Vec<&str> {
+        key_texts(&self.symbols, key, self.by.columns().len())
+    }
+
+    /// The rows, most exclusive time first, ties by key.
+    fn ranked(&self) -> Vec<(Vec<&str>, &Figures)> {
+        let mut all: Vec<(Vec<&str>, &Figures)> = self
+            .figures
+            .iter()
+            .map(|(key, f)| (self.key_texts(key), f))
+            .collect();
+        all.sort_by(|a, b| b.1.exclusive.cmp(&a.1.exclusive).then(a.0.cmp(&b.0)));
+        all
     }
 }
 
 impl Profile {
     /// The `n` keys with the most exclusive time, most first (ties by key).
     pub fn heaviest(&self, n: usize) -> Vec<(String, i64)> {
-        let mut all: Vec<(&String, &Figures)> = self.figures.iter().collect();
-        all.sort_by(|a, b| b.1.exclusive.cmp(&a.1.exclusive).then(a.0.cmp(b.0)));
-        all.into_iter()
+        self.ranked()
+            .into_iter()
             .take(n)
-            .map(|(k, f)| {
-                (
-                    k.replace('\u{0}', " "),
-                    i64::try_from(f.exclusive).unwrap_or(i64::MAX),
-                )
-            })
+            .map(|(k, f)| (k.join(" "), i64::try_from(f.exclusive).unwrap_or(i64::MAX)))
             .collect()
     }
 }
@@ -276,7 +273,7 @@ impl RecordSink for Profile {
         }
         match rec.kind {
             Kind::Enter => self.enter(rec),
-            Kind::Leave => self.leave(&rec.loc, &rec.name, rec.time.unwrap_or_default())?,
+            Kind::Leave => self.leave(rec.loc, rec.name, rec.time.unwrap_or_default())?,
             Kind::State => self.state(rec),
             _ => {}
         }
@@ -284,17 +281,17 @@ impl RecordSink for Profile {
     }
 
     fn finish(&mut self) -> Result<()> {
-        let mut open: Vec<String> = self
+        let mut open: Vec<Sym> = self
             .stacks
             .iter()
             .filter(|(_, s)| s.depth > 0)
-            .map(|(loc, _)| loc.clone())
+            .map(|(&loc, _)| loc)
             .collect();
-        open.sort();
+        open.sort_by_key(|&loc| self.symbols.text(loc));
         for loc in open {
             let last = self.stacks[&loc].last;
             while self.stacks[&loc].depth > 0 {
-                self.leave(&loc, "", last)?;
+                self.leave(loc, Sym::EMPTY, last)?;
             }
         }
         Ok(())
@@ -324,7 +321,11 @@ impl Report for Profile {
 
     fn partial(&self) -> Option<Vec<Vec<String>>> {
         let rows = self.figures.iter().map(|(key, f)| {
-            let mut row: Vec<String> = key_parts(key).map(str::to_string).collect();
+            let mut row: Vec<String> = self
+                .key_texts(key)
+                .into_iter()
+                .map(str::to_string)
+                .collect();
             row.extend(
                 [
                     f.count as i128,
@@ -359,28 +360,23 @@ impl Report for Profile {
             max: narrow(n[5])?,
             sketch,
         };
-        let key: Vec<&str> = fields[..k].iter().map(String::as_str).collect();
-        make_key(&mut self.key, &key);
-        self.figures
-            .entry(self.key.clone())
-            .or_default()
-            .merge(&figures);
+        let key = key_of_fields(&self.symbols, fields, k);
+        self.figures.entry(key).or_default().merge(&figures);
         Ok(())
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
-        let mut rows: Vec<(&String, &Figures)> = self.figures.iter().collect();
-        rows.sort_by(|a, b| b.1.exclusive.cmp(&a.1.exclusive).then(a.0.cmp(b.0)));
+        let mut rows = self.ranked();
         rows.truncate(style.top.unwrap_or(usize::MAX));
         if let Some(bins) = self.histogram {
             for (key, f) in rows {
-                write_histogram(table, style, key, f, bins)?;
+                write_histogram(table, style, &key, f, bins)?;
             }
             return Ok(());
         }
         let clamp = |x: i128| style.time(i64::try_from(x).unwrap_or(i64::MAX));
         for (key, f) in rows {
-            let mut cells: Vec<Cell> = key_parts(key).map(Cell::Text).collect();
+            let mut cells: Vec<Cell> = key.into_iter().map(Cell::Text).collect();
             cells.extend([
                 Cell::UInt(f.count),
                 clamp(f.inclusive),
@@ -407,7 +403,7 @@ impl Report for Profile {
 fn write_histogram(
     table: &mut TableWriter,
     style: &Style,
-    key: &str,
+    key: &[&str],
     f: &Figures,
     bins: usize,
 ) -> Result<()> {
@@ -421,7 +417,7 @@ fn write_histogram(
         counts[bin.min(bins - 1)] += n;
     }
     for (i, n) in counts.into_iter().enumerate() {
-        let mut cells: Vec<Cell> = key_parts(key).map(Cell::Text).collect();
+        let mut cells: Vec<Cell> = key.iter().map(|&k| Cell::Text(k)).collect();
         cells.extend([style.time(edge(i)), style.time(edge(i + 1)), Cell::UInt(n)]);
         table.row(&cells)?;
     }

@@ -11,15 +11,16 @@
 use crate::error::Result;
 use crate::fasthash::FastMap;
 use crate::pipe::RecordSink;
-use crate::record::{Kind, Record};
+use crate::record::{Kind, Record, Sym};
 use crate::stats::{numbers, Report, Style};
+use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
 
 /// One resource: name, capacity, and its claims (start, end, amount), or
 /// their figures when they come from a partial report.
 #[derive(Default)]
 struct Resource {
-    name: String,
+    name: Sym,
     capacity: Option<f64>,
     claims: Vec<(i64, i64, f64)>,
     merged: Option<(u64, Sweep)>,
@@ -41,11 +42,23 @@ impl Resource {
 }
 
 /// The `resources` report.
-#[derive(Default)]
 pub struct Resources {
-    resources: FastMap<String, Resource>,
+    symbols: Symbols,
+    resources: FastMap<Sym, Resource>,
     first: Option<i64>,
     last: Option<i64>,
+}
+
+impl Resources {
+    /// The report over rows whose identifiers are in `symbols`.
+    pub fn new(symbols: Symbols) -> Resources {
+        Resources {
+            symbols,
+            resources: FastMap::default(),
+            first: None,
+            last: None,
+        }
+    }
 }
 
 impl RecordSink for Resources {
@@ -56,17 +69,14 @@ impl RecordSink for Resources {
         }
         match rec.kind {
             Kind::Container => {
-                let r = self.resources.entry(rec.loc.clone()).or_default();
-                r.name.clone_from(&rec.name);
+                let r = self.resources.entry(rec.loc).or_default();
+                r.name = rec.name;
                 r.capacity = rec.value.parse().ok();
             }
             Kind::Claim => {
                 let amount = rec.value.parse().unwrap_or(1.0);
                 let (start, end) = (rec.time.unwrap_or_default(), rec.end.unwrap_or_default());
-                let r = match self.resources.get_mut(rec.loc.as_str()) {
-                    Some(r) => r,
-                    None => self.resources.entry(rec.loc.clone()).or_default(),
-                };
+                let r = self.resources.entry(rec.loc).or_default();
                 r.claims.push((start, end, amount));
             }
             _ => {}
@@ -153,8 +163,8 @@ impl Report for Resources {
             }
             let capacity = r.capacity.map_or(String::new(), |c| c.to_string());
             rows.push(vec![
-                loc.clone(),
-                r.name.clone(),
+                self.symbols.text(*loc).to_string(),
+                self.symbols.text(r.name).to_string(),
                 capacity,
                 n.to_string(),
                 s.claimed.to_string(),
@@ -191,7 +201,8 @@ impl Report for Resources {
         };
         // A part may declare a resource whose claims are in another one.
         let claims_in = |r: &Resource| r.merged.as_ref().map_or(0, |m| m.0);
-        match self.resources.get(&fields[0]) {
+        let loc = self.symbols.intern(&fields[0]);
+        match self.resources.get(&loc) {
             Some(old) if claims_in(old) > 0 && ints[0] > 0 => {
                 return Err(format!(
                     "resource `{}` has claims in two parts: split the trace by resource",
@@ -208,23 +219,23 @@ impl Report for Resources {
             peak: reals[1],
         };
         let resource = Resource {
-            name: fields[1].clone(),
+            name: self.symbols.intern(&fields[1]),
             capacity,
             claims: Vec::new(),
             merged: Some((ints[0] as u64, figures)),
         };
-        self.resources.insert(fields[0].clone(), resource);
+        self.resources.insert(loc, resource);
         Ok(())
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
         let span = self.last.zip(self.first).map_or(0, |(l, f)| l - f);
         let factor = style.time_factor.max(1) as f64;
-        let mut locs: Vec<&String> = self.resources.keys().collect();
-        locs.sort();
-        let locs: Vec<String> = locs.into_iter().cloned().collect();
-        for loc in locs.iter().take(style.top.unwrap_or(usize::MAX)) {
-            let r = self.resources.get_mut(loc).expect("listed");
+        let symbols = self.symbols.clone();
+        let mut locs: Vec<Sym> = self.resources.keys().copied().collect();
+        locs.sort_by_key(|&loc| symbols.text(loc));
+        for loc in locs.into_iter().take(style.top.unwrap_or(usize::MAX)) {
+            let r = self.resources.get_mut(&loc).expect("listed");
             if !r.is_resource() {
                 continue;
             }
@@ -243,8 +254,8 @@ impl Report for Resources {
             let lambda = n as f64 / (span as f64 / 1e9);
             let w = s.claimed as f64 / n as f64;
             let cells = [
-                Cell::Text(loc),
-                Cell::Text(&r.name),
+                Cell::Text(symbols.text(loc)),
+                Cell::Text(symbols.text(r.name)),
                 r.capacity.map_or(Cell::Empty, real),
                 Cell::UInt(n),
                 style.time(i64::try_from(s.claimed).unwrap_or(i64::MAX)),

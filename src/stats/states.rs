@@ -4,51 +4,66 @@
 
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
-use crate::fasthash::{key_parts, make_key};
 use crate::pipe::RecordSink;
-use crate::record::{Kind, Record};
-use crate::stats::{numbers, Report, Style};
+use crate::record::{Kind, Record, Sym};
+use crate::stats::{key_of_fields, key_texts, numbers, Key, Report, Style};
+use crate::symbol::{well_known, Symbols};
 use crate::table::{Cell, TableWriter};
 
 /// The `states` report.
-#[derive(Default)]
 pub struct States {
+    symbols: Symbols,
     /// The container each lane belongs to.
-    lanes: FastMap<String, String>,
+    lanes: FastMap<Sym, Sym>,
     /// Per location, the open frames: (key, start), and the latest time of
     /// a frame row there (where frames open at the end close).
-    open: FastMap<String, (Vec<(String, i64)>, i64)>,
+    open: FastMap<Sym, (Vec<(Key, i64)>, i64)>,
     /// Per key: frames and total time.
-    figures: FastMap<String, (u64, i128)>,
-    key: String,
+    figures: FastMap<Key, (u64, i128)>,
     clock: i64,
 }
 
 impl States {
-    fn owner<'a>(&'a self, loc: &'a str) -> &'a str {
-        self.lanes.get(loc).map_or(loc, String::as_str)
+    /// The report over rows whose identifiers are in `symbols`.
+    pub fn new(symbols: Symbols) -> States {
+        States {
+            symbols,
+            lanes: FastMap::default(),
+            open: FastMap::default(),
+            figures: FastMap::default(),
+            clock: 0,
+        }
     }
 
-    fn add(&mut self, key: &str, duration: i64) {
-        if !self.figures.contains_key(key) {
-            self.figures.insert(key.to_string(), (0, 0));
-        }
-        let f = self.figures.get_mut(key).expect("inserted above");
+    /// The key of a frame of `rec`: its container's (a lane's owner), its
+    /// type and its value.
+    fn key(&self, rec: &Record) -> Key {
+        let owner = self.lanes.get(&rec.loc).copied().unwrap_or(rec.loc);
+        [owner, rec.cat, rec.name]
+    }
+
+    fn add(&mut self, key: Key, duration: i64) {
+        let f = self.figures.entry(key).or_default();
         f.0 += 1;
         f.1 += i128::from(duration);
     }
 
-    fn leave(&mut self, loc: &str, time: i64) -> Result<()> {
-        let Some((key, start)) = self.open.get_mut(loc).and_then(|(frames, last)| {
+    fn leave(&mut self, loc: Sym, time: i64) -> Result<()> {
+        let Some((key, start)) = self.open.get_mut(&loc).and_then(|(frames, last)| {
             *last = (*last).max(time);
             frames.pop()
         }) else {
             return Err(Error::Record(format!(
-                "a `leave` on `{loc}` with no open frame"
+                "a `leave` on `{}` with no open frame",
+                self.symbols.text(loc)
             )));
         };
-        self.add(&key, time - start);
+        self.add(key, time - start);
         Ok(())
+    }
+
+    fn texts(&self, key: &Key) -> Vec<&str> {
+        key_texts(&self.symbols, key, 3)
     }
 }
 
@@ -58,30 +73,23 @@ impl RecordSink for States {
             self.clock = self.clock.max(t);
         }
         match rec.kind {
-            Kind::Container if rec.cat == "lane" => {
-                self.lanes.insert(rec.loc.clone(), rec.peer.clone());
+            Kind::Container if rec.cat == well_known::LANE => {
+                self.lanes.insert(rec.loc, rec.peer);
             }
             Kind::Enter => {
-                let owner = self.owner(&rec.loc).to_string();
-                make_key(&mut self.key, &[&owner, &rec.cat, &rec.name]);
+                let key = self.key(rec);
                 let start = rec.time.unwrap_or_default();
-                let (frames, last) = self
-                    .open
-                    .entry(rec.loc.clone())
-                    .or_insert((Vec::new(), start));
+                let (frames, last) = self.open.entry(rec.loc).or_insert((Vec::new(), start));
                 *last = (*last).max(start);
-                frames.push((self.key.clone(), start));
+                frames.push((key, start));
             }
-            Kind::Leave => self.leave(&rec.loc, rec.time.unwrap_or_default())?,
+            Kind::Leave => self.leave(rec.loc, rec.time.unwrap_or_default())?,
             Kind::State => {
-                let owner = self.owner(&rec.loc).to_string();
-                make_key(&mut self.key, &[&owner, &rec.cat, &rec.name]);
-                let key = std::mem::take(&mut self.key);
+                let key = self.key(rec);
                 self.add(
-                    &key,
+                    key,
                     rec.end.unwrap_or_default() - rec.time.unwrap_or_default(),
                 );
-                self.key = key;
             }
             _ => {}
         }
@@ -89,12 +97,12 @@ impl RecordSink for States {
     }
 
     fn finish(&mut self) -> Result<()> {
-        let mut locs: Vec<String> = self.open.keys().cloned().collect();
-        locs.sort();
+        let mut locs: Vec<Sym> = self.open.keys().copied().collect();
+        locs.sort_by_key(|&loc| self.symbols.text(loc));
         for loc in locs {
             let last = self.open[&loc].1;
             while self.open.get(&loc).is_some_and(|(f, _)| !f.is_empty()) {
-                self.leave(&loc, last)?;
+                self.leave(loc, last)?;
             }
         }
         Ok(())
@@ -108,7 +116,7 @@ impl Report for States {
 
     fn partial(&self) -> Option<Vec<Vec<String>>> {
         let rows = self.figures.iter().map(|(key, (count, time))| {
-            let mut row: Vec<String> = key_parts(key).map(str::to_string).collect();
+            let mut row: Vec<String> = self.texts(key).into_iter().map(str::to_string).collect();
             row.extend([count.to_string(), time.to_string()]);
             row
         });
@@ -117,20 +125,23 @@ impl Report for States {
 
     fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
         let n: Vec<i128> = numbers(fields, 3, 2)?;
-        let key: Vec<&str> = fields[..3].iter().map(String::as_str).collect();
-        make_key(&mut self.key, &key);
-        let f = self.figures.entry(self.key.clone()).or_default();
+        let key = key_of_fields(&self.symbols, fields, 3);
+        let f = self.figures.entry(key).or_default();
         f.0 += n[0] as u64;
         f.1 += n[1];
         Ok(())
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
-        let mut rows: Vec<(&String, &(u64, i128))> = self.figures.iter().collect();
-        rows.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then(a.0.cmp(b.0)));
+        let mut rows: Vec<(Vec<&str>, &(u64, i128))> = self
+            .figures
+            .iter()
+            .map(|(key, figures)| (self.texts(key), figures))
+            .collect();
+        rows.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then(a.0.cmp(&b.0)));
         rows.truncate(style.top.unwrap_or(usize::MAX));
         for (key, (count, time)) in rows {
-            let mut cells: Vec<Cell> = key_parts(key).map(Cell::Text).collect();
+            let mut cells: Vec<Cell> = key.into_iter().map(Cell::Text).collect();
             cells.push(Cell::UInt(*count));
             cells.push(style.time(i64::try_from(*time).unwrap_or(i64::MAX)));
             table.row(&cells)?;

@@ -7,29 +7,31 @@ use crate::error::Result;
 use crate::fasthash::FastSet;
 use crate::ops::matcher::MatchSummary;
 use crate::pipe::RecordSink;
-use crate::record::{Kind, Record};
+use crate::record::{Kind, Record, Sym};
 use crate::stats::profile::{By, Profile};
 use crate::stats::{Report, Style};
+use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
 
 /// The `summary` report.
 pub struct Summary {
     rows: [u64; Kind::ALL.len()],
-    locations: FastSet<String>,
+    locations: FastSet<Sym>,
     first: Option<i64>,
     last: Option<i64>,
     profile: Profile,
     unmatched: (u64, u64),
 }
 
-impl Default for Summary {
-    fn default() -> Summary {
+impl Summary {
+    /// The report over rows whose identifiers are in `symbols`.
+    pub fn new(symbols: Symbols) -> Summary {
         Summary {
             rows: [0; Kind::ALL.len()],
             locations: FastSet::default(),
             first: None,
             last: None,
-            profile: Profile::new(By::Name, None),
+            profile: Profile::new(By::Name, None, symbols),
             unmatched: (0, 0),
         }
     }
@@ -42,8 +44,8 @@ impl RecordSink for Summary {
             .position(|k| *k == rec.kind)
             .expect("a kind");
         self.rows[kind] += 1;
-        if rec.kind == Kind::Container && !self.locations.contains(rec.loc.as_str()) {
-            self.locations.insert(rec.loc.clone());
+        if rec.kind == Kind::Container {
+            self.locations.insert(rec.loc);
         }
         if let (Some(t), Some(c)) = (rec.time, rec.completion()) {
             self.first = Some(self.first.map_or(t, |f| f.min(t)));

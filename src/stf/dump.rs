@@ -17,7 +17,8 @@ use crate::fasthash::FastSet;
 use crate::io::{Input, LineReader};
 use crate::ops::reorder::RowQueue;
 use crate::pipe::{Probe, ReadOptions, RecordSource};
-use crate::record::{Kind, Record};
+use crate::record::{Kind, Record, Sym};
+use crate::symbol::SymCache;
 
 /// Header keywords the dump is known to start with.
 const HEADER: [&str; 5] = ["NCPUS", "CLKPERIOD", "DURATION", "EVENTBITS", "DEFGROUP"];
@@ -48,6 +49,7 @@ pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSou
         lines: LineReader::new(&name, reader),
         queue: RowQueue::new(WINDOW),
         clock: Clock::default(),
+        syms: SymCache::new(opts.symbols.clone()),
         cpus: FastSet::default(),
         in_header: true,
         done: false,
@@ -87,8 +89,9 @@ struct DumpReader {
     lines: LineReader<Box<dyn BufRead>>,
     queue: RowQueue,
     clock: Clock,
+    syms: SymCache,
     /// CPUs declared so far (a `container` row each).
-    cpus: FastSet<String>,
+    cpus: FastSet<Sym>,
     in_header: bool,
     done: bool,
     unknown: u64,
@@ -145,6 +148,7 @@ impl DumpReader {
     }
 
     fn meta(&mut self, key: &str, value: &str) {
+        let key = self.syms.intern(key);
         let slot = self.queue.slot();
         *self.queue.get(slot) = Record::meta(key, value);
         let _ = self.queue.commit(slot, i64::MIN);
@@ -176,17 +180,19 @@ impl DumpReader {
         Ok(())
     }
 
-    /// Declares CPU `cpu` (as printed) before its first use.
-    fn cpu(&mut self, cpu: &str, rows: &mut Vec<Record>) -> std::result::Result<(), String> {
+    /// The location of CPU `cpu` (as printed), declared before its first use.
+    fn cpu(&mut self, cpu: &str, rows: &mut Vec<Record>) -> std::result::Result<Sym, String> {
         let n: u64 = number(cpu, "CPU")?;
-        if self.cpus.insert(cpu.to_string()) {
+        let loc = self.syms.intern(cpu);
+        if self.cpus.insert(loc) {
             let mut c = Record::new(Kind::Container);
-            c.loc.push_str(cpu);
-            c.cat.push_str("cpu");
-            c.name = format!("process {} thread {}", n & 0xFFFF, (n >> 16) & 0x7FFF);
+            c.loc = loc;
+            c.cat = self.syms.intern("cpu");
+            let name = format!("process {} thread {}", n & 0xFFFF, (n >> 16) & 0x7FFF);
+            c.name = self.syms.intern(&name);
             rows.push(c);
         }
-        Ok(())
+        Ok(loc)
     }
 
     /// A time stamp in ticks, in nanoseconds.
@@ -203,11 +209,11 @@ impl DumpReader {
         let time = self.time(ticks)?;
         let known = match words.get(1..) {
             Some(["SAMP", "CPU", cpu, "DEF", def, ty, bits, value]) => {
-                self.cpu(cpu, &mut rows)?;
+                let loc = self.cpu(cpu, &mut rows)?;
                 let mut r = Record::new(Kind::Counter);
                 r.time = Some(time);
-                r.loc.push_str(cpu);
-                r.name.push_str(def);
+                r.loc = loc;
+                r.name = self.syms.intern(def);
                 r.value.push_str(value);
                 r.push_attr("type", &format!("{ty} {bits}"));
                 Some(r)
@@ -215,17 +221,17 @@ impl DumpReader {
             Some(
                 ["ONETOONE", "CPU", from, "TO", to, "DELTA", delta, "COM", comm, "LEN", len, "TAG", tag],
             ) => {
-                self.cpu(from, &mut rows)?;
-                self.cpu(to, &mut rows)?;
+                let from = self.cpu(from, &mut rows)?;
+                let to = self.cpu(to, &mut rows)?;
                 let delta: i128 = number(delta, "DELTA")?;
                 let end = ticks.checked_add(delta).ok_or("DELTA overflows")?;
                 let end = self.time(end)?;
                 let mut r = Record::new(Kind::Msg);
                 r.time = Some(time);
                 r.end = Some(end);
-                r.loc.push_str(from);
-                r.peer.push_str(to);
-                r.comm.push_str(comm);
+                r.loc = from;
+                r.peer = to;
+                r.comm = self.syms.intern(comm);
                 r.size = Some(number(len, "LEN")?);
                 r.tag = Some(number(tag, "TAG")?);
                 if delta < 0 {
@@ -249,8 +255,8 @@ impl DumpReader {
         self.first_unknown.get_or_insert(self.lines.line_number());
         let mut r = Record::new(Kind::Event);
         r.time = Some(time);
-        r.cat.push_str("stf-dump");
-        r.name.push_str(words.get(1).copied().unwrap_or(""));
+        r.cat = self.syms.intern("stf-dump");
+        r.name = self.syms.intern(words.get(1).copied().unwrap_or(""));
         r.push_attr("text", &words.get(2..).unwrap_or(&[]).join(" "));
         r
     }

@@ -6,6 +6,7 @@
 //! time (`ops::merge`). Memory: the declarations, the open frames, one
 //! buffer per component.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -24,6 +25,7 @@ use crate::ops::merge::Merger;
 use crate::ops::reorder::RowQueue;
 use crate::pipe::{ReadOptions, RecordSource};
 use crate::record::{Kind, Record};
+use crate::symbol::{SymCache, Symbols};
 
 /// Opens an STF index file (`<t>.stf`) or single file (`<t>.single.stf`).
 pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
@@ -34,9 +36,10 @@ pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSou
         ));
     };
     let set = FileSet::open(&input.name, &path)?;
-    let trace = Arc::new(Trace::read(&set)?);
+    let symbols = &opts.symbols;
+    let trace = Arc::new(Trace::read(&set, &mut SymCache::new(symbols.clone()))?);
     let mut sources: Vec<Box<dyn RecordSource>> = vec![Box::new(Rows::new(
-        trace.leading_rows(&input.name),
+        trace.leading_rows(&input.name, symbols),
         set.index_name(),
     ))];
     for (id, suffix, kind) in &trace.components {
@@ -51,9 +54,16 @@ pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSou
             None => Vec::new(),
         };
         let feed = set.component(suffix)?;
-        sources.push(Box::new(Part::new(feed, *kind, trace.clone(), anchors)?));
+        let syms = SymCache::new(symbols.clone());
+        sources.push(Box::new(Part::new(
+            feed,
+            *kind,
+            trace.clone(),
+            anchors,
+            syms,
+        )?));
     }
-    Ok(Box::new(Merger::new(sources, &opts.warnings)?))
+    Ok(Box::new(Merger::new(sources, symbols, &opts.warnings)?))
 }
 
 /// Where the components are: files beside the index, or stretches of one file.
@@ -182,7 +192,7 @@ struct Trace {
 }
 
 impl Trace {
-    fn read(set: &FileSet) -> Result<Trace> {
+    fn read(set: &FileSet, syms: &mut SymCache) -> Result<Trace> {
         let mut trace = Trace {
             layouts: vec![None; FIRST_RESERVED as usize],
             known: vec![false; FIRST_RESERVED as usize],
@@ -196,7 +206,7 @@ impl Trace {
             index.decode(&layout, &mut values)?;
             if !(trace.known[id as usize] && trace.absorb_index(&index, at, &layout, &values)?) {
                 let mut rec = Record::new(Kind::Event);
-                trace.generic_row(&index, at, &layout, &values, 0, &mut rec)?;
+                trace.generic_row(&index, at, &layout, &values, 0, &mut rec, syms)?;
                 trace.declared_rows.push(rec);
             }
         }
@@ -213,7 +223,7 @@ impl Trace {
             feed.decode(&layout, &mut values)?;
             if !(trace.known[id as usize] && trace.absorb_declaration(&layout, &values)) {
                 let mut rec = Record::new(Kind::Event);
-                trace.generic_row(&feed, at, &layout, &values, 0, &mut rec)?;
+                trace.generic_row(&feed, at, &layout, &values, 0, &mut rec, syms)?;
                 trace.declared_rows.push(rec);
             }
         }
@@ -372,22 +382,23 @@ impl Trace {
     }
 
     /// The meta rows, then the rows of the declaration file.
-    fn leading_rows(&self, source: &str) -> Vec<Record> {
+    fn leading_rows(&self, source: &str, symbols: &Symbols) -> Vec<Record> {
         let mut rows = Vec::new();
+        let meta = |k: &str, v: &str| Record::meta(symbols.intern(k), v);
         let stored = |k: &str| self.metas.iter().any(|(n, _)| n == k);
         if !stored("source_format") {
-            rows.push(Record::meta("source_format", "stf"));
+            rows.push(meta("source_format", "stf"));
         }
-        rows.push(Record::meta("source", source));
+        rows.push(meta("source", source));
         if !stored("time_unit") {
             let unit = match self.ns_per_tick {
                 None => "ns".to_string(),
                 Some(p) => format!("ticks@{}", 1e9 / p),
             };
-            rows.push(Record::meta("time_unit", &unit));
+            rows.push(meta("time_unit", &unit));
         }
         for (k, v) in self.metas.iter().filter(|(k, _)| k != "source") {
-            rows.push(Record::meta(k, v));
+            rows.push(meta(k, v));
         }
         rows.extend(self.declared_rows.iter().cloned());
         rows
@@ -441,15 +452,21 @@ impl Trace {
 
     fn willy(&self, feed: &Feed, at: u64, raw: u32, out: &mut String) -> Result<()> {
         out.clear();
-        match self.willies.get(&raw) {
-            Some(&name) => out.push_str(self.string(feed, at, name)?),
-            None => out.push_str(&default_willy_name(raw)),
-        }
+        out.push_str(&self.willy_name(feed, at, raw)?);
         Ok(())
+    }
+
+    /// The name of willy (location) `raw`: declared, or made of its number.
+    fn willy_name(&self, feed: &Feed, at: u64, raw: u32) -> Result<Cow<'_, str>> {
+        Ok(match self.willies.get(&raw) {
+            Some(&name) => Cow::Borrowed(self.string(feed, at, name)?),
+            None => Cow::Owned(default_willy_name(raw)),
+        })
     }
 
     /// A record without a mapping of its own: an `stf` event named by its
     /// class, its fields in `attrs` (string ids as their text, willies by name).
+    #[allow(clippy::too_many_arguments)]
     fn generic_row(
         &self,
         feed: &Feed,
@@ -458,15 +475,16 @@ impl Trace {
         v: &Values,
         time: i64,
         rec: &mut Record,
+        syms: &mut SymCache,
     ) -> Result<()> {
         rec.clear();
         rec.kind = Kind::Event;
         rec.time = Some(time);
-        rec.cat.push_str("stf");
-        rec.name.push_str(&layout.class);
+        rec.cat = crate::symbol::well_known::STF;
+        rec.name = syms.intern(&layout.class);
         let willy = generic_willy(layout);
         if let Some(w) = willy {
-            self.willy(feed, at, v.slots[w] as u32, &mut rec.loc)?;
+            rec.loc = syms.intern(&self.willy_name(feed, at, v.slots[w] as u32)?);
         }
         let mut text = String::new();
         let keys: Vec<&str> = generic_keys(layout, willy.is_some()).collect();
@@ -574,6 +592,7 @@ impl RecordSource for Rows {
 struct Part {
     feed: Feed,
     trace: Arc<Trace>,
+    syms: SymCache,
     /// The running time, in ticks.
     clock: u64,
     /// Per willy, the functions entered and not left.
@@ -640,6 +659,7 @@ impl Part {
         kind: Component,
         trace: Arc<Trace>,
         anchors: Vec<(u64, u64)>,
+        syms: SymCache,
     ) -> Result<Part> {
         check_header(&mut feed, kind)?;
         Ok(Part {
@@ -647,6 +667,7 @@ impl Part {
             at: feed.offset(),
             feed,
             trace,
+            syms,
             clock: 0,
             stacks: FastMap::default(),
             values: Values::default(),
@@ -755,7 +776,10 @@ impl Part {
                 "collop_raw_event" => self.raw_collective(rec, time)?,
                 c if COMBINED.contains(&c) => self.collective(layout, rec)?,
                 "tracepipe_row" => self.row(rec, time)?,
-                _ => trace.generic_row(&self.feed, at, layout, &self.values, time, rec)?,
+                _ => {
+                    let (feed, values) = (&self.feed, &self.values);
+                    trace.generic_row(feed, at, layout, values, time, rec, &mut self.syms)?
+                }
             }
             return Ok(true);
         }
@@ -782,6 +806,7 @@ impl Part {
     /// may overlap, which one call stack cannot hold).
     fn leave_scope(&mut self, rec: &mut Record, time: i64) -> Result<()> {
         let (trace, feed, at, s) = (&self.trace, &self.feed, self.at, &self.values.slots);
+        let syms = &mut self.syms;
         let key = (s[1] as u32, s[2] as u32, s[3] as u32);
         let Some((start, enter_scl, _)) = self.scopes.remove(&key) else {
             return Err(feed.error_at(
@@ -797,9 +822,9 @@ impl Part {
         rec.kind = Kind::State;
         rec.time = Some(start);
         rec.end = Some(time);
-        trace.willy(feed, at, key.0, &mut rec.loc)?;
-        rec.name.push_str(trace.string(feed, at, name)?);
-        rec.cat.push_str(trace.class(feed, at, class)?);
+        rec.loc = syms.intern(&trace.willy_name(feed, at, key.0)?);
+        rec.name = syms.intern(trace.string(feed, at, name)?);
+        rec.cat = syms.intern(trace.class(feed, at, class)?);
         rec.push_attr("seqnr", itoa::Buffer::new().format(key.2));
         rec.push_attr("scl1", itoa::Buffer::new().format(scl1));
         rec.push_attr("scl2", itoa::Buffer::new().format(scl2));
@@ -821,9 +846,11 @@ impl Part {
         rec.time = Some(time);
         rec.depth = Some(stack.len() as u32);
         stack.push(function);
-        rec.name.push_str(name);
-        rec.cat.push_str(cat);
-        self.trace.willy(&self.feed, self.at, w, &mut rec.loc)?;
+        rec.name = self.syms.intern(name);
+        rec.cat = self.syms.intern(cat);
+        rec.loc = self
+            .syms
+            .intern(&self.trace.willy_name(&self.feed, self.at, w)?);
         if self.values.slots.len() > 3 {
             rec.push_attr("scl", itoa::Buffer::new().format(self.values.slots[3]));
         }
@@ -833,23 +860,21 @@ impl Part {
     fn leave(&mut self, rec: &mut Record, time: i64) -> Result<()> {
         let w = self.values.slots[1] as u32;
         rec.clear();
-        self.trace.willy(&self.feed, self.at, w, &mut rec.loc)?;
+        let loc = self.trace.willy_name(&self.feed, self.at, w)?;
+        rec.loc = self.syms.intern(&loc);
         let stack = self.stacks.entry(w).or_default();
         let Some(function) = stack.pop() else {
             return Err(self.feed.error_at(
                 self.at,
-                format!(
-                    "leave_function on `{}`, which has no function open",
-                    rec.loc
-                ),
+                format!("leave_function on `{loc}`, which has no function open"),
             ));
         };
         rec.kind = Kind::Leave;
         rec.time = Some(time);
         rec.depth = Some(stack.len() as u32);
         let (name, cat) = self.trace.function(&self.feed, self.at, function)?;
-        rec.name.push_str(name);
-        rec.cat.push_str(cat);
+        rec.name = self.syms.intern(name);
+        rec.cat = self.syms.intern(cat);
         if self.values.slots.len() > 2 {
             rec.push_attr("scl", itoa::Buffer::new().format(self.values.slots[2]));
         }
@@ -858,6 +883,7 @@ impl Part {
 
     fn message(&mut self, layout: &Layout, rec: &mut Record, time: i64) -> Result<()> {
         let (trace, feed, at, s) = (&self.trace, &self.feed, self.at, &self.values.slots);
+        let syms = &mut self.syms;
         let receive = s[2] as i64;
         let (sender, receiver) = (s[1] as u32, s[3] as u32);
         rec.clear();
@@ -879,9 +905,9 @@ impl Part {
             // A half whose partner's time is unknown: unmatched.
             rec.flags.push('U');
         }
-        trace.willy(feed, at, loc, &mut rec.loc)?;
-        trace.willy(feed, at, peer, &mut rec.peer)?;
-        rec.comm.push_str(trace.comm(feed, at, s[4] as u32)?.0);
+        rec.loc = syms.intern(&trace.willy_name(feed, at, loc)?);
+        rec.peer = syms.intern(&trace.willy_name(feed, at, peer)?);
+        rec.comm = syms.intern(trace.comm(feed, at, s[4] as u32)?.0);
         rec.size = Some(s[5]);
         rec.tag = Some(s[6] as i64);
         let n = s.len();
@@ -899,15 +925,16 @@ impl Part {
 
     fn counters(&mut self, rec: &mut Record, time: i64) -> Result<()> {
         let (trace, feed, at, v) = (&self.trace, &self.feed, self.at, &self.values);
+        let syms = &mut self.syms;
         let mut rows = Vec::new();
         for (&bits, &counter) in v.array(3).iter().zip(v.array(4)) {
             let (name, ty, class, unit) =
                 declared(&trace.counters, feed, at, "counter", counter as u32)?;
             let mut row = Record::new(Kind::Counter);
             row.time = Some(time);
-            trace.willy(feed, at, v.slots[1] as u32, &mut row.loc)?;
-            row.name.push_str(trace.string(feed, at, *name)?);
-            row.cat.push_str(trace.class(feed, at, *class)?);
+            row.loc = syms.intern(&trace.willy_name(feed, at, v.slots[1] as u32)?);
+            row.name = syms.intern(trace.string(feed, at, *name)?);
+            row.cat = syms.intern(trace.class(feed, at, *class)?);
             match ty {
                 0 => row.value.push_str(itoa::Buffer::new().format(bits as i64)),
                 1 => {
@@ -937,19 +964,20 @@ impl Part {
     /// `collop_raw_event`: one participant's part, a `coll` row.
     fn raw_collective(&mut self, rec: &mut Record, time: i64) -> Result<()> {
         let (trace, feed, at, s) = (&self.trace, &self.feed, self.at, &self.values.slots);
+        let syms = &mut self.syms;
         rec.clear();
         rec.kind = Kind::Coll;
         rec.time = Some(time);
         let end = self.clock as i128 + signed(Scalar::I8, s[9]) as i128;
         rec.end = Some(trace.ns(feed, at, end)?);
-        trace.willy(feed, at, s[1] as u32, &mut rec.loc)?;
-        rec.name.push_str(trace.op(feed, at, s[3] as u32)?);
-        rec.comm.push_str(trace.comm(feed, at, s[4] as u32)?.0);
+        rec.loc = syms.intern(&trace.willy_name(feed, at, s[1] as u32)?);
+        rec.name = syms.intern(trace.op(feed, at, s[3] as u32)?);
+        rec.comm = syms.intern(trace.comm(feed, at, s[4] as u32)?.0);
         if s[5] != 0 {
             rec.id.push_str(itoa::Buffer::new().format(s[5]));
         }
         if s[6] as u32 != NONE {
-            trace.willy(feed, at, s[6] as u32, &mut rec.peer)?;
+            rec.peer = syms.intern(&trace.willy_name(feed, at, s[6] as u32)?);
         }
         rec.size = Some(s[7]);
         rec.value.push_str(itoa::Buffer::new().format(s[8]));
@@ -963,6 +991,7 @@ impl Part {
     /// how to put the record together again.
     fn collective(&mut self, layout: &Layout, rec: &mut Record) -> Result<()> {
         let (trace, feed, at, v) = (&self.trace, &self.feed, self.at, &self.values);
+        let syms = &mut self.syms;
         let field = |name: &str| layout.field(name);
         let scalar = |name: &str| field(name).map(|i| v.slots[i]);
         let array = |name: &str| field(name).map(|i| v.array(i));
@@ -990,6 +1019,11 @@ impl Part {
         let root_bytes = [("recvd", "recvd"), ("sent", "sent")]
             .iter()
             .find_map(|(f, k)| scalar(f).map(|b| (*k, b)));
+        let (op_sym, comm_sym) = (syms.intern(op), syms.intern(comm));
+        let root_sym = match root {
+            Some(r) => Some(syms.intern(&trace.willy_name(feed, at, r)?)),
+            None => None,
+        };
         let mut rows = Vec::with_capacity(n);
         for (i, &start) in starts.iter().enumerate() {
             let mut row = Record::new(Kind::Coll);
@@ -998,11 +1032,11 @@ impl Part {
             row.time = Some(trace.ns(feed, at, begin)?);
             let delta = array("delta").map_or(0, |d| d[i]);
             row.end = Some(trace.ns(feed, at, begin + delta as i128)?);
-            trace.willy(feed, at, members[i], &mut row.loc)?;
-            row.name.push_str(op);
-            row.comm.push_str(comm);
-            if let Some(r) = root {
-                trace.willy(feed, at, r, &mut row.peer)?;
+            row.loc = syms.intern(&trace.willy_name(feed, at, members[i])?);
+            row.name = op_sym;
+            row.comm = comm_sym;
+            if let Some(r) = root_sym {
+                row.peer = r;
             }
             row.size = array("send_size").map(|a| a[i]);
             if let Some(a) = array("receive_size") {
@@ -1039,17 +1073,17 @@ impl Part {
         rec.clear();
         rec.kind = kind;
         rec.time = has(present::TIME).then_some(time);
+        let syms = &mut self.syms;
         if has(present::LOC) {
-            self.trace
-                .willy(feed, at, v.slots[3] as u32, &mut rec.loc)?;
+            rec.loc = syms.intern(&self.trace.willy_name(feed, at, v.slots[3] as u32)?);
         }
         rec.end = has(present::END).then_some(v.slots[4] as i64);
         rec.depth = has(present::DEPTH).then_some(v.slots[5] as u32);
         rec.tag = has(present::TAG).then_some(v.slots[6] as i64);
         rec.size = has(present::SIZE).then_some(v.slots[7]);
         let names = [&mut rec.cat, &mut rec.name, &mut rec.peer, &mut rec.comm];
-        for (n, text) in names.into_iter().enumerate() {
-            text.push_str(self.trace.string(feed, at, v.slots[8 + n] as u32)?);
+        for (n, sym) in names.into_iter().enumerate() {
+            *sym = syms.intern(self.trace.string(feed, at, v.slots[8 + n] as u32)?);
         }
         let texts = [&mut rec.id, &mut rec.value, &mut rec.flags, &mut rec.attrs];
         for (n, text) in texts.into_iter().enumerate() {
@@ -1176,7 +1210,7 @@ impl RecordSource for Part {
 /// anchors, in file order: what a file holds, for tests and inspection.
 pub fn record_specifiers(name: &str, path: &Path) -> Result<Vec<(String, Vec<String>)>> {
     let set = FileSet::open(name, path)?;
-    let trace = Trace::read(&set)?;
+    let trace = Trace::read(&set, &mut SymCache::new(Symbols::new()))?;
     let mut out = Vec::new();
     let mut values = Values::default();
     for (_, suffix, kind) in &trace.components {

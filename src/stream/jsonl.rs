@@ -14,6 +14,7 @@ use crate::io::{Input, LineReader, Output};
 use crate::number::{push_int, push_uint};
 use crate::pipe::{Probe, ReadOptions, RecordSink, RecordSource, WriteOptions};
 use crate::record::{encode_attr_part, Column, Kind, Record, FORMAT_VERSION, META_FORMAT};
+use crate::symbol::{Sym, SymCache, Symbols};
 
 /// True when the first non-blank byte is `{`.
 pub fn sniff(p: &Probe) -> bool {
@@ -24,7 +25,7 @@ pub fn sniff(p: &Probe) -> bool {
 pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
     let (name, reader) = input.into_reader()?;
     Ok(Box::new(
-        JsonlReader::new(&name, reader).with_warnings(opts.warnings.clone()),
+        JsonlReader::new(&name, reader, opts.symbols.clone()).with_warnings(opts.warnings.clone()),
     ))
 }
 
@@ -38,15 +39,18 @@ pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSin
 pub struct JsonlReader<R> {
     lines: LineReader<R>,
     check: StreamCheck,
+    syms: SymCache,
     warnings: Warnings,
 }
 
 impl<R: BufRead> JsonlReader<R> {
-    /// A reader over `inner`, named `name` in errors.
-    pub fn new(name: &str, inner: R) -> JsonlReader<R> {
+    /// A reader over `inner`, named `name` in errors, whose identifiers go
+    /// to `symbols`.
+    pub fn new(name: &str, inner: R, symbols: Symbols) -> JsonlReader<R> {
         JsonlReader {
             lines: LineReader::new(name, inner),
-            check: StreamCheck::default(),
+            check: StreamCheck::new(symbols.clone()),
+            syms: SymCache::new(symbols),
             warnings: Warnings::default(),
         }
     }
@@ -68,7 +72,8 @@ impl<R: BufRead> RecordSource for JsonlReader<R> {
             if line.text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            line.read(|text| parse_line(text, rec), &self.warnings)?;
+            let syms = &mut self.syms;
+            line.read(|text| parse_line(text, rec, syms), &self.warnings)?;
             match self.check.check(rec).map_err(located)? {
                 Verdict::Keep => return Ok(true),
                 Verdict::Consumed => continue,
@@ -92,8 +97,8 @@ impl<R: BufRead> RecordSource for JsonlReader<R> {
     }
 }
 
-/// Parses one JSON object into `rec`.
-pub fn parse_line(line: &[u8], rec: &mut Record) -> Result<(), String> {
+/// Parses one JSON object into `rec`, interning its identifiers in `syms`.
+pub fn parse_line(line: &[u8], rec: &mut Record, syms: &mut SymCache) -> Result<(), String> {
     let first = line.iter().find(|b| !b.is_ascii_whitespace());
     if let Some(&b) = first.filter(|&&b| b != b'{') {
         // Not JSON at all (TSV read with -f jsonl, say): say what a line must be.
@@ -109,7 +114,7 @@ pub fn parse_line(line: &[u8], rec: &mut Record) -> Result<(), String> {
         ));
     }
     let mut de = serde_json::Deserializer::from_slice(line);
-    RecordSeed(rec)
+    RecordSeed(rec, syms)
         .deserialize(&mut de)
         .and_then(|()| de.end())
         .map_err(|e| {
@@ -147,7 +152,7 @@ impl<'de> de::Deserialize<'de> for Text<'de> {
     }
 }
 
-struct RecordSeed<'a>(&'a mut Record);
+struct RecordSeed<'a>(&'a mut Record, &'a mut SymCache);
 
 impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
     type Value = ();
@@ -161,6 +166,10 @@ fn set_text(field: &mut String, v: Option<Text>) {
     if let Some(t) = v {
         field.push_str(&t.0);
     }
+}
+
+fn set_sym(field: &mut Sym, v: Option<Text>, syms: &mut SymCache) {
+    *field = v.map_or(Sym::EMPTY, |t| syms.intern(&t.0));
 }
 
 /// The text of a scalar kept as written: strings decoded, numbers and booleans
@@ -185,7 +194,7 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let rec = self.0;
+        let (rec, syms) = (self.0, self.1);
         rec.clear();
         let mut have_kind = false;
         // Standard columns seen, one bit each; a key given twice is an error
@@ -217,11 +226,11 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
                 Some(Column::Depth) => rec.depth = map.next_value()?,
                 Some(Column::Tag) => rec.tag = map.next_value()?,
                 Some(Column::Size) => rec.size = map.next_value()?,
-                Some(Column::Loc) => set_text(&mut rec.loc, map.next_value()?),
-                Some(Column::Cat) => set_text(&mut rec.cat, map.next_value()?),
-                Some(Column::Name) => set_text(&mut rec.name, map.next_value()?),
-                Some(Column::Peer) => set_text(&mut rec.peer, map.next_value()?),
-                Some(Column::Comm) => set_text(&mut rec.comm, map.next_value()?),
+                Some(Column::Loc) => set_sym(&mut rec.loc, map.next_value()?, syms),
+                Some(Column::Cat) => set_sym(&mut rec.cat, map.next_value()?, syms),
+                Some(Column::Name) => set_sym(&mut rec.name, map.next_value()?, syms),
+                Some(Column::Peer) => set_sym(&mut rec.peer, map.next_value()?, syms),
+                Some(Column::Comm) => set_sym(&mut rec.comm, map.next_value()?, syms),
                 Some(Column::Id) => set_text(&mut rec.id, map.next_value()?),
                 Some(Column::Flags) => set_text(&mut rec.flags, map.next_value()?),
                 Some(Column::Value) => {
@@ -298,6 +307,7 @@ impl<'de> Visitor<'de> for AttrsSeed<'_> {
 /// Writes the JSON Lines stream, starting with the `format` meta row.
 pub struct JsonlWriter {
     out: Output,
+    symbols: Symbols,
     started: bool,
     rows_only: bool,
     time_factor: u64,
@@ -309,6 +319,7 @@ impl JsonlWriter {
     pub fn new(out: Output, opts: &WriteOptions) -> JsonlWriter {
         JsonlWriter {
             out,
+            symbols: opts.symbols.clone(),
             started: false,
             rows_only: opts.rows_only,
             time_factor: 10u64.pow(opts.time_decimals),
@@ -324,6 +335,7 @@ impl JsonlWriter {
         self.line.clear();
         encode_row(
             &Record::meta(META_FORMAT, FORMAT_VERSION),
+            &self.symbols,
             1,
             &mut self.line,
         );
@@ -361,9 +373,9 @@ pub fn push_json_string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
-/// Appends the JSON line of `rec` (with its newline), times divided by
-/// `time_factor` (1: ns).
-pub fn encode_row(rec: &Record, time_factor: u64, out: &mut Vec<u8>) {
+/// Appends the JSON line of `rec` (with its newline; identifiers in
+/// `symbols`), times divided by `time_factor` (1: ns).
+pub fn encode_row(rec: &Record, symbols: &Symbols, time_factor: u64, out: &mut Vec<u8>) {
     out.extend_from_slice(b"{\"kind\":\"");
     out.extend_from_slice(rec.kind.as_str().as_bytes());
     out.push(b'"');
@@ -386,15 +398,15 @@ pub fn encode_row(rec: &Record, time_factor: u64, out: &mut Vec<u8>) {
         key(out, "end");
         super::push_time(out, t, time_factor);
     }
-    text(out, "loc", &rec.loc);
-    text(out, "cat", &rec.cat);
-    text(out, "name", &rec.name);
+    text(out, "loc", symbols.text(rec.loc));
+    text(out, "cat", symbols.text(rec.cat));
+    text(out, "name", symbols.text(rec.name));
     if let Some(d) = rec.depth {
         key(out, "depth");
         push_uint(out, u64::from(d));
     }
-    text(out, "peer", &rec.peer);
-    text(out, "comm", &rec.comm);
+    text(out, "peer", symbols.text(rec.peer));
+    text(out, "comm", symbols.text(rec.comm));
     if let Some(t) = rec.tag {
         key(out, "tag");
         push_int(out, t);
@@ -442,7 +454,7 @@ impl RecordSink for JsonlWriter {
             return Ok(());
         }
         self.line.clear();
-        encode_row(rec, self.time_factor, &mut self.line);
+        encode_row(rec, &self.symbols, self.time_factor, &mut self.line);
         self.out.write_line(&self.line)
     }
 
@@ -460,19 +472,21 @@ mod tests {
 
     #[test]
     fn row_round_trips_through_json() {
+        let symbols = Symbols::new();
+        let mut syms = SymCache::new(symbols.clone());
         let mut r = Record::new(Kind::Send);
         r.time = Some(-5);
-        r.loc = "p\t0\"x".into();
-        r.peer = "p1".into();
+        r.loc = symbols.intern("p\t0\"x");
+        r.peer = symbols.intern("p1");
         r.tag = Some(7);
         r.size = Some(1024);
         r.value = "1.50".into();
         r.push_attr("k;=", "v\u{1}é");
         r.extra.push(("future".into(), "x".into()));
         let mut line = Vec::new();
-        encode_row(&r, 1, &mut line);
+        encode_row(&r, &symbols, 1, &mut line);
         let mut back = Record::default();
-        parse_line(&line[..line.len() - 1], &mut back).unwrap();
+        parse_line(&line[..line.len() - 1], &mut back, &mut syms).unwrap();
         assert_eq!(back, r);
         assert!(String::from_utf8(line).unwrap().contains("\"value\":1.50"));
     }
@@ -480,13 +494,14 @@ mod tests {
     #[test]
     fn rejects_bad_json() {
         let mut r = Record::default();
-        assert!(parse_line(br#"{"time":1}"#, &mut r)
+        let mut syms = SymCache::new(Symbols::new());
+        assert!(parse_line(br#"{"time":1}"#, &mut r, &mut syms)
             .unwrap_err()
             .contains("missing `kind`"));
-        assert!(parse_line(br#"{"kind":"nope"}"#, &mut r)
+        assert!(parse_line(br#"{"kind":"nope"}"#, &mut r, &mut syms)
             .unwrap_err()
             .contains("unknown kind"));
-        assert!(parse_line(br#"{"kind":"event","time":1.5}"#, &mut r).is_err());
-        assert!(parse_line(br#"{"kind":"event"} x"#, &mut r).is_err());
+        assert!(parse_line(br#"{"kind":"event","time":1.5}"#, &mut r, &mut syms).is_err());
+        assert!(parse_line(br#"{"kind":"event"} x"#, &mut r, &mut syms).is_err());
     }
 }

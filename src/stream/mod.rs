@@ -4,9 +4,9 @@
 pub mod jsonl;
 pub mod tsv;
 
-use crate::fasthash::FastSet;
 use crate::record::{Kind, Record, FORMAT_VERSION, META_FORMAT};
 use crate::swar::{any_below, any_equal, bytes_equal, load_padded, HIGHS};
+use crate::symbol::{Sym, Symbols};
 
 /// True for the rows that describe the stream rather than the run (`meta`,
 /// `type`, `container`): what `--rows-only` leaves out.
@@ -27,13 +27,13 @@ pub fn push_time(out: &mut Vec<u8>, ns: i64, factor: u64) {
 
 /// Checks the stream-level rules on each row a stream reader produces: meta rows
 /// first, the `format` version, completion-time order, and locations declared
-/// before use. Memory: one entry per declared location.
-#[derive(Default)]
+/// before use. Memory: one bit per symbol.
 pub struct StreamCheck {
+    symbols: Symbols,
     seen_data: bool,
     last_completion: Option<i64>,
-    declared: FastSet<String>,
-    last_loc: String,
+    /// Per symbol, whether a `container` row declared it.
+    declared: Vec<bool>,
 }
 
 /// What a reader does with a row after [`StreamCheck::check`].
@@ -46,9 +46,24 @@ pub enum Verdict {
 }
 
 impl StreamCheck {
+    /// A check of rows whose identifiers are in `symbols`.
+    pub fn new(symbols: Symbols) -> StreamCheck {
+        StreamCheck {
+            symbols,
+            seen_data: false,
+            last_completion: None,
+            declared: Vec::new(),
+        }
+    }
+
+    fn is_declared(&self, loc: Sym) -> bool {
+        self.declared.get(loc.index()).copied().unwrap_or(false)
+    }
+
     /// Validates `rec` against the rows before it.
     pub fn check(&mut self, rec: &Record) -> Result<Verdict, String> {
         rec.validate()?;
+        let text = |sym| self.symbols.text(sym);
         match rec.kind {
             Kind::Meta => {
                 if self.seen_data {
@@ -76,28 +91,27 @@ impl StreamCheck {
             }
             Kind::Container => {
                 self.seen_data = true;
-                if !rec.peer.is_empty() && !self.declared.contains(&rec.peer) {
+                if !rec.peer.is_empty() && !self.is_declared(rec.peer) {
                     return Err(format!(
                         "container `{}` names parent `{}`, which no earlier `container` row declares",
-                        rec.loc, rec.peer
+                        text(rec.loc),
+                        text(rec.peer)
                     ));
                 }
-                if !self.declared.contains(&rec.loc) {
-                    self.declared.insert(rec.loc.clone());
+                let i = rec.loc.index();
+                if i >= self.declared.len() {
+                    self.declared.resize(i + 1, false);
                 }
+                self.declared[i] = true;
                 return Ok(Verdict::Keep);
             }
             _ => self.seen_data = true,
         }
-        if !rec.loc.is_empty() && rec.loc != self.last_loc {
-            if !self.declared.contains(&rec.loc) {
-                return Err(format!(
-                    "location `{}` is used before a `container` row declares it",
-                    rec.loc
-                ));
-            }
-            self.last_loc.clear();
-            self.last_loc.push_str(&rec.loc);
+        if !rec.loc.is_empty() && !self.is_declared(rec.loc) {
+            return Err(format!(
+                "location `{}` is used before a `container` row declares it",
+                text(rec.loc)
+            ));
         }
         let at = rec.completion();
         if let (Some(prev), Some(now)) = (self.last_completion, at) {

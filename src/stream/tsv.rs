@@ -9,6 +9,7 @@ use crate::io::{Input, LineReader, Output};
 use crate::number::{parse_int, parse_uint, push_int, push_uint};
 use crate::pipe::{Probe, ReadOptions, RecordSink, RecordSource, WriteOptions};
 use crate::record::{Column, Kind, Record, COLUMNS, FORMAT_VERSION, META_FORMAT};
+use crate::symbol::{SymCache, Symbols};
 
 /// True when the first line is a stream header: tab-separated column names
 /// (any printable text without spaces, as extra columns may be named), one of
@@ -25,7 +26,7 @@ pub fn sniff(p: &Probe) -> bool {
 pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
     let (name, reader) = input.into_reader()?;
     Ok(Box::new(
-        TsvReader::new(&name, reader)?.with_warnings(opts.warnings.clone()),
+        TsvReader::new(&name, reader, opts.symbols.clone())?.with_warnings(opts.warnings.clone()),
     ))
 }
 
@@ -50,8 +51,9 @@ pub struct TsvReader<R> {
 }
 
 impl<R: BufRead> TsvReader<R> {
-    /// Reads the header of `inner`. An empty input is an empty stream.
-    pub fn new(name: &str, inner: R) -> Result<TsvReader<R>> {
+    /// Reads the header of `inner`, whose identifiers go to `symbols`. An
+    /// empty input is an empty stream.
+    pub fn new(name: &str, inner: R, symbols: Symbols) -> Result<TsvReader<R>> {
         let mut lines = LineReader::new(name, inner);
         let mut targets = Vec::new();
         let mut extra_names = Vec::new();
@@ -104,13 +106,14 @@ impl<R: BufRead> TsvReader<R> {
         }
         Ok(TsvReader {
             lines,
+            check: StreamCheck::new(symbols.clone()),
             parser: RowParser {
                 targets,
                 extra_names,
                 scratch: String::new(),
                 ends: Vec::with_capacity(32),
+                syms: SymCache::new(symbols),
             },
-            check: StreamCheck::default(),
             warnings: Warnings::default(),
         })
     }
@@ -128,6 +131,7 @@ struct RowParser {
     extra_names: Vec<String>,
     scratch: String,
     ends: Vec<usize>,
+    syms: SymCache,
 }
 
 impl RowParser {
@@ -137,6 +141,7 @@ impl RowParser {
             extra_names,
             scratch,
             ends,
+            syms,
         } = self;
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let scan = scan_row(line, ends);
@@ -227,11 +232,23 @@ impl RowParser {
                     rec.size = uint_field(field, "size")?;
                     continue;
                 }
-                Column::Loc => &mut rec.loc,
-                Column::Cat => &mut rec.cat,
-                Column::Name => &mut rec.name,
-                Column::Peer => &mut rec.peer,
-                Column::Comm => &mut rec.comm,
+                Column::Loc | Column::Cat | Column::Name | Column::Peer | Column::Comm => {
+                    let sym = if escaped && field.contains('\\') {
+                        unescape_tsv(field, scratch)
+                            .map_err(|e| format!("in column `{}`: {e}", col.name()))?;
+                        syms.intern(scratch)
+                    } else {
+                        syms.intern(field)
+                    };
+                    *match col {
+                        Column::Loc => &mut rec.loc,
+                        Column::Cat => &mut rec.cat,
+                        Column::Name => &mut rec.name,
+                        Column::Peer => &mut rec.peer,
+                        _ => &mut rec.comm,
+                    } = sym;
+                    continue;
+                }
                 Column::Id => &mut rec.id,
                 Column::Value => &mut rec.value,
                 Column::Flags => &mut rec.flags,
@@ -315,6 +332,7 @@ impl<R: BufRead> RecordSource for TsvReader<R> {
 /// Writes the TSV stream: the header, the `format` meta row, then the records.
 pub struct TsvWriter {
     out: Output,
+    symbols: Symbols,
     header: bool,
     rows_only: bool,
     time_factor: u64,
@@ -328,6 +346,7 @@ impl TsvWriter {
     pub fn new(out: Output, opts: &WriteOptions) -> TsvWriter {
         TsvWriter {
             out,
+            symbols: opts.symbols.clone(),
             header: !opts.no_header && !opts.rows_only,
             rows_only: opts.rows_only,
             time_factor: 10u64.pow(opts.time_decimals),
@@ -350,16 +369,18 @@ impl TsvWriter {
         }
         if !self.rows_only {
             let format_row = Record::meta(META_FORMAT, FORMAT_VERSION);
-            encode_row(&format_row, &self.extra, 1, &mut self.line)?;
+            encode_row(&format_row, &self.symbols, &self.extra, 1, &mut self.line)?;
         }
         self.out.write_line(&self.line)
     }
 }
 
-/// Appends the TSV line of `rec` (with its newline) for a header whose extra
-/// columns are `extra`, times divided by `time_factor` (1: ns).
+/// Appends the TSV line of `rec` (with its newline; identifiers in
+/// `symbols`) for a header whose extra columns are `extra`, times divided by
+/// `time_factor` (1: ns).
 pub fn encode_row(
     rec: &Record,
+    symbols: &Symbols,
     extra: &[String],
     time_factor: u64,
     line: &mut Vec<u8>,
@@ -384,15 +405,15 @@ pub fn encode_row(
     line.push(b'\t');
     opt_time(line, rec.time, time_factor);
     opt_time(line, rec.end, time_factor);
-    text(line, &rec.loc);
-    text(line, &rec.cat);
-    text(line, &rec.name);
+    text(line, symbols.text(rec.loc));
+    text(line, symbols.text(rec.cat));
+    text(line, symbols.text(rec.name));
     if let Some(d) = rec.depth {
         push_uint(line, u64::from(d));
     }
     line.push(b'\t');
-    text(line, &rec.peer);
-    text(line, &rec.comm);
+    text(line, symbols.text(rec.peer));
+    text(line, symbols.text(rec.comm));
     opt_int(line, rec.tag);
     if let Some(s) = rec.size {
         push_uint(line, s);
@@ -430,7 +451,13 @@ impl RecordSink for TsvWriter {
             return Ok(());
         }
         self.line.clear();
-        encode_row(rec, &self.extra, self.time_factor, &mut self.line)?;
+        encode_row(
+            rec,
+            &self.symbols,
+            &self.extra,
+            self.time_factor,
+            &mut self.line,
+        )?;
         self.out.write_line(&self.line)
     }
 

@@ -17,7 +17,8 @@ use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::FastMap;
 use crate::io::{cut_error, Input, LineReader, CUT_WARNING};
 use crate::pipe::{FormatOption, OptionValue, ReadOptions, RecordSource};
-use crate::record::{decode_attr_part, encode_attr_part, flags, Kind, Record, META_ORIGIN};
+use crate::record::{decode_attr_part, encode_attr_part, flags, Kind, Record, Sym, META_ORIGIN};
+use crate::symbol::{well_known, SymCache};
 
 const LENIENT: &str = "lenient";
 
@@ -890,6 +891,12 @@ fn check_references(trace: &mut Trace, problems: &mut Problems) -> Result<Vec<bo
 pub struct TraceReader {
     name: String,
     trace: Trace,
+    syms: SymCache,
+    /// The location of each resource, by its id, and of each signal.
+    resource_locs: FastMap<u64, Sym>,
+    signal_locs: Vec<Sym>,
+    /// Reused for decoding names.
+    scratch: String,
     /// Meta and container rows first, then the elements by completion time.
     /// With the line each row comes from (0: the file as a whole).
     prelude: std::vec::IntoIter<(Record, u64)>,
@@ -932,70 +939,96 @@ impl TraceReader {
             .collect();
         // Elements are numbered in file order, so equal times keep file order.
         order.sort_unstable();
-        let prelude = prelude(name, &trace);
-        Ok(TraceReader {
+        let mut syms = SymCache::new(opts.symbols.clone());
+        let resource_locs = trace
+            .resources
+            .iter()
+            .map(|r| (r.id, syms.intern(&format!("{RESOURCE_LOC}{}", r.id))))
+            .collect();
+        let signal_locs = trace
+            .signals
+            .iter()
+            .map(|s| syms.intern(&format!("{SIGNAL_LOC}{}", trace.text(s.id))))
+            .collect();
+        let mut reader = TraceReader {
             name: name.to_string(),
             trace,
-            prelude: prelude.into_iter(),
+            syms,
+            resource_locs,
+            signal_locs,
+            scratch: String::new(),
+            prelude: Vec::new().into_iter(),
             order: order.into_iter(),
             line: 0,
-        })
+        };
+        reader.prelude = reader.prelude(name).into_iter();
+        Ok(reader)
+    }
+
+    /// The meta rows and the resources' and signals' container rows, with
+    /// the line each comes from.
+    fn prelude(&mut self, name: &str) -> Vec<(Record, u64)> {
+        let trace = &self.trace;
+        let syms = &mut self.syms;
+        let mut meta = |key: &str, value: &str| (Record::meta(syms.intern(key), value), 0);
+        let mut rows = vec![
+            meta("source_format", "trace"),
+            meta("source", name),
+            meta("time_unit", UNITS[trace.unit].1),
+        ];
+        if let Some(ms) = trace.offset_ms {
+            let origin = (i128::from(ms) * 1_000_000).to_string();
+            rows.push((Record::meta(META_ORIGIN, &origin), 0));
+        }
+        for (k, v) in &trace.trace_attrs {
+            rows.push(meta(&format!("{META_ATTR}{k}"), v));
+        }
+        for r in &trace.resources {
+            let mut rec = Record::new(Kind::Container);
+            rec.loc = self.resource_locs[&r.id];
+            rec.cat = well_known::RESOURCE;
+            rec.name = name_of(trace.text(r.attrs), &mut self.scratch, syms);
+            rec.value.push_str(trace.text(r.capacity));
+            if r.uses_offset {
+                rec.push_attr(ATTR_USES_OFFSET, "true");
+            }
+            append_attrs(&mut rec, trace.text(r.attrs));
+            rows.push((rec, r.line));
+        }
+        for (s, &loc) in trace.signals.iter().zip(&self.signal_locs) {
+            if s.line == 0 {
+                continue;
+            }
+            let mut rec = Record::new(Kind::Container);
+            rec.loc = loc;
+            rec.cat = well_known::SIGNAL;
+            rec.name = name_of(trace.text(s.attrs), &mut self.scratch, syms);
+            append_attrs(&mut rec, trace.text(s.attrs));
+            rows.push((rec, s.line));
+        }
+        rows
     }
 }
 
-/// Appends an encoded attribute value, decoded.
-fn push_decoded(encoded: &str, out: &mut String) {
-    if encoded.contains('%') {
-        out.push_str(&decode_attr_part(encoded));
-    } else {
-        out.push_str(encoded);
+/// The symbol of an encoded text, decoded (`scratch` is reused).
+fn decoded(encoded: &str, scratch: &mut String, syms: &mut SymCache) -> Sym {
+    if !encoded.contains('%') {
+        return syms.intern(encoded);
     }
+    scratch.clear();
+    scratch.push_str(&decode_attr_part(encoded));
+    syms.intern(scratch)
 }
 
-/// The decoded value of the first `name` attribute of an encoded attribute list.
-fn name_of(encoded: &str, out: &mut String) {
+/// The decoded value of the first `name` attribute of an encoded attribute
+/// list, interned (empty when there is none).
+fn name_of(encoded: &str, scratch: &mut String, syms: &mut SymCache) -> Sym {
     for item in encoded.split(';') {
         if let Some(v) = item.strip_prefix("name=") {
-            push_decoded(v, out);
-            return;
+            return decoded(v, scratch, syms);
         }
     }
-}
-
-fn prelude(name: &str, trace: &Trace) -> Vec<(Record, u64)> {
-    let mut rows = vec![
-        (Record::meta("source_format", "trace"), 0),
-        (Record::meta("source", name), 0),
-        (Record::meta("time_unit", UNITS[trace.unit].1), 0),
-    ];
-    if let Some(ms) = trace.offset_ms {
-        let origin = (i128::from(ms) * 1_000_000).to_string();
-        rows.push((Record::meta(META_ORIGIN, &origin), 0));
-    }
-    for (k, v) in &trace.trace_attrs {
-        rows.push((Record::meta(&format!("{META_ATTR}{k}"), v), 0));
-    }
-    for r in &trace.resources {
-        let mut rec = Record::new(Kind::Container);
-        rec.loc = format!("{RESOURCE_LOC}{}", r.id);
-        rec.cat.push_str("resource");
-        name_of(trace.text(r.attrs), &mut rec.name);
-        rec.value.push_str(trace.text(r.capacity));
-        if r.uses_offset {
-            rec.push_attr(ATTR_USES_OFFSET, "true");
-        }
-        append_attrs(&mut rec, trace.text(r.attrs));
-        rows.push((rec, r.line));
-    }
-    for s in trace.signals.iter().filter(|s| s.line != 0) {
-        let mut rec = Record::new(Kind::Container);
-        rec.loc = format!("{SIGNAL_LOC}{}", trace.text(s.id));
-        rec.cat.push_str("signal");
-        name_of(trace.text(s.attrs), &mut rec.name);
-        append_attrs(&mut rec, trace.text(s.attrs));
-        rows.push((rec, s.line));
-    }
-    rows
+    Sym::EMPTY
 }
 
 fn append_attrs(rec: &mut Record, encoded: &str) {
@@ -1024,7 +1057,8 @@ impl RecordSource for TraceReader {
         rec.clear();
         rec.time = Some(e.times.0);
         let attrs = trace.text(e.attrs);
-        push_decoded(trace.text(e.name), &mut rec.name);
+        let syms = &mut self.syms;
+        rec.name = decoded(trace.text(e.name), &mut self.scratch, syms);
         match e.item {
             Item::Event { id } => {
                 rec.kind = Kind::Event;
@@ -1038,7 +1072,7 @@ impl RecordSource for TraceReader {
             } => {
                 rec.kind = Kind::Claim;
                 rec.end = Some(e.times.1);
-                let _ = write!(rec.loc, "{RESOURCE_LOC}{resource}");
+                rec.loc = self.resource_locs[&resource];
                 let _ = write!(rec.id, "{id}");
                 rec.value.push_str(trace.text(amount));
                 if let Some(o) = offset {
@@ -1057,11 +1091,11 @@ impl RecordSource for TraceReader {
                 let (src, dst) = (trace.text(src), trace.text(dst));
                 for (slot, out) in resources.into_iter().zip([&mut rec.loc, &mut rec.peer]) {
                     if let Some(r) = trace.resources.get(slot as usize) {
-                        let _ = write!(out, "{RESOURCE_LOC}{}", r.id);
+                        *out = self.resource_locs[&r.id];
                     }
                 }
                 rec.id.push_str(trace.text(id));
-                let _ = write!(rec.cat, "{kind}");
+                rec.cat = syms.intern(itoa::Buffer::new().format(kind));
                 rec.push_attr(ATTR_SRC, src);
                 rec.push_attr(ATTR_DST, dst);
             }
@@ -1071,8 +1105,7 @@ impl RecordSource for TraceReader {
             } => {
                 rec.kind = Kind::Signal;
                 rec.end = Some(e.times.1);
-                let s = &trace.signals[signal as usize];
-                let _ = write!(rec.loc, "{SIGNAL_LOC}{}", trace.text(s.id));
+                rec.loc = self.signal_locs[signal as usize];
                 rec.attrs.push_str(trace.text(coefficients));
                 rec.push_attr("time_unit", UNITS[trace.unit].1);
             }

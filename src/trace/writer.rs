@@ -23,12 +23,18 @@ use crate::io::Output;
 use crate::ops::spans::SpanBuilder;
 use crate::pipe::{RecordSink, WriteOptions};
 use crate::record::{Kind, Record, META_ORIGIN};
+use crate::symbol::Symbols;
 
 /// Registry constructor: the writer behind a span builder, so `enter`/`leave`
 /// pairs arrive as `state` rows.
 pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
-    let writer = TraceWriter::new(out, opts.warnings.clone());
-    Ok(Box::new(SpanBuilder::new(writer, opts.warnings.clone())))
+    let symbols = opts.symbols.clone();
+    let writer = TraceWriter::new(out, symbols.clone(), opts.warnings.clone());
+    Ok(Box::new(SpanBuilder::new(
+        writer,
+        symbols,
+        opts.warnings.clone(),
+    )))
 }
 
 struct ResourceLine {
@@ -69,6 +75,7 @@ struct Series {
 /// The TRACE writer.
 pub struct TraceWriter {
     out: Output,
+    symbols: Symbols,
     unit: usize,
     unit_from_meta: bool,
     origin_ns: Option<i128>,
@@ -137,9 +144,10 @@ struct PendingDep {
 impl TraceWriter {
     /// A writer over `out`. Times are written in the stream's original unit when
     /// its `time_unit` meta names a TRACE unit, else in nanoseconds.
-    pub fn new(out: Output, warnings: Warnings) -> TraceWriter {
+    pub fn new(out: Output, symbols: Symbols, warnings: Warnings) -> TraceWriter {
         TraceWriter {
             out,
+            symbols,
             unit: 0,
             unit_from_meta: false,
             origin_ns: None,
@@ -170,9 +178,11 @@ impl TraceWriter {
     }
 
     fn meta(&mut self, rec: &Record) {
-        if let Some(key) = rec.name.strip_prefix(META_ATTR) {
+        let symbols = self.symbols.clone();
+        let t = rec.idents(&symbols);
+        if let Some(key) = t.name.strip_prefix(META_ATTR) {
             self.trace_attrs.push((key.to_string(), rec.value.clone()));
-        } else if rec.name == "time_unit" && !self.unit_from_meta && self.elements.is_empty() {
+        } else if t.name == "time_unit" && !self.unit_from_meta && self.elements.is_empty() {
             if let Some(u) = UNITS.iter().position(|u| u.1 == rec.value) {
                 self.unit = u;
                 self.unit_from_meta = true;
@@ -200,27 +210,27 @@ impl TraceWriter {
     }
 
     fn container(&mut self, rec: &Record) {
-        if rec.cat == "signal" {
-            if let Some(id) = rec.loc.strip_prefix(SIGNAL_LOC) {
-                if self.signal_of.contains_key(&rec.loc) {
+        let symbols = self.symbols.clone();
+        let t = rec.idents(&symbols);
+        if t.cat == "signal" {
+            if let Some(id) = t.loc.strip_prefix(SIGNAL_LOC) {
+                if self.signal_of.contains_key(t.loc) {
                     return; // Declared again (merged inputs).
                 }
                 let (id, _) = self.signal_ids.take(id);
-                let attrs = self.attributes(rec, &[("name", &rec.name)]);
-                let resource_attrs = self.attributes(
-                    rec,
-                    &[("name", &rec.name), ("loc", &rec.loc), ("type", "signal")],
-                );
-                let signal = self.declare_signal(id, rec.loc.clone(), attrs, resource_attrs);
-                self.signal_of.insert(rec.loc.clone(), signal);
+                let attrs = self.attributes(rec, &[("name", t.name)]);
+                let resource_attrs =
+                    self.attributes(rec, &[("name", t.name), ("loc", t.loc), ("type", "signal")]);
+                let signal = self.declare_signal(id, t.loc.to_string(), attrs, resource_attrs);
+                self.signal_of.insert(t.loc.to_string(), signal);
                 return;
             }
         }
-        if self.resource_of.contains_key(&rec.loc) {
+        if self.resource_of.contains_key(t.loc) {
             return;
         }
-        let native = rec.cat == "resource";
-        let wanted = match rec.loc.strip_prefix(RESOURCE_LOC) {
+        let native = t.cat == "resource";
+        let wanted = match t.loc.strip_prefix(RESOURCE_LOC) {
             Some(n) if native && n.bytes().all(|b| b.is_ascii_digit()) => n,
             _ => "",
         };
@@ -231,24 +241,20 @@ impl TraceWriter {
         };
         let uses_offset = rec.attr(ATTR_USES_OFFSET).as_deref() == Some("true");
         let extra: Vec<(&str, &str)> = if native {
-            vec![("name", &rec.name)]
+            vec![("name", t.name)]
         } else {
-            let name = if rec.name.is_empty() {
-                &rec.loc
-            } else {
-                &rec.name
-            };
+            let name = if t.name.is_empty() { t.loc } else { t.name };
             vec![
                 ("name", name),
-                ("loc", &rec.loc),
-                ("type", &rec.cat),
-                ("parent", &rec.peer),
+                ("loc", t.loc),
+                ("type", t.cat),
+                ("parent", t.peer),
             ]
         };
         let attrs = self.attributes(rec, &extra);
         let line = format!("R {id} {capacity} {uses_offset} ; {attrs}");
         self.resource_of
-            .insert(rec.loc.clone(), self.resources.len());
+            .insert(t.loc.to_string(), self.resources.len());
         self.resources.push(ResourceLine {
             id: id.parse().unwrap_or_default(),
             uses_offset,
@@ -304,8 +310,10 @@ impl TraceWriter {
     }
 
     fn claim(&mut self, rec: &Record, columns: &[(&str, &str)]) -> Result<()> {
+        let symbols = self.symbols.clone();
+        let t = rec.idents(&symbols);
         let (start, end) = (rec.time.unwrap_or_default(), rec.end.unwrap_or_default());
-        let resource = self.resource(&rec.loc);
+        let resource = self.resource(t.loc);
         let (rid, uses_offset) = (resource.id, resource.uses_offset);
         let wanted = if rec.kind == Kind::Claim && rec.id.bytes().all(|b| b.is_ascii_digit()) {
             rec.id.as_str()
@@ -369,14 +377,16 @@ impl TraceWriter {
 
     /// An `event`: a TRACE event, its id kept when free.
     fn instant(&mut self, rec: &Record) {
-        let native = rec.loc.is_empty() && rec.cat.is_empty();
+        let symbols = self.symbols.clone();
+        let t = rec.idents(&symbols);
+        let native = t.loc.is_empty() && t.cat.is_empty();
         let attrs = if native {
-            self.attributes(rec, &[("name", &rec.name), ("value", &rec.value)])
+            self.attributes(rec, &[("name", t.name), ("value", &rec.value)])
         } else {
             let columns = [
-                ("name", rec.name.as_str()),
-                ("loc", &rec.loc),
-                ("category", &rec.cat),
+                ("name", t.name),
+                ("loc", t.loc),
+                ("category", t.cat),
                 ("value", &rec.value),
             ];
             self.attributes(rec, &columns)
@@ -389,14 +399,16 @@ impl TraceWriter {
 
     /// A message half: an event whose attributes say what it was.
     fn half(&mut self, rec: &Record) {
+        let symbols = self.symbols.clone();
+        let t = rec.idents(&symbols);
         let tag = rec.tag.map(|t| t.to_string()).unwrap_or_default();
         let size = rec.size.map(|t| t.to_string()).unwrap_or_default();
         let columns = [
-            ("name", rec.name.as_str()),
+            ("name", t.name),
             ("kind", rec.kind.as_str()),
-            ("loc", &rec.loc),
-            ("peer", &rec.peer),
-            ("comm", &rec.comm),
+            ("loc", t.loc),
+            ("peer", t.peer),
+            ("comm", t.comm),
             ("tag", &tag),
             ("size", &size),
             ("id", &rec.id),
@@ -408,36 +420,38 @@ impl TraceWriter {
 
     /// A message or foreign dependency: an event at each end and a type-4 dependency.
     fn linked_events(&mut self, rec: &Record) {
+        let symbols = self.symbols.clone();
+        let t = rec.idents(&symbols);
         let what = rec.kind.as_str();
         let tag = rec.tag.map(|t| t.to_string()).unwrap_or_default();
         let size = rec.size.map(|t| t.to_string()).unwrap_or_default();
         let common = [
-            ("comm", rec.comm.as_str()),
+            ("comm", t.comm),
             ("tag", tag.as_str()),
             ("size", size.as_str()),
             ("value", rec.value.as_str()),
         ];
         let mut from = vec![
-            ("name", rec.name.as_str()),
+            ("name", t.name),
             ("kind", what),
             ("end", "source"),
-            ("loc", rec.loc.as_str()),
-            ("peer", rec.peer.as_str()),
+            ("loc", t.loc),
+            ("peer", t.peer),
         ];
         from.extend(common);
         let mut to = vec![
-            ("name", rec.name.as_str()),
+            ("name", t.name),
             ("kind", what),
             ("end", "destination"),
-            ("loc", rec.peer.as_str()),
-            ("peer", rec.loc.as_str()),
+            ("loc", t.peer),
+            ("peer", t.loc),
         ];
         to.extend(common);
         let from = self.attributes(rec, &from);
         let src = self.event(rec.time.unwrap_or_default(), "", from);
         let to = self.attributes(rec, &to);
         let dst = self.event(rec.end.unwrap_or_default(), "", to);
-        let attrs = self.attributes(rec, &[("kind", what), ("id", &rec.id), ("type", &rec.cat)]);
+        let attrs = self.attributes(rec, &[("kind", what), ("id", &rec.id), ("type", t.cat)]);
         self.dependency(&rec.id, 4, &src, &dst, attrs);
     }
 
@@ -468,6 +482,7 @@ impl TraceWriter {
     /// A dependency between two elements of the stream, in its place in
     /// the file when its endpoints' ids are known or reserved, else at the end.
     fn native_dep(&mut self, dep: PendingDep) {
+        let symbols = self.symbols.clone();
         let (src_kind, dst_kind) = DEP_TYPES[dep.kind];
         let src = self.endpoint(src_kind, &dep.src);
         let dst = self.endpoint(dst_kind, &dep.dst);
@@ -476,7 +491,7 @@ impl TraceWriter {
             return;
         };
         let start = self.elements.len();
-        let attrs = self.attributes(&dep.rec, &[("name", &dep.rec.name)]);
+        let attrs = self.attributes(&dep.rec, &[("name", symbols.text(dep.rec.name))]);
         self.dependency(&dep.rec.id, dep.kind, &src, &dst, attrs);
         if src_reserved || dst_reserved {
             self.provisional.push((start..self.elements.len(), dep));
@@ -518,6 +533,7 @@ impl TraceWriter {
     /// renamed as their elements were; as two events when an endpoint is
     /// not in the stream (a filtered trace).
     fn write_dep(&mut self, dep: PendingDep) {
+        let symbols = self.symbols.clone();
         let (src_kind, dst_kind) = DEP_TYPES[dep.kind];
         let end = |kind: Endpoint, id: &str| -> Option<String> {
             let map = match kind {
@@ -528,7 +544,7 @@ impl TraceWriter {
         };
         match (end(src_kind, &dep.src), end(dst_kind, &dep.dst)) {
             (Some(src), Some(dst)) => {
-                let attrs = self.attributes(&dep.rec, &[("name", &dep.rec.name)]);
+                let attrs = self.attributes(&dep.rec, &[("name", symbols.text(dep.rec.name))]);
                 self.dependency(&dep.rec.id, dep.kind, &src, &dst, attrs);
             }
             _ => {
@@ -539,24 +555,22 @@ impl TraceWriter {
     }
 
     fn counter(&mut self, rec: &Record) -> Result<()> {
+        let symbols = self.symbols.clone();
+        let t = rec.idents(&symbols);
         let time = rec.time.unwrap_or_default();
         if Decimal::parse(&rec.value).is_none() {
             return Err(Error::Record(format!(
                 "counter `{}` has the value `{}`: a TRACE signal holds numbers",
-                rec.name, rec.value
+                t.name, rec.value
             )));
         }
-        let key = (rec.loc.clone(), rec.name.clone());
+        let key = (t.loc.to_string(), t.name.to_string());
         if !self.series.contains_key(&key) {
             let (id, _) = self.signal_ids.take("");
-            let label = if rec.name.is_empty() {
-                "counter"
-            } else {
-                &rec.name
-            };
-            let columns = [("name", label), ("loc", &rec.loc), ("type", "counter")];
+            let label = if t.name.is_empty() { "counter" } else { t.name };
+            let columns = [("name", label), ("loc", t.loc), ("type", "counter")];
             let attrs = self.attributes(rec, &columns);
-            let loc = format!("{label} on {}", rec.loc);
+            let loc = format!("{label} on {}", t.loc);
             let signal = self.declare_signal(id, loc, attrs.clone(), attrs);
             self.series
                 .insert(key.clone(), Series { signal, last: None });
@@ -569,7 +583,7 @@ impl TraceWriter {
             }
             Some(_) => self.warnings.warn(format!(
                 "counter `{}` on `{}`: two samples at {time} ns; the earlier one is left out",
-                rec.name, rec.loc
+                t.name, t.loc
             )),
             None => {}
         }
@@ -577,10 +591,12 @@ impl TraceWriter {
     }
 
     fn signal_fragment(&mut self, rec: &Record) -> Result<()> {
-        let Some(&signal) = self.signal_of.get(&rec.loc) else {
+        let symbols = self.symbols.clone();
+        let t = rec.idents(&symbols);
+        let Some(&signal) = self.signal_of.get(t.loc) else {
             return Err(Error::Record(format!(
                 "cannot write a fragment of `{}`: no signal `container` row declares it",
-                rec.loc
+                t.loc
             )));
         };
         // Coefficients are per unit of the fragment's own time unit; rescale when
@@ -679,6 +695,8 @@ fn push_attr_list(pairs: &[(String, String)], out: &mut String) -> bool {
 
 impl RecordSink for TraceWriter {
     fn write(&mut self, rec: &Record) -> Result<()> {
+        let symbols = self.symbols.clone();
+        let t = rec.idents(&symbols);
         if let Some(t) = rec.completion() {
             self.last_time = self.last_time.max(t);
         }
@@ -686,13 +704,13 @@ impl RecordSink for TraceWriter {
         match rec.kind {
             Kind::Meta => self.meta(rec),
             Kind::Container => self.container(rec),
-            Kind::Claim => self.claim(rec, &[("name", &rec.name)])?,
+            Kind::Claim => self.claim(rec, &[("name", t.name)])?,
             Kind::State | Kind::Enter | Kind::Leave => self.claim(
                 rec,
                 &[
-                    ("name", &rec.name),
+                    ("name", t.name),
                     ("kind", "state"),
-                    ("category", &rec.cat),
+                    ("category", t.cat),
                     ("depth", &depth),
                     ("value", &rec.value),
                     ("id", &rec.id),
@@ -703,10 +721,10 @@ impl RecordSink for TraceWriter {
                 self.claim(
                     rec,
                     &[
-                        ("name", &rec.name),
+                        ("name", t.name),
                         ("kind", "coll"),
-                        ("comm", &rec.comm),
-                        ("root", &rec.peer),
+                        ("comm", t.comm),
+                        ("root", t.peer),
                         ("size", &size),
                         ("received", &rec.value),
                         ("id", &rec.id),
@@ -719,7 +737,7 @@ impl RecordSink for TraceWriter {
             Kind::Dep => match (
                 rec.attr(ATTR_SRC),
                 rec.attr(ATTR_DST),
-                rec.cat.parse::<usize>(),
+                t.cat.parse::<usize>(),
             ) {
                 (Some(src), Some(dst), Ok(kind)) if kind < DEP_TYPES.len() => {
                     let rec = rec.clone();

@@ -14,6 +14,7 @@ use crate::stream::push_time;
 pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
     Ok(Box::new(super::matched(
         ChromeEncoder::new(out),
+        &opts.symbols,
         &opts.warnings,
     )))
 }

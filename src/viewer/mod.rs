@@ -18,12 +18,13 @@ pub mod perfetto;
 use std::sync::Arc;
 
 use crate::error::{Result, Warnings};
-use crate::fasthash::{make_key, FastMap};
+use crate::fasthash::FastMap;
 use crate::ops::matcher::{MatchOptions, Matcher, Unmatched};
 use crate::ops::window::parse_time;
 use crate::pipe::RecordSink;
-use crate::record::{Kind, Record, ATTR_ORIG_TIME};
+use crate::record::{Kind, Record, Sym, ATTR_ORIG_TIME};
 use crate::stream::is_json_number;
+use crate::symbol::{well_known, Symbols};
 
 /// What a track stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,19 +60,20 @@ pub struct Label<'a> {
     pub cat: &'a str,
     /// The name.
     pub name: &'a str,
-    /// The row the arguments come from (none: no arguments).
-    pub rec: Option<&'a Record>,
+    /// The row the arguments come from (none: no arguments), and where its
+    /// identifiers are.
+    pub rec: Option<(&'a Record, &'a Symbols)>,
 }
 
 impl<'a> Label<'a> {
     /// The label of `rec`: its category's display name, and its name (else
     /// the category's, else `fallback`).
-    fn of(rec: &'a Record, type_names: &'a FastMap<String, String>, fallback: &'a str) -> Self {
-        let cat = cat_name(type_names, &rec.cat);
+    fn of(rec: &'a Record, names: &'a Names, fallback: &'a str) -> Self {
+        let cat = names.cat(rec.cat);
         Label {
             cat,
-            name: shown_name(rec, cat, fallback),
-            rec: Some(rec),
+            name: shown_name(names.symbols.text(rec.name), cat, fallback),
+            rec: Some((rec, &names.symbols)),
         }
     }
 
@@ -87,9 +89,26 @@ impl<'a> Label<'a> {
 
     /// Calls `f` with each argument, as [`for_each_arg`].
     pub fn for_each_arg(&self, f: impl FnMut(&str, &str)) {
-        if let Some(rec) = self.rec {
-            for_each_arg(rec, f);
+        if let Some((rec, symbols)) = self.rec {
+            for_each_arg(rec, symbols, f);
         }
+    }
+}
+
+/// The names the timeline shows: the symbols' texts, and the display name
+/// of each type the stream declares.
+struct Names {
+    symbols: Symbols,
+    /// The name of each type, by its id.
+    types: FastMap<Sym, Sym>,
+}
+
+impl Names {
+    /// The display name of a category: the name of the type it refers to,
+    /// when the stream declared one.
+    fn cat(&self, cat: Sym) -> &str {
+        self.symbols
+            .text(self.types.get(&cat).copied().unwrap_or(cat))
     }
 }
 
@@ -126,11 +145,17 @@ pub fn match_options() -> MatchOptions {
     }
 }
 
-/// A timeline over `encoder`, behind the matcher.
-pub fn matched<E: Encoder + Send>(encoder: E, warnings: &Warnings) -> Matcher<Timeline<E>> {
+/// A timeline over `encoder` of rows whose identifiers are in `symbols`,
+/// behind the matcher.
+pub fn matched<E: Encoder + Send>(
+    encoder: E,
+    symbols: &Symbols,
+    warnings: &Warnings,
+) -> Matcher<Timeline<E>> {
     Matcher::with_options(
-        Timeline::new(encoder, warnings.clone()),
+        Timeline::new(encoder, symbols.clone(), warnings.clone()),
         match_options(),
+        symbols.clone(),
         warnings.clone(),
     )
 }
@@ -139,11 +164,11 @@ pub fn matched<E: Encoder + Send>(encoder: E, warnings: &Warnings) -> Matcher<Ti
 /// non-empty columns the timeline does not show otherwise (`peer`, `comm`,
 /// `tag`, `size`, `id`, `value`, `flags`), then its attributes and extra
 /// columns.
-pub fn for_each_arg(rec: &Record, mut f: impl FnMut(&str, &str)) {
+pub fn for_each_arg(rec: &Record, symbols: &Symbols, mut f: impl FnMut(&str, &str)) {
     let mut number = itoa::Buffer::new();
-    for (key, text) in [("peer", &rec.peer), ("comm", &rec.comm)] {
-        if !text.is_empty() {
-            f(key, text);
+    for (key, sym) in [("peer", rec.peer), ("comm", rec.comm)] {
+        if !sym.is_empty() {
+            f(key, symbols.text(sym));
         }
     }
     if let Some(tag) = rec.tag {
@@ -185,10 +210,10 @@ struct Lane {
 }
 
 /// What a lane holds (part of its key and name).
-#[derive(Clone, Copy)]
-enum LaneOf<'a> {
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum LaneOf {
     /// States of one category at one depth.
-    States(&'a str, u32),
+    States(Sym, u32),
     /// Claims of a resource.
     Claims,
     /// Collective operations.
@@ -202,14 +227,15 @@ const GLOBAL_TRACK: &str = "trace";
 /// a sink that hands its calls to an [`Encoder`].
 pub struct Timeline<E> {
     enc: E,
+    names: Names,
     next_uuid: u64,
     next_flow: u64,
-    locations: FastMap<String, Location>,
-    lanes: FastMap<String, Vec<Lane>>,
-    counters: FastMap<String, Track>,
-    type_names: FastMap<String, String>,
+    locations: FastMap<Sym, Location>,
+    /// The lanes of each location and what they hold.
+    lanes: FastMap<(Sym, LaneOf), Vec<Lane>>,
+    /// The counter tracks by location and counter name.
+    counters: FastMap<(Sym, Sym), Track>,
     meta: Vec<(String, String)>,
-    key: String,
     last_time: i64,
     stray_leaves: u64,
     bad_samples: u64,
@@ -217,18 +243,21 @@ pub struct Timeline<E> {
 }
 
 impl<E: Encoder> Timeline<E> {
-    /// A timeline writing through `enc`.
-    pub fn new(enc: E, warnings: Warnings) -> Timeline<E> {
+    /// A timeline writing through `enc`, of rows whose identifiers are in
+    /// `symbols`.
+    pub fn new(enc: E, symbols: Symbols, warnings: Warnings) -> Timeline<E> {
         Timeline {
             enc,
+            names: Names {
+                symbols,
+                types: FastMap::default(),
+            },
             next_uuid: 1,
             next_flow: 1,
             locations: FastMap::default(),
             lanes: FastMap::default(),
             counters: FastMap::default(),
-            type_names: FastMap::default(),
             meta: Vec::new(),
-            key: String::new(),
             last_time: 0,
             stray_leaves: 0,
             bad_samples: 0,
@@ -244,14 +273,15 @@ impl<E: Encoder> Timeline<E> {
 
     /// Declares a location (a `container` row), or names it again.
     fn declare(&mut self, rec: &Record) -> Result<()> {
-        let name = if rec.name.is_empty() {
-            &rec.loc
+        let symbols = self.names.symbols.clone();
+        let name = symbols.text(if rec.name.is_empty() {
+            rec.loc
         } else {
-            &rec.name
-        };
-        if let Some(known) = self.locations.get_mut(rec.loc.as_str()) {
-            if *known.track.name != **name {
-                known.track.name = Arc::from(name.as_str());
+            rec.name
+        });
+        if let Some(known) = self.locations.get_mut(&rec.loc) {
+            if *known.track.name != *name {
+                known.track.name = Arc::from(name);
                 self.enc.track(&known.track)?;
             }
             return Ok(());
@@ -259,16 +289,16 @@ impl<E: Encoder> Timeline<E> {
         let parent = if rec.peer.is_empty() || rec.peer == rec.loc {
             None
         } else {
-            let parent = &self.location(&rec.peer)?.track;
+            let parent = &self.location(rec.peer)?.track;
             Some((parent.uuid, parent.pid))
         };
-        self.add_location(&rec.loc, name, parent)?;
+        self.add_location(rec.loc, name, parent)?;
         Ok(())
     }
 
     fn add_location(
         &mut self,
-        loc: &str,
+        loc: Sym,
         name: &str,
         parent: Option<(u64, u64)>,
     ) -> Result<&Location> {
@@ -285,39 +315,38 @@ impl<E: Encoder> Timeline<E> {
             name: Arc::from(name),
         };
         self.enc.track(&track)?;
-        let entry = self.locations.entry(loc.to_string());
+        let entry = self.locations.entry(loc);
         Ok(entry.or_insert(Location { track, open: 0 }))
     }
 
     /// The location `loc`, made a process of its own when the stream did
     /// not declare it (rows without a location go to one global track).
-    fn location(&mut self, loc: &str) -> Result<&mut Location> {
-        if !self.locations.contains_key(loc) {
-            let name = if loc.is_empty() { GLOBAL_TRACK } else { loc };
+    fn location(&mut self, loc: Sym) -> Result<&mut Location> {
+        if !self.locations.contains_key(&loc) {
+            let symbols = self.names.symbols.clone();
+            let name = if loc.is_empty() {
+                GLOBAL_TRACK
+            } else {
+                symbols.text(loc)
+            };
             self.add_location(loc, name, None)?;
         }
-        Ok(self.locations.get_mut(loc).expect("just added"))
+        Ok(self.locations.get_mut(&loc).expect("just added"))
     }
 
     /// A lane of `loc` free over `start..end`, new when every lane of that
     /// kind is busy then: slices on a lane never overlap, so no viewer
     /// has to guess how they nest.
-    fn lane(&mut self, loc: &str, of: LaneOf, start: i64, end: i64) -> Result<&Track> {
-        let (kind, cat, depth) = match of {
-            LaneOf::States(cat, depth) => ("s", cat, depth),
-            LaneOf::Claims => ("c", "", 0),
-            LaneOf::Collectives => ("o", "", 0),
-        };
-        let mut depth_text = itoa::Buffer::new();
-        make_key(&mut self.key, &[loc, kind, cat, depth_text.format(depth)]);
+    fn lane(&mut self, loc: Sym, of: LaneOf, start: i64, end: i64) -> Result<&Track> {
+        let key = (loc, of);
         let free = self
             .lanes
-            .get(self.key.as_str())
+            .get(&key)
             .and_then(|lanes| lanes.iter().position(|lane| lane.free_at <= start));
         if free.is_none() {
             let owner = self.location(loc)?.track.clone();
-            let count = self.lanes.get(self.key.as_str()).map_or(0, Vec::len);
-            let name = lane_name(&owner.name, of, &self.type_names, count);
+            let count = self.lanes.get(&key).map_or(0, Vec::len);
+            let name = lane_name(&owner.name, of, &self.names, count);
             let track = Track {
                 uuid: self.uuid(),
                 pid: owner.pid,
@@ -326,13 +355,12 @@ impl<E: Encoder> Timeline<E> {
                 name: name.into(),
             };
             self.enc.track(&track)?;
-            let lanes = self.lanes.entry(self.key.clone()).or_default();
-            lanes.push(Lane {
+            self.lanes.entry(key).or_default().push(Lane {
                 track,
                 free_at: start,
             });
         }
-        let lanes = self.lanes.get_mut(self.key.as_str()).expect("lane made");
+        let lanes = self.lanes.get_mut(&key).expect("lane made");
         let last = lanes.len() - 1;
         let lane = &mut lanes[free.unwrap_or(last)];
         lane.free_at = end;
@@ -340,10 +368,11 @@ impl<E: Encoder> Timeline<E> {
     }
 
     /// The counter track of counter `name` on `loc`.
-    fn counter_track(&mut self, loc: &str, name: &str) -> Result<&Track> {
-        make_key(&mut self.key, &[loc, name]);
-        if !self.counters.contains_key(self.key.as_str()) {
+    fn counter_track(&mut self, loc: Sym, name: Sym) -> Result<&Track> {
+        let key = (loc, name);
+        if !self.counters.contains_key(&key) {
             let owner = self.location(loc)?.track.clone();
+            let name = self.names.symbols.text(name);
             let shown = if owner.role == Role::Process {
                 name.to_string()
             } else {
@@ -357,14 +386,14 @@ impl<E: Encoder> Timeline<E> {
                 name: shown.into(),
             };
             self.enc.track(&track)?;
-            self.counters.insert(self.key.clone(), track);
+            self.counters.insert(key, track);
         }
-        Ok(&self.counters[self.key.as_str()])
+        Ok(&self.counters[&key])
     }
 
     /// Closes every open frame of `loc` at `ts`.
-    fn close_frames(&mut self, loc: &str, ts: i64) -> Result<()> {
-        let Some(location) = self.locations.get_mut(loc) else {
+    fn close_frames(&mut self, loc: Sym, ts: i64) -> Result<()> {
+        let Some(location) = self.locations.get_mut(&loc) else {
             return Ok(());
         };
         while location.open > 0 {
@@ -375,26 +404,13 @@ impl<E: Encoder> Timeline<E> {
     }
 }
 
-/// The display name of a category: the name of the type it refers to,
-/// when the stream declared one.
-fn cat_name<'a>(type_names: &'a FastMap<String, String>, cat: &'a str) -> &'a str {
-    type_names.get(cat).map_or(cat, String::as_str)
-}
-
 /// The name of the lane after `count` others of its kind on `owner`:
 /// `rank 1 · MPI state · 1` (depth 1), `bus · claims #2`.
-fn lane_name(
-    owner: &str,
-    of: LaneOf,
-    type_names: &FastMap<String, String>,
-    count: usize,
-) -> String {
+fn lane_name(owner: &str, of: LaneOf, names: &Names, count: usize) -> String {
     let mut name = match of {
-        LaneOf::States(cat, 0) => {
-            format!("{owner} · {}", cat_name(type_names, cat))
-        }
+        LaneOf::States(cat, 0) => format!("{owner} · {}", names.cat(cat)),
         LaneOf::States(cat, depth) => {
-            format!("{owner} · {} · {depth}", cat_name(type_names, cat))
+            format!("{owner} · {} · {depth}", names.cat(cat))
         }
         LaneOf::Claims => format!("{owner} · claims"),
         LaneOf::Collectives => format!("{owner} · collectives"),
@@ -406,9 +422,9 @@ fn lane_name(
 }
 
 /// The name a row shows: its own, else its category's, else `fallback`.
-fn shown_name<'a>(rec: &'a Record, cat: &'a str, fallback: &'a str) -> &'a str {
-    if !rec.name.is_empty() {
-        &rec.name
+fn shown_name<'a>(name: &'a str, cat: &'a str, fallback: &'a str) -> &'a str {
+    if !name.is_empty() {
+        name
     } else if !cat.is_empty() {
         cat
     } else {
@@ -420,17 +436,15 @@ impl<E: Encoder> Timeline<E> {
     fn frame(&mut self, rec: &Record, ts: i64) -> Result<()> {
         let Timeline {
             enc,
-            type_names,
+            names,
             locations,
             stray_leaves,
             ..
         } = self;
-        let location = locations
-            .get_mut(rec.loc.as_str())
-            .expect("location made before");
+        let location = locations.get_mut(&rec.loc).expect("location made before");
         if rec.kind == Kind::Enter {
             location.open += 1;
-            let label = Label::of(rec, type_names, "frame");
+            let label = Label::of(rec, names, "frame");
             return enc.begin(&location.track, ts, &label);
         }
         if location.open > 0 {
@@ -439,39 +453,39 @@ impl<E: Encoder> Timeline<E> {
         }
         // A leave with no frame open: shown, not dropped.
         *stray_leaves += 1;
-        let label = Label::of(rec, type_names, "leave");
+        let label = Label::of(rec, names, "leave");
         enc.instant(&location.track, ts, &label)
     }
 
     fn span(&mut self, rec: &Record, ts: i64, end: i64) -> Result<()> {
         let (start, end) = (ts.min(end), ts.max(end));
         let of = match rec.kind {
-            Kind::State => LaneOf::States(&rec.cat, rec.depth.unwrap_or(0)),
+            Kind::State => LaneOf::States(rec.cat, rec.depth.unwrap_or(0)),
             Kind::Claim => LaneOf::Claims,
             _ => LaneOf::Collectives,
         };
-        let track = self.lane(&rec.loc, of, start, end)?.clone();
-        let label = Label::of(rec, &self.type_names, rec.kind.as_str());
+        let track = self.lane(rec.loc, of, start, end)?.clone();
+        let label = Label::of(rec, &self.names, rec.kind.as_str());
         self.enc.complete(&track, start, end, &label)
     }
 
     fn arrow(&mut self, rec: &Record, ts: i64, end: i64) -> Result<()> {
-        let from = self.location(&rec.loc)?.track.clone();
+        let from = self.location(rec.loc)?.track.clone();
         let to = if rec.peer.is_empty() {
             from.clone()
         } else {
-            self.location(&rec.peer)?.track.clone()
+            self.location(rec.peer)?.track.clone()
         };
         let id = self.next_flow;
         self.next_flow += 1;
-        let label = Label::of(rec, &self.type_names, rec.kind.as_str());
+        let label = Label::of(rec, &self.names, rec.kind.as_str());
         self.enc.flow(id, (&from, ts), (&to, end), &label)
     }
 
     fn sample(&mut self, rec: &Record, ts: i64) -> Result<()> {
         // Both encodings carry a number as JSON writes it.
         if is_json_number(&rec.value) {
-            let track = self.counter_track(&rec.loc, &rec.name)?.clone();
+            let track = self.counter_track(rec.loc, rec.name)?.clone();
             return self.enc.counter(&track, ts, &rec.value);
         }
         // Not a number a viewer can plot: an instant keeps it.
@@ -497,7 +511,7 @@ impl<E: Encoder> Timeline<E> {
             self.bad_samples += 1;
             return self.point(rec, ts);
         };
-        let track = self.counter_track(&rec.loc, "signal")?.clone();
+        let track = self.counter_track(rec.loc, well_known::SIGNAL)?.clone();
         self.enc.counter(&track, ts, &c.to_string())?;
         if (a != 0.0 || b != 0.0) && end > ts {
             let d = (end - ts) as f64 / unit_ns as f64;
@@ -512,12 +526,12 @@ impl<E: Encoder> Timeline<E> {
     fn point(&mut self, rec: &Record, ts: i64) -> Result<()> {
         let Timeline {
             enc,
-            type_names,
+            names,
             locations,
             ..
         } = self;
-        let track = &locations[rec.loc.as_str()].track;
-        enc.instant(track, ts, &Label::of(rec, type_names, rec.kind.as_str()))
+        let track = &locations[&rec.loc].track;
+        enc.instant(track, ts, &Label::of(rec, names, rec.kind.as_str()))
     }
 }
 
@@ -525,12 +539,14 @@ impl<E: Encoder> RecordSink for Timeline<E> {
     fn write(&mut self, rec: &Record) -> Result<()> {
         match rec.kind {
             Kind::Meta => {
-                self.meta.push((rec.name.clone(), rec.value.clone()));
+                let key = self.names.symbols.text(rec.name).to_string();
+                self.meta.push((key, rec.value.clone()));
                 return Ok(());
             }
             Kind::Type => {
-                if !rec.name.is_empty() && rec.cat != "value" {
-                    self.type_names.insert(rec.id.clone(), rec.name.clone());
+                if !rec.name.is_empty() && rec.cat != well_known::VALUE {
+                    let id = self.names.symbols.intern(&rec.id);
+                    self.names.types.insert(id, rec.name);
                 }
                 return Ok(());
             }
@@ -546,28 +562,28 @@ impl<E: Encoder> RecordSink for Timeline<E> {
         }
         let end = rec.end.unwrap_or(ts);
         self.last_time = self.last_time.max(ts).max(end);
-        self.location(&rec.loc)?;
+        self.location(rec.loc)?;
         match rec.kind {
             Kind::Enter | Kind::Leave => self.frame(rec, ts),
             Kind::State | Kind::Claim | Kind::Coll => self.span(rec, ts, end),
             Kind::Msg | Kind::Dep => self.arrow(rec, ts, end),
             Kind::Counter => self.sample(rec, ts),
             Kind::Signal => self.signal(rec, ts, end),
-            Kind::Destroy => self.close_frames(&rec.loc, ts),
+            Kind::Destroy => self.close_frames(rec.loc, ts),
             _ => self.point(rec, ts),
         }
     }
 
     fn finish(&mut self) -> Result<()> {
-        let mut open: Vec<(u64, String)> = self
+        let mut open: Vec<(u64, Sym)> = self
             .locations
             .iter()
             .filter(|(_, l)| l.open > 0)
-            .map(|(loc, l)| (l.track.uuid, loc.clone()))
+            .map(|(&loc, l)| (l.track.uuid, loc))
             .collect();
         open.sort_unstable();
         for (_, loc) in open {
-            self.close_frames(&loc, self.last_time)?;
+            self.close_frames(loc, self.last_time)?;
         }
         if self.stray_leaves > 0 {
             self.warnings.warn(format!(

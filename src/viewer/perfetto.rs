@@ -21,6 +21,7 @@ pub const TIME_BIAS: i64 = 1_000_000_000_000_000_000;
 pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
     Ok(Box::new(super::matched(
         PerfettoEncoder::new(out),
+        &opts.symbols,
         &opts.warnings,
     )))
 }

@@ -239,10 +239,16 @@ pub fn matched(stream: &str) -> String {
     let path = dir.join(format!("m{}-{serial}.tsv", std::process::id()));
     let file = std::fs::File::create(&path).unwrap();
     let out = tracepipe::io::Output::new("matched.tsv", Box::new(file));
-    let writer = tracepipe::stream::tsv::TsvWriter::new(out, &WriteOptions::default());
+    let symbols = tracepipe::Symbols::new();
+    let opts = WriteOptions {
+        symbols: symbols.clone(),
+        ..WriteOptions::default()
+    };
+    let writer = tracepipe::stream::tsv::TsvWriter::new(out, &opts);
     let options = tracepipe::stf::writer::match_options();
-    let mut sink = Matcher::with_options(writer, options, Default::default());
-    let mut reader = tracepipe::stream::tsv::TsvReader::new("s.tsv", stream.as_bytes()).unwrap();
+    let mut sink = Matcher::with_options(writer, options, symbols.clone(), Default::default());
+    let mut reader =
+        tracepipe::stream::tsv::TsvReader::new("s.tsv", stream.as_bytes(), symbols).unwrap();
     let mut rec = tracepipe::Record::default();
     while reader.next_record(&mut rec).unwrap() {
         sink.write(&rec).unwrap();

@@ -166,7 +166,7 @@ mod tests {
     use super::*;
     use crate::record::Kind;
 
-    /// Events named by number; the record at index i is "line" i + 1.
+    /// Events numbered by their time; the record at index i is "line" i + 1.
     struct Numbers {
         next: u64,
         count: u64,
@@ -181,7 +181,6 @@ mod tests {
             rec.clear();
             rec.kind = Kind::Event;
             rec.time = Some(self.next as i64);
-            rec.name = self.next.to_string();
             Ok(true)
         }
         fn location(&self) -> Location {
@@ -198,7 +197,7 @@ mod tests {
         }
     }
 
-    /// Keeps the names it sees; fails on `bad`.
+    /// Keeps the numbers it sees; fails on `bad`.
     #[derive(Default)]
     struct Collect {
         seen: Vec<u64>,
@@ -208,7 +207,7 @@ mod tests {
 
     impl RecordSink for Collect {
         fn write(&mut self, rec: &Record) -> Result<()> {
-            let n: u64 = rec.name.parse().unwrap();
+            let n = rec.time.unwrap() as u64;
             if Some(n) == self.bad {
                 return Err(Error::Record(format!("bad row {n}")));
             }

@@ -5,7 +5,7 @@ use super::records::{attrs_exactly, parse_u32, uses_only};
 use super::{ticks, StfWriter};
 use crate::error::Result;
 use crate::record::Column;
-use crate::record::Record;
+use crate::record::{Record, Sym};
 use crate::stf::layout::Layout;
 use crate::stf::NONE;
 
@@ -198,16 +198,16 @@ impl StfWriter {
             return Ok(false);
         };
         let head = &rows[0];
-        let Some(op) = self.op(&head.name)? else {
+        let Some(op) = self.op(head.name)? else {
             return Ok(false);
         };
         let mut members = Vec::with_capacity(rows.len());
         for r in rows {
-            members.push(self.willy(&r.loc)?.0);
+            members.push(self.willy_of(r.loc)?.0);
         }
-        let comm = self.comm_with(&head.comm, &members)?;
+        let comm = self.comm_with(head.comm, &members)?;
         let root = match shape.root {
-            Some((field, bytes)) => Some((field, bytes, self.willy(&head.peer)?.0)),
+            Some((field, bytes)) => Some((field, bytes, self.willy_of(head.peer)?.0)),
             None => None,
         };
         let id = self.ids[shape.layout];
@@ -260,16 +260,16 @@ impl StfWriter {
         let (Some(counter), Some(size), Some(end), true) = (counter, size, end, plain) else {
             return Ok(false);
         };
-        let Some(op) = self.op(&rec.name)? else {
+        let Some(op) = self.op(rec.name)? else {
             return Ok(false);
         };
-        let willy = self.willy(&rec.loc)?.0;
+        let willy = self.willy_of(rec.loc)?.0;
         let root = if rec.peer.is_empty() {
             NONE
         } else {
-            self.willy(&rec.peer)?.0
+            self.willy_of(rec.peer)?.0
         };
-        let comm = self.comm(&rec.comm)?;
+        let comm = self.comm(rec.comm)?;
         let f = self.route(rec, None)?;
         self.start("collop_raw_event");
         let slots = [
@@ -292,18 +292,19 @@ impl StfWriter {
 
     /// The id of collective operation `name` (declared on first use); `None`
     /// once the 256 ids of its U1 field are taken.
-    fn op(&mut self, name: &str) -> Result<Option<u32>> {
-        if let Some(&id) = self.declared.ops.get(name) {
+    fn op(&mut self, name: Sym) -> Result<Option<u32>> {
+        if let Some(&id) = self.declared.ops.get(&name) {
             return Ok(Some(id));
         }
         let id = self.declared.ops.len() as u32;
         if id > u8::MAX as u32 || name.is_empty() {
             return Ok(None);
         }
-        self.declared.ops.insert(name.to_string(), id);
+        self.declared.ops.insert(name, id);
         self.start_decl("collective_operation_definition");
         self.dvalues.slots[0] = id as u64;
-        self.dvalues.set_text(2, name.as_bytes());
+        let symbols = self.symbols.clone();
+        self.dvalues.set_text(2, symbols.text(name).as_bytes());
         self.declare("collective_operation_definition")?;
         Ok(Some(id))
     }

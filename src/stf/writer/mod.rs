@@ -26,7 +26,9 @@ use crate::fasthash::{make_key, FastMap, FastSet};
 use crate::io::Output;
 use crate::ops::matcher::{MatchOptions, Matcher, Unmatched};
 use crate::pipe::{RecordSink, WriteOptions};
+use crate::record::Sym;
 use crate::record::{Kind, Record};
+use crate::symbol::Symbols;
 use collectives::Instance;
 
 /// Processes per process file (`<t>.stf.f.<n>`).
@@ -49,7 +51,7 @@ pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSin
                 .to_string(),
         ));
     }
-    let writer = StfWriter::new(Target::Set(out), path)?;
+    let writer = StfWriter::new(Target::Set(out), path, opts.symbols.clone())?;
     Ok(Box::new(matched(writer, opts)))
 }
 
@@ -68,7 +70,7 @@ pub fn open_single_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn Re
         .unwrap_or("trace")
         .to_string();
     let index = dir.join(format!("{stem}.stf"));
-    let writer = StfWriter::new(Target::Single(out, dir), index)?;
+    let writer = StfWriter::new(Target::Single(out, dir), index, opts.symbols.clone())?;
     Ok(Box::new(matched(writer, opts)))
 }
 
@@ -87,7 +89,12 @@ pub fn match_options() -> MatchOptions {
 
 /// The writer behind the library's matcher ([`match_options`]).
 fn matched(writer: StfWriter, opts: &WriteOptions) -> Matcher<StfWriter> {
-    Matcher::with_options(writer, match_options(), opts.warnings.clone())
+    Matcher::with_options(
+        writer,
+        match_options(),
+        opts.symbols.clone(),
+        opts.warnings.clone(),
+    )
 }
 
 static TEMP_SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -136,10 +143,15 @@ struct Declared {
     /// By name and class, as a composite key (`fasthash::make_key`).
     functions: FastMap<String, u32>,
     /// Communicators named in messages, by name.
-    comms: FastMap<String, u32>,
+    comms: FastMap<Sym, u32>,
     /// Communicators of collective records, by name and members.
-    groups: FastMap<(String, Vec<u32>), u32>,
-    ops: FastMap<String, u32>,
+    groups: FastMap<(Sym, Vec<u32>), u32>,
+    ops: FastMap<Sym, u32>,
+    /// The ids above of the identifiers of rows, by their symbols (a
+    /// lookup by number in front of the one by text).
+    sym_strings: FastMap<Sym, u32>,
+    sym_functions: FastMap<(Sym, Sym), u32>,
+    sym_willies: FastMap<Sym, (u32, u32)>,
     /// By name, class, unit and value type, as a composite key.
     counters: FastMap<String, u32>,
     /// By name, class and the two SCLs, as a composite key.
@@ -152,6 +164,7 @@ struct Declared {
 
 /// The STF writer.
 pub struct StfWriter {
+    symbols: Symbols,
     target: Option<Target>,
     index_path: PathBuf,
     layouts: &'static [Layout],
@@ -181,7 +194,7 @@ pub struct StfWriter {
 }
 
 impl StfWriter {
-    fn new(target: Target, index_path: PathBuf) -> Result<StfWriter> {
+    fn new(target: Target, index_path: PathBuf, symbols: Symbols) -> Result<StfWriter> {
         let layouts = catalogue();
         // Every layout by the name the specification gives it.
         let ids = SPEC_LAYOUTS
@@ -192,6 +205,7 @@ impl StfWriter {
             .collect();
         let dcl = DataFile::create(&index_path, "dcl", Component::Declarations)?;
         Ok(StfWriter {
+            symbols,
             target: Some(target),
             index_path,
             layouts,
@@ -290,28 +304,53 @@ impl StfWriter {
         Ok(id)
     }
 
-    /// The id of the function `name` of class `cat`, if declared (its
-    /// composite key left in `self.key`).
-    fn function_id(&mut self, name: &str, cat: &str) -> Option<u32> {
-        make_key(&mut self.key, &[name, cat]);
+    /// [`StfWriter::function`] of a row's name and category.
+    fn function_of(&mut self, name: Sym, cat: Sym) -> Result<u32> {
+        if let Some(&id) = self.declared.sym_functions.get(&(name, cat)) {
+            return Ok(id);
+        }
+        let symbols = self.symbols.clone();
+        let id = self.function(symbols.text(name), symbols.text(cat))?;
+        self.declared.sym_functions.insert((name, cat), id);
+        Ok(id)
+    }
+
+    /// The id of the function `name` of class `cat`, if declared.
+    fn function_id(&mut self, name: Sym, cat: Sym) -> Option<u32> {
+        if let Some(&id) = self.declared.sym_functions.get(&(name, cat)) {
+            return Some(id);
+        }
+        let symbols = self.symbols.clone();
+        make_key(&mut self.key, &[symbols.text(name), symbols.text(cat)]);
         self.declared.functions.get(&self.key).copied()
     }
 
-    fn comm(&mut self, name: &str) -> Result<u32> {
+    /// [`StfWriter::string`] of a row's identifier.
+    fn string_of(&mut self, sym: Sym) -> Result<u32> {
+        if let Some(&id) = self.declared.sym_strings.get(&sym) {
+            return Ok(id);
+        }
+        let symbols = self.symbols.clone();
+        let id = self.string(symbols.text(sym))?;
+        self.declared.sym_strings.insert(sym, id);
+        Ok(id)
+    }
+
+    fn comm(&mut self, name: Sym) -> Result<u32> {
         if name.is_empty() {
             return Ok(NONE);
         }
-        if let Some(&id) = self.declared.comms.get(name) {
+        if let Some(&id) = self.declared.comms.get(&name) {
             return Ok(id);
         }
         let id = self.declare_comm(name, &[])?;
-        self.declared.comms.insert(name.to_string(), id);
+        self.declared.comms.insert(name, id);
         Ok(id)
     }
 
     /// The communicator called `name` with `members` (one triplet each).
-    fn comm_with(&mut self, name: &str, members: &[u32]) -> Result<u32> {
-        let key = (name.to_string(), members.to_vec());
+    fn comm_with(&mut self, name: Sym, members: &[u32]) -> Result<u32> {
+        let key = (name, members.to_vec());
         if let Some(&id) = self.declared.groups.get(&key) {
             return Ok(id);
         }
@@ -321,18 +360,30 @@ impl StfWriter {
     }
 
     /// Declares a communicator (the next id of both kinds).
-    fn declare_comm(&mut self, name: &str, members: &[u32]) -> Result<u32> {
+    fn declare_comm(&mut self, name: Sym, members: &[u32]) -> Result<u32> {
         let id = (self.declared.comms.len() + self.declared.groups.len()) as u32;
         let ones: Vec<u64> = vec![1; members.len()];
         let members: Vec<u64> = members.iter().map(|&w| w as u64).collect();
         self.start_decl("communicator_definition");
         self.dvalues.slots[0] = id as u64;
-        self.dvalues.set_text(2, name.as_bytes());
+        let symbols = self.symbols.clone();
+        self.dvalues.set_text(2, symbols.text(name).as_bytes());
         self.dvalues.set_array(4, &members);
         self.dvalues.set_array(5, &members);
         self.dvalues.set_array(6, &ones);
         self.declare("communicator_definition")?;
         Ok(id)
+    }
+
+    /// [`StfWriter::willy`] of a row's location.
+    fn willy_of(&mut self, loc: Sym) -> Result<(u32, u32)> {
+        if let Some(&w) = self.declared.sym_willies.get(&loc) {
+            return Ok(w);
+        }
+        let symbols = self.symbols.clone();
+        let w = self.willy(symbols.text(loc))?;
+        self.declared.sym_willies.insert(loc, w);
+        Ok(w)
     }
 
     /// The willy of location `loc` and its sequence number (which routes it).
@@ -378,7 +429,7 @@ impl StfWriter {
             Kind::Container | Kind::Type => Group::Process(0),
             _ if generic.is_some_and(|l| is_statistics(&l.class)) => Group::Statistics,
             _ if rec.loc.is_empty() => Group::Process(0),
-            _ => Group::Process(self.willy(&rec.loc)?.1 / PROCS_PER_FILE),
+            _ => Group::Process(self.willy_of(rec.loc)?.1 / PROCS_PER_FILE),
         };
         if let Some(&i) = self.routes.get(&group) {
             return Ok(i);
@@ -575,11 +626,12 @@ impl RecordSink for StfWriter {
             )));
         }
         if rec.kind == Kind::Meta {
-            if rec.name == "source" {
+            let key = self.symbols.text(rec.name);
+            if key == "source" {
                 // It names the file read; reading the STF names the STF.
                 return Ok(());
             }
-            self.metas.push((rec.name.clone(), rec.value.clone()));
+            self.metas.push((key.to_string(), rec.value.clone()));
             return Ok(());
         }
         let time = rec.time.map(ticks).transpose()?;
@@ -602,7 +654,8 @@ impl RecordSink for StfWriter {
             .flat_map(|(_, i)| i.rows)
             .flatten()
             .collect();
-        open.sort_by_key(|r| (r.completion(), r.loc.clone()));
+        let symbols = self.symbols.clone();
+        open.sort_by_key(|r| (r.completion(), symbols.text(r.loc)));
         for row in &open {
             let time = row.time.map(ticks).transpose()?;
             self.write_row(row, time)?;
@@ -645,7 +698,7 @@ impl StfWriter {
         }
         if !rec.loc.is_empty() {
             present |= present::LOC;
-            self.values.slots[3] = self.willy(&rec.loc)?.0 as u64;
+            self.values.slots[3] = self.willy_of(rec.loc)?.0 as u64;
         }
         let numbers = [
             (present::END, 4, rec.end.map(|v| v as u64)),
@@ -661,11 +714,11 @@ impl StfWriter {
         }
         self.values.slots[1] = Kind::ALL.iter().position(|k| *k == rec.kind).unwrap() as u64;
         self.values.slots[2] = present;
-        for (n, text) in [&rec.cat, &rec.name, &rec.peer, &rec.comm]
+        for (n, sym) in [rec.cat, rec.name, rec.peer, rec.comm]
             .into_iter()
             .enumerate()
         {
-            self.values.slots[8 + n] = self.string(text)? as u64;
+            self.values.slots[8 + n] = self.string_of(sym)? as u64;
         }
         for (n, text) in [&rec.id, &rec.value, &rec.flags, &rec.attrs]
             .into_iter()

@@ -11,6 +11,7 @@ use crate::stf::generic::{
 };
 use crate::stf::layout::{self, is_byte_type, Layout, Scalar, SPEC_LAYOUTS};
 use crate::stf::{DECLARATIONS, INDEX_ONLY, NONE, RECEIVER_UNKNOWN, SENDER_UNKNOWN};
+use crate::symbol::well_known;
 
 /// Classes the reader turns into rows of a kind of their own (or into no
 /// row: time steps, places).
@@ -118,7 +119,7 @@ impl StfWriter {
             Kind::Counter => self.write_counter(rec, t),
             Kind::Coll => self.write_coll(rec, t),
             Kind::State => self.write_scope(rec, t),
-            Kind::Event if rec.cat == "stf" => self.write_generic(rec, t),
+            Kind::Event if rec.cat == well_known::STF => self.write_generic(rec, t),
             _ => Ok(false),
         }
     }
@@ -138,12 +139,12 @@ impl StfWriter {
         if !only_core(rec) || rec.name.is_empty() || rec.loc.is_empty() || scl.is_none() {
             return Ok(false);
         }
-        let (w, _) = self.willy(&rec.loc)?;
+        let (w, _) = self.willy_of(rec.loc)?;
         let depth = self.stacks.get(&w).map_or(0, Vec::len);
         if rec.depth != Some(depth as u32) {
             return Ok(false);
         }
-        let function = self.function(&rec.name, &rec.cat)?;
+        let function = self.function_of(rec.name, rec.cat)?;
         let f = self.route(rec, None)?;
         let name = match scl.flatten() {
             Some(_) => "enter_function_1",
@@ -165,11 +166,11 @@ impl StfWriter {
         if !only_core(rec) || rec.loc.is_empty() || scl.is_none() {
             return Ok(false);
         }
-        let (w, _) = self.willy(&rec.loc)?;
+        let (w, _) = self.willy_of(rec.loc)?;
         let top = self.stacks.get(&w).and_then(|s| s.last().copied());
         let depth = self.stacks.get(&w).map_or(0, Vec::len);
         let fits = top.is_some()
-            && top == self.function_id(&rec.name, &rec.cat)
+            && top == self.function_id(rec.name, rec.cat)
             && rec.depth == Some(depth as u32 - 1);
         if !fits {
             return Ok(false);
@@ -264,12 +265,12 @@ impl StfWriter {
             return Ok(false);
         };
         let (sender, receiver) = match rec.kind {
-            Kind::Recv => (&rec.peer, &rec.loc),
-            _ => (&rec.loc, &rec.peer),
+            Kind::Recv => (rec.peer, rec.loc),
+            _ => (rec.loc, rec.peer),
         };
-        let (sender, _) = self.willy(sender)?;
-        let (receiver, _) = self.willy(receiver)?;
-        let comm = self.comm(&rec.comm)?;
+        let (sender, _) = self.willy_of(sender)?;
+        let (receiver, _) = self.willy_of(receiver)?;
+        let comm = self.comm(rec.comm)?;
         let mut ids = [NONE; 2];
         for (id, function) in ids.iter_mut().zip(&functions) {
             if !function.is_empty() {
@@ -318,8 +319,9 @@ impl StfWriter {
             return Ok(false);
         };
         let end = ticks(end)?;
-        let willy = self.willy(&rec.loc)?.0;
-        let scope = self.scope(&rec.name, &rec.cat, n[1], n[2])?;
+        let willy = self.willy_of(rec.loc)?.0;
+        let symbols = self.symbols.clone();
+        let scope = self.scope(symbols.text(rec.name), symbols.text(rec.cat), n[1], n[2])?;
         let f = self.route(rec, None)?;
         let mut scl = n[3..].iter();
         for (name, with_scl, time) in [
@@ -371,13 +373,15 @@ impl StfWriter {
         let (Some(unit), Some((ty, bits)), true) = (unit, counter_bits(&rec.value), plain) else {
             return Ok(false);
         };
-        let (w, _) = self.willy(&rec.loc)?;
+        let (w, _) = self.willy_of(rec.loc)?;
         let ty_code = [b'0' + ty];
         let ty_text = std::str::from_utf8(&ty_code).expect("a digit");
-        make_key(&mut self.key, &[&rec.name, &rec.cat, &unit, ty_text]);
+        let symbols = self.symbols.clone();
+        let (name, cat) = (symbols.text(rec.name), symbols.text(rec.cat));
+        make_key(&mut self.key, &[name, cat, &unit, ty_text]);
         let (counter, new) = intern(&mut self.declared.counters, &self.key);
         if new {
-            self.declare_counter(counter, &rec.name, &rec.cat, &unit, ty)?;
+            self.declare_counter(counter, name, cat, &unit, ty)?;
         }
         let f = self.route(rec, None)?;
         self.start("counter_value");
@@ -410,13 +414,15 @@ impl StfWriter {
     /// An `stf` event whose name is a specification class and whose
     /// attributes are exactly the fields of one of its layouts.
     fn write_generic(&mut self, rec: &Record, t: u64) -> Result<bool> {
-        if is_mapped(&rec.name) || !(only_core(rec) && rec.depth.is_none()) {
+        let symbols = self.symbols.clone();
+        let name = symbols.text(rec.name);
+        if is_mapped(name) || !(only_core(rec) && rec.depth.is_none()) {
             return Ok(false);
         }
         let attrs: Vec<(String, String)> = rec.attrs().collect();
         let found = (0..SPEC_LAYOUTS.len()).find(|&i| {
             let l = &self.layouts[i];
-            l.class == rec.name
+            l.class == name
                 && generic_keys(l, !rec.loc.is_empty()).eq(attrs.iter().map(|(k, _)| k.as_str()))
         });
         let Some(id) = found else { return Ok(false) };
@@ -424,7 +430,7 @@ impl StfWriter {
         let f = self.route(rec, Some(layout))?;
         self.values.reset(layout.fields.len());
         if let Some(w) = generic_willy(layout).filter(|_| !rec.loc.is_empty()) {
-            self.values.slots[w] = self.willy(&rec.loc)?.0 as u64;
+            self.values.slots[w] = self.willy_of(rec.loc)?.0 as u64;
         }
         let mut values = attrs.iter().map(|(_, v)| v);
         for (i, field) in layout.value_fields() {
