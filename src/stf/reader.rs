@@ -24,7 +24,7 @@ use crate::io::Input;
 use crate::ops::merge::Merger;
 use crate::ops::reorder::RowQueue;
 use crate::pipe::{ReadOptions, RecordSource};
-use crate::record::{Kind, Record};
+use crate::record::{Kind, Record, Sym};
 use crate::symbol::{SymCache, Symbols};
 
 /// Opens an STF index file (`<t>.stf`) or single file (`<t>.single.stf`).
@@ -592,7 +592,7 @@ impl RecordSource for Rows {
 struct Part {
     feed: Feed,
     trace: Arc<Trace>,
-    syms: SymCache,
+    syms: PartSyms,
     /// The running time, in ticks.
     clock: u64,
     /// Per willy, the functions entered and not left.
@@ -619,6 +619,89 @@ struct Part {
     /// and the place a `tracepipe_order` record gave the next one.
     place: Option<(i64, u64)>,
     given: Option<(i64, u64)>,
+}
+
+/// The symbols of a part's declarations (willies, strings, classes,
+/// functions, communicators, operations), each interned on first use and
+/// then found by its id.
+struct PartSyms {
+    cache: SymCache,
+    willies: FastMap<u32, Sym>,
+    strings: FastMap<u32, Sym>,
+    classes: FastMap<u32, Sym>,
+    functions: FastMap<u32, (Sym, Sym)>,
+    comms: FastMap<u32, Sym>,
+    ops: FastMap<u32, Sym>,
+}
+
+/// The symbol of declaration `id` in `memo`, made by `text` the first time.
+fn memo_sym<'t>(
+    memo: &mut FastMap<u32, Sym>,
+    cache: &mut SymCache,
+    id: u32,
+    text: impl FnOnce() -> Result<Cow<'t, str>>,
+) -> Result<Sym> {
+    if let Some(&sym) = memo.get(&id) {
+        return Ok(sym);
+    }
+    let sym = cache.intern(&text()?);
+    memo.insert(id, sym);
+    Ok(sym)
+}
+
+impl PartSyms {
+    fn new(cache: SymCache) -> PartSyms {
+        PartSyms {
+            cache,
+            willies: FastMap::default(),
+            strings: FastMap::default(),
+            classes: FastMap::default(),
+            functions: FastMap::default(),
+            comms: FastMap::default(),
+            ops: FastMap::default(),
+        }
+    }
+
+    fn willy(&mut self, trace: &Trace, feed: &Feed, at: u64, raw: u32) -> Result<Sym> {
+        memo_sym(&mut self.willies, &mut self.cache, raw, || {
+            trace.willy_name(feed, at, raw)
+        })
+    }
+
+    fn string(&mut self, trace: &Trace, feed: &Feed, at: u64, id: u32) -> Result<Sym> {
+        memo_sym(&mut self.strings, &mut self.cache, id, || {
+            trace.string(feed, at, id).map(Cow::Borrowed)
+        })
+    }
+
+    fn class(&mut self, trace: &Trace, feed: &Feed, at: u64, id: u32) -> Result<Sym> {
+        memo_sym(&mut self.classes, &mut self.cache, id, || {
+            trace.class(feed, at, id).map(Cow::Borrowed)
+        })
+    }
+
+    fn comm(&mut self, trace: &Trace, feed: &Feed, at: u64, id: u32) -> Result<Sym> {
+        memo_sym(&mut self.comms, &mut self.cache, id, || {
+            trace.comm(feed, at, id).map(|c| Cow::Borrowed(c.0))
+        })
+    }
+
+    fn op(&mut self, trace: &Trace, feed: &Feed, at: u64, id: u32) -> Result<Sym> {
+        memo_sym(&mut self.ops, &mut self.cache, id, || {
+            trace.op(feed, at, id).map(Cow::Borrowed)
+        })
+    }
+
+    /// A function's name and class.
+    fn function(&mut self, trace: &Trace, feed: &Feed, at: u64, id: u32) -> Result<(Sym, Sym)> {
+        if let Some(&syms) = self.functions.get(&id) {
+            return Ok(syms);
+        }
+        let (name, class) = trace.function(feed, at, id)?;
+        let syms = (self.cache.intern(name), self.cache.intern(class));
+        self.functions.insert(id, syms);
+        Ok(syms)
+    }
 }
 
 /// A scope instance entered and not left: its start, the enter's SCL (for
@@ -659,7 +742,7 @@ impl Part {
         kind: Component,
         trace: Arc<Trace>,
         anchors: Vec<(u64, u64)>,
-        syms: SymCache,
+        cache: SymCache,
     ) -> Result<Part> {
         check_header(&mut feed, kind)?;
         Ok(Part {
@@ -667,7 +750,7 @@ impl Part {
             at: feed.offset(),
             feed,
             trace,
-            syms,
+            syms: PartSyms::new(cache),
             clock: 0,
             stacks: FastMap::default(),
             values: Values::default(),
@@ -778,7 +861,7 @@ impl Part {
                 "tracepipe_row" => self.row(rec, time)?,
                 _ => {
                     let (feed, values) = (&self.feed, &self.values);
-                    trace.generic_row(feed, at, layout, values, time, rec, &mut self.syms)?
+                    trace.generic_row(feed, at, layout, values, time, rec, &mut self.syms.cache)?
                 }
             }
             return Ok(true);
@@ -822,9 +905,9 @@ impl Part {
         rec.kind = Kind::State;
         rec.time = Some(start);
         rec.end = Some(time);
-        rec.loc = syms.intern(&trace.willy_name(feed, at, key.0)?);
-        rec.name = syms.intern(trace.string(feed, at, name)?);
-        rec.cat = syms.intern(trace.class(feed, at, class)?);
+        rec.loc = syms.willy(trace, feed, at, key.0)?;
+        rec.name = syms.string(trace, feed, at, name)?;
+        rec.cat = syms.class(trace, feed, at, class)?;
         rec.push_attr("seqnr", itoa::Buffer::new().format(key.2));
         rec.push_attr("scl1", itoa::Buffer::new().format(scl1));
         rec.push_attr("scl2", itoa::Buffer::new().format(scl2));
@@ -839,18 +922,16 @@ impl Part {
 
     fn enter(&mut self, rec: &mut Record, time: i64) -> Result<()> {
         let (w, function) = (self.values.slots[1] as u32, self.values.slots[2] as u32);
-        let (name, cat) = self.trace.function(&self.feed, self.at, function)?;
+        let (trace, feed, at) = (&self.trace, &self.feed, self.at);
+        let (name, cat) = self.syms.function(trace, feed, at, function)?;
         let stack = self.stacks.entry(w).or_default();
         rec.clear();
         rec.kind = Kind::Enter;
         rec.time = Some(time);
         rec.depth = Some(stack.len() as u32);
         stack.push(function);
-        rec.name = self.syms.intern(name);
-        rec.cat = self.syms.intern(cat);
-        rec.loc = self
-            .syms
-            .intern(&self.trace.willy_name(&self.feed, self.at, w)?);
+        (rec.name, rec.cat) = (name, cat);
+        rec.loc = self.syms.willy(trace, feed, at, w)?;
         if self.values.slots.len() > 3 {
             rec.push_attr("scl", itoa::Buffer::new().format(self.values.slots[3]));
         }
@@ -859,22 +940,21 @@ impl Part {
 
     fn leave(&mut self, rec: &mut Record, time: i64) -> Result<()> {
         let w = self.values.slots[1] as u32;
+        let (trace, feed, at) = (&self.trace, &self.feed, self.at);
         rec.clear();
-        let loc = self.trace.willy_name(&self.feed, self.at, w)?;
-        rec.loc = self.syms.intern(&loc);
+        rec.loc = self.syms.willy(trace, feed, at, w)?;
         let stack = self.stacks.entry(w).or_default();
         let Some(function) = stack.pop() else {
-            return Err(self.feed.error_at(
-                self.at,
+            let loc = trace.willy_name(feed, at, w)?;
+            return Err(feed.error_at(
+                at,
                 format!("leave_function on `{loc}`, which has no function open"),
             ));
         };
         rec.kind = Kind::Leave;
         rec.time = Some(time);
         rec.depth = Some(stack.len() as u32);
-        let (name, cat) = self.trace.function(&self.feed, self.at, function)?;
-        rec.name = self.syms.intern(name);
-        rec.cat = self.syms.intern(cat);
+        (rec.name, rec.cat) = self.syms.function(trace, feed, at, function)?;
         if self.values.slots.len() > 2 {
             rec.push_attr("scl", itoa::Buffer::new().format(self.values.slots[2]));
         }
@@ -905,9 +985,9 @@ impl Part {
             // A half whose partner's time is unknown: unmatched.
             rec.flags.push('U');
         }
-        rec.loc = syms.intern(&trace.willy_name(feed, at, loc)?);
-        rec.peer = syms.intern(&trace.willy_name(feed, at, peer)?);
-        rec.comm = syms.intern(trace.comm(feed, at, s[4] as u32)?.0);
+        rec.loc = syms.willy(trace, feed, at, loc)?;
+        rec.peer = syms.willy(trace, feed, at, peer)?;
+        rec.comm = syms.comm(trace, feed, at, s[4] as u32)?;
         rec.size = Some(s[5]);
         rec.tag = Some(s[6] as i64);
         let n = s.len();
@@ -932,9 +1012,9 @@ impl Part {
                 declared(&trace.counters, feed, at, "counter", counter as u32)?;
             let mut row = Record::new(Kind::Counter);
             row.time = Some(time);
-            row.loc = syms.intern(&trace.willy_name(feed, at, v.slots[1] as u32)?);
-            row.name = syms.intern(trace.string(feed, at, *name)?);
-            row.cat = syms.intern(trace.class(feed, at, *class)?);
+            row.loc = syms.willy(trace, feed, at, v.slots[1] as u32)?;
+            row.name = syms.string(trace, feed, at, *name)?;
+            row.cat = syms.class(trace, feed, at, *class)?;
             match ty {
                 0 => row.value.push_str(itoa::Buffer::new().format(bits as i64)),
                 1 => {
@@ -970,14 +1050,14 @@ impl Part {
         rec.time = Some(time);
         let end = self.clock as i128 + signed(Scalar::I8, s[9]) as i128;
         rec.end = Some(trace.ns(feed, at, end)?);
-        rec.loc = syms.intern(&trace.willy_name(feed, at, s[1] as u32)?);
-        rec.name = syms.intern(trace.op(feed, at, s[3] as u32)?);
-        rec.comm = syms.intern(trace.comm(feed, at, s[4] as u32)?.0);
+        rec.loc = syms.willy(trace, feed, at, s[1] as u32)?;
+        rec.name = syms.op(trace, feed, at, s[3] as u32)?;
+        rec.comm = syms.comm(trace, feed, at, s[4] as u32)?;
         if s[5] != 0 {
             rec.id.push_str(itoa::Buffer::new().format(s[5]));
         }
         if s[6] as u32 != NONE {
-            rec.peer = syms.intern(&trace.willy_name(feed, at, s[6] as u32)?);
+            rec.peer = syms.willy(trace, feed, at, s[6] as u32)?;
         }
         rec.size = Some(s[7]);
         rec.value.push_str(itoa::Buffer::new().format(s[8]));
@@ -1019,9 +1099,9 @@ impl Part {
         let root_bytes = [("recvd", "recvd"), ("sent", "sent")]
             .iter()
             .find_map(|(f, k)| scalar(f).map(|b| (*k, b)));
-        let (op_sym, comm_sym) = (syms.intern(op), syms.intern(comm));
+        let (op_sym, comm_sym) = (syms.cache.intern(op), syms.cache.intern(comm));
         let root_sym = match root {
-            Some(r) => Some(syms.intern(&trace.willy_name(feed, at, r)?)),
+            Some(r) => Some(syms.willy(trace, feed, at, r)?),
             None => None,
         };
         let mut rows = Vec::with_capacity(n);
@@ -1032,7 +1112,7 @@ impl Part {
             row.time = Some(trace.ns(feed, at, begin)?);
             let delta = array("delta").map_or(0, |d| d[i]);
             row.end = Some(trace.ns(feed, at, begin + delta as i128)?);
-            row.loc = syms.intern(&trace.willy_name(feed, at, members[i])?);
+            row.loc = syms.willy(trace, feed, at, members[i])?;
             row.name = op_sym;
             row.comm = comm_sym;
             if let Some(r) = root_sym {
@@ -1075,7 +1155,7 @@ impl Part {
         rec.time = has(present::TIME).then_some(time);
         let syms = &mut self.syms;
         if has(present::LOC) {
-            rec.loc = syms.intern(&self.trace.willy_name(feed, at, v.slots[3] as u32)?);
+            rec.loc = syms.willy(&self.trace, feed, at, v.slots[3] as u32)?;
         }
         rec.end = has(present::END).then_some(v.slots[4] as i64);
         rec.depth = has(present::DEPTH).then_some(v.slots[5] as u32);
@@ -1083,7 +1163,7 @@ impl Part {
         rec.size = has(present::SIZE).then_some(v.slots[7]);
         let names = [&mut rec.cat, &mut rec.name, &mut rec.peer, &mut rec.comm];
         for (n, sym) in names.into_iter().enumerate() {
-            *sym = syms.intern(self.trace.string(feed, at, v.slots[8 + n] as u32)?);
+            *sym = syms.string(&self.trace, feed, at, v.slots[8 + n] as u32)?;
         }
         let texts = [&mut rec.id, &mut rec.value, &mut rec.flags, &mut rec.attrs];
         for (n, text) in texts.into_iter().enumerate() {
