@@ -468,6 +468,33 @@ impl<R: Read> LineReader<R> {
         }
     }
 
+    /// The next line, as [`LineReader::next_located`] gives it, with what
+    /// `quick` says of it when `quick` finds it in the bytes already read:
+    /// given them, it returns the line's length (its newline follows) and
+    /// what it learnt scanning it. Lets a format scan a line and find its
+    /// end in one pass.
+    pub fn next_with<T>(
+        &mut self,
+        quick: impl FnOnce(&[u8]) -> Option<(usize, T)>,
+    ) -> Result<Option<(Line<'_>, Option<T>)>> {
+        let ahead = &self.buf[self.start..self.end];
+        if let Some((len, found)) = quick(ahead).filter(|&(len, _)| ahead.get(len) == Some(&b'\n'))
+        {
+            let from = self.start;
+            self.start = from + len + 1;
+            self.scanned = self.start;
+            self.line += 1;
+            let line = Line {
+                text: &self.buf[from..from + len],
+                number: self.line,
+                truncated: false,
+                file: &self.name,
+            };
+            return Ok(Some((line, Some(found))));
+        }
+        Ok(self.next_located()?.map(|line| (line, None)))
+    }
+
     fn fill(&mut self) -> Result<()> {
         if self.start > 0 {
             self.buf.copy_within(self.start..self.end, 0);

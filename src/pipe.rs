@@ -6,7 +6,7 @@
 //! the registry (`format.rs`) sits above the formats.
 
 use crate::error::{Location, Result, Warnings};
-use crate::record::Record;
+use crate::record::{KindSet, Record};
 use crate::symbol::Symbols;
 
 /// Something that yields records in stream order: a format reader, a merge of
@@ -36,6 +36,15 @@ pub trait RecordSource {
     /// Names of non-standard columns this source carries, in order.
     fn extra_columns(&self) -> &[String] {
         &[]
+    }
+
+    /// Tells the source that the rows of `kinds` will be dropped unread:
+    /// of those it may decode only what the stream's order depends on
+    /// (kind, time, end, location), checking their place in the stream but
+    /// not their other contents. A filter says so (`-k`); by default the
+    /// hint is ignored.
+    fn skip_kinds(&mut self, kinds: KindSet) {
+        let _ = kinds;
     }
 
     /// For a source that is one part of a stream split into several (the
@@ -87,6 +96,9 @@ impl<S: RecordSource + ?Sized> RecordSource for Box<S> {
     }
     fn order(&self) -> Option<(i64, u64)> {
         (**self).order()
+    }
+    fn skip_kinds(&mut self, kinds: KindSet) {
+        (**self).skip_kinds(kinds)
     }
 }
 

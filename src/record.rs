@@ -241,6 +241,48 @@ impl Kind {
     }
 }
 
+/// A set of kinds, a bit each.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KindSet(u16);
+
+impl KindSet {
+    /// No kind.
+    pub const NONE: KindSet = KindSet(0);
+
+    /// Whether `kind` is in the set.
+    #[inline]
+    pub fn contains(self, kind: Kind) -> bool {
+        self.0 & (1 << kind as u16) != 0
+    }
+
+    /// The set with `kind` too.
+    pub fn with(self, kind: Kind) -> KindSet {
+        KindSet(self.0 | 1 << kind as u16)
+    }
+
+    /// The kinds not in the set.
+    pub fn complement(self) -> KindSet {
+        let all = (1u32 << Kind::ALL.len()) - 1;
+        KindSet((!u32::from(self.0) & all) as u16)
+    }
+
+    /// The set without `kind`.
+    pub fn without(self, kind: Kind) -> KindSet {
+        KindSet(self.0 & !(1 << kind as u16))
+    }
+
+    /// True when the set holds no kind.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl FromIterator<Kind> for KindSet {
+    fn from_iter<I: IntoIterator<Item = Kind>>(kinds: I) -> KindSet {
+        kinds.into_iter().fold(KindSet::NONE, KindSet::with)
+    }
+}
+
 impl std::fmt::Display for Kind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -560,7 +602,13 @@ impl Record {
         if kind == Kind::Type && (self.id.is_empty() || self.cat.is_empty()) {
             return Err("a `type` row needs an `id` and a `cat` (its nature)".to_string());
         }
-        if let Some(c) = self.flags.chars().find(|c| !c.is_ascii_uppercase()) {
+        if let Some(c) = self
+            .flags
+            .bytes()
+            .any(|b| !b.is_ascii_uppercase())
+            .then(|| self.flags.chars().find(|c| !c.is_ascii_uppercase()))
+            .flatten()
+        {
             return Err(format!(
                 "bad flag {c:?} in `flags`: expected upper-case letters"
             ));
@@ -630,40 +678,62 @@ pub fn decode_attr_part(s: &str) -> String {
 }
 
 /// Checks an encoded attribute string: `key=value` items separated by `;`,
-/// non-empty keys, and only the three `%` escapes.
+/// non-empty keys, and only the three `%` escapes. One pass over the bytes;
+/// the message of a bad item comes from [`bad_attrs_item`].
 pub fn validate_attrs(attrs: &str) -> Result<(), String> {
-    if attrs.is_empty() {
+    let bytes = attrs.as_bytes();
+    if bytes.is_empty() {
         return Ok(());
     }
-    for item in attrs.split(';') {
-        let Some((k, v)) = item.split_once('=') else {
-            return Err(format!(
-                "bad `attrs` item {item:?}: expected key=value (escape `;` `=` `%` as %3B %3D %25)"
-            ));
-        };
-        if k.is_empty() {
-            return Err(format!("bad `attrs` item {item:?}: empty key"));
-        }
-        if v.contains('=') {
-            return Err(format!(
-                "bad `attrs` item {item:?}: `=` in a value must be written %3D"
-            ));
-        }
-        for part in [k, v] {
-            let mut rest = part;
-            while let Some(i) = rest.find('%') {
-                match rest.get(i + 1..i + 3) {
-                    Some("25" | "3B" | "3D") => rest = &rest[i + 3..],
-                    _ => {
-                        return Err(format!(
-                            "bad escape in `attrs` item {item:?}: only %25 %3B %3D are allowed"
-                        ))
-                    }
+    let mut item_start = 0;
+    // Where the current item's `=` is, if it has one yet.
+    let mut equals: Option<usize> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b';' => {
+                if equals.is_none_or(|e| e == item_start) {
+                    return Err(bad_attrs_item(&attrs[item_start..i]));
                 }
+                item_start = i + 1;
+                equals = None;
             }
+            b'=' if equals.is_none() => equals = Some(i),
+            b'=' => return Err(bad_attrs_item(item_of(attrs, item_start))),
+            b'%' => match bytes.get(i + 1..i + 3) {
+                Some(b"25" | b"3B" | b"3D") => i += 2,
+                _ => return Err(bad_attrs_item(item_of(attrs, item_start))),
+            },
+            _ => {}
         }
+        i += 1;
+    }
+    if equals.is_none_or(|e| e == item_start) {
+        return Err(bad_attrs_item(&attrs[item_start..]));
     }
     Ok(())
+}
+
+/// The item of `attrs` that starts at `start`.
+fn item_of(attrs: &str, start: usize) -> &str {
+    let rest = &attrs[start..];
+    rest.split(';').next().unwrap_or(rest)
+}
+
+/// What is wrong with attribute item `item`.
+fn bad_attrs_item(item: &str) -> String {
+    let Some((k, v)) = item.split_once('=') else {
+        return format!(
+            "bad `attrs` item {item:?}: expected key=value (escape `;` `=` `%` as %3B %3D %25)"
+        );
+    };
+    if k.is_empty() {
+        return format!("bad `attrs` item {item:?}: empty key");
+    }
+    if v.contains('=') {
+        return format!("bad `attrs` item {item:?}: `=` in a value must be written %3D");
+    }
+    format!("bad escape in `attrs` item {item:?}: only %25 %3B %3D are allowed")
 }
 
 /// Renders an integer nanosecond time as seconds with 9 decimals (for messages).
@@ -718,6 +788,18 @@ mod tests {
         assert!(validate_attrs("k=a=b").is_err());
         assert!(validate_attrs("k=%41").is_err());
         assert!(validate_attrs("k=%3").is_err());
+    }
+
+    #[test]
+    fn kind_sets() {
+        let set: KindSet = [Kind::Enter, Kind::Destroy].into_iter().collect();
+        let rest = set.complement();
+        for kind in Kind::ALL {
+            assert_eq!(set.contains(kind), !rest.contains(kind), "{kind}");
+        }
+        assert!(!rest.without(Kind::Meta).contains(Kind::Meta));
+        assert!(KindSet::NONE.complement().contains(Kind::Destroy));
+        assert!(KindSet::NONE.is_empty() && !set.is_empty());
     }
 
     #[test]

@@ -61,6 +61,25 @@ pub fn load_padded(bytes: &[u8], pad: u8) -> u64 {
     }
 }
 
+/// Up to eight bytes as a little-endian word, zero beyond them, without a
+/// loop: two loads that overlap in the middle (a byte both give is the
+/// same byte, so or-ing them is exact).
+#[inline]
+pub fn load_zero_padded(bytes: &[u8]) -> u64 {
+    let n = bytes.len();
+    let word32 =
+        |at: usize| u64::from(u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4")));
+    match n {
+        0 => 0,
+        1..=3 => {
+            let (first, mid, last) = (bytes[0], bytes[n / 2], bytes[n - 1]);
+            u64::from(first) | u64::from(mid) << (8 * (n / 2)) | u64::from(last) << (8 * (n - 1))
+        }
+        4..=7 => word32(0) | word32(n - 4) << (8 * (n - 4)),
+        _ => u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")),
+    }
+}
+
 /// One bit per byte of a mask: bit `i` for byte `i`.
 #[inline]
 pub fn to_bits(mask: u64) -> u64 {
@@ -70,6 +89,18 @@ pub fn to_bits(mask: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zero_padded_loads_match_byte_by_byte() {
+        let bytes: Vec<u8> = (1..=9).collect();
+        for n in 0..=8 {
+            let want = bytes[..n]
+                .iter()
+                .rev()
+                .fold(0u64, |x, &b| (x << 8) | u64::from(b));
+            assert_eq!(load_zero_padded(&bytes[..n]), want, "{n} bytes");
+        }
+    }
 
     #[test]
     fn every_byte_value_at_every_position() {

@@ -22,6 +22,8 @@ use std::sync::{Arc, Mutex};
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
+use crate::swar::load_zero_padded;
+
 /// An interned text of a [`Symbols`] table. [`Sym::EMPTY`] is the empty text
 /// in every table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
@@ -200,10 +202,41 @@ impl Symbols {
 }
 
 /// A reader's front table to a [`Symbols`]: interning a text it has seen
-/// takes no lock. Memory: one entry per distinct text it interned.
+/// takes no lock. Texts of up to 16 bytes (most identifiers) are kept as
+/// two words and a length, found by comparing numbers; longer ones by hash.
+/// Memory: one entry per distinct text it interned.
 pub struct SymCache {
     symbols: Symbols,
-    seen: HashTable<(u64, Sym)>,
+    /// Open addressing, a power of two long; an empty slot has no symbol.
+    short: Vec<Short>,
+    short_count: usize,
+    long: HashTable<(u64, Sym)>,
+}
+
+/// A text of up to 16 bytes: its bytes as two little-endian words (zero
+/// beyond the text), its length, its symbol.
+#[derive(Debug, Clone, Copy, Default)]
+struct Short {
+    words: [u64; 2],
+    len: u32,
+    sym: Sym,
+}
+
+/// Longest text kept as a [`Short`].
+const SHORT: usize = 16;
+
+/// The two words of a text of at most [`SHORT`] bytes.
+#[inline]
+fn short_words(bytes: &[u8]) -> [u64; 2] {
+    let (first, second) = bytes.split_at(bytes.len().min(8));
+    [load_zero_padded(first), load_zero_padded(second)]
+}
+
+/// Where a short text's probe starts.
+#[inline]
+fn short_slot(words: [u64; 2], len: usize, mask: usize) -> usize {
+    let h = (words[0] ^ words[1].rotate_left(29) ^ len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> 32) as usize & mask
 }
 
 impl SymCache {
@@ -211,7 +244,9 @@ impl SymCache {
     pub fn new(symbols: Symbols) -> SymCache {
         SymCache {
             symbols,
-            seen: HashTable::new(),
+            short: vec![Short::default(); 64],
+            short_count: 0,
+            long: HashTable::new(),
         }
     }
 
@@ -223,17 +258,61 @@ impl SymCache {
     /// The symbol of `text`, added to the table when new.
     #[inline]
     pub fn intern(&mut self, text: &str) -> Sym {
-        if text.is_empty() {
+        let len = text.len();
+        if len == 0 {
             return Sym::EMPTY;
         }
+        if len > SHORT {
+            return self.intern_long(text);
+        }
+        let words = short_words(text.as_bytes());
+        let mask = self.short.len() - 1;
+        let mut i = short_slot(words, len, mask);
+        loop {
+            let e = self.short[i];
+            if e.sym.is_empty() {
+                break;
+            }
+            if e.words == words && e.len as usize == len {
+                return e.sym;
+            }
+            i = (i + 1) & mask;
+        }
+        let sym = self.symbols.intern(text);
+        self.short[i] = Short {
+            words,
+            len: len as u32,
+            sym,
+        };
+        self.short_count += 1;
+        if self.short_count * 2 > self.short.len() {
+            self.grow_short();
+        }
+        sym
+    }
+
+    fn grow_short(&mut self) {
+        let bigger = vec![Short::default(); self.short.len() * 2];
+        let old = std::mem::replace(&mut self.short, bigger);
+        let mask = self.short.len() - 1;
+        for e in old.into_iter().filter(|e| !e.sym.is_empty()) {
+            let mut i = short_slot(e.words, e.len as usize, mask);
+            while !self.short[i].sym.is_empty() {
+                i = (i + 1) & mask;
+            }
+            self.short[i] = e;
+        }
+    }
+
+    fn intern_long(&mut self, text: &str) -> Sym {
         let hash = hash_of(text);
         let symbols = &self.symbols;
         let same = |&(h, s): &(u64, Sym)| h == hash && symbols.text(s) == text;
-        if let Some(&(_, sym)) = self.seen.find(hash, same) {
+        if let Some(&(_, sym)) = self.long.find(hash, same) {
             return sym;
         }
         let sym = symbols.intern(text);
-        self.seen.insert_unique(hash, (hash, sym), |&(h, _)| h);
+        self.long.insert_unique(hash, (hash, sym), |&(h, _)| h);
         sym
     }
 }
@@ -291,6 +370,23 @@ mod tests {
         let c = cache.intern("rank2");
         assert_eq!(symbols.lookup("rank2"), Some(c));
         assert_eq!(cache.intern(""), Sym::EMPTY);
+        // Short and long texts, texts alike but for their length or a
+        // trailing zero byte, and enough of them to grow the cache.
+        let texts: Vec<String> = (0..500)
+            .flat_map(|i| {
+                [
+                    format!("l{i}"),
+                    format!("a longer location name {i}"),
+                    format!("{:\0<16}", i % 7),
+                    format!("{}", i % 7),
+                ]
+            })
+            .collect();
+        let syms: Vec<Sym> = texts.iter().map(|t| cache.intern(t)).collect();
+        for (t, &sym) in texts.iter().zip(&syms) {
+            assert_eq!(symbols.text(sym), t);
+            assert_eq!(cache.intern(t), sym);
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 
 use crate::error::{Error, Location, Result, Warnings};
 use crate::pipe::RecordSource;
-use crate::record::{Kind, Record, Sym};
+use crate::record::{Kind, KindSet, Record, Sym};
 use crate::symbol::{SymMemo, Symbols};
 
 /// A shell-style glob over a whole value: `*` any run, `?` one character,
@@ -182,6 +182,18 @@ pub struct Predicate {
 }
 
 impl Predicate {
+    /// The kinds whose rows are dropped whatever they hold (those `-k`
+    /// leaves out; never the rows that describe the stream).
+    pub fn dropped_kinds(&self) -> KindSet {
+        if self.kinds.is_empty() || self.invert {
+            return KindSet::NONE;
+        }
+        let kept: KindSet = self.kinds.iter().copied().collect();
+        [Kind::Meta, Kind::Type, Kind::Container]
+            .into_iter()
+            .fold(kept.complement(), KindSet::without)
+    }
+
     /// True when rows need their location's [`Place`].
     pub fn needs_place(&self) -> bool {
         !self.loc_names.is_empty() || !self.under.is_empty()
@@ -282,6 +294,8 @@ struct Declared {
 /// to the other core.
 pub struct FilterSource<S> {
     inner: S,
+    /// Kinds dropped before any other condition is asked of them.
+    unseen: KindSet,
     selector: Selector,
     /// Every declared container.
     containers: FastMap<Sym, Declared>,
@@ -304,12 +318,22 @@ impl<S: RecordSource> FilterSource<S> {
     /// The rows of `inner` (identifiers in `symbols`) that `predicate`
     /// selects; hints go to `warnings`.
     pub fn new(
-        inner: S,
+        mut inner: S,
         predicate: Predicate,
         symbols: Symbols,
         warnings: Warnings,
     ) -> FilterSource<S> {
+        // What is dropped unread need not be decoded.
+        let dropped = predicate.dropped_kinds();
+        inner.skip_kinds(dropped);
+        // A frame's rows are dropped without a look when both ends are:
+        // no frame can be kept then.
+        let unseen = match dropped.contains(Kind::Enter) && dropped.contains(Kind::Leave) {
+            true => dropped,
+            false => dropped.without(Kind::Enter).without(Kind::Leave),
+        };
         FilterSource {
+            unseen,
             inner,
             selector: Selector {
                 predicate,
@@ -450,12 +474,15 @@ impl<S: RecordSource> RecordSource for FilterSource<S> {
                 self.hint_at_end();
                 return Ok(false);
             }
-            let mark = self.inner.mark();
             match rec.kind {
                 Kind::Enter => self.enters += 1,
                 Kind::State => self.states += 1,
                 _ => {}
             }
+            if self.unseen.contains(rec.kind) {
+                continue;
+            }
+            let mark = self.inner.mark();
             if rec.kind == Kind::Container {
                 // Passed on (through `due`) only when selected.
                 self.declare(rec, mark);

@@ -11,7 +11,7 @@ use std::collections::BinaryHeap;
 use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::FastMap;
 use crate::pipe::RecordSource;
-use crate::record::{Kind, Record, Sym, META_ORIGIN};
+use crate::record::{Kind, KindSet, Record, Sym, META_ORIGIN};
 use crate::symbol::Symbols;
 
 struct Lane {
@@ -325,5 +325,11 @@ impl RecordSource for Merger {
 
     fn extra_columns(&self) -> &[String] {
         &self.extra
+    }
+
+    fn skip_kinds(&mut self, kinds: KindSet) {
+        for lane in &mut self.lanes {
+            lane.source.skip_kinds(kinds);
+        }
     }
 }

@@ -5,7 +5,7 @@ pub mod jsonl;
 pub mod tsv;
 
 use crate::record::{Kind, Record, FORMAT_VERSION, META_FORMAT};
-use crate::swar::{any_below, any_equal, bytes_equal, load_padded, HIGHS};
+use crate::swar::{any_below, any_equal, bytes_equal, load_padded, load_zero_padded, HIGHS};
 use crate::symbol::{Sym, Symbols};
 
 /// True for the rows that describe the stream rather than the run (`meta`,
@@ -61,52 +61,62 @@ impl StreamCheck {
     }
 
     /// Validates `rec` against the rows before it.
+    #[inline]
     pub fn check(&mut self, rec: &Record) -> Result<Verdict, String> {
         rec.validate()?;
-        let text = |sym| self.symbols.text(sym);
-        match rec.kind {
-            Kind::Meta => {
-                if self.seen_data {
-                    return Err("`meta` row after other rows: meta rows come first".into());
-                }
-                if rec.name == META_FORMAT {
-                    let major = FORMAT_VERSION.rsplit('/').next().unwrap_or("1");
-                    let ok = rec
-                        .value
-                        .strip_prefix("tracepipe-stream/")
-                        .is_some_and(|v| v.split('.').next() == Some(major));
-                    if !ok {
-                        return Err(format!(
-                            "unsupported stream format `{}` (this program reads {FORMAT_VERSION})",
-                            rec.value
-                        ));
-                    }
-                    return Ok(Verdict::Consumed);
-                }
-                return Ok(Verdict::Keep);
-            }
-            Kind::Type => {
-                self.seen_data = true;
-                return Ok(Verdict::Keep);
-            }
-            Kind::Container => {
-                self.seen_data = true;
-                if !rec.peer.is_empty() && !self.is_declared(rec.peer) {
-                    return Err(format!(
-                        "container `{}` names parent `{}`, which no earlier `container` row declares",
-                        text(rec.loc),
-                        text(rec.peer)
-                    ));
-                }
-                let i = rec.loc.index();
-                if i >= self.declared.len() {
-                    self.declared.resize(i + 1, false);
-                }
-                self.declared[i] = true;
-                return Ok(Verdict::Keep);
-            }
-            _ => self.seen_data = true,
+        if !rec.kind.is_structural() {
+            self.seen_data = true;
+            return self.check_data(rec);
         }
+        if rec.kind == Kind::Meta {
+            return self.check_meta(rec);
+        }
+        self.seen_data = true;
+        if rec.kind == Kind::Container {
+            if !rec.peer.is_empty() && !self.is_declared(rec.peer) {
+                let text = |sym| self.symbols.text(sym);
+                return Err(format!(
+                    "container `{}` names parent `{}`, which no earlier `container` row declares",
+                    text(rec.loc),
+                    text(rec.peer)
+                ));
+            }
+            let i = rec.loc.index();
+            if i >= self.declared.len() {
+                self.declared.resize(i + 1, false);
+            }
+            self.declared[i] = true;
+        }
+        Ok(Verdict::Keep)
+    }
+
+    /// A `meta` row: before any other, and a `format` this program reads.
+    fn check_meta(&mut self, rec: &Record) -> Result<Verdict, String> {
+        if self.seen_data {
+            return Err("`meta` row after other rows: meta rows come first".into());
+        }
+        if rec.name != META_FORMAT {
+            return Ok(Verdict::Keep);
+        }
+        let major = FORMAT_VERSION.rsplit('/').next().unwrap_or("1");
+        let ok = rec
+            .value
+            .strip_prefix("tracepipe-stream/")
+            .is_some_and(|v| v.split('.').next() == Some(major));
+        if !ok {
+            return Err(format!(
+                "unsupported stream format `{}` (this program reads {FORMAT_VERSION})",
+                rec.value
+            ));
+        }
+        Ok(Verdict::Consumed)
+    }
+
+    /// The rules of a row that happens in the run: its location declared,
+    /// its completion in order.
+    #[inline]
+    fn check_data(&mut self, rec: &Record) -> Result<Verdict, String> {
+        let text = |sym| self.symbols.text(sym);
         if !rec.loc.is_empty() && !self.is_declared(rec.loc) {
             return Err(format!(
                 "location `{}` is used before a `container` row declares it",
@@ -128,47 +138,220 @@ impl StreamCheck {
     }
 }
 
-/// What [`scan_row`] found in a row besides its field boundaries.
+/// What a row of at most 64 bytes holds, found in one pass: a bit per tab
+/// (bit `i` for byte `i`), and whether it is all ASCII and holds a
+/// backslash. Longer rows go through [`Fields`] and [`ascii_and_backslash`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RowScan {
-    /// Every byte is ASCII (so the row is valid UTF-8).
+pub struct ShortRow {
+    /// Bit `i` set when byte `i` is a tab.
+    pub tabs: u64,
+    /// Every byte is below 0x80.
     pub ascii: bool,
-    /// The row contains a backslash (so some field may need unescaping).
+    /// Some byte is a backslash.
     pub backslash: bool,
 }
 
-/// Finds the end of every tab-separated field of `line` (the last end is
-/// `line.len()`) in one pass, eight bytes at a time, and reports whether the row
-/// is pure ASCII and whether it holds a backslash.
+/// The longest row [`short_row`] reads.
+pub const SHORT_ROW: usize = 64;
+
+/// The bytes of a 64-byte block that are tabs, newlines, backslashes or
+/// high (not ASCII): bit `i` for byte `i`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Block {
+    tabs: u64,
+    newlines: u64,
+    backslashes: u64,
+    high: u64,
+}
+
+impl Block {
+    /// The row of the first `len` bytes.
+    #[inline]
+    fn row(self, len: usize) -> ShortRow {
+        let below = if len >= SHORT_ROW {
+            u64::MAX
+        } else {
+            (1u64 << len) - 1
+        };
+        ShortRow {
+            tabs: self.tabs & below,
+            ascii: self.high & below == 0,
+            backslash: self.backslashes & below != 0,
+        }
+    }
+}
+
+/// [`ShortRow`] of `line`, when it is at most [`SHORT_ROW`] bytes long.
 #[inline]
-pub fn scan_row(line: &[u8], ends: &mut Vec<usize>) -> RowScan {
-    ends.clear();
-    let mut high = 0u64;
-    let mut backslashes = 0u64;
+pub fn short_row(line: &[u8]) -> Option<ShortRow> {
+    if line.len() > SHORT_ROW {
+        return None;
+    }
+    let mut block = [0u8; SHORT_ROW];
+    block[..line.len()].copy_from_slice(line);
+    Some(block_masks(&block).row(line.len()))
+}
+
+/// The row that starts `ahead` (bytes read and not yet taken) when it ends
+/// with a newline within its first [`SHORT_ROW`] bytes: its length without
+/// the newline (and without a `\r` before it), and what it holds.
+#[inline]
+pub fn short_row_ahead(ahead: &[u8]) -> Option<(usize, ShortRow)> {
+    let block: &[u8; SHORT_ROW] = ahead.get(..SHORT_ROW)?.try_into().ok()?;
+    let masks = block_masks(block);
+    if masks.newlines == 0 {
+        return None;
+    }
+    let len = masks.newlines.trailing_zeros() as usize;
+    let text = if len > 0 && block[len - 1] == b'\r' {
+        len - 1
+    } else {
+        len
+    };
+    Some((len, masks.row(text)))
+}
+
+/// The masks of a 64-byte block, sixteen bytes at a time with SSE2.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn block_masks(block: &[u8; SHORT_ROW]) -> Block {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+    };
+    let mut masks = Block {
+        tabs: 0,
+        newlines: 0,
+        backslashes: 0,
+        high: 0,
+    };
+    // SAFETY: SSE2 is part of every x86_64 processor; each load reads the
+    // 16 bytes of its chunk, unaligned.
+    unsafe {
+        let tab = _mm_set1_epi8(b'\t' as i8);
+        let newline = _mm_set1_epi8(b'\n' as i8);
+        let slash = _mm_set1_epi8(b'\\' as i8);
+        for (i, chunk) in block.chunks_exact(16).enumerate() {
+            let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+            let bits = |m| u64::from(_mm_movemask_epi8(m) as u16) << (16 * i);
+            masks.tabs |= bits(_mm_cmpeq_epi8(v, tab));
+            masks.newlines |= bits(_mm_cmpeq_epi8(v, newline));
+            masks.backslashes |= bits(_mm_cmpeq_epi8(v, slash));
+            masks.high |= bits(v);
+        }
+    }
+    masks
+}
+
+/// The masks of a 64-byte block.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn block_masks(block: &[u8; SHORT_ROW]) -> Block {
+    block_masks_swar(block)
+}
+
+/// The masks of a 64-byte block, eight bytes at a time (the portable
+/// form; on x86_64, what the SSE2 form is tested against).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline]
+fn block_masks_swar(block: &[u8; SHORT_ROW]) -> Block {
+    let mut masks = Block {
+        tabs: 0,
+        newlines: 0,
+        backslashes: 0,
+        high: 0,
+    };
+    for (i, chunk) in block.chunks_exact(8).enumerate() {
+        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        let bits = |mask: u64| crate::swar::to_bits(mask) << (8 * i);
+        masks.tabs |= bits(bytes_equal(w, b'\t'));
+        masks.newlines |= bits(bytes_equal(w, b'\n'));
+        masks.backslashes |= bits(bytes_equal(w, b'\\'));
+        masks.high |= bits(w & HIGHS);
+    }
+    masks
+}
+
+/// The tab-separated fields of a row, found eight bytes at a time as they
+/// are asked for (no list of field ends is built).
+pub struct Fields<'a> {
+    line: &'a [u8],
+    /// Where the next field starts; past the end after the last field.
+    at: usize,
+    /// Tabs of the word loaded last not handed out yet (a high bit per
+    /// tab), and where that word starts.
+    tabs: u64,
+    word_at: usize,
+    /// How much of the line is loaded.
+    loaded: usize,
+}
+
+impl<'a> Fields<'a> {
+    /// The fields of `line`.
+    #[inline]
+    pub fn new(line: &'a [u8]) -> Fields<'a> {
+        Fields {
+            line,
+            at: 0,
+            tabs: 0,
+            word_at: 0,
+            loaded: 0,
+        }
+    }
+
+    /// True when every field was handed out.
+    #[inline]
+    pub fn is_done(&self) -> bool {
+        self.at > self.line.len()
+    }
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = &'a [u8];
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let len = self.line.len();
+        if self.at > len {
+            return None;
+        }
+        loop {
+            if self.tabs != 0 {
+                let end = self.word_at + (self.tabs.trailing_zeros() / 8) as usize;
+                self.tabs &= self.tabs - 1;
+                let field = &self.line[self.at..end];
+                self.at = end + 1;
+                return Some(field);
+            }
+            if self.loaded >= len {
+                let field = &self.line[self.at..];
+                self.at = len + 1;
+                return Some(field);
+            }
+            let word = &self.line[self.loaded..len.min(self.loaded + 8)];
+            // Zero padding holds no tab.
+            self.tabs = bytes_equal(load_zero_padded(word), b'\t');
+            self.word_at = self.loaded;
+            self.loaded += 8;
+        }
+    }
+}
+
+/// Whether `line` is all ASCII and whether it holds a backslash, eight
+/// bytes at a time.
+#[inline]
+pub fn ascii_and_backslash(line: &[u8]) -> (bool, bool) {
+    let (mut high, mut backslash) = (0u64, 0u64);
     let mut chunks = line.chunks_exact(8);
-    let mut base = 0;
     for chunk in &mut chunks {
         let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
         high |= w;
-        backslashes |= bytes_equal(w, b'\\');
-        let mut tabs = bytes_equal(w, b'\t');
-        while tabs != 0 {
-            ends.push(base + (tabs.trailing_zeros() / 8) as usize);
-            tabs &= tabs - 1;
-        }
-        base += 8;
+        backslash |= bytes_equal(w, b'\\');
     }
-    let mut ascii = high & HIGHS == 0;
-    let mut backslash = backslashes != 0;
-    for (i, &b) in chunks.remainder().iter().enumerate() {
-        ascii &= b < 0x80;
-        backslash |= b == b'\\';
-        if b == b'\t' {
-            ends.push(base + i);
-        }
-    }
-    ends.push(line.len());
-    RowScan { ascii, backslash }
+    // Zero padding is neither high nor a backslash.
+    let w = load_zero_padded(chunks.remainder());
+    high |= w;
+    backslash |= bytes_equal(w, b'\\');
+    (high & HIGHS == 0, backslash != 0)
 }
 
 /// True when `bytes` holds a tab, newline, carriage return or backslash.
@@ -318,27 +501,67 @@ mod tests {
     }
 
     #[test]
-    fn scan_row_finds_every_tab() {
-        let mut ends = Vec::new();
+    fn short_rows_are_read_like_long_ones() {
+        let mut line = Vec::new();
+        for b in (0..=255u8).cycle().step_by(7).take(400) {
+            line.push(b);
+            for len in [line.len(), 64.min(line.len())] {
+                let row = &line[..len];
+                let Some(short) = short_row(row) else {
+                    assert!(len > SHORT_ROW);
+                    continue;
+                };
+                let want: u64 = row
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &b)| b == b'\t')
+                    .map(|(i, _)| 1 << i)
+                    .sum();
+                assert_eq!(short.tabs, want, "{row:?}");
+                let mut block = [0; SHORT_ROW];
+                block[..len].copy_from_slice(row);
+                assert_eq!(block_masks_swar(&block), block_masks(&block));
+                // The same row in a buffer, before its newline.
+                if len < SHORT_ROW {
+                    let mut ahead = row.to_vec();
+                    ahead.push(b'\n');
+                    ahead.resize(SHORT_ROW, b'x');
+                    if !row.contains(&b'\n') {
+                        let text = if row.ends_with(b"\r") { len - 1 } else { len };
+                        let want = short_row(&row[..text]).unwrap();
+                        assert_eq!(short_row_ahead(&ahead), Some((len, want)), "{row:?}");
+                    }
+                }
+                assert_eq!(
+                    (short.ascii, short.backslash),
+                    ascii_and_backslash(row),
+                    "{row:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fields_and_flags_agree_with_splitting() {
         for line in [
             &b""[..],
             b"\t",
             b"abc",
             b"a\tb\t\tc",
             b"0123456\t89abcdef\t\t\t\t\t\t\t\t\t",
+            b"01234567\t",
             "kind\t\u{e9}\\t\tx".as_bytes(),
         ] {
-            let scan = scan_row(line, &mut ends);
-            let mut want: Vec<usize> = line
-                .iter()
-                .enumerate()
-                .filter(|(_, &b)| b == b'\t')
-                .map(|(i, _)| i)
-                .collect();
-            want.push(line.len());
-            assert_eq!(ends, want, "{line:?}");
-            assert_eq!(scan.ascii, line.is_ascii());
-            assert_eq!(scan.backslash, line.contains(&b'\\'));
+            let got: Vec<&[u8]> = Fields::new(line).collect();
+            let want: Vec<&[u8]> = line.split(|&b| b == b'\t').collect();
+            assert_eq!(got, want, "{line:?}");
+            let mut fields = Fields::new(line);
+            fields.next();
+            assert_eq!(fields.count(), want.len() - 1);
+            assert_eq!(
+                ascii_and_backslash(line),
+                (line.is_ascii(), line.contains(&b'\\'))
+            );
         }
     }
 

@@ -2,13 +2,15 @@
 
 use std::io::BufRead;
 
-use super::{escape_tsv, scan_row, unescape_tsv};
+use super::{
+    ascii_and_backslash, escape_tsv, short_row, short_row_ahead, unescape_tsv, Fields, ShortRow,
+};
 use super::{StreamCheck, Verdict};
 use crate::error::{Error, Location, Result, Warnings};
 use crate::io::{Input, LineReader, Output};
 use crate::number::{parse_int, parse_uint, push_int, push_uint};
 use crate::pipe::{Probe, ReadOptions, RecordSink, RecordSource, WriteOptions};
-use crate::record::{Column, Kind, Record, COLUMNS, FORMAT_VERSION, META_FORMAT};
+use crate::record::{Column, Kind, KindSet, Record, COLUMNS, FORMAT_VERSION, META_FORMAT};
 use crate::symbol::{SymCache, Symbols};
 
 /// True when the first line is a stream header: tab-separated column names
@@ -108,10 +110,15 @@ impl<R: BufRead> TsvReader<R> {
             lines,
             check: StreamCheck::new(symbols.clone()),
             parser: RowParser {
+                skip: KindSet::NONE,
+                standard: targets.len() == COLUMNS.len()
+                    && targets
+                        .iter()
+                        .zip(Column::ALL)
+                        .all(|(t, c)| matches!(t, Target::Std(s) if *s == c)),
                 targets,
                 extra_names,
                 scratch: String::new(),
-                ends: Vec::with_capacity(32),
                 syms: SymCache::new(symbols),
             },
             warnings: Warnings::default(),
@@ -128,144 +135,164 @@ impl<R: BufRead> TsvReader<R> {
 /// Splits and converts rows according to a header.
 struct RowParser {
     targets: Vec<Target>,
+    /// Kinds whose rows are dropped unread above (see
+    /// [`RecordSource::skip_kinds`]).
+    skip: KindSet,
+    /// The header is the standard columns in their order, nothing else.
+    standard: bool,
     extra_names: Vec<String>,
     scratch: String,
-    ends: Vec<usize>,
     syms: SymCache,
 }
 
 impl RowParser {
-    fn parse(&mut self, line: &[u8], rec: &mut Record) -> Result<(), String> {
-        let RowParser {
-            targets,
-            extra_names,
-            scratch,
-            ends,
-            syms,
-        } = self;
+    /// Parses `line` into `rec`; `row` is what a scan found in it already.
+    fn parse(
+        &mut self,
+        line: &[u8],
+        row: Option<ShortRow>,
+        rec: &mut Record,
+    ) -> Result<(), String> {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let scan = scan_row(line, ends);
-        let text = if scan.ascii {
-            // SAFETY: every byte is below 0x80, and ASCII is valid UTF-8.
-            unsafe { std::str::from_utf8_unchecked(line) }
-        } else {
-            std::str::from_utf8(line).map_err(|e| {
-                format!(
-                    "invalid UTF-8 at byte {} of the row: text must be UTF-8",
-                    e.valid_up_to() + 1
-                )
-            })?
-        };
-        let escaped = scan.backslash;
-        rec.clear();
-        let mut have_kind = false;
-        let mut start = 0;
-        let mut index = 0;
-        if ends.len() != targets.len() {
+        match row.or_else(|| short_row(line)) {
+            Some(row) => self.parse_short(line, row, rec),
+            None => self.parse_long(line, rec),
+        }
+    }
+
+    /// A row of at most [`super::SHORT_ROW`] bytes, its tabs found at once.
+    fn parse_short(&mut self, line: &[u8], row: ShortRow, rec: &mut Record) -> Result<(), String> {
+        check_utf8(line, row.ascii)?;
+        if self.standard && row.tabs.count_ones() as usize + 1 == COLUMNS.len() {
+            return self.parse_standard(line, row, rec);
+        }
+        let columns = self.targets.len();
+        let fields = row.tabs.count_ones() as usize + 1;
+        if fields != columns {
             return Err(format!(
-                "wrong column count: the header has {} columns, this row has {}",
-                targets.len(),
-                ends.len()
+                "wrong column count: the header has {columns} columns, this row has {fields}"
             ));
         }
-        for &end in ends.iter() {
-            let Some(&target) = targets.get(index) else {
-                return Err(format!(
-                    "wrong column count: the header has {} columns, this row has more",
-                    targets.len()
-                ));
+        rec.clear();
+        let mut have_kind = false;
+        let (mut tabs, mut start) = (row.tabs, 0);
+        for i in 0..columns {
+            let end = match tabs {
+                0 => line.len(),
+                _ => tabs.trailing_zeros() as usize,
             };
-            // Tabs are ASCII, so field boundaries are char boundaries of `text`.
-            let field = text.get(start..end).unwrap_or_default();
+            tabs &= tabs.wrapping_sub(1);
+            let field = &line[start..end];
             start = end + 1;
-            index += 1;
+            if !field.is_empty() {
+                let target = self.targets[i];
+                self.field(target, field, row.backslash, rec, &mut have_kind)?;
+            }
+        }
+        if !have_kind {
+            return Err("empty `kind`".into());
+        }
+        Ok(())
+    }
+
+    /// A short row of the standard header, field by field in column order
+    /// (the common case, written out so that no field goes through a
+    /// dispatch on its column).
+    fn parse_standard(
+        &mut self,
+        line: &[u8],
+        row: ShortRow,
+        rec: &mut Record,
+    ) -> Result<(), String> {
+        let (mut tabs, mut start) = (row.tabs, 0);
+        let mut next = || {
+            let end = match tabs {
+                0 => line.len(),
+                _ => tabs.trailing_zeros() as usize,
+            };
+            tabs &= tabs.wrapping_sub(1);
+            let field = &line[start..end];
+            start = end + 1;
+            field
+        };
+        let kind = match next() {
+            b"" => return Err("empty `kind`".into()),
+            k => Kind::parse(k).ok_or_else(|| format!("unknown kind `{}`", text_of(k)))?,
+        };
+        rec.clear();
+        rec.kind = kind;
+        let int = |field: &[u8], col: &str| match field {
+            b"" => Ok(None),
+            f => int_field(text_of(f), col),
+        };
+        rec.time = int(next(), "time")?;
+        rec.end = int(next(), "end")?;
+        let loc = next();
+        if !loc.is_empty() {
+            if row.backslash && memchr::memchr(b'\\', loc).is_some() {
+                self.decode(Column::Loc, text_of(loc), true, rec)?;
+            } else {
+                rec.loc = self.syms.intern(text_of(loc));
+            }
+        }
+        if self.skip.contains(kind) {
+            // Dropped unread above: its place in the stream is all that counts.
+            return Ok(());
+        }
+        let mut f: [&[u8]; 15] = [b""; 15];
+        for field in &mut f[4..] {
+            *field = next();
+        }
+        rec.tag = int(f[9], "tag")?;
+        if !f[6].is_empty() {
+            self.decode(Column::Depth, text_of(f[6]), false, rec)?;
+        }
+        if !f[10].is_empty() {
+            rec.size = uint_field(text_of(f[10]), "size")?;
+        }
+        for (col, i) in [
+            (Column::Cat, 4),
+            (Column::Name, 5),
+            (Column::Peer, 7),
+            (Column::Comm, 8),
+            (Column::Id, 11),
+            (Column::Value, 12),
+            (Column::Flags, 13),
+            (Column::Attrs, 14),
+        ] {
+            if !f[i].is_empty() {
+                let escaped = row.backslash && memchr::memchr(b'\\', f[i]).is_some();
+                self.decode(col, text_of(f[i]), escaped, rec)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A longer row, its fields found as they are read.
+    fn parse_long(&mut self, line: &[u8], rec: &mut Record) -> Result<(), String> {
+        let (ascii, backslash) = ascii_and_backslash(line);
+        check_utf8(line, ascii)?;
+        rec.clear();
+        let mut have_kind = false;
+        let mut fields = Fields::new(line);
+        let targets = std::mem::take(&mut self.targets);
+        let mut result = Ok(());
+        for (&target, field) in targets.iter().zip(&mut fields) {
             if field.is_empty() {
                 continue;
             }
-            let col = match target {
-                Target::Std(c) => c,
-                Target::Extra(i) => {
-                    if !field.is_empty() {
-                        let mut v = String::new();
-                        if escaped {
-                            unescape_tsv(field, &mut v)?;
-                        } else {
-                            v.push_str(field);
-                        }
-                        rec.extra.push((extra_names[i].clone(), v));
-                    }
-                    continue;
-                }
-            };
-            let text_field = match col {
-                Column::Kind => {
-                    rec.kind = Kind::parse(field.as_bytes()).ok_or_else(|| {
-                        if field.is_empty() {
-                            "empty `kind`".to_string()
-                        } else {
-                            format!("unknown kind `{field}`")
-                        }
-                    })?;
-                    have_kind = true;
-                    continue;
-                }
-                Column::Time => {
-                    rec.time = int_field(field, "time")?;
-                    continue;
-                }
-                Column::End => {
-                    rec.end = int_field(field, "end")?;
-                    continue;
-                }
-                Column::Tag => {
-                    rec.tag = int_field(field, "tag")?;
-                    continue;
-                }
-                Column::Depth => {
-                    rec.depth = uint_field(field, "depth")?
-                        .map(u32::try_from)
-                        .transpose()
-                        .map_err(|_| format!("bad number in `depth`: `{field}` is too large"))?;
-                    continue;
-                }
-                Column::Size => {
-                    rec.size = uint_field(field, "size")?;
-                    continue;
-                }
-                Column::Loc | Column::Cat | Column::Name | Column::Peer | Column::Comm => {
-                    let sym = if escaped && field.contains('\\') {
-                        unescape_tsv(field, scratch)
-                            .map_err(|e| format!("in column `{}`: {e}", col.name()))?;
-                        syms.intern(scratch)
-                    } else {
-                        syms.intern(field)
-                    };
-                    *match col {
-                        Column::Loc => &mut rec.loc,
-                        Column::Cat => &mut rec.cat,
-                        Column::Name => &mut rec.name,
-                        Column::Peer => &mut rec.peer,
-                        _ => &mut rec.comm,
-                    } = sym;
-                    continue;
-                }
-                Column::Id => &mut rec.id,
-                Column::Value => &mut rec.value,
-                Column::Flags => &mut rec.flags,
-                Column::Attrs => &mut rec.attrs,
-            };
-            if escaped && field.contains('\\') {
-                unescape_tsv(field, scratch)
-                    .map_err(|e| format!("in column `{}`: {e}", col.name()))?;
-                text_field.push_str(scratch);
-            } else {
-                text_field.push_str(field);
+            result = self.field(target, field, backslash, rec, &mut have_kind);
+            if result.is_err() {
+                break;
             }
         }
-        if index != targets.len() {
+        let columns = targets.len();
+        self.targets = targets;
+        result?;
+        if !fields.is_done() {
+            let row = line.split(|&b| b == b'\t').count();
             return Err(format!(
-                "wrong column count: the header has {} columns, this row has {index}",
-                targets.len()
+                "wrong column count: the header has {columns} columns, this row has {row}"
             ));
         }
         if !have_kind {
@@ -273,6 +300,115 @@ impl RowParser {
         }
         Ok(())
     }
+
+    /// Decodes one non-empty field of the row (`backslash`: the row holds
+    /// one, so the field may need unescaping).
+    #[inline]
+    fn field(
+        &mut self,
+        target: Target,
+        field: &[u8],
+        backslash: bool,
+        rec: &mut Record,
+        have_kind: &mut bool,
+    ) -> Result<(), String> {
+        let text = text_of(field);
+        let escaped = backslash && memchr::memchr(b'\\', field).is_some();
+        match target {
+            Target::Std(Column::Kind) => {
+                rec.kind = Kind::parse(field).ok_or_else(|| format!("unknown kind `{text}`"))?;
+                *have_kind = true;
+                Ok(())
+            }
+            Target::Std(col) => self.decode(col, text, escaped, rec),
+            Target::Extra(j) => {
+                let mut v = String::new();
+                if escaped {
+                    unescape_tsv(text, &mut v)?;
+                } else {
+                    v.push_str(text);
+                }
+                rec.extra.push((self.extra_names[j].clone(), v));
+                Ok(())
+            }
+        }
+    }
+
+    /// Decodes the non-empty field `text` of standard column `col` (but
+    /// `kind`) into `rec`; `escaped` when it holds a backslash.
+    #[inline]
+    fn decode(
+        &mut self,
+        col: Column,
+        text: &str,
+        escaped: bool,
+        rec: &mut Record,
+    ) -> Result<(), String> {
+        let field = match col {
+            Column::Time => return int_field(text, "time").map(|v| rec.time = v),
+            Column::End => return int_field(text, "end").map(|v| rec.end = v),
+            Column::Tag => return int_field(text, "tag").map(|v| rec.tag = v),
+            Column::Depth => {
+                let depth = uint_field(text, "depth")?
+                    .map(u32::try_from)
+                    .transpose()
+                    .map_err(|_| format!("bad number in `depth`: `{text}` is too large"))?;
+                rec.depth = depth;
+                return Ok(());
+            }
+            Column::Size => return uint_field(text, "size").map(|v| rec.size = v),
+            Column::Loc | Column::Cat | Column::Name | Column::Peer | Column::Comm => {
+                let sym = if escaped {
+                    unescape_tsv(text, &mut self.scratch)
+                        .map_err(|e| format!("in column `{}`: {e}", col.name()))?;
+                    self.syms.intern(&self.scratch)
+                } else {
+                    self.syms.intern(text)
+                };
+                *match col {
+                    Column::Loc => &mut rec.loc,
+                    Column::Cat => &mut rec.cat,
+                    Column::Name => &mut rec.name,
+                    Column::Peer => &mut rec.peer,
+                    _ => &mut rec.comm,
+                } = sym;
+                return Ok(());
+            }
+            Column::Id => &mut rec.id,
+            Column::Value => &mut rec.value,
+            Column::Flags => &mut rec.flags,
+            Column::Attrs | Column::Kind => &mut rec.attrs,
+        };
+        if escaped {
+            unescape_tsv(text, &mut self.scratch)
+                .map_err(|e| format!("in column `{}`: {e}", col.name()))?;
+            field.push_str(&self.scratch);
+        } else {
+            field.push_str(text);
+        }
+        Ok(())
+    }
+}
+
+/// A field of a row checked to be UTF-8.
+#[inline]
+fn text_of(field: &[u8]) -> &str {
+    // SAFETY: the row is valid UTF-8 (checked first) and fields are cut at
+    // tabs, which are ASCII, so every field is valid UTF-8.
+    unsafe { std::str::from_utf8_unchecked(field) }
+}
+
+/// Checks that a row that is not all ASCII is valid UTF-8.
+fn check_utf8(line: &[u8], ascii: bool) -> Result<(), String> {
+    if ascii {
+        return Ok(());
+    }
+    std::str::from_utf8(line).map(drop).map_err(|e| {
+        format!(
+            "invalid UTF-8 at byte {} of the row: text must be UTF-8",
+            e.valid_up_to() + 1
+        )
+    })
 }
 
 fn int_field(field: &str, col: &str) -> Result<Option<i64>, String> {
@@ -296,12 +432,12 @@ fn uint_field(field: &str, col: &str) -> Result<Option<u64>, String> {
 impl<R: BufRead> RecordSource for TsvReader<R> {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
         loop {
-            let Some(line) = self.lines.next_located()? else {
+            let Some((line, row)) = self.lines.next_with(short_row_ahead)? else {
                 return Ok(false);
             };
             let located = |msg: String| line.error(msg);
             let parser = &mut self.parser;
-            line.read(|text| parser.parse(text, rec), &self.warnings)?;
+            line.read(|text| parser.parse(text, row, rec), &self.warnings)?;
             match self.check.check(rec).map_err(located)? {
                 Verdict::Keep => return Ok(true),
                 Verdict::Consumed => continue,
@@ -326,6 +462,10 @@ impl<R: BufRead> RecordSource for TsvReader<R> {
 
     fn extra_columns(&self) -> &[String] {
         &self.parser.extra_names
+    }
+
+    fn skip_kinds(&mut self, kinds: KindSet) {
+        self.parser.skip = kinds;
     }
 }
 
