@@ -338,6 +338,19 @@ impl Output {
         Ok(())
     }
 
+    /// Writes `line` and a newline.
+    pub fn write_row(&mut self, line: &[u8]) -> Result<()> {
+        let written = self
+            .inner
+            .write_all(line)
+            .and_then(|()| self.inner.write_all(b"\n"));
+        written.map_err(|e| Error::io(self.name.clone(), e))?;
+        if self.line_buffered {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
     /// Flushes everything written so far.
     pub fn flush(&mut self) -> Result<()> {
         self.inner
@@ -401,6 +414,8 @@ pub struct LineReader<R> {
     inner: R,
     name: String,
     buf: Vec<u8>,
+    /// The line last returned (without its newline) in `buf`.
+    last: (usize, usize),
     start: usize,
     end: usize,
     scanned: usize,
@@ -415,6 +430,7 @@ impl<R: Read> LineReader<R> {
             inner,
             name: name.to_string(),
             buf: vec![0; BUFFER_SIZE],
+            last: (0, 0),
             start: 0,
             end: 0,
             scanned: 0,
@@ -433,6 +449,11 @@ impl<R: Read> LineReader<R> {
         self.line
     }
 
+    /// The bytes of the line last returned, without its newline.
+    pub fn last_line(&self) -> &[u8] {
+        &self.buf[self.last.0..self.last.1]
+    }
+
     /// The next line with its number and input name, or `None` at end.
     pub fn next_located(&mut self) -> Result<Option<Line<'_>>> {
         loop {
@@ -442,6 +463,7 @@ impl<R: Read> LineReader<R> {
                 self.start = to + 1;
                 self.scanned = self.start;
                 self.line += 1;
+                self.last = (from, to);
                 return Ok(Some(Line {
                     text: &self.buf[from..to],
                     number: self.line,
@@ -457,6 +479,7 @@ impl<R: Read> LineReader<R> {
                 let from = self.start;
                 self.start = self.end;
                 self.line += 1;
+                self.last = (from, self.end);
                 return Ok(Some(Line {
                     text: &self.buf[from..self.end],
                     number: self.line,
@@ -484,6 +507,7 @@ impl<R: Read> LineReader<R> {
             self.start = from + len + 1;
             self.scanned = self.start;
             self.line += 1;
+            self.last = (from, from + len);
             let line = Line {
                 text: &self.buf[from..from + len],
                 number: self.line,

@@ -38,6 +38,15 @@ pub trait RecordSource {
         &[]
     }
 
+    /// The line of the stream's TSV form (standard columns, no newline) the
+    /// record last returned was read from, when the source read it from
+    /// such a line and returns it unchanged: a TSV writer of the standard
+    /// columns may copy it instead of encoding the record again. `None` by
+    /// default.
+    fn raw_line(&self) -> Option<&[u8]> {
+        None
+    }
+
     /// Tells the source that the rows of `kinds` will be dropped unread:
     /// of those it may decode only what the stream's order depends on
     /// (kind, time, end, location), checking their place in the stream but
@@ -67,6 +76,20 @@ pub trait RecordSink {
 
     /// Ends the stream: emits what is still pending and flushes.
     fn finish(&mut self) -> Result<()>;
+
+    /// Consumes `rec`, which `raw` (see [`RecordSource::raw_line`]) encodes
+    /// as the stream's TSV form; by default as [`RecordSink::write`].
+    fn write_raw(&mut self, rec: &Record, raw: &[u8]) -> Result<()> {
+        let _ = raw;
+        self.write(rec)
+    }
+
+    /// True when the sink needs nothing of a row given with its raw line
+    /// but that line (a TSV writer of the standard columns): a pump may
+    /// then hand it the line alone.
+    fn raw_only(&self) -> bool {
+        false
+    }
 }
 
 impl<S: RecordSink + ?Sized> RecordSink for Box<S> {
@@ -75,6 +98,12 @@ impl<S: RecordSink + ?Sized> RecordSink for Box<S> {
     }
     fn finish(&mut self) -> Result<()> {
         (**self).finish()
+    }
+    fn write_raw(&mut self, rec: &Record, raw: &[u8]) -> Result<()> {
+        (**self).write_raw(rec, raw)
+    }
+    fn raw_only(&self) -> bool {
+        (**self).raw_only()
     }
 }
 
@@ -99,6 +128,9 @@ impl<S: RecordSource + ?Sized> RecordSource for Box<S> {
     }
     fn skip_kinds(&mut self, kinds: KindSet) {
         (**self).skip_kinds(kinds)
+    }
+    fn raw_line(&self) -> Option<&[u8]> {
+        (**self).raw_line()
     }
 }
 

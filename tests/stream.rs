@@ -4,6 +4,7 @@ mod common;
 
 use common::*;
 use predicates::prelude::*;
+use std::path::{Path, PathBuf};
 
 #[test]
 fn tsv_passes_through_byte_for_byte() {
@@ -341,4 +342,76 @@ fn nothing_is_written_as_if_valid_after_an_error() {
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(!text.contains("bad") && !text.contains("after"), "{text}");
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("<stdin>:5: "));
+}
+
+/// Rows a TSV writer copies from its input as they were read (the standard
+/// columns, a row passed on unchanged) are the rows it would have encoded:
+/// each command's TSV output is the same from a TSV input (copied rows)
+/// as from the same stream in JSON Lines (every row encoded), with CRLF
+/// line ends, escapes, one thread or two, a filter that adds container rows,
+/// the matcher, and inputs merged on shifted clocks.
+#[test]
+fn copied_rows_are_the_rows_encoded_again() {
+    let dir = scratch("copied_rows");
+    let tsv = std::fs::read_to_string(data("nasty.tsv")).unwrap();
+    let crlf = dir.join("crlf.tsv");
+    std::fs::write(&crlf, tsv.replace('\n', "\r\n")).unwrap();
+    let ping = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/pingpong.tsv");
+    // Two inputs on clocks 1000 ns apart: the second one's rows move.
+    let with_origin = |name: &str, origin: &str| {
+        let path = dir.join(name);
+        let text = std::fs::read_to_string(&ping).unwrap().replace(
+            "meta\t\t\t\t\ttime_unit",
+            &format!("meta\t\t\t\t\torigin\t\t\t\t\t\t\t{origin}\t\t\nmeta\t\t\t\t\ttime_unit"),
+        );
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let (first, shifted) = (
+        with_origin("first.tsv", "0"),
+        with_origin("shifted.tsv", "1000"),
+    );
+    let as_json = |input: &Path| {
+        let out = dir.join(format!(
+            "{}.jsonl",
+            input.file_name().unwrap().to_string_lossy()
+        ));
+        bin("trace-cat")
+            .args(["--json", "-o"])
+            .arg(&out)
+            .arg(input)
+            .assert()
+            .success();
+        out
+    };
+    // Without the `source` meta rows, which name the files read.
+    let run = |cmd: &str, args: &[&str], inputs: &[PathBuf]| -> String {
+        let out = bin(cmd).args(args).args(inputs).assert().success();
+        String::from_utf8(out.get_output().stdout.clone())
+            .unwrap()
+            .lines()
+            .filter(|l| !(l.starts_with("meta\t") && col(l, "name") == "source"))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    let cases: [(&str, &[&str], Vec<PathBuf>); 5] = [
+        ("trace-cat", &[], vec![crlf.clone()]),
+        (
+            "trace-filter",
+            &["-k", "send,leave"],
+            vec![data("nasty.tsv")],
+        ),
+        ("trace-filter", &["-l", "rank1"], vec![ping.clone()]),
+        ("trace-match", &[], vec![ping.clone()]),
+        ("trace-cat", &[], vec![first.clone(), shifted.clone()]),
+    ];
+    for (cmd, args, inputs) in cases {
+        let json: Vec<PathBuf> = inputs.iter().map(|i| as_json(i)).collect();
+        for threads in ["1", "2"] {
+            let args: Vec<&str> = args.iter().copied().chain(["--threads", threads]).collect();
+            let copied = run(cmd, &args, &inputs);
+            let encoded = run(cmd, &args, &json);
+            assert_eq!(copied, encoded, "{cmd} {args:?} {inputs:?}");
+        }
+    }
 }

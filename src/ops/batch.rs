@@ -29,6 +29,9 @@ const DEPTH: u16 = 1 << 2;
 const TAG: u16 = 1 << 3;
 const SIZE: u16 = 1 << 4;
 const EXTRA: u16 = 1 << 5;
+/// The first byte of an entry that is a raw line, not a record (kinds are
+/// numbered from 0).
+const RAW: u8 = 0xFF;
 /// The first of the bits of the identifiers, in [`Record::syms`] order.
 const FIRST_SYM: u32 = 6;
 /// The first of the bits of the text fields, in [`Record::texts`] order.
@@ -105,6 +108,15 @@ impl RecordBatch {
         self.len += 1;
     }
 
+    /// Appends a row given only as its raw line (see
+    /// [`crate::pipe::RecordSink::raw_only`]).
+    pub fn push_raw(&mut self, raw: &[u8]) {
+        self.bytes.push(RAW);
+        push_len(&mut self.bytes, raw.len());
+        self.bytes.extend_from_slice(raw);
+        self.len += 1;
+    }
+
     /// Reads the records back in order.
     pub fn reader(&self) -> BatchReader<'_> {
         BatchReader {
@@ -143,8 +155,23 @@ impl<'a> BatchReader<'a> {
     /// The batch was written by [`RecordBatch::push`] in this process, so a
     /// malformed one is a bug: it panics rather than guess.
     pub fn next_into(&mut self, rec: &mut Record) -> bool {
+        self.next_entry(rec)
+            .map(|raw| assert!(raw.is_none(), "no raw lines in this batch"))
+            .is_some()
+    }
+
+    /// The next entry: a record refilled into `rec` (`Some(None)`), a raw
+    /// line (`Some(Some(line))`, `rec` untouched), or `None` at the end.
+    pub fn next_entry(&mut self, rec: &mut Record) -> Option<Option<&'a [u8]>> {
         if self.at >= self.bytes.len() {
-            return false;
+            return None;
+        }
+        if self.bytes[self.at] == RAW {
+            self.at += 1;
+            let n = self.len();
+            let raw = &self.bytes[self.at..self.at + n];
+            self.at += n;
+            return Some(Some(raw));
         }
         let kind = self.bytes[self.at];
         self.at += 1;
@@ -181,7 +208,7 @@ impl<'a> BatchReader<'a> {
                 rec.extra.push((k, v));
             }
         }
-        true
+        Some(None)
     }
 
     fn take<const N: usize>(&mut self) -> [u8; N] {
@@ -245,6 +272,16 @@ mod tests {
         while reader.next_into(&mut rec) {
             got.push(rec.clone());
         }
-        assert_eq!(got, vec![a, b, c]);
+        assert_eq!(got, vec![a, b, c.clone()]);
+        let mut mixed = RecordBatch::new();
+        mixed.push(&c);
+        mixed.push_raw(b"event\t1");
+        mixed.push(&c);
+        let mut reader = mixed.reader();
+        let mut rec = Record::default();
+        assert_eq!(reader.next_entry(&mut rec), Some(None));
+        assert_eq!(reader.next_entry(&mut rec), Some(Some(&b"event\t1"[..])));
+        assert_eq!(reader.next_entry(&mut rec), Some(None));
+        assert_eq!(reader.next_entry(&mut rec), None);
     }
 }

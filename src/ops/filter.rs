@@ -294,6 +294,8 @@ struct Declared {
 /// to the other core.
 pub struct FilterSource<S> {
     inner: S,
+    /// The row last returned is the inner source's, as it read it.
+    passed_through: bool,
     /// Kinds dropped before any other condition is asked of them.
     unseen: KindSet,
     selector: Selector,
@@ -334,6 +336,7 @@ impl<S: RecordSource> FilterSource<S> {
         };
         FilterSource {
             unseen,
+            passed_through: false,
             inner,
             selector: Selector {
                 predicate,
@@ -468,6 +471,7 @@ impl<S: RecordSource> RecordSource for FilterSource<S> {
                 rec.clone_from(&row);
                 self.spare.push(row);
                 self.mark = mark;
+                self.passed_through = false;
                 return Ok(true);
             }
             if !self.inner.next_record(rec)? {
@@ -489,6 +493,7 @@ impl<S: RecordSource> RecordSource for FilterSource<S> {
             } else if self.select(rec, mark) {
                 if self.due.is_empty() {
                     self.mark = mark;
+                    self.passed_through = true;
                     return Ok(true);
                 }
                 let mut copy = self.spare.pop().unwrap_or_default();
@@ -512,6 +517,10 @@ impl<S: RecordSource> RecordSource for FilterSource<S> {
 
     fn extra_columns(&self) -> &[String] {
         self.inner.extra_columns()
+    }
+
+    fn raw_line(&self) -> Option<&[u8]> {
+        self.inner.raw_line().filter(|_| self.passed_through)
     }
 }
 

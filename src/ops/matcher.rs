@@ -838,6 +838,8 @@ impl Outbox {
 /// `--max-pending` is named by file and line.
 pub struct MatchSource {
     inner: Box<dyn RecordSource>,
+    /// The row last returned is the inner source's, as it read it.
+    passed_through: bool,
     matcher: Matcher<Outbox>,
     summary: Rc<RefCell<MatchSummary>>,
     finished: bool,
@@ -859,6 +861,7 @@ impl MatchSource {
         let matcher = Matcher::with_options(Outbox::default(), options, symbols, warnings);
         MatchSource {
             inner,
+            passed_through: false,
             matcher,
             summary,
             finished: false,
@@ -892,6 +895,7 @@ impl RecordSource for MatchSource {
                     self.matcher.next_mut().sort();
                 }
                 if self.matcher.next_mut().pop_into(rec) {
+                    self.passed_through = false;
                     return Ok(true);
                 }
             }
@@ -903,6 +907,7 @@ impl RecordSource for MatchSource {
                     && self.matcher.next_mut().queue.is_empty()
                     && self.matcher.passes_through(rec)
                 {
+                    self.passed_through = true;
                     return Ok(true);
                 }
                 let mark = self.inner.mark();
@@ -928,6 +933,10 @@ impl RecordSource for MatchSource {
 
     fn extra_columns(&self) -> &[String] {
         self.inner.extra_columns()
+    }
+
+    fn raw_line(&self) -> Option<&[u8]> {
+        self.inner.raw_line().filter(|_| self.passed_through)
     }
 }
 

@@ -327,6 +327,16 @@ impl RecordSource for Merger {
         &self.extra
     }
 
+    fn raw_line(&self) -> Option<&[u8]> {
+        // A row as its input read it: not moved to another clock, not
+        // renamed, and of the merged columns.
+        let lane = &self.lanes[self.last?];
+        let unchanged = lane.shift == 0
+            && self.prefixes.is_none()
+            && lane.source.extra_columns() == self.extra.as_slice();
+        lane.source.raw_line().filter(|_| unchanged)
+    }
+
     fn skip_kinds(&mut self, kinds: KindSet) {
         for lane in &mut self.lanes {
             lane.source.skip_kinds(kinds);

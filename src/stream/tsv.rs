@@ -467,6 +467,16 @@ impl<R: BufRead> RecordSource for TsvReader<R> {
     fn skip_kinds(&mut self, kinds: KindSet) {
         self.parser.skip = kinds;
     }
+
+    fn raw_line(&self) -> Option<&[u8]> {
+        // A row read whole (not skipped) of the standard columns encodes
+        // back to the same bytes: every number is canonical, every escape
+        // the writer's own.
+        let line = self.lines.last_line();
+        self.parser
+            .standard
+            .then(|| line.strip_suffix(b"\r").unwrap_or(line))
+    }
 }
 
 /// Writes the TSV stream: the header, the `format` meta row, then the records.
@@ -582,7 +592,29 @@ pub fn encode_row(
     Ok(())
 }
 
+impl TsvWriter {
+    /// Whether a raw line of the standard columns is what this writer
+    /// writes for its row.
+    fn copies_raw(&self) -> bool {
+        self.extra.is_empty() && self.time_factor == 1 && !self.rows_only
+    }
+}
+
 impl RecordSink for TsvWriter {
+    fn write_raw(&mut self, rec: &Record, raw: &[u8]) -> Result<()> {
+        if !self.copies_raw() {
+            return self.write(rec);
+        }
+        if !self.started {
+            self.start()?;
+        }
+        self.out.write_row(raw)
+    }
+
+    fn raw_only(&self) -> bool {
+        self.copies_raw()
+    }
+
     fn write(&mut self, rec: &Record) -> Result<()> {
         if !self.started {
             self.start()?;

@@ -62,8 +62,11 @@ fn serial(
     let mut rec = Record::default();
     let mut rows = 0u64;
     while source.next_record(&mut rec)? {
-        sink.write(&rec)
-            .map_err(|e| e.at(source.locate(source.mark())))?;
+        let written = match source.raw_line() {
+            Some(raw) => sink.write_raw(&rec, raw),
+            None => sink.write(&rec),
+        };
+        written.map_err(|e| e.at(source.locate(source.mark())))?;
         rows += 1;
         if rows % PROGRESS_EVERY == 0 {
             progress(Some(rows));
@@ -80,14 +83,20 @@ fn parallel(
 ) -> Result<()> {
     let (full_tx, full_rx) = mpsc::sync_channel::<RecordBatch>(AHEAD);
     let (empty_tx, empty_rx) = mpsc::channel::<RecordBatch>();
+    // A sink that wants raw lines alone gets them so, when the source has.
+    let raw_only = sink.raw_only();
     let (read, written, marks, acknowledged) = std::thread::scope(|scope| {
         let write = move || -> std::result::Result<(), (Error, u64)> {
             let mut rec = Record::default();
             let mut index = 0u64;
             for mut batch in full_rx {
                 let mut rows = batch.reader();
-                while rows.next_into(&mut rec) {
-                    sink.write(&rec).map_err(|e| (e, index))?;
+                while let Some(raw) = rows.next_entry(&mut rec) {
+                    let written = match raw {
+                        Some(raw) => sink.write_raw(&rec, raw),
+                        None => sink.write(&rec),
+                    };
+                    written.map_err(|e| (e, index))?;
                     index += 1;
                 }
                 batch.clear();
@@ -119,7 +128,10 @@ fn parallel(
                 Ok(false) => break Ok(()),
                 Err(e) => break Err(e),
             }
-            batch.push(&rec);
+            match source.raw_line().filter(|_| raw_only) {
+                Some(raw) => batch.push_raw(raw),
+                None => batch.push(&rec),
+            }
             marks.push_back(source.mark());
             rows += 1;
             if rows % PROGRESS_EVERY == 0 {
