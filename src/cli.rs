@@ -130,8 +130,10 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_progress: bool,
 
-    /// Threads: 1 reads and writes on one core; 2 writes on a second thread;
-    /// auto is 2 when the machine has two cores or more.
+    /// Threads: 1 does everything on one core; 2 parses the TSV stream on
+    /// helper threads and encodes the output on a second thread (a copy of
+    /// the rows as read stays on the reading thread); auto is 2 when the
+    /// machine has two cores or more. The output is the same either way.
     #[arg(long, value_name = "N", default_value = "auto",
           value_parser = PossibleValuesParser::new(["auto", "1", "2"]))]
     pub threads: String,
@@ -357,10 +359,12 @@ pub struct Pipeline<'e> {
 }
 
 impl<'e> Pipeline<'e> {
-    /// Opens every input (format forced or detected) as one source.
-    pub fn open(args: &InputArgs, env: &'e Env) -> Result<Pipeline<'e>> {
+    /// Opens every input (format forced or detected) as one source, its
+    /// readers using threads as `run` says.
+    pub fn open(args: &InputArgs, env: &'e Env, run: &RunArgs) -> Result<Pipeline<'e>> {
         let counter: ByteCounter = Rc::new(Cell::new(0));
         let opts = ReadOptions {
+            threads: run.threads(),
             symbols: env.symbols.clone(),
             format: env.format_options.clone(),
             warnings: env.warnings.clone(),

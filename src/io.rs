@@ -449,6 +449,14 @@ impl<R: Read> LineReader<R> {
         self.line
     }
 
+    /// The bytes read and not returned as lines yet, the input, and the
+    /// number of the line last returned: for a reader that goes on by
+    /// other means.
+    pub fn into_parts(self) -> (Vec<u8>, R, u64) {
+        let rest = self.buf[self.start..self.end].to_vec();
+        (rest, self.inner, self.line)
+    }
+
     /// The bytes of the line last returned, without its newline.
     pub fn last_line(&self) -> &[u8] {
         &self.buf[self.last.0..self.last.1]

@@ -20,6 +20,7 @@
 
 #![warn(missing_docs)]
 
+pub mod chunks;
 pub mod cli;
 pub mod cmd;
 pub mod decimal;

@@ -6,7 +6,7 @@
 //! the registry (`format.rs`) sits above the formats.
 
 use crate::error::{Location, Result, Warnings};
-use crate::record::{KindSet, Record};
+use crate::record::{ColumnSet, KindSet, Record};
 use crate::symbol::Symbols;
 
 /// Something that yields records in stream order: a format reader, a merge of
@@ -47,13 +47,29 @@ pub trait RecordSource {
         None
     }
 
-    /// Tells the source that the rows of `kinds` will be dropped unread:
-    /// of those it may decode only what the stream's order depends on
-    /// (kind, time, end, location), checking their place in the stream but
-    /// not their other contents. A filter says so (`-k`); by default the
-    /// hint is ignored.
+    /// Tells the source that the rows of `kinds` will be dropped unread: it
+    /// may drop them itself, decoding only what their place in the stream
+    /// depends on (kind, time, end, location) and checking that place, not
+    /// their other contents. A filter says so (`-k`); by default the hint
+    /// is ignored.
     fn skip_kinds(&mut self, kinds: KindSet) {
         let _ = kinds;
+    }
+
+    /// Tells the source what its consumer reads of the rows it hands out:
+    /// it may leave the other columns of data rows empty, having checked
+    /// that they are well-formed (bad input is an error all the same).
+    /// A source that wraps another forwards what it reads itself on top;
+    /// by default the hint is ignored and every row is whole.
+    fn read_only(&mut self, reads: Reads) {
+        let _ = reads;
+    }
+
+    /// Whether the rows it hands out come with their raw lines
+    /// ([`RecordSource::raw_line`]), all but a few it makes itself: a sink
+    /// that copies them has next to nothing left to encode.
+    fn has_raw_lines(&self) -> bool {
+        false
     }
 
     /// For a source that is one part of a stream split into several (the
@@ -84,11 +100,60 @@ pub trait RecordSink {
         self.write(rec)
     }
 
-    /// True when the sink needs nothing of a row given with its raw line
-    /// but that line (a TSV writer of the standard columns): a pump may
-    /// then hand it the line alone.
-    fn raw_only(&self) -> bool {
-        false
+    /// What the sink reads of the rows it is given; all of them by default.
+    fn reads(&self) -> Reads {
+        Reads::ALL
+    }
+}
+
+/// What a consumer reads of the rows it is given (see
+/// [`RecordSource::read_only`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reads {
+    /// The columns read of every row (those of [`ColumnSet::PLACE`] are
+    /// always whole, as a stream's checks need them).
+    pub columns: ColumnSet,
+    /// A row given with its raw line is read through that line (and
+    /// `columns`), one without it whole: a TSV writer that copies lines.
+    pub raw_line: bool,
+}
+
+impl Reads {
+    /// Every column of every row.
+    pub const ALL: Reads = Reads::only(ColumnSet::ALL);
+    /// A row's raw line when it has one, else the whole row.
+    pub const RAW_LINE: Reads = Reads {
+        columns: ColumnSet::NONE,
+        raw_line: true,
+    };
+
+    /// Just `columns` of every row.
+    pub const fn only(columns: ColumnSet) -> Reads {
+        Reads {
+            columns,
+            raw_line: false,
+        }
+    }
+
+    /// The columns to decode of a row that has no raw line.
+    pub fn without_raw_line(self) -> ColumnSet {
+        match self.raw_line {
+            true => ColumnSet::ALL,
+            false => self.columns,
+        }
+    }
+
+    /// These reads and `columns` besides.
+    pub fn and(self, columns: ColumnSet) -> Reads {
+        Reads {
+            columns: self.columns.union(columns),
+            ..self
+        }
+    }
+
+    /// True when a row with its raw line needs nothing else.
+    pub fn raw_line_alone(self) -> bool {
+        self.raw_line && self.columns == ColumnSet::NONE
     }
 }
 
@@ -102,8 +167,8 @@ impl<S: RecordSink + ?Sized> RecordSink for Box<S> {
     fn write_raw(&mut self, rec: &Record, raw: &[u8]) -> Result<()> {
         (**self).write_raw(rec, raw)
     }
-    fn raw_only(&self) -> bool {
-        (**self).raw_only()
+    fn reads(&self) -> Reads {
+        (**self).reads()
     }
 }
 
@@ -132,11 +197,31 @@ impl<S: RecordSource + ?Sized> RecordSource for Box<S> {
     fn raw_line(&self) -> Option<&[u8]> {
         (**self).raw_line()
     }
+    fn read_only(&mut self, reads: Reads) {
+        (**self).read_only(reads)
+    }
+    fn has_raw_lines(&self) -> bool {
+        (**self).has_raw_lines()
+    }
+}
+
+/// How many cores a command may keep busy: the pump writes on a second
+/// thread, and a reader that can works on its input on helper threads,
+/// when it is two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Threads {
+    /// Everything on the calling thread.
+    #[default]
+    One,
+    /// Up to two cores.
+    Two,
 }
 
 /// Options every reader receives.
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
+    /// Whether the reader may put helper threads to work.
+    pub threads: Threads,
     /// The pipeline's symbol table, which the reader interns identifiers in.
     pub symbols: Symbols,
     /// The values of the format's own options (see [`FormatOption`]).

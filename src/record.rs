@@ -82,6 +82,47 @@ impl Column {
     }
 }
 
+/// A set of standard columns, a bit each.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ColumnSet(u16);
+
+impl ColumnSet {
+    /// No column.
+    pub const NONE: ColumnSet = ColumnSet(0);
+    /// Every standard column.
+    pub const ALL: ColumnSet = ColumnSet((1 << Column::ALL.len()) - 1);
+    /// What a row's place in the stream depends on: `kind`, `time`, `end`
+    /// and `loc`, which a stream's checks read of every row.
+    pub const PLACE: ColumnSet = ColumnSet(
+        1 << Column::Kind as u16
+            | 1 << Column::Time as u16
+            | 1 << Column::End as u16
+            | 1 << Column::Loc as u16,
+    );
+
+    /// Whether `column` is in the set.
+    #[inline]
+    pub fn contains(self, column: Column) -> bool {
+        self.0 & (1 << column as u16) != 0
+    }
+
+    /// The set with `column` too.
+    pub const fn with(self, column: Column) -> ColumnSet {
+        ColumnSet(self.0 | 1 << column as u16)
+    }
+
+    /// The columns of either set.
+    pub const fn union(self, other: ColumnSet) -> ColumnSet {
+        ColumnSet(self.0 | other.0)
+    }
+}
+
+impl FromIterator<Column> for ColumnSet {
+    fn from_iter<I: IntoIterator<Item = Column>>(columns: I) -> ColumnSet {
+        columns.into_iter().fold(ColumnSet::NONE, ColumnSet::with)
+    }
+}
+
 /// What a row is. See `docs/stream.md` for the columns each kind uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
@@ -481,6 +522,46 @@ impl Record {
         ]
     }
 
+    /// Makes this record `from`'s row, taking its non-empty texts (`from`
+    /// keeps this one's buffers for them, and is to be cleared before
+    /// reuse): cheaper than swapping whole records when most texts are
+    /// empty, as in most rows.
+    #[inline]
+    pub fn take_from(&mut self, from: &mut Record) {
+        // Destructured, so that a new field cannot be forgotten here.
+        let Record {
+            kind,
+            time,
+            end,
+            loc,
+            cat,
+            name,
+            depth,
+            peer,
+            comm,
+            tag,
+            size,
+            id,
+            value,
+            flags,
+            attrs,
+            extra,
+        } = from;
+        (self.kind, self.time, self.end, self.depth) = (*kind, *time, *end, *depth);
+        (self.loc, self.cat, self.name, self.peer, self.comm) = (*loc, *cat, *name, *peer, *comm);
+        (self.tag, self.size) = (*tag, *size);
+        for (mine, theirs) in self.texts_mut().into_iter().zip([id, value, flags, attrs]) {
+            match theirs.is_empty() {
+                true => mine.clear(),
+                false => std::mem::swap(mine, theirs),
+            }
+        }
+        match extra.is_empty() {
+            true => self.extra.clear(),
+            false => std::mem::swap(&mut self.extra, extra),
+        }
+    }
+
     /// Empties every field, keeping allocated capacity.
     pub fn clear(&mut self) {
         self.kind = Kind::Event;
@@ -602,18 +683,18 @@ impl Record {
         if kind == Kind::Type && (self.id.is_empty() || self.cat.is_empty()) {
             return Err("a `type` row needs an `id` and a `cat` (its nature)".to_string());
         }
-        if let Some(c) = self
-            .flags
-            .bytes()
-            .any(|b| !b.is_ascii_uppercase())
-            .then(|| self.flags.chars().find(|c| !c.is_ascii_uppercase()))
-            .flatten()
-        {
-            return Err(format!(
-                "bad flag {c:?} in `flags`: expected upper-case letters"
-            ));
-        }
+        validate_flags(&self.flags)?;
         validate_attrs(&self.attrs)
+    }
+}
+
+/// Checks a `flags` value: upper-case letters only.
+pub fn validate_flags(flags: &str) -> Result<(), String> {
+    match flags.chars().find(|c| !c.is_ascii_uppercase()) {
+        Some(c) => Err(format!(
+            "bad flag {c:?} in `flags`: expected upper-case letters"
+        )),
+        None => Ok(()),
     }
 }
 

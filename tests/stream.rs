@@ -415,3 +415,129 @@ fn copied_rows_are_the_rows_encoded_again() {
         }
     }
 }
+
+/// A stream of `rows` rows over several reader chunks: events, states and
+/// enters on two locations, with escapes, attributes and non-ASCII names,
+/// and one row of 600 KB (longer than a chunk).
+fn long_stream(rows: usize) -> Vec<String> {
+    let mut out = vec![
+        row(&[("kind", "container"), ("loc", "p")]),
+        row(&[("kind", "container"), ("loc", "q")]),
+    ];
+    let long = "x".repeat(600_000);
+    for i in 0..rows {
+        let (time, loc) = (i.to_string(), if i % 3 == 0 { "p" } else { "q" });
+        let name = format!("f{}é\\t{}", i % 7, i % 1000);
+        let attrs = format!("n={i}");
+        let line = match i % 4 {
+            0 => row(&[
+                ("kind", "event"),
+                ("time", &time),
+                ("loc", loc),
+                ("name", &name),
+            ]),
+            1 => row(&[
+                ("kind", "enter"),
+                ("time", &time),
+                ("loc", loc),
+                ("name", &name),
+            ]),
+            2 => row(&[
+                ("kind", "signal"),
+                ("time", &time),
+                ("end", &time),
+                ("loc", loc),
+                ("name", &name),
+                ("attrs", &attrs),
+            ]),
+            _ => row(&[
+                ("kind", "state"),
+                ("time", &time),
+                ("end", &time),
+                ("loc", loc),
+            ]),
+        };
+        out.push(line);
+        if i == rows / 3 {
+            let attrs = format!("long={long}");
+            out.push(row(&[
+                ("kind", "event"),
+                ("time", &time),
+                ("attrs", &attrs),
+            ]));
+        }
+    }
+    out
+}
+
+/// The TSV reader on helper threads (`--threads 2`) behaves as on one
+/// thread, on inputs of many chunks: the same output, warnings, errors
+/// (naming the same line) and exit status, for a good stream, one with LF
+/// or CRLF ends, one whose last line has no newline, and ones with a bad
+/// row or a row out of order in the middle, through cat and filter.
+#[test]
+fn two_threads_read_a_stream_as_one_does() {
+    let dir = scratch("threads");
+    let rows = long_stream(120_000);
+    let good = stream(&rows);
+    let mut bad_row = rows.clone();
+    bad_row[70_000] = row(&[("kind", "event"), ("time", "x1"), ("loc", "p")]);
+    let mut disordered = rows.clone();
+    disordered[90_000] = row(&[("kind", "event"), ("time", "5"), ("loc", "p")]);
+    let cases = [
+        ("good.tsv", good.clone(), None),
+        ("crlf.tsv", good.replace('\n', "\r\n"), None),
+        (
+            "cut.tsv",
+            good.strip_suffix('\n').unwrap().to_string(),
+            None,
+        ),
+        ("bad.tsv", stream(&bad_row), Some(70_003)),
+        ("order.tsv", stream(&disordered), Some(90_003)),
+    ];
+    for (name, text, bad_line) in cases {
+        let file = dir.join(name);
+        std::fs::write(&file, &text).unwrap();
+        for (cmd, args) in [
+            ("trace-cat", vec![]),
+            ("trace-cat", vec!["--json"]),
+            ("trace-filter", vec!["-k", "event,state"]),
+            ("trace-filter", vec!["-l", "q", "-n", "f3*"]),
+        ] {
+            let runs: Vec<_> = ["1", "2"]
+                .map(|threads| {
+                    let out = bin(cmd)
+                        .args(&args)
+                        .args(["--threads", threads])
+                        .arg(&file)
+                        .output()
+                        .unwrap();
+                    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+                    (out.status.code(), stderr, out.stdout)
+                })
+                .into();
+            let (code, stderr, stdout) = &runs[1];
+            assert_eq!(runs[0].0, *code, "{cmd} {args:?} {name}");
+            assert_eq!(runs[0].1, *stderr, "{cmd} {args:?} {name}");
+            assert!(
+                runs[0].2 == *stdout,
+                "{cmd} {args:?} {name}: outputs differ"
+            );
+            match bad_line {
+                Some(line) => {
+                    assert_eq!(*code, Some(1), "{name}");
+                    assert!(stderr.contains(&format!("{name}:{line}: ")), "{stderr}");
+                }
+                None => {
+                    assert_eq!(*code, Some(0), "{cmd} {name}: {stderr}");
+                    assert!(stdout.len() > 1_000_000 || cmd == "trace-filter");
+                }
+            }
+            assert_eq!(
+                stderr.contains("no final newline"),
+                name == "cut.tsv",
+                "{stderr}"
+            );
+        }
+    }
+}

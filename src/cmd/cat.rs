@@ -64,7 +64,7 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
     if args.output.list_formats {
         return list_formats(&args.output);
     }
-    let pipeline = Pipeline::open(&args.input, env)?;
+    let pipeline = Pipeline::open(&args.input, env, &args.output.run)?;
     let writer = pipeline.writer(&args.output)?;
     let mut sink: Box<dyn RecordSink + Send> = if args.spans {
         Box::new(SpanBuilder::new(

@@ -140,7 +140,7 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
         return list_formats(&args.output);
     }
     let predicate = args.predicate()?;
-    let pipeline = Pipeline::open(&args.input, env)?.through(|source| {
+    let pipeline = Pipeline::open(&args.input, env, &args.output.run)?.through(|source| {
         Box::new(FilterSource::new(
             source,
             predicate,

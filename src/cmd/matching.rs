@@ -94,7 +94,7 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
     };
     let summary = Rc::new(RefCell::new(MatchSummary::default()));
     let shared = summary.clone();
-    let pipeline = Pipeline::open(&args.input, env)?.through(|source| {
+    let pipeline = Pipeline::open(&args.input, env, &args.output.run)?.through(|source| {
         Box::new(MatchSource::new(
             source,
             options,

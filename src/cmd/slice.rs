@@ -139,7 +139,7 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
         },
         rebase: args.rebase,
     };
-    let pipeline = Pipeline::open(&args.input, env)?
+    let pipeline = Pipeline::open(&args.input, env, &args.output.run)?
         .through(|source| Box::new(SliceSource::new(source, options, env.symbols.clone())));
     let mut writer = pipeline.writer(&args.output)?;
     pipeline.run(&mut writer, &args.output.run)

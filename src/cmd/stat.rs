@@ -53,8 +53,8 @@ or per Pallas archive), run `trace-stat REPORT --partial -o part.N` on each part
 Slurm array, xargs -P), then `trace-stat REPORT --merge part.*`: exact figures equal one run \
 over the whole; quantiles too (the sketch merges exactly). profile, states, messages (of msg \
 rows: run trace-match first), counters and resources (split by resource) merge. states: per container (a lane counts for its container), \
-state type and value, frames and total time. --threads auto is 1 here: a report does less per \
-row than handing the row to a second thread costs. resources: per TRACE resource, claims, claimed \
+state type and value, frames and total time. With --threads auto the report runs on the reading \
+thread (it does less per row than handing the row over costs); the reader still parses on two. resources: per TRACE resource, claims, claimed \
 time, busy time (union of the claims), amount x time, utilisation of the capacity over the \
 trace's span, peak concurrent amount, and Little's law (throughput per second, mean time in the \
 system, L = throughput x mean time, and L measured). Times are integer ns, or exact decimals with --unit. \
@@ -179,12 +179,13 @@ pub fn run(mut args: Args, env: &Env) -> Result<()> {
         merge_partials(&args, name, sink.next_mut())?;
     } else {
         // A report does less per row than handing the row to a second thread
-        // costs (bench/stat.sh): auto means one thread here.
+        // costs (bench/stat.sh): auto means one thread for the pump here; the
+        // reader goes by the arguments as given.
         let mut run = args.table.run.clone();
         if run.threads == "auto" {
             run.threads = "1".to_string();
         }
-        let pipeline = Pipeline::open(&args.input, env)?;
+        let pipeline = Pipeline::open(&args.input, env, &args.table.run)?;
         check_output_is_not_an_input(args.table.output.as_deref(), &args.input.inputs)?;
         // Halves are paired first for the messages report (others ignore msg rows).
         if matches!(name, "messages" | "summary") {

@@ -109,7 +109,7 @@ impl RecordBatch {
     }
 
     /// Appends a row given only as its raw line (see
-    /// [`crate::pipe::RecordSink::raw_only`]).
+    /// [`crate::pipe::Reads::raw_line_alone`]).
     pub fn push_raw(&mut self, raw: &[u8]) {
         self.bytes.push(RAW);
         push_len(&mut self.bytes, raw.len());

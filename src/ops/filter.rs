@@ -14,8 +14,8 @@ use super::window::Window;
 use std::collections::VecDeque;
 
 use crate::error::{Error, Location, Result, Warnings};
-use crate::pipe::RecordSource;
-use crate::record::{Kind, KindSet, Record, Sym};
+use crate::pipe::{Reads, RecordSource};
+use crate::record::{Column, ColumnSet, Kind, KindSet, Record, Sym};
 use crate::symbol::{SymMemo, Symbols};
 
 /// A shell-style glob over a whole value: `*` any run, `?` one character,
@@ -194,6 +194,27 @@ impl Predicate {
             .fold(kept.complement(), KindSet::without)
     }
 
+    /// The columns its conditions read of a data row (see
+    /// [`RecordSource::read_only`]), with those the filter itself reads (the
+    /// row's place, the `peer` whose container it passes on).
+    pub fn columns(&self) -> ColumnSet {
+        let mut columns = ColumnSet::PLACE.with(Column::Peer);
+        if !self.cats.is_empty() {
+            columns = columns.with(Column::Cat);
+        }
+        if self.name.is_some() {
+            columns = columns.with(Column::Name);
+        }
+        if !self.attrs.is_empty() {
+            // A condition names an attribute or a numeric column.
+            let named = [Column::Attrs, Column::Value, Column::Size, Column::Tag];
+            columns = named
+                .into_iter()
+                .fold(columns.with(Column::Depth), ColumnSet::with);
+        }
+        columns
+    }
+
     /// True when rows need their location's [`Place`].
     pub fn needs_place(&self) -> bool {
         !self.loc_names.is_empty() || !self.under.is_empty()
@@ -302,8 +323,11 @@ pub struct FilterSource<S> {
     /// Every declared container.
     containers: FastMap<Sym, Declared>,
     /// Rows due before the next one read: needed containers, then the row that
-    /// needed them, with the marks of the rows they came with.
-    due: VecDeque<(Record, u64)>,
+    /// needed them, with the marks of the rows they came with and the raw
+    /// line of the row (see [`RecordSource::raw_line`]).
+    due: VecDeque<(Record, u64, Option<Vec<u8>>)>,
+    /// The raw line of the row last returned when it came from `due`.
+    due_raw: Option<Vec<u8>>,
     spare: Vec<Record>,
     mark: u64,
     /// Per location, whether each open frame's `enter` was passed on: its
@@ -327,13 +351,18 @@ impl<S: RecordSource> FilterSource<S> {
     ) -> FilterSource<S> {
         // What is dropped unread need not be decoded.
         let dropped = predicate.dropped_kinds();
-        inner.skip_kinds(dropped);
         // A frame's rows are dropped without a look when both ends are:
         // no frame can be kept then.
         let unseen = match dropped.contains(Kind::Enter) && dropped.contains(Kind::Leave) {
             true => dropped,
             false => dropped.without(Kind::Enter).without(Kind::Leave),
         };
+        // The source may drop those itself, but the `enter` rows counted
+        // for the hint about states.
+        inner.skip_kinds(match predicate.kinds.contains(&Kind::State) {
+            true => unseen.without(Kind::Enter),
+            false => unseen,
+        });
         FilterSource {
             unseen,
             passed_through: false,
@@ -347,6 +376,7 @@ impl<S: RecordSource> FilterSource<S> {
             },
             containers: FastMap::default(),
             due: VecDeque::new(),
+            due_raw: None,
             spare: Vec::new(),
             mark: 0,
             frames: FastMap::default(),
@@ -399,7 +429,7 @@ impl<S: RecordSource> FilterSource<S> {
                 c.passed = true;
                 let mut copy = self.spare.pop().unwrap_or_default();
                 copy.clone_from(&c.row);
-                self.due.push_back((copy, mark));
+                self.due.push_back((copy, mark, None));
             }
         }
     }
@@ -467,11 +497,12 @@ impl<S: RecordSource> FilterSource<S> {
 impl<S: RecordSource> RecordSource for FilterSource<S> {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
         loop {
-            if let Some((row, mark)) = self.due.pop_front() {
+            if let Some((row, mark, raw)) = self.due.pop_front() {
                 rec.clone_from(&row);
                 self.spare.push(row);
                 self.mark = mark;
                 self.passed_through = false;
+                self.due_raw = raw;
                 return Ok(true);
             }
             if !self.inner.next_record(rec)? {
@@ -498,7 +529,8 @@ impl<S: RecordSource> RecordSource for FilterSource<S> {
                 }
                 let mut copy = self.spare.pop().unwrap_or_default();
                 copy.clone_from(rec);
-                self.due.push_back((copy, mark));
+                let raw = self.inner.raw_line().map(<[u8]>::to_vec);
+                self.due.push_back((copy, mark, raw));
             }
         }
     }
@@ -520,7 +552,21 @@ impl<S: RecordSource> RecordSource for FilterSource<S> {
     }
 
     fn raw_line(&self) -> Option<&[u8]> {
-        self.inner.raw_line().filter(|_| self.passed_through)
+        match self.passed_through {
+            true => self.inner.raw_line(),
+            false => self.due_raw.as_deref(),
+        }
+    }
+
+    fn read_only(&mut self, reads: Reads) {
+        // Every row it passes on is as read, with its raw line (but the
+        // containers, which are whole).
+        self.inner
+            .read_only(reads.and(self.selector.predicate.columns()));
+    }
+
+    fn has_raw_lines(&self) -> bool {
+        self.inner.has_raw_lines()
     }
 }
 

@@ -10,8 +10,8 @@ use std::collections::BinaryHeap;
 
 use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::FastMap;
-use crate::pipe::RecordSource;
-use crate::record::{Kind, KindSet, Record, Sym, META_ORIGIN};
+use crate::pipe::{Reads, RecordSource};
+use crate::record::{Column, ColumnSet, Kind, KindSet, Record, Sym, META_ORIGIN};
 use crate::symbol::Symbols;
 
 struct Lane {
@@ -251,6 +251,17 @@ fn align_origins(
     Ok(out)
 }
 
+impl Merger {
+    /// Whether the rows of lane `i` are passed on as its input read them:
+    /// not moved to another clock, not renamed, and of the merged columns.
+    fn passes_lines_of(&self, i: usize) -> bool {
+        let lane = &self.lanes[i];
+        lane.shift == 0
+            && self.prefixes.is_none()
+            && lane.source.extra_columns() == self.extra.as_slice()
+    }
+}
+
 impl RecordSource for Merger {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
         if let Some(m) = self.metas.next() {
@@ -328,13 +339,11 @@ impl RecordSource for Merger {
     }
 
     fn raw_line(&self) -> Option<&[u8]> {
-        // A row as its input read it: not moved to another clock, not
-        // renamed, and of the merged columns.
-        let lane = &self.lanes[self.last?];
-        let unchanged = lane.shift == 0
-            && self.prefixes.is_none()
-            && lane.source.extra_columns() == self.extra.as_slice();
-        lane.source.raw_line().filter(|_| unchanged)
+        let last = self.last?;
+        self.lanes[last]
+            .source
+            .raw_line()
+            .filter(|_| self.passes_lines_of(last))
     }
 
     fn skip_kinds(&mut self, kinds: KindSet) {
@@ -342,4 +351,25 @@ impl RecordSource for Merger {
             lane.source.skip_kinds(kinds);
         }
     }
+
+    fn read_only(&mut self, reads: Reads) {
+        for i in 0..self.lanes.len() {
+            // A lane whose rows are changed gives no raw lines: they are
+            // read whole; prefixes are put before `loc` and `peer`.
+            let reads = match self.passes_lines_of(i) {
+                true => reads,
+                false => Reads::only(reads.without_raw_line()),
+            };
+            self.lanes[i].source.read_only(reads.and(MERGE_READS));
+        }
+    }
+
+    fn has_raw_lines(&self) -> bool {
+        (0..self.lanes.len())
+            .all(|i| self.passes_lines_of(i) && self.lanes[i].source.has_raw_lines())
+    }
 }
+
+/// The columns a merge reads of every row: its place, and the `peer`
+/// a prefix goes before.
+const MERGE_READS: ColumnSet = ColumnSet::PLACE.with(Column::Peer);

@@ -12,8 +12,10 @@ use super::{is_json_number, StreamCheck, Verdict};
 use crate::error::{Location, Result, Warnings};
 use crate::io::{Input, LineReader, Output};
 use crate::number::{push_int, push_uint};
-use crate::pipe::{Probe, ReadOptions, RecordSink, RecordSource, WriteOptions};
-use crate::record::{encode_attr_part, Column, Kind, Record, FORMAT_VERSION, META_FORMAT};
+use crate::pipe::{Probe, ReadOptions, Reads, RecordSink, RecordSource, WriteOptions};
+use crate::record::{
+    encode_attr_part, Column, ColumnSet, Kind, Record, FORMAT_VERSION, META_FORMAT,
+};
 use crate::symbol::{Sym, SymCache, Symbols};
 
 /// True when the first non-blank byte is `{`.
@@ -40,6 +42,8 @@ pub struct JsonlReader<R> {
     lines: LineReader<R>,
     check: StreamCheck,
     syms: SymCache,
+    /// The columns decoded (see [`RecordSource::read_only`]).
+    decoded: ColumnSet,
     warnings: Warnings,
 }
 
@@ -51,6 +55,7 @@ impl<R: BufRead> JsonlReader<R> {
             lines: LineReader::new(name, inner),
             check: StreamCheck::new(symbols.clone()),
             syms: SymCache::new(symbols),
+            decoded: ColumnSet::ALL,
             warnings: Warnings::default(),
         }
     }
@@ -72,8 +77,8 @@ impl<R: BufRead> RecordSource for JsonlReader<R> {
             if line.text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let syms = &mut self.syms;
-            line.read(|text| parse_line(text, rec, syms), &self.warnings)?;
+            let (syms, decoded) = (&mut self.syms, self.decoded);
+            line.read(|text| parse_line(text, rec, syms, decoded), &self.warnings)?;
             match self.check.check(rec).map_err(located)? {
                 Verdict::Keep => return Ok(true),
                 Verdict::Consumed => continue,
@@ -95,10 +100,21 @@ impl<R: BufRead> RecordSource for JsonlReader<R> {
             line,
         }
     }
+
+    fn read_only(&mut self, reads: Reads) {
+        self.decoded = reads.without_raw_line().union(ColumnSet::PLACE);
+    }
 }
 
 /// Parses one JSON object into `rec`, interning its identifiers in `syms`.
-pub fn parse_line(line: &[u8], rec: &mut Record, syms: &mut SymCache) -> Result<(), String> {
+/// Of a data row whose `kind` comes before them, the identifiers and `id`
+/// outside `decoded` are checked and left empty.
+pub fn parse_line(
+    line: &[u8],
+    rec: &mut Record,
+    syms: &mut SymCache,
+    decoded: ColumnSet,
+) -> Result<(), String> {
     let first = line.iter().find(|b| !b.is_ascii_whitespace());
     if let Some(&b) = first.filter(|&&b| b != b'{') {
         // Not JSON at all (TSV read with -f jsonl, say): say what a line must be.
@@ -114,7 +130,7 @@ pub fn parse_line(line: &[u8], rec: &mut Record, syms: &mut SymCache) -> Result<
         ));
     }
     let mut de = serde_json::Deserializer::from_slice(line);
-    RecordSeed(rec, syms)
+    RecordSeed(rec, syms, decoded)
         .deserialize(&mut de)
         .and_then(|()| de.end())
         .map_err(|e| {
@@ -152,7 +168,7 @@ impl<'de> de::Deserialize<'de> for Text<'de> {
     }
 }
 
-struct RecordSeed<'a>(&'a mut Record, &'a mut SymCache);
+struct RecordSeed<'a>(&'a mut Record, &'a mut SymCache, ColumnSet);
 
 impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
     type Value = ();
@@ -194,9 +210,14 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let (rec, syms) = (self.0, self.1);
+        let (rec, syms, decoded) = (self.0, self.1, self.2);
         rec.clear();
         let mut have_kind = false;
+        // Columns met before the kind, or of a row that describes the
+        // stream, are decoded whatever `decoded` says.
+        let keep = |rec: &Record, have_kind: bool, column: Column| {
+            !have_kind || rec.kind.is_structural() || decoded.contains(column)
+        };
         // Standard columns seen, one bit each; a key given twice is an error
         // rather than the last value silently winning.
         let mut seen = 0u32;
@@ -226,6 +247,11 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
                 Some(Column::Depth) => rec.depth = map.next_value()?,
                 Some(Column::Tag) => rec.tag = map.next_value()?,
                 Some(Column::Size) => rec.size = map.next_value()?,
+                Some(
+                    c @ (Column::Cat | Column::Name | Column::Peer | Column::Comm | Column::Id),
+                ) if !keep(rec, have_kind, c) => {
+                    map.next_value::<Option<Text>>()?;
+                }
                 Some(Column::Loc) => set_sym(&mut rec.loc, map.next_value()?, syms),
                 Some(Column::Cat) => set_sym(&mut rec.cat, map.next_value()?, syms),
                 Some(Column::Name) => set_sym(&mut rec.name, map.next_value()?, syms),
@@ -486,7 +512,13 @@ mod tests {
         let mut line = Vec::new();
         encode_row(&r, &symbols, 1, &mut line);
         let mut back = Record::default();
-        parse_line(&line[..line.len() - 1], &mut back, &mut syms).unwrap();
+        parse_line(
+            &line[..line.len() - 1],
+            &mut back,
+            &mut syms,
+            ColumnSet::ALL,
+        )
+        .unwrap();
         assert_eq!(back, r);
         assert!(String::from_utf8(line).unwrap().contains("\"value\":1.50"));
     }
@@ -495,13 +527,23 @@ mod tests {
     fn rejects_bad_json() {
         let mut r = Record::default();
         let mut syms = SymCache::new(Symbols::new());
-        assert!(parse_line(br#"{"time":1}"#, &mut r, &mut syms)
-            .unwrap_err()
-            .contains("missing `kind`"));
-        assert!(parse_line(br#"{"kind":"nope"}"#, &mut r, &mut syms)
-            .unwrap_err()
-            .contains("unknown kind"));
-        assert!(parse_line(br#"{"kind":"event","time":1.5}"#, &mut r, &mut syms).is_err());
-        assert!(parse_line(br#"{"kind":"event"} x"#, &mut r, &mut syms).is_err());
+        assert!(
+            parse_line(br#"{"time":1}"#, &mut r, &mut syms, ColumnSet::ALL)
+                .unwrap_err()
+                .contains("missing `kind`")
+        );
+        assert!(
+            parse_line(br#"{"kind":"nope"}"#, &mut r, &mut syms, ColumnSet::ALL)
+                .unwrap_err()
+                .contains("unknown kind")
+        );
+        assert!(parse_line(
+            br#"{"kind":"event","time":1.5}"#,
+            &mut r,
+            &mut syms,
+            ColumnSet::ALL
+        )
+        .is_err());
+        assert!(parse_line(br#"{"kind":"event"} x"#, &mut r, &mut syms, ColumnSet::ALL).is_err());
     }
 }

@@ -64,6 +64,13 @@ impl StreamCheck {
     #[inline]
     pub fn check(&mut self, rec: &Record) -> Result<Verdict, String> {
         rec.validate()?;
+        self.check_valid(rec)
+    }
+
+    /// [`StreamCheck::check`] of a row whose own rules
+    /// ([`Record::validate`]) were checked already.
+    #[inline]
+    pub fn check_valid(&mut self, rec: &Record) -> Result<Verdict, String> {
         if !rec.kind.is_structural() {
             self.seen_data = true;
             return self.check_data(rec);

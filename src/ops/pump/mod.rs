@@ -3,8 +3,10 @@
 //! With two threads the sink (the writer and the stages in front of it) runs
 //! on a second thread and records cross in [`RecordBatch`]es; stages that
 //! shrink the stream wrap the source instead, so the rows they drop never
-//! cross. Which way a command goes follows from its arguments alone, never
-//! from timing.
+//! cross. A writer that copies the lines its source read (a TSV writer
+//! after a TSV reader) stays on the reading thread: handing a line over costs
+//! what copying it does. Which way a command goes follows from the shape of
+//! the pipeline alone, never from timing.
 
 use std::collections::VecDeque;
 use std::sync::mpsc;
@@ -20,14 +22,7 @@ const BATCH: usize = 2048;
 /// Batches filled ahead of the writer.
 const AHEAD: usize = 4;
 
-/// How [`pump`] uses threads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Threads {
-    /// Read and write on the calling thread.
-    One,
-    /// Write on a second thread.
-    Two,
-}
+pub use crate::pipe::Threads;
 
 /// Rows between two calls of the progress callback.
 pub const PROGRESS_EVERY: u64 = 65_536;
@@ -44,9 +39,14 @@ pub fn pump(
     progress: &mut dyn FnMut(Option<u64>),
     threads: Threads,
 ) -> Result<()> {
+    let reads = sink.reads();
+    source.read_only(reads);
+    // Lines copied as read cost no more to write than to hand to a second
+    // thread: the writer has a thread of its own only when it encodes.
+    let copies = reads.raw_line_alone() && source.has_raw_lines();
     match threads {
-        Threads::One => serial(source, sink, progress)?,
-        Threads::Two => parallel(source, sink, progress)?,
+        Threads::Two if !copies => parallel(source, sink, progress)?,
+        _ => serial(source, sink, progress)?,
     }
     progress(None);
     let at = Location::File(format!("{}: at end of input", source.location().file()));
@@ -84,7 +84,7 @@ fn parallel(
     let (full_tx, full_rx) = mpsc::sync_channel::<RecordBatch>(AHEAD);
     let (empty_tx, empty_rx) = mpsc::channel::<RecordBatch>();
     // A sink that wants raw lines alone gets them so, when the source has.
-    let raw_only = sink.raw_only();
+    let raw_only = sink.reads().raw_line_alone();
     let (read, written, marks, acknowledged) = std::thread::scope(|scope| {
         let write = move || -> std::result::Result<(), (Error, u64)> {
             let mut rec = Record::default();

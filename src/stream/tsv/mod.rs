@@ -1,6 +1,10 @@
 //! The TSV form of the stream: one header line, then one row per line.
 
+mod chunks;
+
 use std::io::BufRead;
+
+use chunks::ChunkRows;
 
 use super::{
     ascii_and_backslash, escape_tsv, short_row, short_row_ahead, unescape_tsv, Fields, ShortRow,
@@ -9,8 +13,11 @@ use super::{StreamCheck, Verdict};
 use crate::error::{Error, Location, Result, Warnings};
 use crate::io::{Input, LineReader, Output};
 use crate::number::{parse_int, parse_uint, push_int, push_uint};
-use crate::pipe::{Probe, ReadOptions, RecordSink, RecordSource, WriteOptions};
-use crate::record::{Column, Kind, KindSet, Record, COLUMNS, FORMAT_VERSION, META_FORMAT};
+use crate::pipe::{Probe, ReadOptions, Reads, RecordSink, RecordSource, Threads, WriteOptions};
+use crate::record::{
+    validate_attrs, validate_flags, Column, ColumnSet, Kind, KindSet, Record, COLUMNS,
+    FORMAT_VERSION, META_FORMAT,
+};
 use crate::symbol::{SymCache, Symbols};
 
 /// True when the first line is a stream header: tab-separated column names
@@ -24,12 +31,16 @@ pub fn sniff(p: &Probe) -> bool {
     cols.clone().all(is_name) && cols.any(|c| c == b"kind")
 }
 
-/// Registry constructor for [`TsvReader`].
+/// Registry constructor for [`TsvReader`]: rows parsed by helper threads
+/// when the command may use two cores.
 pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
     let (name, reader) = input.into_reader()?;
-    Ok(Box::new(
-        TsvReader::new(&name, reader, opts.symbols.clone())?.with_warnings(opts.warnings.clone()),
-    ))
+    let reader =
+        TsvReader::new(&name, reader, opts.symbols.clone())?.with_warnings(opts.warnings.clone());
+    Ok(match opts.threads {
+        Threads::Two => Box::new(reader.on_helpers()),
+        Threads::One => Box::new(reader),
+    })
 }
 
 /// Registry constructor for [`TsvWriter`].
@@ -46,11 +57,20 @@ enum Target {
 /// Reads the TSV stream. Columns are found by header name; unknown columns are
 /// kept as [`Record::extra`] values.
 pub struct TsvReader<R> {
-    lines: LineReader<R>,
+    name: String,
+    symbols: Symbols,
+    /// The input, read line by line on this thread...
+    lines: Option<LineReader<R>>,
+    /// ... or by helper threads, from the first row on when this is set.
+    chunks: Option<ChunkRows>,
+    to_helpers: Option<ToHelpers<R>>,
     parser: RowParser,
     check: StreamCheck,
     warnings: Warnings,
 }
+
+/// How a reader hands its input to helper threads.
+type ToHelpers<R> = Box<dyn FnOnce(LineReader<R>, &RowParser) -> Result<ChunkRows>>;
 
 impl<R: BufRead> TsvReader<R> {
     /// Reads the header of `inner`, whose identifiers go to `symbols`. An
@@ -107,10 +127,15 @@ impl<R: BufRead> TsvReader<R> {
             }
         }
         Ok(TsvReader {
-            lines,
+            name: name.to_string(),
+            symbols: symbols.clone(),
+            lines: Some(lines),
+            chunks: None,
+            to_helpers: None,
             check: StreamCheck::new(symbols.clone()),
             parser: RowParser {
                 skip: KindSet::NONE,
+                decoded: ColumnSet::ALL,
                 standard: targets.len() == COLUMNS.len()
                     && targets
                         .iter()
@@ -132,12 +157,39 @@ impl<R: BufRead> TsvReader<R> {
     }
 }
 
+impl<R> TsvReader<R> {
+    /// Passes what the stages above said to the helpers, when they have
+    /// started already (a merge reads its inputs' first rows first).
+    fn pass_hints(&self) {
+        if let Some(chunks) = &self.chunks {
+            chunks.set_hints(self.parser.skip, self.parser.decoded);
+        }
+    }
+}
+
+impl<R: BufRead + 'static> TsvReader<R> {
+    /// Parses the rows on helper threads from the first row on (after the
+    /// stages above said what they skip), handing them out in order.
+    pub fn on_helpers(mut self) -> Self {
+        let (name, symbols) = (self.name.clone(), self.symbols.clone());
+        self.to_helpers = Some(Box::new(move |lines: LineReader<R>, parser: &RowParser| {
+            let (rest, inner, line) = lines.into_parts();
+            let input: Box<dyn std::io::Read> = Box::new(inner);
+            ChunkRows::new(&name, (rest, input, line), parser, symbols)
+        }));
+        self
+    }
+}
+
 /// Splits and converts rows according to a header.
-struct RowParser {
+pub(crate) struct RowParser {
     targets: Vec<Target>,
     /// Kinds whose rows are dropped unread above (see
     /// [`RecordSource::skip_kinds`]).
     skip: KindSet,
+    /// The columns decoded of a data row of the standard columns; the others
+    /// are checked and left empty (see [`RecordSource::read_only`]).
+    decoded: ColumnSet,
     /// The header is the standard columns in their order, nothing else.
     standard: bool,
     extra_names: Vec<String>,
@@ -146,6 +198,19 @@ struct RowParser {
 }
 
 impl RowParser {
+    /// A parser of the same header whose identifiers go to `symbols`.
+    fn with_symbols(&self, symbols: Symbols) -> RowParser {
+        RowParser {
+            targets: self.targets.clone(),
+            skip: self.skip,
+            decoded: self.decoded,
+            standard: self.standard,
+            extra_names: self.extra_names.clone(),
+            scratch: String::new(),
+            syms: SymCache::new(symbols),
+        }
+    }
+
     /// Parses `line` into `rec`; `row` is what a scan found in it already.
     fn parse(
         &mut self,
@@ -250,6 +315,11 @@ impl RowParser {
         if !f[10].is_empty() {
             rec.size = uint_field(text_of(f[10]), "size")?;
         }
+        // A row that describes the stream is always read whole.
+        let decoded = match kind.is_structural() {
+            true => ColumnSet::ALL,
+            false => self.decoded,
+        };
         for (col, i) in [
             (Column::Cat, 4),
             (Column::Name, 5),
@@ -260,12 +330,34 @@ impl RowParser {
             (Column::Flags, 13),
             (Column::Attrs, 14),
         ] {
-            if !f[i].is_empty() {
-                let escaped = row.backslash && memchr::memchr(b'\\', f[i]).is_some();
-                self.decode(col, text_of(f[i]), escaped, rec)?;
+            if f[i].is_empty() {
+                continue;
+            }
+            let escaped = row.backslash && memchr::memchr(b'\\', f[i]).is_some();
+            match decoded.contains(col) {
+                true => self.decode(col, text_of(f[i]), escaped, rec)?,
+                false => self.check_field(col, text_of(f[i]), escaped)?,
             }
         }
         Ok(())
+    }
+
+    /// Checks the non-empty field `text` of text column `col` as decoding
+    /// it and [`Record::validate`] would, without keeping it.
+    fn check_field(&mut self, col: Column, text: &str, escaped: bool) -> Result<(), String> {
+        let text = match escaped {
+            true => {
+                unescape_tsv(text, &mut self.scratch)
+                    .map_err(|e| format!("in column `{}`: {e}", col.name()))?;
+                self.scratch.as_str()
+            }
+            false => text,
+        };
+        match col {
+            Column::Flags => validate_flags(text),
+            Column::Attrs => validate_attrs(text),
+            _ => Ok(()),
+        }
     }
 
     /// A longer row, its fields found as they are read.
@@ -431,31 +523,45 @@ fn uint_field(field: &str, col: &str) -> Result<Option<u64>, String> {
 
 impl<R: BufRead> RecordSource for TsvReader<R> {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        if let Some(start) = self.to_helpers.take() {
+            let lines = self.lines.take().expect("rows not read yet");
+            self.chunks = Some(start(lines, &self.parser)?);
+        }
+        if let Some(chunks) = &mut self.chunks {
+            let skip = self.parser.skip;
+            return chunks.next_record(rec, &mut self.check, skip, &self.warnings);
+        }
+        let lines = self.lines.as_mut().expect("read on one thread");
         loop {
-            let Some((line, row)) = self.lines.next_with(short_row_ahead)? else {
+            let Some((line, row)) = lines.next_with(short_row_ahead)? else {
                 return Ok(false);
             };
             let located = |msg: String| line.error(msg);
             let parser = &mut self.parser;
             line.read(|text| parser.parse(text, row, rec), &self.warnings)?;
             match self.check.check(rec).map_err(located)? {
-                Verdict::Keep => return Ok(true),
-                Verdict::Consumed => continue,
+                Verdict::Keep if !self.parser.skip.contains(rec.kind) => return Ok(true),
+                // The `format` row, or a row of a kind dropped unread.
+                _ => continue,
             }
         }
     }
 
     fn location(&self) -> Location {
-        self.locate(self.lines.line_number())
+        self.locate(self.mark())
     }
 
     fn mark(&self) -> u64 {
-        self.lines.line_number()
+        match (&self.chunks, &self.lines) {
+            (Some(chunks), _) => chunks.line(),
+            (None, Some(lines)) => lines.line_number(),
+            (None, None) => 0,
+        }
     }
 
     fn locate(&self, line: u64) -> Location {
         Location::Line {
-            file: self.lines.name().to_string(),
+            file: self.name.clone(),
             line,
         }
     }
@@ -466,16 +572,38 @@ impl<R: BufRead> RecordSource for TsvReader<R> {
 
     fn skip_kinds(&mut self, kinds: KindSet) {
         self.parser.skip = kinds;
+        self.pass_hints();
+    }
+
+    fn read_only(&mut self, reads: Reads) {
+        // Raw lines are given for the rows of the standard columns only.
+        self.parser.decoded = match self.parser.standard {
+            true => reads.columns,
+            false => reads.without_raw_line(),
+        }
+        .union(ColumnSet::PLACE);
+        self.pass_hints();
+    }
+
+    fn has_raw_lines(&self) -> bool {
+        self.parser.standard
     }
 
     fn raw_line(&self) -> Option<&[u8]> {
         // A row read whole (not skipped) of the standard columns encodes
         // back to the same bytes: every number is canonical, every escape
         // the writer's own.
-        let line = self.lines.last_line();
-        self.parser
-            .standard
-            .then(|| line.strip_suffix(b"\r").unwrap_or(line))
+        if !self.parser.standard {
+            return None;
+        }
+        match (&self.chunks, &self.lines) {
+            (Some(chunks), _) => chunks.raw_line(),
+            (None, Some(lines)) => {
+                let line = lines.last_line();
+                Some(line.strip_suffix(b"\r").unwrap_or(line))
+            }
+            (None, None) => None,
+        }
     }
 }
 
@@ -611,8 +739,11 @@ impl RecordSink for TsvWriter {
         self.out.write_row(raw)
     }
 
-    fn raw_only(&self) -> bool {
-        self.copies_raw()
+    fn reads(&self) -> Reads {
+        match self.copies_raw() {
+            true => Reads::RAW_LINE,
+            false => Reads::ALL,
+        }
     }
 
     fn write(&mut self, rec: &Record) -> Result<()> {
