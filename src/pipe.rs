@@ -217,6 +217,10 @@ pub enum Threads {
     Two,
 }
 
+/// Helper threads a reader puts to work with [`Threads::Two`]: its own
+/// thread hands their work out in order, so two keep both cores busy.
+pub const HELPERS: usize = 2;
+
 /// Options every reader receives.
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions {

@@ -673,7 +673,9 @@ fn fails_with(test: &str, damage: impl FnOnce(&Path)) -> String {
     let out = bin("trace-cat").arg(&dir).assert().failure().code(1);
     let out = out.get_output();
     assert!(out.stdout.is_empty() || !String::from_utf8_lossy(&out.stdout).contains("\nenter"));
-    String::from_utf8(out.stderr.clone()).unwrap()
+    let err = String::from_utf8(out.stderr.clone()).unwrap();
+    assert_eq!(err, stderr_of_failure(&dir), "one thread and two disagree");
+    err
 }
 
 fn patch(file: &Path, offset: usize, bytes: &[u8]) {
@@ -803,9 +805,53 @@ fn one_event_thread(
     }
 }
 
+/// trace-cat's stderr on `dir`, asserting it failed the same way with the
+/// threads expanded on one core and on two.
 fn stderr_of_failure(dir: &Path) -> String {
-    let out = bin("trace-cat").arg(dir).assert().failure().code(1);
-    String::from_utf8(out.get_output().stderr.clone()).unwrap()
+    let [one, two] = ["1", "2"].map(|threads| {
+        let out = bin("trace-cat")
+            .args(["--threads", threads])
+            .arg(dir)
+            .assert()
+            .failure()
+            .code(1);
+        String::from_utf8(out.get_output().stderr.clone()).unwrap()
+    });
+    assert_eq!(one, two, "one thread and two disagree");
+    two
+}
+
+/// The threads expanded on helper threads and merged (`--threads 2`) give
+/// the bytes one thread gives: as TSV (lines encoded by the helpers) and as
+/// JSON Lines (rows handed over whole).
+#[test]
+fn two_threads_give_the_bytes_of_one() {
+    for (abi, compression) in [(20, Compression::Zstd), (16, Compression::None)] {
+        let dir = scratch(&format!("pallas-threads-{abi}"));
+        let (trace, _) = sample(abi, compression, Encoding::None);
+        trace.write(&dir).unwrap();
+        for args in [vec![], vec!["--json"], vec!["-k", "enter,leave"]] {
+            let cmd = if args.first() == Some(&"-k") {
+                "trace-filter"
+            } else {
+                "trace-cat"
+            };
+            let [one, two] = ["1", "2"].map(|threads| {
+                let out = bin(cmd)
+                    .args(&args)
+                    .args(["--threads", threads])
+                    .arg(&dir)
+                    .assert();
+                out.success().get_output().stdout.clone()
+            });
+            assert!(one.len() > 500, "{cmd} {args:?}");
+            assert_eq!(
+                String::from_utf8_lossy(&one),
+                String::from_utf8_lossy(&two),
+                "{cmd} {args:?} abi {abi}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -1053,10 +1099,9 @@ fn more_threads_than_open_files_allowed() {
 /// the error text.
 fn read_all(dir: &Path) -> Result<usize, String> {
     use tracepipe::pipe::RecordSource;
-    let symbols = tracepipe::Symbols::new();
-    let mut source =
-        tracepipe::pallas::reader::PallasSource::open("t", dir, &symbols, &Default::default())
-            .map_err(|e| e.to_string())?;
+    let opts = tracepipe::pipe::ReadOptions::default();
+    let mut source = tracepipe::pallas::reader::PallasSource::open("t", dir, &opts)
+        .map_err(|e| e.to_string())?;
     let mut rec = tracepipe::Record::default();
     let mut n = 0;
     while source.next_record(&mut rec).map_err(|e| e.to_string())? {

@@ -187,12 +187,7 @@ fn pallas_by_event_index() {
     }];
     trace.write(&dir).unwrap();
     let err = error_of(|opts| {
-        let source = tracepipe::pallas::reader::PallasSource::open(
-            "trace",
-            &dir,
-            &opts.symbols,
-            &opts.warnings,
-        );
+        let source = tracepipe::pallas::reader::PallasSource::open("trace", &dir, opts);
         Box::new(source.unwrap())
     });
     assert!(

@@ -96,7 +96,7 @@ fuzz_target!(|data: &[u8]| {
         std::fs::write(path, bytes).unwrap();
     }
     if let Ok(mut source) =
-        PallasSource::open("fuzz", &dir, &Default::default(), &Default::default())
+        PallasSource::open("fuzz", &dir, &Default::default())
     {
         let mut rec = Record::default();
         let mut rows = 0u32;

@@ -6,6 +6,7 @@
 //! precede every use.
 
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 
 use crate::error::{Error, Location, Result, Warnings};
@@ -22,6 +23,9 @@ struct Lane {
     clock: i64,
     /// Added to every time of this input to align origins.
     shift: i64,
+    /// Its rows are passed on as the input read them: not moved to another
+    /// clock, not renamed, and of the merged columns.
+    as_read: bool,
 }
 
 /// Merges several sources by completion time.
@@ -90,12 +94,16 @@ impl Merger {
                 head,
                 clock: i64::MIN,
                 shift: 0,
+                as_read: false,
             });
             if has_head {
                 with_head.push(i);
             }
         }
         let merged_metas = align_origins(&mut lanes, metas, warnings)?;
+        for lane in &mut lanes {
+            lane.as_read = lane.shift == 0 && lane.source.extra_columns() == extra.as_slice();
+        }
         let symbols = symbols.clone();
         let mut heap = BinaryHeap::new();
         for i in with_head {
@@ -123,6 +131,9 @@ impl Merger {
     /// `i`, so inputs whose location names collide stay apart.
     pub fn with_prefixes(mut self, prefixes: Vec<String>) -> Merger {
         self.prefixes = Some(prefixes);
+        for lane in &mut self.lanes {
+            lane.as_read = false;
+        }
         self
     }
 
@@ -252,13 +263,9 @@ fn align_origins(
 }
 
 impl Merger {
-    /// Whether the rows of lane `i` are passed on as its input read them:
-    /// not moved to another clock, not renamed, and of the merged columns.
+    /// Whether the rows of lane `i` are passed on as its input read them.
     fn passes_lines_of(&self, i: usize) -> bool {
-        let lane = &self.lanes[i];
-        lane.shift == 0
-            && self.prefixes.is_none()
-            && lane.source.extra_columns() == self.extra.as_slice()
+        self.lanes[i].as_read
     }
 }
 
@@ -269,7 +276,10 @@ impl RecordSource for Merger {
             return Ok(true);
         }
         if let Some(i) = self.refill.take() {
+            // The lane last handed out is still on top: its next row takes
+            // its place there (one sift instead of a pop and a push).
             let lane = &mut self.lanes[i];
+            let mut top = self.heap.peek_mut().expect("the lane handed out is on top");
             if lane.source.next_record(&mut lane.head)? {
                 shift(&mut lane.head, lane.shift).map_err(|e| e.at(lane.source.location()))?;
                 if lane.head.kind == Kind::Meta {
@@ -280,13 +290,15 @@ impl RecordSource for Merger {
                 }
                 let (key, rank) = lane.key();
                 lane.clock = key;
-                self.heap.push(Reverse((key, rank, i)));
+                *top = Reverse((key, rank, i));
+            } else {
+                PeekMut::pop(top);
             }
         }
-        let Some(Reverse((_, _, i))) = self.heap.pop() else {
+        let Some(&Reverse((_, _, i))) = self.heap.peek() else {
             return Ok(false);
         };
-        std::mem::swap(rec, &mut self.lanes[i].head);
+        rec.take_from(&mut self.lanes[i].head);
         self.refill = Some(i);
         self.last = Some(i);
         if let Some(prefixes) = &self.prefixes {

@@ -9,7 +9,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::archive::{
     find_main, read_file, token, ArchiveData, ArchiveFile, Definitions, EventDef, LocationEntry,
@@ -17,11 +17,12 @@ use super::archive::{
 };
 use super::codec::{BlockDecoder, DatFile};
 use super::{collective_name, record_name, PREFIX};
-use crate::error::{Error, Location, Result, Warnings};
+use crate::error::{Error, Location, Result};
 use crate::fasthash::FastMap;
 use crate::io::Input;
+use crate::ops::ahead::{read_ahead, Locator};
 use crate::ops::merge::Merger;
-use crate::pipe::{ReadOptions, RecordSource};
+use crate::pipe::{ReadOptions, Reads, RecordSource, Threads, HELPERS};
 use crate::record::{flags, Kind, Record, Sym};
 use crate::symbol::{well_known, SymCache, Symbols};
 
@@ -60,12 +61,7 @@ pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSou
             "a Pallas trace is a folder: name the folder or its main .pallas file",
         )
     })?;
-    Ok(Box::new(PallasSource::open(
-        &input.name,
-        &path,
-        &opts.symbols,
-        &opts.warnings,
-    )?))
+    Ok(Box::new(PallasSource::open(&input.name, &path, opts)?))
 }
 
 /// Where a thread's files are and how to name it.
@@ -73,7 +69,7 @@ struct ThreadPlace {
     process: u32,
     thread: u32,
     dir: PathBuf,
-    defs: Rc<Definitions>,
+    defs: Arc<Definitions>,
     /// The location entry that names the thread: a missing thread file is
     /// reported there, since the bad reference is what the user can act on.
     listed_at: Location,
@@ -129,19 +125,18 @@ impl RankMap {
 pub struct PallasSource {
     head: VecDeque<Record>,
     threads: Merger,
+    /// The row last returned came from the threads, not the head.
+    from_threads: bool,
     name: String,
 }
 
 impl PallasSource {
     /// Reads the main file and archives of the trace at `path` and opens every
-    /// thread, interning its identifiers in `symbols`; `name` is how the
-    /// input is named in messages and `meta`.
-    pub fn open(
-        name: &str,
-        path: &Path,
-        symbols: &Symbols,
-        warnings: &Warnings,
-    ) -> Result<PallasSource> {
+    /// thread, interning its identifiers in the symbols of `opts`; `name` is
+    /// how the input is named in messages and `meta`. With two threads, the
+    /// trace's threads expand on helper threads, merged on this one.
+    pub fn open(name: &str, path: &Path, opts: &ReadOptions) -> Result<PallasSource> {
+        let (symbols, warnings) = (&opts.symbols, &opts.warnings);
         let main_path = find_main(path)?;
         let dir = main_path
             .parent()
@@ -153,7 +148,7 @@ impl PallasSource {
             dir,
             main_name,
             abi: main.params.abi,
-            global: Rc::new(main.data.defs),
+            global: Arc::new(main.data.defs),
             head: trace_head(name, &main.params, &main.data.metadata, symbols),
             places: Vec::new(),
             symbols: symbols.clone(),
@@ -161,21 +156,29 @@ impl PallasSource {
         for group in &main.data.location_groups {
             layout.add_group(group, &main.data.location_groups, &main.data.locations)?;
         }
-        let ranks = Rc::new(RankMap::new(&layout.global, &layout.places, symbols));
-        let mut sources: Vec<Box<dyn RecordSource>> = Vec::with_capacity(layout.places.len());
+        let ranks = Arc::new(RankMap::new(&layout.global, &layout.places, symbols));
+        let mut threads = Vec::with_capacity(layout.places.len());
         for place in layout.places {
             let scope = (layout.global.clone(), ranks.clone());
             let syms = SymCache::new(symbols.clone());
-            sources.push(Box::new(ThreadSource::open(
-                &main.params,
-                place,
-                scope,
-                syms,
-            )?));
+            threads.push(ThreadSource::open(&main.params, place, scope, syms)?);
         }
+        let sources: Vec<Box<dyn RecordSource>> = match opts.threads {
+            Threads::Two => {
+                let located = threads.into_iter().map(|t| {
+                    let file = t.events.name.clone();
+                    let locate: Locator = Arc::new(move |mark| event_location(&file, mark));
+                    (t, locate, name.to_string())
+                });
+                let lanes = read_ahead(located.collect(), HELPERS, symbols)?;
+                lanes.into_iter().map(|l| Box::new(l) as _).collect()
+            }
+            Threads::One => threads.into_iter().map(|t| Box::new(t) as _).collect(),
+        };
         Ok(PallasSource {
             head: layout.head,
             threads: Merger::new(sources, symbols, warnings)?,
+            from_threads: false,
             name: name.to_string(),
         })
     }
@@ -211,7 +214,7 @@ struct Layout {
     dir: PathBuf,
     main_name: String,
     abi: u8,
-    global: Rc<Definitions>,
+    global: Arc<Definitions>,
     head: VecDeque<Record>,
     places: Vec<ThreadPlace>,
     symbols: Symbols,
@@ -277,7 +280,7 @@ impl Layout {
                 ),
             ));
         }
-        let defs = Rc::new(archive.defs);
+        let defs = Arc::new(archive.defs);
         let mut places = Vec::with_capacity(locations.len());
         for (l, listed_in) in locations {
             let symbols = &self.symbols;
@@ -315,23 +318,34 @@ impl RecordSource for PallasSource {
             *rec = r;
             return Ok(true);
         }
+        self.from_threads = true;
         self.threads.next_record(rec)
     }
 
     fn location(&self) -> Location {
-        if self.head.is_empty() {
-            self.threads.location()
-        } else {
-            Location::File(self.name.clone())
+        match self.from_threads {
+            true => self.threads.location(),
+            false => Location::File(self.name.clone()),
         }
     }
 
     fn mark(&self) -> u64 {
-        if self.head.is_empty() {
-            self.threads.mark().wrapping_add(1)
-        } else {
-            0
+        match self.from_threads {
+            true => self.threads.mark().wrapping_add(1),
+            false => 0,
         }
+    }
+
+    fn raw_line(&self) -> Option<&[u8]> {
+        self.threads.raw_line().filter(|_| self.from_threads)
+    }
+
+    fn read_only(&mut self, reads: Reads) {
+        self.threads.read_only(reads);
+    }
+
+    fn has_raw_lines(&self) -> bool {
+        self.threads.has_raw_lines()
     }
 
     fn locate(&self, mark: u64) -> Location {
@@ -656,8 +670,8 @@ enum Name {
 struct Names {
     syms: SymCache,
     cache: FastMap<Name, Sym>,
-    local: Rc<Definitions>,
-    global: Rc<Definitions>,
+    local: Arc<Definitions>,
+    global: Arc<Definitions>,
 }
 
 impl Names {
@@ -708,7 +722,7 @@ impl Names {
 /// One thread's occurrences as stream rows.
 pub struct ThreadSource {
     events: ThreadEvents,
-    ranks: Rc<RankMap>,
+    ranks: Arc<RankMap>,
     names: Names,
     loc: Sym,
     loc_text: String,
@@ -732,7 +746,7 @@ impl ThreadSource {
     fn open(
         params: &Parameters,
         place: ThreadPlace,
-        (global, ranks): (Rc<Definitions>, Rc<RankMap>),
+        (global, ranks): (Arc<Definitions>, Arc<RankMap>),
         mut syms: SymCache,
     ) -> Result<Self> {
         let thread_file = place.dir.join("thread.pallas");
@@ -1202,12 +1216,18 @@ impl RecordSource for ThreadSource {
     }
 
     fn locate(&self, mark: u64) -> Location {
-        match mark {
-            0 => Location::File(format!("{}: at the end of the thread", self.events.name)),
-            index => Location::Event {
-                file: self.events.name.clone(),
-                index,
-            },
-        }
+        event_location(&self.events.name, mark)
+    }
+}
+
+/// The location of mark `mark` of the thread whose events file is `file`:
+/// the occurrence's index, 0 for the rows closing the thread.
+fn event_location(file: &str, mark: u64) -> Location {
+    match mark {
+        0 => Location::File(format!("{file}: at the end of the thread")),
+        index => Location::Event {
+            file: file.to_string(),
+            index,
+        },
     }
 }

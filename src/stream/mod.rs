@@ -387,6 +387,9 @@ fn is_escaped(b: u8) -> bool {
 #[inline]
 pub fn escape_tsv(s: &str, out: &mut Vec<u8>) {
     let bytes = s.as_bytes();
+    if bytes.is_empty() {
+        return;
+    }
     if !needs_escape(bytes) {
         out.extend_from_slice(bytes);
         return;

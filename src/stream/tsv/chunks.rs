@@ -15,12 +15,10 @@ use super::RowParser;
 use crate::chunks::{Chunk, ChunkWork, Chunked};
 use crate::error::{Error, Location, Result, Warnings};
 use crate::io::{cut_error, CUT_WARNING};
+use crate::pipe::HELPERS;
 use crate::record::{ColumnSet, KindSet, Record, Sym};
 use crate::stream::{short_row_ahead, StreamCheck, Verdict};
 use crate::symbol::{SymCache, Symbols};
-
-/// Helper threads of a parallel TSV reader.
-pub const HELPERS: usize = 2;
 
 /// A helper's work: the rows of a chunk.
 struct RowWork {

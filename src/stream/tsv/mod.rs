@@ -18,7 +18,7 @@ use crate::record::{
     validate_attrs, validate_flags, Column, ColumnSet, Kind, KindSet, Record, COLUMNS,
     FORMAT_VERSION, META_FORMAT,
 };
-use crate::symbol::{SymCache, Symbols};
+use crate::symbol::{Sym, SymCache, Symbols};
 
 /// True when the first line is a stream header: tab-separated column names
 /// (any printable text without spaces, as extra columns may be named), one of
@@ -610,11 +610,9 @@ impl<R: BufRead> RecordSource for TsvReader<R> {
 /// Writes the TSV stream: the header, the `format` meta row, then the records.
 pub struct TsvWriter {
     out: Output,
-    symbols: Symbols,
+    encoder: RowEncoder,
     header: bool,
     rows_only: bool,
-    time_factor: u64,
-    extra: Vec<String>,
     started: bool,
     line: Vec<u8>,
 }
@@ -624,11 +622,15 @@ impl TsvWriter {
     pub fn new(out: Output, opts: &WriteOptions) -> TsvWriter {
         TsvWriter {
             out,
-            symbols: opts.symbols.clone(),
+            encoder: RowEncoder {
+                symbols: opts.symbols.clone(),
+                extra: opts.extra_columns.clone(),
+                time_factor: 10u64.pow(opts.time_decimals),
+                spans: Vec::new(),
+                fields: Vec::new(),
+            },
             header: !opts.no_header && !opts.rows_only,
             rows_only: opts.rows_only,
-            time_factor: 10u64.pow(opts.time_decimals),
-            extra: opts.extra_columns.clone(),
             started: false,
             line: Vec::with_capacity(256),
         }
@@ -639,7 +641,7 @@ impl TsvWriter {
         self.line.clear();
         if self.header {
             self.line.extend_from_slice(COLUMNS.join("\t").as_bytes());
-            for name in &self.extra {
+            for name in &self.encoder.extra {
                 self.line.push(b'\t');
                 escape_tsv(name, &mut self.line);
             }
@@ -647,84 +649,134 @@ impl TsvWriter {
         }
         if !self.rows_only {
             let format_row = Record::meta(META_FORMAT, FORMAT_VERSION);
-            encode_row(&format_row, &self.symbols, &self.extra, 1, &mut self.line)?;
+            self.encoder.encode(&format_row, &mut self.line)?;
         }
         self.out.write_line(&self.line)
     }
 }
 
-/// Appends the TSV line of `rec` (with its newline; identifiers in
-/// `symbols`) for a header whose extra columns are `extra`, times divided by
-/// `time_factor` (1: ns).
-pub fn encode_row(
-    rec: &Record,
-    symbols: &Symbols,
-    extra: &[String],
+/// Encodes records as TSV lines for one header. A symbol's field (its
+/// text escaped, and the tab after it) is made once, then copied.
+/// Memory: the fields of the distinct symbols met.
+pub struct RowEncoder {
+    symbols: Symbols,
+    /// Non-standard columns written after the standard ones.
+    extra: Vec<String>,
+    /// Times are divided by this (1: ns).
     time_factor: u64,
-    line: &mut Vec<u8>,
-) -> Result<()> {
-    fn opt_int(line: &mut Vec<u8>, v: Option<i64>) {
-        if let Some(n) = v {
+    /// Per symbol, where its field is in `fields` (an empty span: not made
+    /// yet, as no field is empty).
+    spans: Vec<(usize, usize)>,
+    fields: Vec<u8>,
+}
+
+impl RowEncoder {
+    /// An encoder of rows of the standard columns, times in ns, whose
+    /// identifiers are in `symbols`: the lines a TSV writer copies.
+    pub fn standard(symbols: Symbols) -> RowEncoder {
+        RowEncoder {
+            symbols,
+            extra: Vec::new(),
+            time_factor: 1,
+            spans: Vec::new(),
+            fields: Vec::new(),
+        }
+    }
+
+    /// Appends the TSV line of `rec`, with its newline; an error when `rec`
+    /// has a column the header lacks.
+    pub fn encode(&mut self, rec: &Record, line: &mut Vec<u8>) -> Result<()> {
+        line.extend_from_slice(rec.kind.as_str().as_bytes());
+        line.push(b'\t');
+        self.time(line, rec.time);
+        self.time(line, rec.end);
+        self.sym(line, rec.loc);
+        self.sym(line, rec.cat);
+        self.sym(line, rec.name);
+        if let Some(d) = rec.depth {
+            push_uint(line, u64::from(d));
+        }
+        line.push(b'\t');
+        self.sym(line, rec.peer);
+        self.sym(line, rec.comm);
+        if let Some(n) = rec.tag {
             push_int(line, n);
         }
         line.push(b'\t');
+        if let Some(s) = rec.size {
+            push_uint(line, s);
+        }
+        line.push(b'\t');
+        for text in [&rec.id, &rec.value, &rec.flags] {
+            escape_tsv(text, line);
+            line.push(b'\t');
+        }
+        escape_tsv(&rec.attrs, line);
+        if !rec.extra.is_empty() || !self.extra.is_empty() {
+            self.extra_fields(rec, line)?;
+        }
+        line.push(b'\n');
+        Ok(())
     }
-    fn opt_time(line: &mut Vec<u8>, v: Option<i64>, factor: u64) {
-        if let Some(n) = v {
-            super::push_time(line, n, factor);
+
+    fn time(&self, line: &mut Vec<u8>, time: Option<i64>) {
+        if let Some(n) = time {
+            super::push_time(line, n, self.time_factor);
         }
         line.push(b'\t');
     }
-    fn text(line: &mut Vec<u8>, s: &str) {
-        escape_tsv(s, line);
-        line.push(b'\t');
+
+    #[inline]
+    fn sym(&mut self, line: &mut Vec<u8>, sym: Sym) {
+        if sym.is_empty() {
+            line.push(b'\t');
+            return;
+        }
+        let (start, end) = match self.spans.get(sym.index()) {
+            Some(&(start, end)) if start != end => (start, end),
+            _ => self.make_field(sym),
+        };
+        line.extend_from_slice(&self.fields[start..end]);
     }
-    line.extend_from_slice(rec.kind.as_str().as_bytes());
-    line.push(b'\t');
-    opt_time(line, rec.time, time_factor);
-    opt_time(line, rec.end, time_factor);
-    text(line, symbols.text(rec.loc));
-    text(line, symbols.text(rec.cat));
-    text(line, symbols.text(rec.name));
-    if let Some(d) = rec.depth {
-        push_uint(line, u64::from(d));
+
+    /// Makes the field of `sym`.
+    #[cold]
+    fn make_field(&mut self, sym: Sym) -> (usize, usize) {
+        let start = self.fields.len();
+        escape_tsv(self.symbols.text(sym), &mut self.fields);
+        self.fields.push(b'\t');
+        let span = (start, self.fields.len());
+        if self.spans.len() <= sym.index() {
+            self.spans.resize(sym.index() + 1, (0, 0));
+        }
+        self.spans[sym.index()] = span;
+        span
     }
-    line.push(b'\t');
-    text(line, symbols.text(rec.peer));
-    text(line, symbols.text(rec.comm));
-    opt_int(line, rec.tag);
-    if let Some(s) = rec.size {
-        push_uint(line, s);
-    }
-    line.push(b'\t');
-    text(line, &rec.id);
-    text(line, &rec.value);
-    text(line, &rec.flags);
-    escape_tsv(&rec.attrs, line);
-    if !rec.extra.is_empty() || !extra.is_empty() {
+
+    /// The extra columns of the header, from those of `rec`.
+    fn extra_fields(&self, rec: &Record, line: &mut Vec<u8>) -> Result<()> {
         for (name, _) in &rec.extra {
-            if !extra.contains(name) {
+            if !self.extra.contains(name) {
                 return Err(Error::Record(format!(
                     "column `{name}` is not in the output header; write JSON Lines (--json) to keep it"
                 )));
             }
         }
-        for name in extra {
+        for name in &self.extra {
             line.push(b'\t');
             if let Some((_, v)) = rec.extra.iter().find(|(n, _)| n == name) {
                 escape_tsv(v, line);
             }
         }
+        Ok(())
     }
-    line.push(b'\n');
-    Ok(())
 }
 
 impl TsvWriter {
     /// Whether a raw line of the standard columns is what this writer
     /// writes for its row.
     fn copies_raw(&self) -> bool {
-        self.extra.is_empty() && self.time_factor == 1 && !self.rows_only
+        self.encoder.extra.is_empty() && self.encoder.time_factor == 1 && !self.rows_only
     }
 }
 
@@ -754,13 +806,7 @@ impl RecordSink for TsvWriter {
             return Ok(());
         }
         self.line.clear();
-        encode_row(
-            rec,
-            &self.symbols,
-            &self.extra,
-            self.time_factor,
-            &mut self.line,
-        )?;
+        self.encoder.encode(rec, &mut self.line)?;
         self.out.write_line(&self.line)
     }
 
