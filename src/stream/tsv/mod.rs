@@ -686,6 +686,7 @@ impl RowEncoder {
     /// Appends the TSV line of `rec`, with its newline; an error when `rec`
     /// has a column the header lacks.
     pub fn encode(&mut self, rec: &Record, line: &mut Vec<u8>) -> Result<()> {
+        line.reserve(128);
         line.extend_from_slice(rec.kind.as_str().as_bytes());
         line.push(b'\t');
         self.time(line, rec.time);
@@ -697,6 +698,29 @@ impl RowEncoder {
             push_uint(line, u64::from(d));
         }
         line.push(b'\t');
+        let bare = rec.peer.is_empty()
+            && rec.comm.is_empty()
+            && rec.tag.is_none()
+            && rec.size.is_none()
+            && rec.id.is_empty()
+            && rec.value.is_empty()
+            && rec.flags.is_empty();
+        if bare {
+            // Most rows (frames, states, events) end so: their tabs at once.
+            line.extend_from_slice(b"\t\t\t\t\t\t\t");
+        } else {
+            self.tail(rec, line);
+        }
+        escape_tsv(&rec.attrs, line);
+        if !rec.extra.is_empty() || !self.extra.is_empty() {
+            self.extra_fields(rec, line)?;
+        }
+        line.push(b'\n');
+        Ok(())
+    }
+
+    /// The columns from `peer` to `flags`, each with its tab.
+    fn tail(&mut self, rec: &Record, line: &mut Vec<u8>) {
         self.sym(line, rec.peer);
         self.sym(line, rec.comm);
         if let Some(n) = rec.tag {
@@ -711,12 +735,6 @@ impl RowEncoder {
             escape_tsv(text, line);
             line.push(b'\t');
         }
-        escape_tsv(&rec.attrs, line);
-        if !rec.extra.is_empty() || !self.extra.is_empty() {
-            self.extra_fields(rec, line)?;
-        }
-        line.push(b'\n');
-        Ok(())
     }
 
     fn time(&self, line: &mut Vec<u8>, time: Option<i64>) {
