@@ -7,8 +7,8 @@
 
 use crate::error::{Result, Warnings};
 use crate::fasthash::FastMap;
-use crate::pipe::RecordSink;
-use crate::record::{Kind, Record, Sym};
+use crate::pipe::{Reads, RecordSink};
+use crate::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::stats::{key_of_fields, key_texts, numbers, Key, Report, Style};
 use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
@@ -94,6 +94,11 @@ impl Series {
 }
 
 impl RecordSink for Counters {
+    /// Of each row: its place, and the counter's location, name and value.
+    fn reads(&self) -> Reads {
+        Reads::only(ColumnSet::PLACE.with(Column::Name).with(Column::Value))
+    }
+
     fn write(&mut self, rec: &Record) -> Result<()> {
         if rec.kind != Kind::Counter {
             return Ok(());

@@ -4,8 +4,8 @@
 
 use crate::error::Result;
 use crate::fasthash::FastMap;
-use crate::pipe::RecordSink;
-use crate::record::{Kind, Record, Sym};
+use crate::pipe::{Reads, RecordSink};
+use crate::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::stats::{key_of_fields, key_texts, numbers, Key, Report, Style};
 use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
@@ -48,6 +48,16 @@ impl Messages {
 }
 
 impl RecordSink for Messages {
+    /// Of each row: its place, and the ends, communicator and size of a message.
+    fn reads(&self) -> Reads {
+        Reads::only(
+            ColumnSet::PLACE
+                .with(Column::Peer)
+                .with(Column::Comm)
+                .with(Column::Size),
+        )
+    }
+
     fn write(&mut self, rec: &Record) -> Result<()> {
         if rec.kind != Kind::Msg {
             return Ok(());

@@ -14,8 +14,8 @@
 
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
-use crate::pipe::RecordSink;
-use crate::record::{Kind, Record, Sym};
+use crate::pipe::{Reads, RecordSink};
+use crate::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::stats::sketch::Sketch;
 use crate::stats::{key_of_fields, key_texts, numbers, Key, Report, Style};
 use crate::symbol::Symbols;
@@ -267,6 +267,16 @@ impl Profile {
 }
 
 impl RecordSink for Profile {
+    /// Of each row: its place, and the frame or state: its category, name and depth.
+    fn reads(&self) -> Reads {
+        Reads::only(
+            ColumnSet::PLACE
+                .with(Column::Cat)
+                .with(Column::Name)
+                .with(Column::Depth),
+        )
+    }
+
     fn write(&mut self, rec: &Record) -> Result<()> {
         if let Some(t) = rec.completion() {
             self.clock = self.clock.max(t);

@@ -10,8 +10,8 @@
 
 use crate::error::Result;
 use crate::fasthash::FastMap;
-use crate::pipe::RecordSink;
-use crate::record::{Kind, Record, Sym};
+use crate::pipe::{Reads, RecordSink};
+use crate::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::stats::{numbers, Report, Style};
 use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
@@ -62,6 +62,11 @@ impl Resources {
 }
 
 impl RecordSink for Resources {
+    /// Of each row: its place, and the claim's resource, name and amount.
+    fn reads(&self) -> Reads {
+        Reads::only(ColumnSet::PLACE.with(Column::Name).with(Column::Value))
+    }
+
     fn write(&mut self, rec: &Record) -> Result<()> {
         if let (Some(t), Some(c)) = (rec.time, rec.completion()) {
             self.first = Some(self.first.map_or(t, |f| f.min(t)));

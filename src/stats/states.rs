@@ -4,8 +4,8 @@
 
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
-use crate::pipe::RecordSink;
-use crate::record::{Kind, Record, Sym};
+use crate::pipe::{Reads, RecordSink};
+use crate::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::stats::{key_of_fields, key_texts, numbers, Key, Report, Style};
 use crate::symbol::{well_known, Symbols};
 use crate::table::{Cell, TableWriter};
@@ -68,6 +68,16 @@ impl States {
 }
 
 impl RecordSink for States {
+    /// Of each row: its place, and the state's category, name and the lane's container.
+    fn reads(&self) -> Reads {
+        Reads::only(
+            ColumnSet::PLACE
+                .with(Column::Cat)
+                .with(Column::Name)
+                .with(Column::Peer),
+        )
+    }
+
     fn write(&mut self, rec: &Record) -> Result<()> {
         if let Some(t) = rec.completion() {
             self.clock = self.clock.max(t);

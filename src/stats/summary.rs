@@ -6,8 +6,8 @@
 use crate::error::Result;
 use crate::fasthash::FastSet;
 use crate::ops::matcher::MatchSummary;
-use crate::pipe::RecordSink;
-use crate::record::{Kind, Record, Sym};
+use crate::pipe::{Reads, RecordSink};
+use crate::record::{ColumnSet, Kind, Record, Sym};
 use crate::stats::profile::{By, Profile};
 use crate::stats::{Report, Style};
 use crate::symbol::Symbols;
@@ -38,6 +38,11 @@ impl Summary {
 }
 
 impl RecordSink for Summary {
+    /// Of each row: its place, and nothing beyond a row's place.
+    fn reads(&self) -> Reads {
+        Reads::only(ColumnSet::PLACE)
+    }
+
     fn write(&mut self, rec: &Record) -> Result<()> {
         let kind = Kind::ALL
             .iter()
