@@ -315,8 +315,19 @@ impl RowParser {
         if !f[10].is_empty() {
             rec.size = uint_field(text_of(f[10]), "size")?;
         }
+        self.text_columns(&f, row.backslash, rec)
+    }
+
+    /// The text columns of a standard row (`f`: its fields by column), those
+    /// outside `decoded` checked only; `backslash`: the row holds one.
+    fn text_columns(
+        &mut self,
+        f: &[&[u8]; 15],
+        backslash: bool,
+        rec: &mut Record,
+    ) -> Result<(), String> {
         // A row that describes the stream is always read whole.
-        let decoded = match kind.is_structural() {
+        let decoded = match rec.kind.is_structural() {
             true => ColumnSet::ALL,
             false => self.decoded,
         };
@@ -333,7 +344,7 @@ impl RowParser {
             if f[i].is_empty() {
                 continue;
             }
-            let escaped = row.backslash && memchr::memchr(b'\\', f[i]).is_some();
+            let escaped = backslash && memchr::memchr(b'\\', f[i]).is_some();
             match decoded.contains(col) {
                 true => self.decode(col, text_of(f[i]), escaped, rec)?,
                 false => self.check_field(col, text_of(f[i]), escaped)?,
