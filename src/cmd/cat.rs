@@ -23,11 +23,11 @@ Examples:
   trace-cat -t paje plant.etf > plant.paje  open TRACE data in Pajé viewers
   trace-cat -o run.pftrace run.paje         open it at ui.perfetto.dev (-t chrome: JSON)
 
-Memory: streams and Pajé traces are read in one pass. Pajé keeps open \
-states, pending links, about 0.5 KiB per container ever created (140 MiB for \
+Memory: streams and Pajé traces are read in one pass (on two cores, the stream \
+in 64 KiB chunks of lines, four in flight). Pajé keeps open states, pending links, about 0.5 KiB per container ever created (140 MiB for \
 300 000), and --reorder-window rows (at most 16 MiB of their text). Merging \
 keeps one row per input; Pallas traces each thread's grammar and one decoded \
-block per distinct event; --spans the open frames; -t pjdump also the message \
+block per distinct event (on two cores, up to 16 384 rows read ahead); --spans the open frames; -t pjdump also the message \
 halves still waiting for their partner (about 0.4 KiB each: 86 MiB for 200 000; \
 halves waiting on a destroyed container are released). TRACE files list elements in any \
 order, so they are read whole and sorted: 3 to 6 times the file (terse lines \
