@@ -384,15 +384,9 @@ fn copied_rows_are_the_rows_encoded_again() {
             .success();
         out
     };
-    // Without the `source` meta rows, which name the files read.
     let run = |cmd: &str, args: &[&str], inputs: &[PathBuf]| -> String {
-        let out = bin(cmd).args(args).args(inputs).assert().success();
-        String::from_utf8(out.get_output().stdout.clone())
-            .unwrap()
-            .lines()
-            .filter(|l| !(l.starts_with("meta\t") && col(l, "name") == "source"))
-            .map(|l| format!("{l}\n"))
-            .collect()
+        let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        output_of(cmd, args, &inputs)
     };
     let cases: [(&str, &[&str], Vec<PathBuf>); 5] = [
         ("trace-cat", &[], vec![crlf.clone()]),

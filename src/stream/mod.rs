@@ -158,6 +158,44 @@ pub struct ShortRow {
     pub backslash: bool,
 }
 
+impl ShortRow {
+    /// The fields of `line`, the row these tabs were found in.
+    #[inline]
+    pub fn fields(self, line: &[u8]) -> ShortFields<'_> {
+        ShortFields {
+            line,
+            tabs: self.tabs,
+            start: 0,
+        }
+    }
+}
+
+/// The fields of a [`ShortRow`], cut at the tabs found in it.
+pub struct ShortFields<'a> {
+    line: &'a [u8],
+    tabs: u64,
+    start: usize,
+}
+
+impl<'a> Iterator for ShortFields<'a> {
+    type Item = &'a [u8];
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a [u8]> {
+        if self.start > self.line.len() {
+            return None;
+        }
+        let end = match self.tabs {
+            0 => self.line.len(),
+            tabs => tabs.trailing_zeros() as usize,
+        };
+        self.tabs &= self.tabs.wrapping_sub(1);
+        let field = &self.line[self.start..end];
+        self.start = end + 1;
+        Some(field)
+    }
+}
+
 /// The longest row [`short_row`] reads.
 pub const SHORT_ROW: usize = 64;
 

@@ -129,7 +129,13 @@ impl Rng {
 /// The stream `trace-cat ARGS FILE` writes, without the `source` meta row
 /// (which names the file).
 pub fn stream_of(args: &[&str], file: &Path) -> String {
-    let out = bin("trace-cat").args(args).arg(file).assert().success();
+    output_of("trace-cat", args, &[file])
+}
+
+/// The stream `CMD ARGS INPUTS...` writes, without the `source` meta rows
+/// (which name the files).
+pub fn output_of(cmd: &str, args: &[&str], inputs: &[&Path]) -> String {
+    let out = bin(cmd).args(args).args(inputs).assert().success();
     String::from_utf8(out.get_output().stdout.clone())
         .unwrap()
         .lines()

@@ -240,15 +240,7 @@ impl RowParser {
         }
         rec.clear();
         let mut have_kind = false;
-        let (mut tabs, mut start) = (row.tabs, 0);
-        for i in 0..columns {
-            let end = match tabs {
-                0 => line.len(),
-                _ => tabs.trailing_zeros() as usize,
-            };
-            tabs &= tabs.wrapping_sub(1);
-            let field = &line[start..end];
-            start = end + 1;
+        for (i, field) in row.fields(line).enumerate() {
             if !field.is_empty() {
                 let target = self.targets[i];
                 self.field(target, field, row.backslash, rec, &mut have_kind)?;
@@ -269,17 +261,9 @@ impl RowParser {
         row: ShortRow,
         rec: &mut Record,
     ) -> Result<(), String> {
-        let (mut tabs, mut start) = (row.tabs, 0);
-        let mut next = || {
-            let end = match tabs {
-                0 => line.len(),
-                _ => tabs.trailing_zeros() as usize,
-            };
-            tabs &= tabs.wrapping_sub(1);
-            let field = &line[start..end];
-            start = end + 1;
-            field
-        };
+        // The row has the standard columns' count of fields (checked).
+        let mut fields = row.fields(line);
+        let mut next = || fields.next().unwrap_or_default();
         let kind = match next() {
             b"" => return Err("empty `kind`".into()),
             k => Kind::parse(k).ok_or_else(|| format!("unknown kind `{}`", text_of(k)))?,
