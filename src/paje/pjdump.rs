@@ -171,6 +171,15 @@ impl PjdumpWriter {
             .text(self.types.get(&id).copied().unwrap_or(id))
     }
 
+    /// Starts a line with its label, container and type: `Label, C, T, `.
+    fn line_head(&self, label: &str, container: Sym, type_: Sym, line: &mut String) {
+        for part in [label, ", ", self.container_name(container), ", "] {
+            line.push_str(part);
+        }
+        line.push_str(self.type_name(type_));
+        line.push_str(", ");
+    }
+
     fn container_name(&self, id: Sym) -> &str {
         if id.is_empty() || id == well_known::ZERO {
             return "0";
@@ -294,15 +303,7 @@ impl PjdumpWriter {
 
     fn piece_line(&mut self, (container, type_): (Sym, Sym), p: &Piece, end: i64) -> Result<()> {
         let mut line = std::mem::take(&mut self.line);
-        for part in [
-            "Variable, ",
-            self.container_name(container),
-            ", ",
-            self.type_name(type_),
-            ", ",
-        ] {
-            line.push_str(part);
-        }
+        self.line_head("Variable", container, type_, &mut line);
         self.span(p.start, end, &mut line);
         line.push_str(", ");
         self.fixed(p.value, &mut line);
@@ -449,15 +450,7 @@ impl RecordSink for PjdumpWriter {
             }
             Kind::State => {
                 let mut line = std::mem::take(&mut self.line);
-                for part in [
-                    "State, ",
-                    self.container_name(self.owner(rec.loc)),
-                    ", ",
-                    self.type_name(rec.cat),
-                    ", ",
-                ] {
-                    line.push_str(part);
-                }
+                self.line_head("State", self.owner(rec.loc), rec.cat, &mut line);
                 self.span(
                     rec.time.unwrap_or_default(),
                     rec.end.unwrap_or_default(),
@@ -473,15 +466,7 @@ impl RecordSink for PjdumpWriter {
             }
             Kind::Event => {
                 let mut line = std::mem::take(&mut self.line);
-                for part in [
-                    "Event, ",
-                    self.container_name(self.owner(rec.loc)),
-                    ", ",
-                    self.type_name(rec.cat),
-                    ", ",
-                ] {
-                    line.push_str(part);
-                }
+                self.line_head("Event", self.owner(rec.loc), rec.cat, &mut line);
                 self.fixed_ns(rec.time.unwrap_or_default(), &mut line);
                 line.push_str(", ");
                 line.push_str(self.symbols.text(rec.name));
@@ -492,15 +477,7 @@ impl RecordSink for PjdumpWriter {
             Kind::Counter => self.counter(rec)?,
             Kind::Msg => {
                 let mut line = std::mem::take(&mut self.line);
-                for part in [
-                    "Link, ",
-                    self.container_name(rec.comm),
-                    ", ",
-                    self.type_name(rec.cat),
-                    ", ",
-                ] {
-                    line.push_str(part);
-                }
+                self.line_head("Link", rec.comm, rec.cat, &mut line);
                 self.span(
                     rec.time.unwrap_or_default(),
                     rec.end.unwrap_or_default(),

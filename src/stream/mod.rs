@@ -472,26 +472,25 @@ pub fn unescape_tsv(s: &str, out: &mut String) -> Result<(), String> {
 /// True when `s` is a JSON number literal, so it can be written unquoted.
 pub fn is_json_number(s: &str) -> bool {
     let b = s.as_bytes();
-    let mut i = 0;
-    if b.get(i) == Some(&b'-') {
-        i += 1;
-    }
+    // The digits from `i` on: how many, `i` moved past them.
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - start
+    };
+    let mut i = usize::from(b.first() == Some(&b'-'));
     match b.get(i) {
         Some(b'0') => i += 1,
         Some(b'1'..=b'9') => {
-            while b.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
+            digits(&mut i);
         }
         _ => return false,
     }
     if b.get(i) == Some(&b'.') {
         i += 1;
-        let start = i;
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        if i == start {
+        if digits(&mut i) == 0 {
             return false;
         }
     }
@@ -500,11 +499,7 @@ pub fn is_json_number(s: &str) -> bool {
         if matches!(b.get(i), Some(b'+' | b'-')) {
             i += 1;
         }
-        let start = i;
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        if i == start {
+        if digits(&mut i) == 0 {
             return false;
         }
     }
