@@ -19,7 +19,7 @@ complete -c trace-cat -l unit -d 'With --rows-only: write times in UNIT as exact
 us\t''
 ms\t''
 s\t''"
-complete -c trace-cat -l threads -d 'Threads: 1 does everything on one core; 2 parses the TSV stream on helper threads and encodes the output on a second thread (a copy of the rows as read stays on the reading thread); auto is 2 when the machine has two cores or more. The output is the same either way' -r -f -a "auto\t''
+complete -c trace-cat -l threads -d 'Threads: 1 does everything on one core; 2 puts helper threads to work on the input (the TSV stream\'s rows, a Pajé trace\'s words, a Pallas trace\'s threads) and encodes the output on a second thread (a copy of the rows as read stays on the reading thread); auto is 2 when the machine has two cores or more. The output is the same either way' -r -f -a "auto\t''
 1\t''
 2\t''"
 complete -c trace-cat -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r

@@ -19,7 +19,7 @@ complete -c trace-filter -l unit -d 'With --rows-only: write times in UNIT as ex
 us\t''
 ms\t''
 s\t''"
-complete -c trace-filter -l threads -d 'Threads: 1 does everything on one core; 2 parses the TSV stream on helper threads and encodes the output on a second thread (a copy of the rows as read stays on the reading thread); auto is 2 when the machine has two cores or more. The output is the same either way' -r -f -a "auto\t''
+complete -c trace-filter -l threads -d 'Threads: 1 does everything on one core; 2 puts helper threads to work on the input (the TSV stream\'s rows, a Pajé trace\'s words, a Pallas trace\'s threads) and encodes the output on a second thread (a copy of the rows as read stays on the reading thread); auto is 2 when the machine has two cores or more. The output is the same either way' -r -f -a "auto\t''
 1\t''
 2\t''"
 complete -c trace-filter -s k -l kind -d 'Keep rows of these kinds (comma-separated or repeated)' -r -f -a "meta\t''

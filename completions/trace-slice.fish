@@ -3,7 +3,7 @@ complete -c trace-slice -l unit -d 'With --rows-only: write times in UNIT as exa
 us\t''
 ms\t''
 s\t''"
-complete -c trace-slice -l threads -d 'Threads: 1 does everything on one core; 2 parses the TSV stream on helper threads and encodes the output on a second thread (a copy of the rows as read stays on the reading thread); auto is 2 when the machine has two cores or more. The output is the same either way' -r -f -a "auto\t''
+complete -c trace-slice -l threads -d 'Threads: 1 does everything on one core; 2 puts helper threads to work on the input (the TSV stream\'s rows, a Pajé trace\'s words, a Pallas trace\'s threads) and encodes the output on a second thread (a copy of the rows as read stays on the reading thread); auto is 2 when the machine has two cores or more. The output is the same either way' -r -f -a "auto\t''
 1\t''
 2\t''"
 complete -c trace-slice -l from -d 'The window starts at TIME: nanoseconds from the trace\'s origin. A bare number is ns (15, 1e9); a decimal with a unit is exact (1.5ms, 2s, 10us, 1min, 1h); a negative time is before the origin' -r

@@ -36,7 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             continue;
         }
         let text = std::str::from_utf8(line.text)?;
-        let word = |i: usize| &text[words[i].0..words[i].1];
+        let word = |i: usize| &text[words[i].0 as usize..words[i].1 as usize];
         checksum = checksum.wrapping_add(plain_seconds_to_ns(word(1)).unwrap_or(0));
         for i in 2..4 {
             let next = ids.len() as u32;

@@ -130,8 +130,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_progress: bool,
 
-    /// Threads: 1 does everything on one core; 2 parses the TSV stream on
-    /// helper threads and encodes the output on a second thread (a copy of
+    /// Threads: 1 does everything on one core; 2 puts helper threads to work
+    /// on the input (the TSV stream's rows, a Pajé trace's words, a Pallas
+    /// trace's threads) and encodes the output on a second thread (a copy of
     /// the rows as read stays on the reading thread); auto is 2 when the
     /// machine has two cores or more. The output is the same either way.
     #[arg(long, value_name = "N", default_value = "auto",

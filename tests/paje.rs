@@ -565,3 +565,69 @@ fn deep_nesting_does_not_overflow_the_stack() {
     assert_eq!(col(state, "name"), "busy");
     assert_eq!(col(state, "end"), "2000000000");
 }
+
+/// With two cores the lines are cut into words on a helper thread, a chunk
+/// ahead: a trace of many chunks reads as on one thread, with the same rows,
+/// warnings and errors (naming the same line), whatever line the trouble is on.
+#[test]
+fn one_thread_or_two_read_a_long_trace_alike() {
+    let mut body = String::new();
+    for i in 0..40_000 {
+        let t = format!("{}.{:03}", i / 1000, i % 1000);
+        match i % 5 {
+            0 => body.push_str(&format!("12 {t} t1 S \"two words\" tag # comment\n")),
+            1 => body.push_str(&format!("13 {t} t1 S\r\n")),
+            2 => body.push_str("\n  # a comment only\n"),
+            3 => body.push_str(&format!("\t11\t{t}\tt2\tS\tcafé\n")),
+            _ => body.push_str(&format!("8 {t} m1 V {i}.5\n")),
+        }
+    }
+    let dir = scratch("paje_one_thread_or_two");
+    let trouble: [(&str, &[u8]); 4] = [
+        ("clean", b""),
+        ("undefined id", b"99 1 t1 S x\n"),
+        ("not UTF-8", b"11 40 t1 S \xff\n"),
+        ("cut", b"11 41 t1 S last"),
+    ];
+    for (what, extra) in trouble {
+        // The trouble in the middle of the trace, or at its end (where
+        // alone a line can be cut).
+        for middle in [what != "cut", false] {
+            let mut text = with_header(&body).into_bytes();
+            let at = if middle {
+                let half = text.len() / 2;
+                half + text[half..].iter().position(|&b| b == b'\n').unwrap() + 1
+            } else {
+                text.len()
+            };
+            text.splice(at..at, extra.iter().copied());
+            // The line of the trouble.
+            let line = text[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            let file = dir.join("long.paje");
+            std::fs::write(&file, &text).unwrap();
+            let run = |threads: &str| {
+                let out = bin("trace-cat")
+                    .args(["--threads", threads, "--no-progress"])
+                    .arg(&file)
+                    .output()
+                    .unwrap();
+                (out.status.code(), out.stdout, out.stderr)
+            };
+            let (one, two) = (run("1"), run("2"));
+            let stderr = String::from_utf8_lossy(&one.2).to_string();
+            assert!(
+                one == two,
+                "{what} (middle {middle}): one thread and two differ\n{stderr}\n{}",
+                String::from_utf8_lossy(&two.2)
+            );
+            let failed = matches!(what, "undefined id" | "not UTF-8");
+            assert_eq!(one.0 == Some(0), !failed, "{what}: {stderr}");
+            if failed {
+                assert!(
+                    stderr.contains(&format!("long.paje:{line}:")),
+                    "{what}: expected line {line}: {stderr}"
+                );
+            }
+        }
+    }
+}

@@ -8,6 +8,7 @@
 //! `docs/formats.md`.
 
 pub mod catalogue;
+pub mod lexer;
 pub mod pjdump;
 pub mod reader;
 pub mod writer;
@@ -208,11 +209,16 @@ impl Field {
 /// The field types `%EventDef` blocks may give.
 pub const FIELD_TYPES: [&str; 7] = ["string", "int", "double", "float", "hex", "date", "color"];
 
+/// A word's byte range in its line: lines are at most
+/// [`crate::io::MAX_LINE`] bytes, so 32 bits hold it (and the words of a
+/// chunk of lines cost half what they would as `usize`).
+pub type WordSpan = (u32, u32);
+
 /// Splits a line into words the way PajeNG does: white space (space, tab, CR,
 /// VT, FF) separates words; an unquoted `#` ends the line, even inside a word;
 /// a word starting with `"` runs to the next `"` (or the end of the line) and
 /// loses its quotes; there are no escapes. Word ranges go into `words`.
-pub fn split_words(line: &[u8], words: &mut Vec<(usize, usize)>) {
+pub fn split_words(line: &[u8], words: &mut Vec<WordSpan>) {
     words.clear();
     if !split_plain(line, words) {
         words.clear();
@@ -226,7 +232,7 @@ pub fn split_words(line: &[u8], words: &mut Vec<(usize, usize)>) {
 /// ends off bit masks, without a branch per byte. False (with `words` partly
 /// filled) for any other line.
 #[inline]
-fn split_plain(line: &[u8], words: &mut Vec<(usize, usize)>) -> bool {
+fn split_plain(line: &[u8], words: &mut Vec<WordSpan>) -> bool {
     let n = line.len();
     if n > 64 {
         return false;
@@ -253,7 +259,7 @@ fn split_plain(line: &[u8], words: &mut Vec<(usize, usize)>) -> bool {
     while starts != 0 {
         let from = starts.trailing_zeros() as usize;
         let to = ends.trailing_zeros() as usize + 1;
-        words.push((from, to));
+        words.push((from as u32, to as u32));
         starts &= starts - 1;
         ends &= ends - 1;
     }
@@ -261,7 +267,7 @@ fn split_plain(line: &[u8], words: &mut Vec<(usize, usize)>) -> bool {
 }
 
 /// [`split_words`] for any line, a byte at a time.
-fn split_general(line: &[u8], words: &mut Vec<(usize, usize)>) {
+fn split_general(line: &[u8], words: &mut Vec<WordSpan>) {
     let n = line.len();
     let mut i = 0;
     loop {
@@ -277,11 +283,11 @@ fn split_general(line: &[u8], words: &mut Vec<(usize, usize)>) {
                 let start = i + 1;
                 match memchr::memchr(b'"', &line[start..]) {
                     Some(j) => {
-                        words.push((start, start + j));
+                        words.push((start as u32, (start + j) as u32));
                         i = start + j + 1;
                     }
                     None => {
-                        words.push((start, n));
+                        words.push((start as u32, n as u32));
                         return;
                     }
                 }
@@ -291,7 +297,7 @@ fn split_general(line: &[u8], words: &mut Vec<(usize, usize)>) {
                 while i < n && CLASS[usize::from(line[i])] == WORD {
                     i += 1;
                 }
-                words.push((start, i));
+                words.push((start as u32, i as u32));
             }
         }
     }
@@ -333,7 +339,9 @@ mod tests {
     fn words(line: &str) -> Vec<&str> {
         let mut w = Vec::new();
         split_words(line.as_bytes(), &mut w);
-        w.iter().map(|&(a, b)| &line[a..b]).collect()
+        w.iter()
+            .map(|&(a, b)| &line[a as usize..b as usize])
+            .collect()
     }
 
     #[test]

@@ -100,16 +100,13 @@ pub struct PjdumpWriter {
 }
 
 /// Appends `n` in decimal, zero-padded to at least `width` digits.
-fn push_digits(out: &mut String, mut n: u64, width: usize) {
-    let mut buf = [b'0'; 20];
-    let mut i = buf.len();
-    while n > 0 || buf.len() - i < width {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
+fn push_digits(out: &mut String, n: u64, width: usize) {
+    let mut buf = itoa::Buffer::new();
+    let digits = buf.format(n);
+    for _ in digits.len()..width {
+        out.push('0');
     }
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+    out.push_str(digits);
 }
 
 /// Seconds from integer nanoseconds.

@@ -10,16 +10,16 @@ use std::fmt::Write as _;
 use std::io::BufRead;
 
 use super::catalogue::{Catalogue, Line};
+use super::lexer::Lines;
 use super::{
-    split_words, Event, Field, ATTR_COLOR, ATTR_END_TYPE, ATTR_OP, ATTR_OPERAND, ATTR_START_TYPE,
-    LANE,
+    Event, Field, ATTR_COLOR, ATTR_END_TYPE, ATTR_OP, ATTR_OPERAND, ATTR_START_TYPE, LANE,
 };
 use crate::decimal::Decimal;
 use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::{FastMap, StrMap};
-use crate::io::{cut_error, Input, LineReader, CUT_WARNING};
+use crate::io::{cut_error, Input, CUT_WARNING};
 use crate::ops::reorder::{RowQueue, Ticket};
-use crate::pipe::{FormatOption, OptionValue, ReadOptions, RecordSource};
+use crate::pipe::{FormatOption, OptionValue, ReadOptions, RecordSource, Threads};
 use crate::record::{flags, Kind, Record, Sym};
 use crate::symbol::{well_known, SymCache};
 
@@ -43,7 +43,11 @@ pub const READ_OPTIONS: &[FormatOption] = &[
 /// Registry constructor.
 pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
     let (name, reader) = input.into_reader()?;
-    Ok(Box::new(PajeReader::new(&name, reader, opts)))
+    let lines = match opts.threads {
+        Threads::Two => Lines::ahead(&name, reader)?,
+        Threads::One => Lines::here(&name, reader),
+    };
+    Ok(Box::new(PajeReader::with_lines(lines, opts)))
 }
 
 /// Nanoseconds per second: Pajé times are seconds.
@@ -1425,12 +1429,11 @@ impl Out<'_> {
 
 /// The Pajé reader.
 pub struct PajeReader<R> {
-    lines: LineReader<R>,
+    lines: Lines<R>,
     catalogue: Catalogue,
     sim: Sim,
     queue: RowQueue,
     max_time: Option<i64>,
-    words: Vec<(usize, usize)>,
     word_buf: Vec<&'static str>,
     done: bool,
     /// The last line, when it has no final newline.
@@ -1441,8 +1444,15 @@ pub struct PajeReader<R> {
 pub const DEFAULT_REORDER_WINDOW: usize = 4_096;
 
 impl<R: BufRead> PajeReader<R> {
-    /// A reader over `inner`.
+    /// A reader over `inner`, on this thread.
     pub fn new(name: &str, inner: R, opts: &ReadOptions) -> PajeReader<R> {
+        PajeReader::with_lines(Lines::here(name, inner), opts)
+    }
+
+    /// A reader of `lines`.
+    fn with_lines(lines: Lines<R>, opts: &ReadOptions) -> PajeReader<R> {
+        let name = lines.name().to_string();
+        let name = name.as_str();
         let window = match opts.format.number(REORDER_WINDOW) {
             Some(rows) if rows > 0 => usize::try_from(rows).unwrap_or(usize::MAX),
             _ => DEFAULT_REORDER_WINDOW,
@@ -1459,7 +1469,7 @@ impl<R: BufRead> PajeReader<R> {
             let _ = queue.commit(slot, i64::MIN);
         }
         PajeReader {
-            lines: LineReader::new(name, inner),
+            lines,
             catalogue: Catalogue::default(),
             sim: Sim::new(
                 name,
@@ -1469,7 +1479,6 @@ impl<R: BufRead> PajeReader<R> {
             ),
             queue,
             max_time: None,
-            words: Vec::new(),
             word_buf: Vec::new(),
             done: false,
             cut: None,
@@ -1478,7 +1487,7 @@ impl<R: BufRead> PajeReader<R> {
 
     /// Reads one line into the queue; false at the end of the input.
     fn step(&mut self) -> Result<bool> {
-        let Some(line) = self.lines.next_located()? else {
+        let Some(line) = self.lines.next_lexed()? else {
             return Ok(false);
         };
         let number = line.number;
@@ -1487,26 +1496,22 @@ impl<R: BufRead> PajeReader<R> {
         if cut {
             self.cut = Some(number);
         }
-        split_words(line.text, &mut self.words);
-        if self.words.is_empty() {
+        if line.words.is_empty() {
             return Ok(true);
         }
-        let text = if line.text.is_ascii() {
-            // SAFETY: ASCII is valid UTF-8.
-            unsafe { std::str::from_utf8_unchecked(line.text) }
-        } else {
-            std::str::from_utf8(line.text)
-                .map_err(|_| line.error("invalid UTF-8: text must be UTF-8"))?
-        };
+        let file = self.sim.file.as_str();
+        let text = line
+            .text()
+            .ok_or_else(|| Error::line(file, number, "invalid UTF-8: text must be UTF-8"))?;
         // Reuse one allocation for the words of every line (the collect from an
         // emptied vector of the same layout keeps its buffer).
         let mut words: Vec<&str> = std::mem::take(&mut self.word_buf)
             .into_iter()
             .map(|_| "")
             .collect();
-        for &(a, b) in &self.words {
+        for &(a, b) in line.words {
             // Words are cut at ASCII bytes, so at char boundaries.
-            words.push(text.get(a..b).unwrap_or_default());
+            words.push(text.get(a as usize..b as usize).unwrap_or_default());
         }
         let mut out = Out {
             queue: &mut self.queue,
@@ -1526,7 +1531,10 @@ impl<R: BufRead> PajeReader<R> {
         };
         words.clear();
         self.word_buf = words.into_iter().map(|_| "").collect();
-        result.map_err(|msg| line.error(if cut { cut_error(&msg) } else { msg }))?;
+        result.map_err(|msg| {
+            let msg = if cut { cut_error(&msg) } else { msg };
+            Error::line(self.lines.name(), number, msg)
+        })?;
         Ok(true)
     }
 
@@ -1603,7 +1611,7 @@ impl<R: BufRead> RecordSource for PajeReader<R> {
 
     fn locate(&self, line: u64) -> Location {
         Location::Line {
-            file: self.lines.name().to_string(),
+            file: self.sim.file.clone(),
             line,
         }
     }

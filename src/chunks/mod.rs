@@ -8,6 +8,11 @@
 //! finish in. Buffers circulate: a chunk and its result given back with
 //! [`Chunked::recycle`] are filled again, so a steady run allocates nothing.
 //! Memory: the chunks in flight (two per worker) and their results.
+//!
+//! [`Helped`] is the other way: one helper thread that works ahead of the
+//! calling thread on idle time only, the calling thread doing what the
+//! helper has not (for work that is a small part of the reader's, as the
+//! Pajé lexer's).
 
 use std::collections::VecDeque;
 use std::io::Read;
@@ -16,6 +21,9 @@ use std::thread::JoinHandle;
 
 use crate::error::{Error, Result};
 use crate::io::MAX_LINE;
+
+mod helped;
+pub use helped::Helped;
 
 /// Bytes a chunk is read to before it is cut at its last newline.
 pub const CHUNK: usize = 64 * 1024;
@@ -72,15 +80,21 @@ struct Worker<O> {
 /// An input whose chunks are worked on by helper threads, in order.
 pub struct Chunked<W: ChunkWork> {
     name: String,
-    input: Box<dyn Read>,
+    cutter: Cutter,
     workers: Vec<Worker<W::Out>>,
     /// Worker of each chunk in flight, oldest first.
     in_flight: VecDeque<usize>,
     next_worker: usize,
+    spare: Vec<Job<W::Out>>,
+}
+
+/// Reads an input and cuts it into chunks of whole lines.
+pub struct Cutter {
+    name: String,
+    input: Box<dyn Read>,
     /// Bytes read after the last newline of the last chunk cut.
     carry: Vec<u8>,
     eof: bool,
-    spare: Vec<Job<W::Out>>,
 }
 
 impl<W: ChunkWork> Chunked<W> {
@@ -111,12 +125,10 @@ impl<W: ChunkWork> Chunked<W> {
         }
         Ok(Chunked {
             name: name.to_string(),
-            input,
+            cutter: Cutter::new(name, start, input),
             workers,
             in_flight: VecDeque::new(),
             next_worker: 0,
-            carry: start,
-            eof: false,
             spare: Vec::new(),
         })
     }
@@ -125,11 +137,9 @@ impl<W: ChunkWork> Chunked<W> {
     /// `None` at the end of the input.
     pub fn next_done(&mut self) -> Result<Option<(Chunk, W::Out)>> {
         // Keep every worker busy, DEPTH chunks each.
-        while !(self.eof && self.carry.is_empty())
-            && self.in_flight.len() < DEPTH * self.workers.len()
-        {
+        while !self.cutter.is_done() && self.in_flight.len() < DEPTH * self.workers.len() {
             let (mut chunk, out) = self.spare.pop().unwrap_or_default();
-            if !self.cut(&mut chunk)? {
+            if !self.cutter.cut(&mut chunk)? {
                 self.spare.push((chunk, out));
                 break;
             }
@@ -154,9 +164,27 @@ impl<W: ChunkWork> Chunked<W> {
     pub fn recycle(&mut self, chunk: Chunk, out: W::Out) {
         self.spare.push((chunk, out));
     }
+}
+
+impl Cutter {
+    /// Cuts `input` (named `name` in errors), starting with `start`, bytes
+    /// already read from it.
+    pub fn new(name: &str, start: Vec<u8>, input: Box<dyn Read>) -> Cutter {
+        Cutter {
+            name: name.to_string(),
+            input,
+            carry: start,
+            eof: false,
+        }
+    }
+
+    /// Whether the whole input has been cut.
+    pub fn is_done(&self) -> bool {
+        self.eof && self.carry.is_empty()
+    }
 
     /// Reads the next chunk of whole lines into `chunk`; false at the end.
-    fn cut(&mut self, chunk: &mut Chunk) -> Result<bool> {
+    pub fn cut(&mut self, chunk: &mut Chunk) -> Result<bool> {
         chunk.cut = false;
         let carried = self.carry.len();
         if chunk.buf.len() < carried.max(CHUNK) + CHUNK / 2 {
@@ -223,8 +251,8 @@ impl<W: ChunkWork> Drop for Chunked<W> {
 mod tests {
     use super::*;
 
-    /// Counts the lines of a chunk and their bytes.
-    struct Count;
+    /// Counts the lines of a chunk and their bytes, and says if it is cut.
+    pub(super) struct Count;
 
     impl ChunkWork for Count {
         type Out = (usize, usize, bool);
@@ -237,17 +265,24 @@ mod tests {
         }
     }
 
+    /// `lines` lines of different lengths, and one without its newline
+    /// when `cut`.
+    pub(super) fn sample(lines: usize, cut: bool) -> String {
+        let mut text = String::new();
+        for i in 0..lines {
+            text.push_str(&"x".repeat(i % 97));
+            text.push('\n');
+        }
+        if cut {
+            text.push_str("last");
+        }
+        text
+    }
+
     #[test]
     fn chunks_come_back_in_order_and_whole() {
         for (lines, cut) in [(0, false), (1, false), (200_000, false), (200_000, true)] {
-            let mut text = String::new();
-            for i in 0..lines {
-                text.push_str(&"x".repeat(i % 97));
-                text.push('\n');
-            }
-            if cut {
-                text.push_str("last");
-            }
+            let text = sample(lines, cut);
             let (head, rest) = text.as_bytes().split_at(text.len().min(10));
             let input: Box<dyn Read> = Box::new(std::io::Cursor::new(rest.to_vec()));
             let mut chunked = Chunked::new("t", head.to_vec(), input, vec![Count, Count]).unwrap();

@@ -1,0 +1,307 @@
+//! An input's chunks worked on by one helper thread ahead of the calling
+//! thread. The helper runs only on a core nothing else wants (Linux's
+//! `SCHED_IDLE`), so it never takes a core from the threads a pipeline
+//! waits on (a writer that keeps the second core busy); a chunk the helper
+//! has not started when it is needed, the calling thread works on itself.
+//! For the one chunk the helper is working on, the calling thread waits,
+//! raising the helper to the usual priority meanwhile, so a busy machine
+//! cannot leave it waiting on a thread that gets no core. Which thread
+//! worked on a chunk changes nothing in the results, which come in input
+//! order.
+//!
+//! Memory: [`DEPTH`] chunks ahead and their results.
+
+use std::collections::VecDeque;
+use std::io::Read;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+
+use super::{Chunk, ChunkWork, Cutter};
+use crate::error::{Error, Result};
+
+/// Chunks cut ahead of the one being read.
+const DEPTH: usize = 4;
+
+type Job<O> = (Chunk, O);
+
+/// An input whose chunks a helper thread works on ahead, in order.
+pub struct Helped<W: ChunkWork> {
+    name: String,
+    cutter: Cutter,
+    /// The calling thread's own copy of the work.
+    own: W,
+    shared: Arc<Shared<W::Out>>,
+    spare: Vec<Job<W::Out>>,
+    helper: Option<JoinHandle<()>>,
+}
+
+/// What the two threads share.
+struct Shared<O> {
+    queue: Mutex<Queue<O>>,
+    /// Signalled when a chunk is cut or the queue closes.
+    work: Condvar,
+    /// Signalled when the helper has finished a chunk or stopped.
+    done: Condvar,
+    /// The helper's thread id, for its priority (0 until known).
+    helper_id: AtomicI32,
+}
+
+/// The chunks cut ahead, in input order; handed out from the front.
+struct Queue<O> {
+    slots: VecDeque<Slot<O>>,
+    /// The calling thread has raised the helper's priority.
+    raised: bool,
+    /// The calling thread is gone: the helper stops.
+    closed: bool,
+    /// The helper stopped (panicked) in the middle of a chunk.
+    lost: bool,
+}
+
+/// A chunk cut ahead.
+enum Slot<O> {
+    /// Not started.
+    Pending(Job<O>),
+    /// The helper is working on it.
+    Working,
+    /// The helper has worked on it.
+    Done(Job<O>),
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl<W: ChunkWork> Helped<W> {
+    /// Starts a thread doing `helper` on the lines of `input` (named `name`
+    /// in errors), starting with `start`, bytes already read from it; `own`
+    /// is the same work, for the calling thread.
+    pub fn new(
+        name: &str,
+        start: Vec<u8>,
+        input: Box<dyn Read>,
+        helper: W,
+        own: W,
+    ) -> Result<Self> {
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(Queue {
+                slots: VecDeque::new(),
+                raised: false,
+                closed: false,
+                lost: false,
+            }),
+            work: Condvar::new(),
+            done: Condvar::new(),
+            helper_id: AtomicI32::new(0),
+        });
+        let theirs = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name("reader-0".to_string())
+            .spawn(move || help(&theirs, helper))
+            .map_err(|e| Error::io("starting a reader thread", e))?;
+        Ok(Helped {
+            name: name.to_string(),
+            cutter: Cutter::new(name, start, input),
+            own,
+            shared,
+            spare: Vec::new(),
+            helper: Some(thread),
+        })
+    }
+
+    /// The next chunk and what was made of it, in input order; `None` at
+    /// the end of the input.
+    pub fn next_done(&mut self) -> Result<Option<Job<W::Out>>> {
+        self.cut_ahead()?;
+        let mut queue = lock(&self.shared.queue);
+        loop {
+            if queue.lost {
+                return Err(Error::file(self.name.clone(), "a reader thread stopped"));
+            }
+            match queue.slots.pop_front() {
+                None => return Ok(None),
+                Some(Slot::Done(job)) => return Ok(Some(job)),
+                Some(Slot::Pending((chunk, mut out))) => {
+                    drop(queue);
+                    self.own.run(&chunk, &mut out);
+                    return Ok(Some((chunk, out)));
+                }
+                Some(Slot::Working) => {
+                    queue.slots.push_front(Slot::Working);
+                    if !queue.raised {
+                        queue.raised = true;
+                        set_priority(self.shared.helper_id.load(Ordering::Relaxed), false);
+                    }
+                    queue = self
+                        .shared
+                        .done
+                        .wait(queue)
+                        .unwrap_or_else(PoisonError::into_inner);
+                }
+            }
+        }
+    }
+
+    /// Gives a chunk and its result back, to be filled again.
+    pub fn recycle(&mut self, chunk: Chunk, out: W::Out) {
+        self.spare.push((chunk, out));
+    }
+
+    /// Cuts chunks until [`DEPTH`] wait in the queue.
+    fn cut_ahead(&mut self) -> Result<()> {
+        let mut queued = lock(&self.shared.queue).slots.len();
+        while queued < DEPTH && !self.cutter.is_done() {
+            let (mut chunk, out) = self.spare.pop().unwrap_or_default();
+            if !self.cutter.cut(&mut chunk)? {
+                self.spare.push((chunk, out));
+                break;
+            }
+            lock(&self.shared.queue)
+                .slots
+                .push_back(Slot::Pending((chunk, out)));
+            self.shared.work.notify_one();
+            queued += 1;
+        }
+        Ok(())
+    }
+}
+
+/// The helper thread: works on the newest pending chunk (the one the
+/// calling thread needs last, so the last it would wait for) until the
+/// queue closes.
+fn help<W: ChunkWork>(shared: &Shared<W::Out>, mut work: W) {
+    /// Tells the calling thread when the helper stops, even by a panic.
+    struct Stopped<'a, O>(&'a Shared<O>);
+    impl<O> Drop for Stopped<'_, O> {
+        fn drop(&mut self) {
+            let mut queue = lock(&self.0.queue);
+            queue.lost = queue.slots.iter().any(|s| matches!(s, Slot::Working));
+            drop(queue);
+            self.0.done.notify_one();
+        }
+    }
+    let _stopped = Stopped(shared);
+    shared.helper_id.store(this_thread_id(), Ordering::Relaxed);
+    set_priority(0, true);
+    let mut queue = lock(&shared.queue);
+    while !queue.closed {
+        let newest = queue
+            .slots
+            .iter_mut()
+            .rev()
+            .find(|s| matches!(s, Slot::Pending(_)));
+        let Some(slot) = newest else {
+            queue = shared
+                .work
+                .wait(queue)
+                .unwrap_or_else(PoisonError::into_inner);
+            continue;
+        };
+        let Slot::Pending((chunk, mut out)) = std::mem::replace(slot, Slot::Working) else {
+            continue;
+        };
+        drop(queue);
+        work.run(&chunk, &mut out);
+        queue = lock(&shared.queue);
+        // One chunk at a time is worked on, and the calling thread leaves
+        // it in the queue.
+        if let Some(slot) = queue.slots.iter_mut().find(|s| matches!(s, Slot::Working)) {
+            *slot = Slot::Done((chunk, out));
+        }
+        if queue.raised {
+            queue.raised = false;
+            set_priority(0, true);
+        }
+        shared.done.notify_one();
+    }
+}
+
+/// The calling thread's id for [`set_priority`].
+fn this_thread_id() -> i32 {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: a system call without arguments.
+        unsafe { libc::gettid() }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        0
+    }
+}
+
+/// Lets thread `id` (0: the calling thread) run only on a core nothing else
+/// wants (`idle`), or as usual, where the system allows it (Linux's
+/// `SCHED_IDLE`). A failure leaves the thread as it was, which is correct
+/// too, only slower.
+#[cfg_attr(not(target_os = "linux"), allow(unused_variables))]
+fn set_priority(id: i32, idle: bool) {
+    #[cfg(target_os = "linux")]
+    {
+        let policy = if idle {
+            libc::SCHED_IDLE
+        } else {
+            libc::SCHED_OTHER
+        };
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: a system call about one of this process's threads, with
+        // a valid parameter.
+        unsafe {
+            libc::sched_setscheduler(id, policy, &param);
+        }
+    }
+}
+
+impl<W: ChunkWork> Drop for Helped<W> {
+    fn drop(&mut self) {
+        lock(&self.shared.queue).closed = true;
+        self.shared.work.notify_one();
+        if let Some(t) = self.helper.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{sample, Count};
+    use super::*;
+
+    /// [`Count`], taking `ms` milliseconds a chunk.
+    struct Slow {
+        ms: u64,
+    }
+
+    impl ChunkWork for Slow {
+        type Out = (usize, usize, bool);
+        fn run(&mut self, chunk: &Chunk, out: &mut Self::Out) {
+            std::thread::sleep(std::time::Duration::from_millis(self.ms));
+            Count.run(chunk, out);
+        }
+    }
+
+    /// Every chunk once, in order, whichever thread works on it: the
+    /// helper as fast as the calling thread, or slower (the calling
+    /// thread then takes the chunks it has not started, and waits for the
+    /// one it is on).
+    #[test]
+    fn chunks_come_back_in_order_and_whole() {
+        for helper_ms in [0, 2] {
+            for (lines, cut) in [(0, false), (1, false), (200_000, false), (200_000, true)] {
+                let text = sample(lines, cut);
+                let input: Box<dyn Read> = Box::new(std::io::Cursor::new(text.clone()));
+                let (helper, own) = (Slow { ms: helper_ms }, Slow { ms: 0 });
+                let mut helped = Helped::new("t", Vec::new(), input, helper, own).unwrap();
+                let (mut n, mut whole, mut last_cut) = (0, Vec::new(), false);
+                while let Some((chunk, (l, _, c))) = helped.next_done().unwrap() {
+                    n += l;
+                    last_cut = c;
+                    whole.extend_from_slice(chunk.bytes());
+                    helped.recycle(chunk, (0, 0, false));
+                }
+                assert_eq!(n, lines + usize::from(cut));
+                assert_eq!(last_cut, cut);
+                assert!(whole == text.as_bytes());
+            }
+        }
+    }
+}
