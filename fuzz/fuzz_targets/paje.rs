@@ -1,13 +1,44 @@
-//! The Pajé reader on arbitrary bytes: errors, never panics.
+//! The Pajé reader on arbitrary bytes: errors, never panics; and its lines
+//! cut into words on a helper thread are those cut on the reading thread.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use tracepipe::paje::lexer::{Lexed, Lines};
 use tracepipe::paje::reader::PajeReader;
+use tracepipe::paje::WordSpan;
 use tracepipe::pipe::{ReadOptions, RecordSource};
 use tracepipe::Record;
+
+/// What a line is made of: number, bytes, words, cut, UTF-8.
+type Seen = (u64, Vec<u8>, Vec<WordSpan>, bool, bool);
+
+fn seen(line: Option<Lexed<'_>>) -> Option<Seen> {
+    line.map(|l| {
+        let utf8 = l.text().is_some();
+        (
+            l.number,
+            l.text.to_vec(),
+            l.words.to_vec(),
+            l.truncated,
+            utf8,
+        )
+    })
+}
 
 fuzz_target!(|data: &[u8]| {
     let mut reader = PajeReader::new("fuzz.paje", data, &ReadOptions::default());
     let mut rec = Record::default();
     while let Ok(true) = reader.next_record(&mut rec) {}
+
+    let mut here = Lines::here("fuzz.paje", data);
+    let mut ahead = Lines::ahead("fuzz.paje", std::io::Cursor::new(data.to_vec()))
+        .expect("a helper thread starts");
+    loop {
+        let one = seen(here.next_lexed().expect("bytes in memory read"));
+        let two = seen(ahead.next_lexed().expect("bytes in memory read"));
+        assert_eq!(one, two);
+        if one.is_none() {
+            break;
+        }
+    }
 });

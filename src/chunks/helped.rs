@@ -304,4 +304,51 @@ mod tests {
             }
         }
     }
+
+    /// The helper's work: panics on its first chunk. The calling
+    /// thread's: waits until the helper has panicked, then counts.
+    struct Broken {
+        helper: bool,
+        died: Arc<std::sync::atomic::AtomicBool>,
+    }
+
+    impl ChunkWork for Broken {
+        type Out = (usize, usize, bool);
+        fn run(&mut self, chunk: &Chunk, out: &mut Self::Out) {
+            if self.helper {
+                self.died.store(true, Ordering::SeqCst);
+                panic!("deliberate");
+            }
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            while !self.died.load(Ordering::SeqCst) && std::time::Instant::now() < deadline {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Count.run(chunk, out);
+        }
+    }
+
+    #[test]
+    fn a_helper_that_stops_mid_chunk_is_an_error_not_a_hang() {
+        // The helper dies on the chunk it takes; the calling thread must
+        // not wait for that chunk forever.
+        let text = sample(200_000, false);
+        let input: Box<dyn Read> = Box::new(std::io::Cursor::new(text));
+        let died = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let work = |helper| Broken {
+            helper,
+            died: Arc::clone(&died),
+        };
+        let mut helped = Helped::new("t.tsv", Vec::new(), input, work(true), work(false)).unwrap();
+        let err = loop {
+            match helped.next_done() {
+                Ok(Some((chunk, out))) => helped.recycle(chunk, out),
+                Ok(None) => panic!("every chunk came back, one of them from a dead helper"),
+                Err(e) => break e.to_string(),
+            }
+        };
+        assert!(
+            err.contains("t.tsv") && err.contains("reader thread stopped"),
+            "{err}"
+        );
+    }
 }
