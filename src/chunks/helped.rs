@@ -5,16 +5,18 @@
 //! has not started when it is needed, the calling thread works on itself.
 //! For the one chunk the helper is working on, the calling thread waits,
 //! raising the helper to the usual priority meanwhile, so a busy machine
-//! cannot leave it waiting on a thread that gets no core. Which thread
-//! worked on a chunk changes nothing in the results, which come in input
-//! order.
+//! cannot leave it waiting on a thread that gets no core. Where the system
+//! does not let a thread be raised again (no `CAP_SYS_NICE`, a
+//! `RLIMIT_NICE` below 20), the helper keeps the usual priority from the
+//! start. Which thread worked on a chunk changes nothing in the results,
+//! which come in input order.
 //!
 //! Memory: [`DEPTH`] chunks ahead and their results.
 
 use std::collections::VecDeque;
 use std::io::Read;
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread::JoinHandle;
 
 use super::{Chunk, ChunkWork, Cutter};
@@ -45,6 +47,8 @@ struct Shared<O> {
     done: Condvar,
     /// The helper's thread id, for its priority (0 until known).
     helper_id: AtomicI32,
+    /// The helper runs on idle time (see [`idle_helpers`]).
+    idle: bool,
 }
 
 /// The chunks cut ahead, in input order; handed out from the front.
@@ -93,6 +97,7 @@ impl<W: ChunkWork> Helped<W> {
             work: Condvar::new(),
             done: Condvar::new(),
             helper_id: AtomicI32::new(0),
+            idle: idle_helpers(),
         });
         let theirs = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
@@ -128,7 +133,7 @@ impl<W: ChunkWork> Helped<W> {
                 }
                 Some(Slot::Working) => {
                     queue.slots.push_front(Slot::Working);
-                    if !queue.raised {
+                    if self.shared.idle && !queue.raised {
                         queue.raised = true;
                         set_priority(self.shared.helper_id.load(Ordering::Relaxed), false);
                     }
@@ -182,7 +187,9 @@ fn help<W: ChunkWork>(shared: &Shared<W::Out>, mut work: W) {
     }
     let _stopped = Stopped(shared);
     shared.helper_id.store(this_thread_id(), Ordering::Relaxed);
-    set_priority(0, true);
+    if shared.idle {
+        set_priority(0, true);
+    }
     let mut queue = lock(&shared.queue);
     while !queue.closed {
         let newest = queue
@@ -230,11 +237,10 @@ fn this_thread_id() -> i32 {
 }
 
 /// Lets thread `id` (0: the calling thread) run only on a core nothing else
-/// wants (`idle`), or as usual, where the system allows it (Linux's
-/// `SCHED_IDLE`). A failure leaves the thread as it was, which is correct
-/// too, only slower.
+/// wants (`idle`), or as usual (Linux's `SCHED_IDLE`, `SCHED_OTHER`);
+/// whether the system allowed it. A failure leaves the thread as it was.
 #[cfg_attr(not(target_os = "linux"), allow(unused_variables))]
-fn set_priority(id: i32, idle: bool) {
+fn set_priority(id: i32, idle: bool) -> bool {
     #[cfg(target_os = "linux")]
     {
         let policy = if idle {
@@ -245,10 +251,26 @@ fn set_priority(id: i32, idle: bool) {
         let param = libc::sched_param { sched_priority: 0 };
         // SAFETY: a system call about one of this process's threads, with
         // a valid parameter.
-        unsafe {
-            libc::sched_setscheduler(id, policy, &param);
-        }
+        unsafe { libc::sched_setscheduler(id, policy, &param) == 0 }
     }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
+/// Whether helpers may run on idle time: only where a thread lowered to it
+/// may be raised again (which the waiting calling thread relies on), as a
+/// thread of the process's own finds out once, lowering then raising itself.
+fn idle_helpers() -> bool {
+    static ALLOWED: OnceLock<bool> = OnceLock::new();
+    *ALLOWED.get_or_init(|| {
+        std::thread::Builder::new()
+            .spawn(|| set_priority(0, true) && set_priority(0, false))
+            .ok()
+            .and_then(|probe| probe.join().ok())
+            .unwrap_or(false)
+    })
 }
 
 impl<W: ChunkWork> Drop for Helped<W> {
