@@ -19,13 +19,11 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread::JoinHandle;
 
-use super::{Chunk, ChunkWork, Cutter};
+use super::{Chunk, ChunkWork, Cutter, Job};
 use crate::error::{Error, Result};
 
 /// Chunks cut ahead of the one being read.
 const DEPTH: usize = 4;
-
-type Job<O> = (Chunk, O);
 
 /// An input whose chunks a helper thread works on ahead, in order.
 pub struct Helped<W: ChunkWork> {

@@ -25,7 +25,13 @@ use crate::io::MAX_LINE;
 mod helped;
 pub use helped::Helped;
 
-/// Bytes a chunk is read to before it is cut at its last newline.
+/// Bytes a chunk is read to, at least, before it is cut at its last
+/// newline. A read fills the chunk's whole buffer, which is 1.5 times this,
+/// or more for a buffer that once held a longer start (the first chunk of a
+/// TSV stream carries what the header's reader had buffered, up to 256 KiB):
+/// the TSV helper that gets that buffer back parses about twice the rows of
+/// the other, which measured faster on two cores than equal chunks (1.2
+/// times the time), the reading thread sharing a core with the other one.
 pub const CHUNK: usize = 64 * 1024;
 
 /// Chunks each worker holds at once (one being worked on, one waiting).

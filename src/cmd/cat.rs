@@ -23,8 +23,8 @@ Examples:
   trace-cat -t paje plant.etf > plant.paje  open TRACE data in Pajé viewers
   trace-cat -o run.pftrace run.paje         open it at ui.perfetto.dev (-t chrome: JSON)
 
-Memory: streams and Pajé traces are read in one pass (on two cores in 64 KiB \
-chunks of lines: four in flight for the stream, two for Pajé). Pajé keeps open states, pending links, about 0.5 KiB per container ever created (140 MiB for \
+Memory: streams and Pajé traces are read in one pass (on two cores in chunks \
+of 64 to 288 KiB of lines, four in flight). Pajé keeps open states, pending links, about 0.5 KiB per container ever created (140 MiB for \
 300 000), and --reorder-window rows (at most 16 MiB of their text). Merging \
 keeps one row per input; Pallas traces each thread's grammar and one decoded \
 block per distinct event (on two cores, up to 16 384 rows read ahead); --spans the open frames; -t pjdump also the message \

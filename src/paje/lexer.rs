@@ -4,7 +4,7 @@
 //! has the reading thread to itself. Both ways give the same lines, with
 //! the same numbers.
 
-use super::{split_words, WordSpan};
+use super::{append_words, split_words, WordSpan};
 use crate::chunks::{Chunk, ChunkWork, Helped};
 use crate::error::Result;
 use crate::io::LineReader;
@@ -74,13 +74,7 @@ impl<R: std::io::Read> Lines<R> {
     where
         R: 'static,
     {
-        let chunks = Helped::new(
-            name,
-            Vec::new(),
-            Box::new(inner),
-            Lex::default(),
-            Lex::default(),
-        )?;
+        let chunks = Helped::new(name, Vec::new(), Box::new(inner), Lex, Lex)?;
         Ok(Lines::Ahead(Box::new(AheadLines {
             name: name.to_string(),
             chunks,
@@ -152,10 +146,7 @@ impl AheadLines {
 }
 
 /// The helper's work: a chunk's lines cut into words.
-#[derive(Default)]
-pub struct Lex {
-    words: Vec<WordSpan>,
-}
+pub struct Lex;
 
 /// A chunk's lines and their words.
 #[derive(Default)]
@@ -184,8 +175,7 @@ impl ChunkWork for Lex {
         out.words.clear();
         let mut start = 0;
         for text in chunk.lines() {
-            split_words(text, &mut self.words);
-            out.words.extend_from_slice(&self.words);
+            append_words(text, &mut out.words);
             let end = start + text.len() as u32;
             out.lines.push(LineSpan {
                 start,

@@ -220,8 +220,14 @@ pub type WordSpan = (u32, u32);
 /// loses its quotes; there are no escapes. Word ranges go into `words`.
 pub fn split_words(line: &[u8], words: &mut Vec<WordSpan>) {
     words.clear();
+    append_words(line, words);
+}
+
+/// [`split_words`], the word ranges appended to those `words` holds.
+pub fn append_words(line: &[u8], words: &mut Vec<WordSpan>) {
+    let before = words.len();
     if !split_plain(line, words) {
-        words.clear();
+        words.truncate(before);
         split_general(line, words);
     }
 }
@@ -399,6 +405,11 @@ mod tests {
                 let mut both = Vec::new();
                 split_words(&line, &mut both);
                 assert_eq!(both, general);
+                // Appended after the words of an earlier line.
+                let mut appended = vec![(7, 9)];
+                append_words(&line, &mut appended);
+                assert_eq!(appended[0], (7, 9));
+                assert_eq!(appended[1..], general[..]);
             }
         }
     }
