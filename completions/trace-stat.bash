@@ -23,7 +23,7 @@ _trace__stat() {
 
     case "${cmd}" in
         trace__stat)
-            opts="-f -q -o -h -V --from --quiet --prefix-inputs --output --csv --json --no-header --no-progress --threads --by --histogram --partial --merge --top --unit --ignore-incomplete-links --reorder-window --lenient --help --version"
+            opts="-f -q -o -h -V --from --quiet --prefix-inputs --output --csv --json --no-header --no-progress --threads --by --histogram --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

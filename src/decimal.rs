@@ -169,6 +169,26 @@ impl Decimal {
         }
     }
 
+    /// The quotient `self / n` as the nearest `f64` to its first 24
+    /// significant digits (a mean of exact values: `0.6 / 3` is `0.2`, where
+    /// `f64` arithmetic gives `0.19999999999999998`).
+    pub fn div_to_f64(&self, n: u64) -> f64 {
+        let n = u128::from(n.max(1));
+        let mut digits = (self.mantissa / n).to_string();
+        let mut remainder = self.mantissa % n;
+        let mut exp = i64::from(self.exp);
+        // Significant digits past the integer part, while they matter.
+        let significant = |d: &str| d.trim_start_matches('0').len();
+        while remainder != 0 && significant(&digits) < 24 {
+            remainder *= 10;
+            digits.push(char::from(b'0' + (remainder / n) as u8));
+            remainder %= n;
+            exp -= 1;
+        }
+        let sign = if self.negative { "-" } else { "" };
+        format!("{sign}{digits}e{exp}").parse().unwrap_or(f64::NAN)
+    }
+
     /// The value as `f64` (for comparisons and statistics, not for times).
     pub fn to_f64(&self) -> f64 {
         let v = self.mantissa as f64 * 10f64.powi(self.exp);
@@ -326,6 +346,16 @@ pub fn scaled(value: i64, factor: u64, buf: &mut [u8; SCALED_MAX]) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exact_quotients() {
+        let q = |text: &str, n: u64| Decimal::parse(text).unwrap().div_to_f64(n);
+        assert_eq!(q("0.6", 3), 0.2);
+        assert_eq!(q("1", 3), 1.0 / 3.0);
+        assert_eq!(q("-7.5", 2), -3.75);
+        assert_eq!(q("1e300", 7), 1e300 / 7.0);
+        assert_eq!(q("0", 5), 0.0);
+    }
 
     #[test]
     fn scaled_values_are_exact_and_short() {

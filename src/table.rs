@@ -37,6 +37,17 @@ pub enum Cell<'a> {
     Empty,
 }
 
+impl Cell<'_> {
+    /// `x` in the shortest decimal that reads back as the same `f64` (no
+    /// padding, no exponent); nothing when it is not finite.
+    pub fn shortest(x: f64) -> Cell<'static> {
+        match x.is_finite() {
+            true => Cell::Number(x.to_string()),
+            false => Cell::Empty,
+        }
+    }
+}
+
 /// Writes rows of cells under fixed columns.
 pub struct TableWriter {
     out: Output,

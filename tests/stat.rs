@@ -287,9 +287,9 @@ fn reports_forms_and_errors() {
     assert!(ok);
     assert_eq!(
         out,
-        "sender\treceiver\tcount\tbytes\tmin\tmean\tmax\nrank0\trank1\t3\t12288\t800\t800\t800\n"
+        "sender\treceiver\tcount\tbytes\tmin\tmean\tmax\nMPI rank 0\tMPI rank 1\t3\t12288\t800\t800\t800\n"
     );
-    let (out, _, _) = stat(&["messages", "--unit", "us", "--csv"], &ping);
+    let (out, _, _) = stat(&["messages", "--unit", "us", "--csv", "--ids"], &ping);
     assert_eq!(
         out,
         "sender,receiver,count,bytes,min,mean,max\r\nrank0,rank1,3,12288,0.8,0.8,0.8\r\n"
@@ -307,9 +307,7 @@ fn reports_forms_and_errors() {
     assert_eq!(out.lines().count(), 1);
     let (out, _, _) = stat(&["counters"], &ping);
     assert!(
-        out.contains(
-            "rank1\tbytes_received\t3\t4096\t12288\t8192.000000\t6144.000000\t4096\t12288"
-        ),
+        out.contains("MPI rank 1\tbytes_received\t3\t4096\t12288\t8192\t6144\t4096\t12288"),
         "{out}"
     );
     let dir = scratch("stat-errors");
@@ -684,11 +682,121 @@ fn a_sample_that_is_no_number_is_warned() {
     let (out, err, ok) = stat(&["counters"], &file);
     assert!(ok, "{err}");
     assert!(
-        out.ends_with("a\tload\t1\t2.5\t2.5\t2.500000\t2.500000\t2.5\t2.5\n"),
+        out.ends_with("a\tload\t1\t2.5\t2.5\t2.5\t2.5\t2.5\t2.5\n"),
         "{out}"
     );
     assert!(
         err.contains("1 counter sample(s) whose value is not a number left out (the first: `n/a` of `load` on `a`)"),
         "{err}"
     );
+}
+
+/// A SimGrid-style trace (numeric aliases, a container named like another's
+/// alias, two containers of one name): every report prints what the trace
+/// calls a location or a type; `--ids` prints the stream's ids.
+#[test]
+fn reports_print_names_not_aliases() {
+    let smpi = common::data("paje/smpi_aliases.paje");
+    let rows = |args: &[&str]| -> Vec<String> {
+        let (out, err, ok) = stat(args, &smpi);
+        assert!(ok, "{args:?}: {err}");
+        out.lines().skip(1).map(str::to_string).collect()
+    };
+    let first_fields = |args: &[&str], n: usize| -> Vec<String> {
+        rows(args)
+            .iter()
+            .map(|l| l.split('\t').take(n).collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    assert_eq!(first_fields(&["messages"], 2), ["rank-0 rank-1"]);
+    assert_eq!(first_fields(&["messages", "--ids"], 2), ["1 2"]);
+    assert_eq!(
+        first_fields(&["counters"], 2),
+        ["9 speed", "node-a/gpu load", "node-b/gpu load"]
+    );
+    assert_eq!(
+        first_fields(&["counters", "--ids"], 2),
+        ["12 load", "13 load", "3 speed"]
+    );
+    assert_eq!(
+        first_fields(&["states"], 3),
+        [
+            "rank-2 MPI_STATE compute",
+            "rank-1 MPI_STATE PMPI_Recv",
+            "rank-0 MPI_STATE PMPI_Send"
+        ]
+    );
+    assert_eq!(
+        first_fields(&["states", "--ids"], 3),
+        ["9 3 compute", "2 3 PMPI_Recv", "1 3 PMPI_Send"]
+    );
+    assert_eq!(
+        first_fields(&["profile", "--by", "loc,name"], 2),
+        ["rank-2 compute", "rank-1 PMPI_Recv", "rank-0 PMPI_Send"]
+    );
+    assert_eq!(
+        first_fields(&["profile", "--by", "cat,name"], 2),
+        [
+            "MPI_STATE compute",
+            "MPI_STATE PMPI_Recv",
+            "MPI_STATE PMPI_Send"
+        ]
+    );
+    // Partial reports carry the labels, so a merge prints them too.
+    let dir = common::scratch("labels");
+    let part = dir.join("part");
+    let (_, err, ok) = stat(
+        &["states", "--partial", "-o", part.to_str().unwrap()],
+        &smpi,
+    );
+    assert!(ok, "{err}");
+    let (out, err, ok) = stat(&["states", "--merge"], &part);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("rank-2\tMPI_STATE\tcompute\t1\t1500000000"),
+        "{out}"
+    );
+}
+
+/// Counter means are printed as exact decimals, as min and max are: from
+/// the exact sum of the values as written, in their shortest form.
+#[test]
+fn counter_means_are_exact_decimals() {
+    let dir = scratch("counter-means");
+    let file = dir.join("c.tsv");
+    let sample = |t: &str, v: &str| {
+        row(&[
+            ("kind", "counter"),
+            ("time", t),
+            ("loc", "a"),
+            ("name", "load"),
+            ("value", v),
+        ])
+    };
+    let rows = [
+        row(&[("kind", "container"), ("loc", "a")]),
+        sample("0", "0.1"),
+        sample("1", "0.2"),
+        sample("3", "0.3"),
+    ];
+    std::fs::write(&file, stream(&rows)).unwrap();
+    let (out, err, ok) = stat(&["counters"], &file);
+    assert!(ok, "{err}");
+    // (0.1 + 0.2 + 0.3) / 3 = 0.2 exactly; in f64 arithmetic the sum is
+    // 0.6000000000000001. Time-weighted: (0.1 × 1 + 0.2 × 2) / 3.
+    assert_eq!(
+        out.lines().nth(1),
+        Some("a\tload\t3\t0.1\t0.3\t0.2\t0.16666666666666666\t0.1\t0.3"),
+        "{out}"
+    );
+    // The exact sum travels through a partial report.
+    let part = dir.join("part");
+    let (_, err, ok) = stat(
+        &["counters", "--partial", "-o", part.to_str().unwrap()],
+        &file,
+    );
+    assert!(ok, "{err}");
+    let (merged, err, ok) = stat(&["counters", "--merge"], &part);
+    assert!(ok, "{err}");
+    assert_eq!(merged, out);
 }

@@ -9,12 +9,13 @@ use crate::error::{Error, Location, Result};
 use crate::io::{check_output_is_not_an_input, open_output};
 use crate::ops::matcher::{Matcher, Unmatched};
 use crate::stats::counters::Counters;
+use crate::stats::labels::Labels;
 use crate::stats::messages::Messages;
 use crate::stats::profile::{By, Profile};
 use crate::stats::resources::Resources;
 use crate::stats::states::States;
 use crate::stats::summary::Summary;
-use crate::stats::{Report, Style};
+use crate::stats::{Labelled, Report, Style};
 use crate::stream::{escape_tsv, unescape_tsv};
 
 /// The reports, the first being the default.
@@ -48,7 +49,8 @@ location's enter/leave stack and from state rows; frames open at the end close a
 sorted by exclusive time. messages: per sender and receiver (--by comm: per communicator), count, \
 bytes and min, mean, max transfer time, from msg rows or halves paired as trace-match does. \
 counters: per location and counter, samples, min, max, mean, time-weighted mean (each value held \
-until the next sample), first, last. Scale-out: split a trace by location (trace-filter -l, \
+until the next sample; means in the shortest decimal of their double, from the values' exact \
+sum), first, last. Scale-out: split a trace by location (trace-filter -l, \
 or per Pallas archive), run `trace-stat REPORT --partial -o part.N` on each part (GNU parallel, a \
 Slurm array, xargs -P), then `trace-stat REPORT --merge part.*`: exact figures equal one run \
 over the whole; quantiles too (the sketch merges exactly). profile, states, messages (of msg \
@@ -57,7 +59,10 @@ state type and value, frames and total time. With --threads auto the report runs
 thread (it does less per row than handing the row over costs); the reader still parses on two. resources: per TRACE resource, claims, claimed \
 time, busy time (union of the claims), amount x time, utilisation of the capacity over the \
 trace's span, peak concurrent amount, and Little's law (throughput per second, mean time in the \
-system, L = throughput x mean time, and L measured). Times are integer ns, or exact decimals with --unit. \
+system, L = throughput x mean time, and L measured). Locations and types print as the trace names them: a container's name (where names repeat, \
+its path of names from the root, then ` [ID]` if even those repeat; a Pajé lane as its \
+container), a type's name for a Pajé type id; --ids prints the stream's ids instead, for joins \
+with the stream. Times are integer ns, or exact decimals with --unit. \
 Memory: a few numbers per key, and the open frames.";
 
 /// Print a report over a trace: per-function profile, messages, counters,
@@ -94,6 +99,11 @@ pub struct Args {
     /// input would.
     #[arg(long)]
     pub merge: bool,
+
+    /// Print locations and types as the stream's ids (the `loc` and `cat`
+    /// columns, for joins with the stream) instead of their declared names.
+    #[arg(long)]
+    pub ids: bool,
 
     /// At most N rows, the largest first.
     #[arg(long, value_name = "N")]
@@ -135,8 +145,8 @@ fn take_report(inputs: &mut Vec<String>) -> Result<&'static str> {
 }
 
 /// The report `name` with its options.
-fn open_report(name: &str, args: &Args, env: &Env) -> Result<Box<dyn Report>> {
-    let symbols = env.symbols.clone();
+fn open_report(name: &str, args: &Args, env: &Env) -> Result<Labelled> {
+    let labels = Labels::new(env.symbols.clone(), args.ids);
     let by = args.by.as_deref();
     if args.histogram.is_some() && name != "profile" {
         return Err(Error::Usage(format!(
@@ -144,21 +154,23 @@ fn open_report(name: &str, args: &Args, env: &Env) -> Result<Box<dyn Report>> {
         )));
     }
     let bad_by = |by: &str| Error::Usage(format!("--by {by} does not apply to the {name} report"));
-    Ok(match (name, by) {
+    let report: Box<dyn Report> = match (name, by) {
         ("profile", by) => {
             let key = by.unwrap_or("name");
             let by = By::parse(key).ok_or_else(|| bad_by(key))?;
-            Box::new(Profile::new(by, args.histogram.map(usize::from), symbols))
+            let bins = args.histogram.map(usize::from);
+            Box::new(Profile::new(by, bins, labels.clone()))
         }
-        ("messages", None | Some("pair")) => Box::new(Messages::new(false, symbols)),
-        ("messages", Some("comm")) => Box::new(Messages::new(true, symbols)),
+        ("messages", None | Some("pair")) => Box::new(Messages::new(false, labels.clone())),
+        ("messages", Some("comm")) => Box::new(Messages::new(true, labels.clone())),
         (_, Some(by)) => return Err(bad_by(by)),
-        ("counters", None) => Box::new(Counters::new(symbols, env.warnings.clone())),
-        ("states", None) => Box::new(States::new(symbols)),
-        ("resources", None) => Box::new(Resources::new(symbols)),
-        ("summary", None) => Box::new(Summary::new(symbols)),
+        ("counters", None) => Box::new(Counters::new(labels.clone(), env.warnings.clone())),
+        ("states", None) => Box::new(States::new(labels.clone())),
+        ("resources", None) => Box::new(Resources::new(env.symbols.clone())),
+        ("summary", None) => Box::new(Summary::new(labels.clone())),
         _ => return Err(Error::Usage(format!("unknown report `{name}`"))),
-    })
+    };
+    Ok(Labelled::new(report, labels))
 }
 
 /// The first line of a partial report.
@@ -176,7 +188,7 @@ pub fn run(mut args: Args, env: &Env) -> Result<()> {
         env.warnings.clone(),
     );
     if args.merge {
-        merge_partials(&args, name, sink.next_mut())?;
+        merge_partials(&args, name, sink.next_mut().report())?;
     } else {
         // A report does less per row than handing the row to a second thread
         // costs (bench/stat.sh): auto means one thread for the pump here; the
@@ -191,14 +203,14 @@ pub fn run(mut args: Args, env: &Env) -> Result<()> {
         if matches!(name, "messages" | "summary") {
             pipeline.run(&mut sink, &run)?;
             let matching = sink.summary().clone();
-            sink.next_mut().note_matching(&matching);
+            sink.next_mut().report().note_matching(&matching);
         } else {
             pipeline.run(sink.next_mut(), &run)?;
         }
     }
-    let report = sink.next_mut();
+    let report = sink.next_mut().report();
     if args.partial {
-        return write_partial(&args, name, report.as_ref());
+        return write_partial(&args, name, report);
     }
     let mut table = args.table.open(&report.columns())?;
     let time_factor = match args.unit.as_deref() {
@@ -248,7 +260,7 @@ fn write_partial(args: &Args, name: &str, report: &dyn Report) -> Result<()> {
 }
 
 /// Adds every partial file named as an input to `report`.
-fn merge_partials(args: &Args, name: &str, report: &mut Box<dyn Report>) -> Result<()> {
+fn merge_partials(args: &Args, name: &str, report: &mut dyn Report) -> Result<()> {
     let header = partial_header(args, name);
     for file in &args.input.inputs {
         let text =

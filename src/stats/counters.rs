@@ -1,17 +1,25 @@
 //! The `counters` report: per (location, counter), the samples' count,
 //! extremes, mean, time-weighted mean (each value weighted by how long it
 //! held: until the next sample of that counter), first and last value.
+//! Means print as the shortest decimal of their `f64` (the mean from the
+//! exact sum of the values as written, while that sum fits 36 digits), as
+//! the values themselves print as written.
 //! Partial reports merge when each series is in one part (split by
 //! location): the sums travel as shortest round-trip decimals, so a merged
 //! table is byte-identical to one run over the whole.
 
+use crate::decimal::Decimal;
 use crate::error::{Result, Warnings};
 use crate::fasthash::FastMap;
 use crate::pipe::{Reads, RecordSink};
 use crate::record::{Column, ColumnSet, Kind, Record, Sym};
+use crate::stats::labels::{Labels, Role};
 use crate::stats::{key_of_fields, key_texts, numbers, Key, Report, Style};
 use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
+
+/// What the key columns hold: the location and the counter's name.
+const KEY: [Role; 2] = [Role::Loc, Role::Plain];
 
 #[derive(Default)]
 struct Series {
@@ -20,6 +28,8 @@ struct Series {
     min: (f64, String),
     max: (f64, String),
     sum: f64,
+    /// The sum of the samples as written, while it is exact.
+    exact: Option<Decimal>,
     /// Sum of value × time held, and the time covered.
     weighted: f64,
     span: i64,
@@ -30,6 +40,7 @@ struct Series {
 /// The `counters` report.
 pub struct Counters {
     symbols: Symbols,
+    labels: Labels,
     series: FastMap<Key, Series>,
     /// Samples whose value is not a number, and the first of them.
     skipped: u64,
@@ -38,11 +49,12 @@ pub struct Counters {
 }
 
 impl Counters {
-    /// An empty report over rows whose identifiers are in `symbols`;
-    /// samples left out are told to `warnings`.
-    pub fn new(symbols: Symbols, warnings: Warnings) -> Counters {
+    /// An empty report whose identifiers print through `labels`; samples
+    /// left out are told to `warnings`.
+    pub fn new(labels: Labels, warnings: Warnings) -> Counters {
         Counters {
-            symbols,
+            symbols: labels.symbols().clone(),
+            labels,
             series: FastMap::default(),
             skipped: 0,
             first_skipped: String::new(),
@@ -52,14 +64,22 @@ impl Counters {
 }
 
 impl Series {
+    /// The mean of the samples: from their exact sum while there is one.
+    fn mean(&self) -> f64 {
+        match self.exact {
+            Some(sum) => sum.div_to_f64(self.samples),
+            None => self.sum / self.samples as f64,
+        }
+    }
+
     /// Its state as text: every float in its shortest round-trip form.
-    fn partial(&self, key: Vec<&str>) -> Vec<String> {
-        let mut row: Vec<String> = key.into_iter().map(str::to_string).collect();
+    fn partial(&self, mut row: Vec<String>) -> Vec<String> {
         row.extend([
             self.samples.to_string(),
             self.min.1.clone(),
             self.max.1.clone(),
-            self.sum.to_string(),
+            self.exact
+                .map_or_else(|| self.sum.to_string(), |e| e.to_string()),
             self.weighted.to_string(),
             self.span.to_string(),
             self.first.clone(),
@@ -85,6 +105,7 @@ impl Series {
             min: (real(1)?, f[1].clone()),
             max: (real(2)?, f[2].clone()),
             sum: real(3)?,
+            exact: Decimal::parse(&f[3]),
             weighted: real(4)?,
             span: time(5)?,
             first: f[6].clone(),
@@ -121,6 +142,12 @@ impl RecordSink for Counters {
             .entry([rec.loc, rec.name, Sym::EMPTY])
             .or_default();
         let time = rec.time.unwrap_or_default();
+        let exact = Decimal::parse(&rec.value);
+        s.exact = match (s.samples, exact) {
+            (0, exact) => exact,
+            (_, Some(d)) => s.exact.and_then(|sum| sum.add(&d)),
+            (_, None) => None,
+        };
         if s.samples == 0 {
             s.first.clone_from(&rec.value);
             s.min = (value, rec.value.clone());
@@ -175,7 +202,7 @@ impl Report for Counters {
         let rows = self
             .series
             .iter()
-            .map(|(key, s)| s.partial(key_texts(&self.symbols, key, 2)));
+            .map(|(key, s)| s.partial(key_texts(&self.labels, key, &KEY)));
         Some(rows.collect())
     }
 
@@ -193,10 +220,10 @@ impl Report for Counters {
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
-        let mut rows: Vec<(Vec<&str>, &Series)> = self
+        let mut rows: Vec<(Vec<String>, &Series)> = self
             .series
             .iter()
-            .map(|(key, s)| (key_texts(&self.symbols, key, 2), s))
+            .map(|(key, s)| (key_texts(&self.labels, key, &KEY), s))
             .collect();
         rows.sort_by(|a, b| a.0.cmp(&b.0));
         rows.truncate(style.top.unwrap_or(usize::MAX));
@@ -207,13 +234,13 @@ impl Report for Counters {
             } else {
                 s.last.1
             };
-            let mut cells: Vec<Cell> = key.into_iter().map(Cell::Text).collect();
+            let mut cells: Vec<Cell> = key.iter().map(|k| Cell::Text(k)).collect();
             cells.extend([
                 Cell::UInt(s.samples),
                 Cell::Text(&s.min.1),
                 Cell::Text(&s.max.1),
-                Cell::Real(s.sum / s.samples as f64, 6),
-                Cell::Real(weighted, 6),
+                Cell::shortest(s.mean()),
+                Cell::shortest(weighted),
                 Cell::Text(&s.first),
                 Cell::Text(&s.last.2),
             ]);

@@ -6,8 +6,8 @@ use crate::error::Result;
 use crate::fasthash::FastMap;
 use crate::pipe::{Reads, RecordSink};
 use crate::record::{Column, ColumnSet, Kind, Record, Sym};
+use crate::stats::labels::{Labels, Role};
 use crate::stats::{key_of_fields, key_texts, numbers, Key, Report, Style};
-use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
 
 #[derive(Default)]
@@ -22,27 +22,26 @@ struct Figures {
 /// The `messages` report.
 pub struct Messages {
     by_comm: bool,
-    symbols: Symbols,
+    labels: Labels,
     figures: FastMap<Key, Figures>,
 }
 
 impl Messages {
-    /// Per (sender, receiver), or per communicator when `by_comm`, of
-    /// rows whose identifiers are in `symbols`.
-    pub fn new(by_comm: bool, symbols: Symbols) -> Messages {
+    /// Per (sender, receiver), or per communicator when `by_comm`, with
+    /// identifiers printed through `labels`.
+    pub fn new(by_comm: bool, labels: Labels) -> Messages {
         Messages {
             by_comm,
-            symbols,
+            labels,
             figures: FastMap::default(),
         }
     }
 
-    /// How many key columns there are.
-    fn key_len(&self) -> usize {
-        if self.by_comm {
-            1
-        } else {
-            2
+    /// What the key columns hold.
+    fn key_roles(&self) -> &'static [Role] {
+        match self.by_comm {
+            true => &[Role::Plain],
+            false => &[Role::Loc, Role::Loc],
         }
     }
 }
@@ -99,10 +98,7 @@ impl Report for Messages {
 
     fn partial(&self) -> Option<Vec<Vec<String>>> {
         let rows = self.figures.iter().map(|(key, f)| {
-            let mut row: Vec<String> = key_texts(&self.symbols, key, self.key_len())
-                .into_iter()
-                .map(str::to_string)
-                .collect();
+            let mut row = key_texts(&self.labels, key, self.key_roles());
             row.extend([
                 f.count.to_string(),
                 f.bytes.to_string(),
@@ -115,9 +111,9 @@ impl Report for Messages {
     }
 
     fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
-        let k = self.key_len();
+        let k = self.key_roles().len();
         let n: Vec<i128> = numbers(fields, k, 5)?;
-        let key = key_of_fields(&self.symbols, fields, k);
+        let key = key_of_fields(self.labels.symbols(), fields, k);
         let f = self.figures.entry(key).or_default();
         let (min, max) = (n[3] as i64, n[4] as i64);
         if f.count == 0 || min < f.min {
@@ -133,16 +129,16 @@ impl Report for Messages {
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
-        let k = self.key_len();
-        let mut rows: Vec<(Vec<&str>, &Figures)> = self
+        let roles = self.key_roles();
+        let mut rows: Vec<(Vec<String>, &Figures)> = self
             .figures
             .iter()
-            .map(|(key, f)| (key_texts(&self.symbols, key, k), f))
+            .map(|(key, f)| (key_texts(&self.labels, key, roles), f))
             .collect();
         rows.sort_by(|a, b| b.1.bytes.cmp(&a.1.bytes).then(a.0.cmp(&b.0)));
         rows.truncate(style.top.unwrap_or(usize::MAX));
         for (key, f) in rows {
-            let mut cells: Vec<Cell> = key.into_iter().map(Cell::Text).collect();
+            let mut cells: Vec<Cell> = key.iter().map(|k| Cell::Text(k)).collect();
             cells.extend([
                 Cell::UInt(f.count),
                 Cell::Number(f.bytes.to_string()),

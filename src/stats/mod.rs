@@ -3,6 +3,7 @@
 //! sums and a sketch, plus each location's open frames.
 
 pub mod counters;
+pub mod labels;
 pub mod messages;
 pub mod profile;
 pub mod resources;
@@ -12,19 +13,20 @@ pub mod summary;
 
 use crate::decimal::format_scaled;
 use crate::error::Result;
-use crate::pipe::RecordSink;
-use crate::record::Sym;
+use crate::pipe::{Reads, RecordSink};
+use crate::record::{Record, Sym};
 use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
+use labels::{Labels, Role};
 
 /// What a report's row is per: the symbols of its key columns (a name, a
 /// location and a name...), unused parts empty.
 pub type Key = [Sym; 3];
 
-/// The texts of the first `n` parts of `key`: how the row is shown, and
-/// its order among rows of equal figures.
-pub fn key_texts<'a>(symbols: &'a Symbols, key: &Key, n: usize) -> Vec<&'a str> {
-    key[..n].iter().map(|&s| symbols.text(s)).collect()
+/// The labels of the parts of `key` that `roles` describe: how the row is
+/// shown, and its order among rows of equal figures.
+pub fn key_texts(labels: &Labels, key: &Key, roles: &[Role]) -> Vec<String> {
+    labels.texts(&key[..roles.len()], roles)
 }
 
 /// The key written as the first `n` fields of a partial row.
@@ -101,5 +103,49 @@ impl Style {
         let n = i128::from(n);
         let rounded = (2 * total + n * total.signum()) / (2 * n);
         self.time(i64::try_from(rounded).unwrap_or(i64::MAX))
+    }
+}
+
+/// A report behind the sink that shows its [`Labels`] the declarations
+/// (containers, lanes, types) as they pass; every row reaches the report.
+pub struct Labelled {
+    labels: Labels,
+    report: Box<dyn Report>,
+}
+
+impl Labelled {
+    /// `report`, whose identifiers print through `labels`.
+    pub fn new(report: Box<dyn Report>, labels: Labels) -> Labelled {
+        Labelled { labels, report }
+    }
+
+    /// The report.
+    pub fn report(&mut self) -> &mut dyn Report {
+        self.report.as_mut()
+    }
+}
+
+impl RecordSink for Labelled {
+    fn write(&mut self, rec: &Record) -> Result<()> {
+        if rec.kind.is_structural() {
+            self.labels.observe(rec);
+        }
+        self.report.write(rec)
+    }
+
+    fn write_raw(&mut self, rec: &Record, raw: &[u8]) -> Result<()> {
+        if rec.kind.is_structural() {
+            self.labels.observe(rec);
+        }
+        self.report.write_raw(rec, raw)
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        self.report.finish()
+    }
+
+    /// Declarations are always read whole, so what the report reads is enough.
+    fn reads(&self) -> Reads {
+        self.report.reads()
     }
 }

@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::pipe::{Reads, RecordSink};
 use crate::record::{Column, ColumnSet, Kind, Record, Sym};
+use crate::stats::labels::{Labels, Role};
 use crate::stats::sketch::Sketch;
 use crate::stats::{key_of_fields, key_texts, numbers, Key, Report, Style};
 use crate::symbol::Symbols;
@@ -53,6 +54,16 @@ impl By {
             By::LocName => [rec.loc, rec.name, Sym::EMPTY],
             By::CatName => [rec.cat, rec.name, Sym::EMPTY],
             By::Loc => [rec.loc, Sym::EMPTY, Sym::EMPTY],
+        }
+    }
+
+    /// What the key columns hold.
+    fn roles(self) -> &'static [Role] {
+        match self {
+            By::Name => &[Role::Plain],
+            By::LocName => &[Role::Loc, Role::Plain],
+            By::CatName => &[Role::Type, Role::Plain],
+            By::Loc => &[Role::Loc],
         }
     }
 
@@ -140,6 +151,7 @@ struct Stack {
 pub struct Profile {
     by: By,
     symbols: Symbols,
+    labels: Labels,
     /// Instead of the figures, a duration histogram of this many bins per key.
     histogram: Option<usize>,
     figures: FastMap<Key, Figures>,
@@ -148,13 +160,14 @@ pub struct Profile {
 }
 
 impl Profile {
-    /// A profile per `by` of rows whose identifiers are in `symbols`; with
+    /// A profile per `by`, identifiers printed through `labels`; with
     /// `histogram`, duration histograms of that many log-spaced bins
     /// instead.
-    pub fn new(by: By, histogram: Option<usize>, symbols: Symbols) -> Profile {
+    pub fn new(by: By, histogram: Option<usize>, labels: Labels) -> Profile {
         Profile {
             by,
-            symbols,
+            symbols: labels.symbols().clone(),
+            labels,
             histogram,
             figures: FastMap::default(),
             stacks: FastMap::default(),
@@ -238,18 +251,15 @@ impl Profile {
             .add(duration, exclusive, true);
     }
 
-    /// The texts of `key`'s parts.
-    fn key_texts(&self, key: &Key) -> Vec<&str> {
-        key_texts(&self.symbols, key, self.by.columns().len())
-    }
-
-    /// The rows, most exclusive time first, ties by key.
-    fn ranked(&self) -> Vec<(Vec<&str>, &Figures)> {
-        let mut all: Vec<(Vec<&str>, &Figures)> = self
-            .figures
-            .iter()
-            .map(|(key, f)| (self.key_texts(key), f))
-            .collect();
+    /// The rows by label (keys that print alike, such as two lanes of one
+    /// container, merged), most exclusive time first, ties by label.
+    fn ranked(&self) -> Vec<(Vec<String>, Figures)> {
+        let mut rows: FastMap<Vec<String>, Figures> = FastMap::default();
+        for (key, f) in &self.figures {
+            let label = key_texts(&self.labels, key, self.by.roles());
+            rows.entry(label).or_default().merge(f);
+        }
+        let mut all: Vec<(Vec<String>, Figures)> = rows.into_iter().collect();
         all.sort_by(|a, b| b.1.exclusive.cmp(&a.1.exclusive).then(a.0.cmp(&b.0)));
         all
     }
@@ -330,12 +340,7 @@ impl Report for Profile {
     }
 
     fn partial(&self) -> Option<Vec<Vec<String>>> {
-        let rows = self.figures.iter().map(|(key, f)| {
-            let mut row: Vec<String> = self
-                .key_texts(key)
-                .into_iter()
-                .map(str::to_string)
-                .collect();
+        let rows = self.ranked().into_iter().map(|(mut row, f)| {
             row.extend(
                 [
                     f.count as i128,
@@ -380,13 +385,13 @@ impl Report for Profile {
         rows.truncate(style.top.unwrap_or(usize::MAX));
         if let Some(bins) = self.histogram {
             for (key, f) in rows {
-                write_histogram(table, style, &key, f, bins)?;
+                write_histogram(table, style, &key, &f, bins)?;
             }
             return Ok(());
         }
         let clamp = |x: i128| style.time(i64::try_from(x).unwrap_or(i64::MAX));
         for (key, f) in rows {
-            let mut cells: Vec<Cell> = key.into_iter().map(Cell::Text).collect();
+            let mut cells: Vec<Cell> = key.iter().map(|k| Cell::Text(k)).collect();
             cells.extend([
                 Cell::UInt(f.count),
                 clamp(f.inclusive),
@@ -413,7 +418,7 @@ impl Report for Profile {
 fn write_histogram(
     table: &mut TableWriter,
     style: &Style,
-    key: &[&str],
+    key: &[String],
     f: &Figures,
     bins: usize,
 ) -> Result<()> {
@@ -427,7 +432,7 @@ fn write_histogram(
         counts[bin.min(bins - 1)] += n;
     }
     for (i, n) in counts.into_iter().enumerate() {
-        let mut cells: Vec<Cell> = key.iter().map(|&k| Cell::Text(k)).collect();
+        let mut cells: Vec<Cell> = key.iter().map(|k| Cell::Text(k)).collect();
         cells.extend([style.time(edge(i)), style.time(edge(i + 1)), Cell::UInt(n)]);
         table.row(&cells)?;
     }

@@ -246,13 +246,7 @@ impl Report for Resources {
             }
             let (n, s) = r.figures();
             // Shortest exact form: amounts × times can be tiny in seconds.
-            let real = |x: f64| {
-                if x.is_finite() {
-                    Cell::Number(x.to_string())
-                } else {
-                    Cell::Empty
-                }
-            };
+            let real = Cell::shortest;
             let utilisation = r
                 .capacity
                 .map_or(f64::NAN, |c| s.amount_time / (c * span as f64));

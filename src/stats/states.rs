@@ -6,13 +6,18 @@ use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::pipe::{Reads, RecordSink};
 use crate::record::{Column, ColumnSet, Kind, Record, Sym};
+use crate::stats::labels::{Labels, Role};
 use crate::stats::{key_of_fields, key_texts, numbers, Key, Report, Style};
 use crate::symbol::{well_known, Symbols};
 use crate::table::{Cell, TableWriter};
 
+/// What the key columns hold: the container, the state's type and value.
+const KEY: [Role; 3] = [Role::Loc, Role::Type, Role::Plain];
+
 /// The `states` report.
 pub struct States {
     symbols: Symbols,
+    labels: Labels,
     /// The container each lane belongs to.
     lanes: FastMap<Sym, Sym>,
     /// Per location, the open frames: (key, start), and the latest time of
@@ -24,10 +29,11 @@ pub struct States {
 }
 
 impl States {
-    /// The report over rows whose identifiers are in `symbols`.
-    pub fn new(symbols: Symbols) -> States {
+    /// The report, identifiers printed through `labels`.
+    pub fn new(labels: Labels) -> States {
         States {
-            symbols,
+            symbols: labels.symbols().clone(),
+            labels,
             lanes: FastMap::default(),
             open: FastMap::default(),
             figures: FastMap::default(),
@@ -62,8 +68,18 @@ impl States {
         Ok(())
     }
 
-    fn texts(&self, key: &Key) -> Vec<&str> {
-        key_texts(&self.symbols, key, 3)
+    /// The rows by label (keys that print alike merged), most time first,
+    /// ties by label.
+    fn ranked(&self) -> Vec<(Vec<String>, (u64, i128))> {
+        let mut rows: FastMap<Vec<String>, (u64, i128)> = FastMap::default();
+        for (key, (count, time)) in &self.figures {
+            let row = rows.entry(key_texts(&self.labels, key, &KEY)).or_default();
+            row.0 += count;
+            row.1 += time;
+        }
+        let mut rows: Vec<_> = rows.into_iter().collect();
+        rows.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then(a.0.cmp(&b.0)));
+        rows
     }
 }
 
@@ -125,8 +141,7 @@ impl Report for States {
     }
 
     fn partial(&self) -> Option<Vec<Vec<String>>> {
-        let rows = self.figures.iter().map(|(key, (count, time))| {
-            let mut row: Vec<String> = self.texts(key).into_iter().map(str::to_string).collect();
+        let rows = self.ranked().into_iter().map(|(mut row, (count, time))| {
             row.extend([count.to_string(), time.to_string()]);
             row
         });
@@ -143,17 +158,12 @@ impl Report for States {
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
-        let mut rows: Vec<(Vec<&str>, &(u64, i128))> = self
-            .figures
-            .iter()
-            .map(|(key, figures)| (self.texts(key), figures))
-            .collect();
-        rows.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then(a.0.cmp(&b.0)));
+        let mut rows = self.ranked();
         rows.truncate(style.top.unwrap_or(usize::MAX));
         for (key, (count, time)) in rows {
-            let mut cells: Vec<Cell> = key.into_iter().map(Cell::Text).collect();
-            cells.push(Cell::UInt(*count));
-            cells.push(style.time(i64::try_from(*time).unwrap_or(i64::MAX)));
+            let mut cells: Vec<Cell> = key.iter().map(|k| Cell::Text(k)).collect();
+            cells.push(Cell::UInt(count));
+            cells.push(style.time(i64::try_from(time).unwrap_or(i64::MAX)));
             table.row(&cells)?;
         }
         Ok(())

@@ -8,9 +8,9 @@ use crate::fasthash::FastSet;
 use crate::ops::matcher::MatchSummary;
 use crate::pipe::{Reads, RecordSink};
 use crate::record::{ColumnSet, Kind, Record, Sym};
+use crate::stats::labels::Labels;
 use crate::stats::profile::{By, Profile};
 use crate::stats::{Report, Style};
-use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
 
 /// The `summary` report.
@@ -24,14 +24,14 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// The report over rows whose identifiers are in `symbols`.
-    pub fn new(symbols: Symbols) -> Summary {
+    /// The report, identifiers printed through `labels`.
+    pub fn new(labels: Labels) -> Summary {
         Summary {
             rows: [0; Kind::ALL.len()],
             locations: FastSet::default(),
             first: None,
             last: None,
-            profile: Profile::new(By::Name, None, symbols),
+            profile: Profile::new(By::Name, None, labels),
             unmatched: (0, 0),
         }
     }

@@ -1,0 +1,254 @@
+//! What reports print for the identifiers in their key columns: what the
+//! trace calls a location or a type, not the alias the stream keys it by.
+//!
+//! A Pajé trace (SimGrid's above all) declares containers and types under
+//! short aliases (`1`, `16/2`, `S`) and names them separately (`rank-0`,
+//! `MPI_STATE`). The stream keeps the aliases, since rows refer to them;
+//! a person reading a report wants the names. A location prints as its
+//! declared name; where two locations share a name, each prints as its path
+//! of names from the root (`host-1/rank-0`), and where even the paths are
+//! alike, the path followed by ` [ID]`. A lane (a Pajé state stack) prints as
+//! its container. A `cat` that is the id of a declared type prints as the
+//! type's name. With `--ids` (`Labels::ids`), every identifier prints as
+//! the stream has it, except that a lane still prints as its container's id.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::fasthash::FastMap;
+use crate::record::{Kind, Record, Sym};
+use crate::symbol::{well_known, Symbols};
+
+/// What a key column holds, so its label is found the right way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A location (`loc`, `peer` of a message).
+    Loc,
+    /// A category that may be a declared type's id (`cat`).
+    Type,
+    /// Anything else: printed as it is.
+    Plain,
+}
+
+/// A declared location.
+struct Declared {
+    name: Sym,
+    parent: Sym,
+}
+
+#[derive(Default)]
+struct Inner {
+    /// Containers by id (not lanes).
+    containers: FastMap<Sym, Declared>,
+    /// Each lane's container.
+    lanes: FastMap<Sym, Sym>,
+    /// Each declared type's name, by the symbol of its id.
+    types: FastMap<Sym, Sym>,
+    /// The label of each container, made once the stream has ended.
+    resolved: Option<FastMap<Sym, String>>,
+}
+
+/// The labels of a report's identifiers: a handle shared by the report
+/// (which prints them) and the sink in front of it that sees the
+/// declarations ([`Labels::observe`]).
+#[derive(Clone)]
+pub struct Labels {
+    symbols: Symbols,
+    ids: bool,
+    inner: Arc<Mutex<Inner>>,
+}
+
+impl Labels {
+    /// Labels of identifiers in `symbols`: names, or the stream's ids when
+    /// `ids`.
+    pub fn new(symbols: Symbols, ids: bool) -> Labels {
+        Labels {
+            symbols,
+            ids,
+            inner: Arc::default(),
+        }
+    }
+
+    /// The symbol table the labelled identifiers are in.
+    pub fn symbols(&self) -> &Symbols {
+        &self.symbols
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Notes what `rec` declares (a container, a lane or a type); other rows
+    /// are ignored.
+    pub fn observe(&self, rec: &Record) {
+        match rec.kind {
+            Kind::Container if rec.cat == well_known::LANE => {
+                self.lock().lanes.insert(rec.loc, rec.peer);
+            }
+            Kind::Container => {
+                let mut inner = self.lock();
+                inner.resolved = None;
+                inner.containers.insert(
+                    rec.loc,
+                    Declared {
+                        name: rec.name,
+                        parent: rec.peer,
+                    },
+                );
+            }
+            Kind::Type if !rec.id.is_empty() && !rec.name.is_empty() => {
+                let id = self.symbols.intern(&rec.id);
+                self.lock().types.insert(id, rec.name);
+            }
+            _ => {}
+        }
+    }
+
+    /// The labels of the first `roles.len()` parts of `key`.
+    pub fn texts(&self, key: &[Sym], roles: &[Role]) -> Vec<String> {
+        let mut inner = self.lock();
+        if inner.resolved.is_none() && !self.ids {
+            let resolved = resolve(&inner, &self.symbols);
+            inner.resolved = Some(resolved);
+        }
+        key.iter()
+            .zip(roles)
+            .map(|(&sym, &role)| self.label(&inner, sym, role))
+            .collect()
+    }
+
+    fn label(&self, inner: &Inner, sym: Sym, role: Role) -> String {
+        match role {
+            Role::Loc => {
+                let owner = inner.lanes.get(&sym).copied().unwrap_or(sym);
+                match inner.resolved.as_ref().and_then(|r| r.get(&owner)) {
+                    Some(label) if !self.ids => label.clone(),
+                    _ => self.symbols.text(owner).to_string(),
+                }
+            }
+            Role::Type if !self.ids => {
+                let name = inner.types.get(&sym).copied().unwrap_or(sym);
+                self.symbols.text(name).to_string()
+            }
+            Role::Type | Role::Plain => self.symbols.text(sym).to_string(),
+        }
+    }
+}
+
+/// Each container's label: its name where no other container has it, else
+/// its path of names, else the path and its id.
+fn resolve(inner: &Inner, symbols: &Symbols) -> FastMap<Sym, String> {
+    let name = |id: Sym| -> String {
+        let declared = inner.containers.get(&id).map_or(id, |c| c.name);
+        match declared.is_empty() {
+            true => symbols.text(id).to_string(),
+            false => symbols.text(declared).to_string(),
+        }
+    };
+    let mut labels: FastMap<Sym, String> =
+        inner.containers.keys().map(|&id| (id, name(id))).collect();
+    let path = |id: Sym| -> String {
+        let mut parts = vec![name(id)];
+        let mut at = id;
+        // Bounded by the containers, so a cycle of parents cannot loop.
+        for _ in 0..inner.containers.len() {
+            match inner.containers.get(&at) {
+                Some(c) if !c.parent.is_empty() && inner.containers.contains_key(&c.parent) => {
+                    at = c.parent;
+                    parts.push(name(at));
+                }
+                _ => break,
+            }
+        }
+        parts.reverse();
+        parts.join("/")
+    };
+    for pass in 0..2 {
+        let mut uses: FastMap<&str, u32> = FastMap::default();
+        for label in labels.values() {
+            *uses.entry(label.as_str()).or_default() += 1;
+        }
+        let repeated: Vec<Sym> = labels
+            .iter()
+            .filter(|(_, label)| uses[label.as_str()] > 1)
+            .map(|(&id, _)| id)
+            .collect();
+        for id in repeated {
+            let label = match pass {
+                0 => path(id),
+                _ => format!("{} [{}]", path(id), symbols.text(id)),
+            };
+            labels.insert(id, label);
+        }
+    }
+    labels
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn container(symbols: &Symbols, id: &str, name: &str, parent: &str) -> Record {
+        let mut rec = Record::new(Kind::Container);
+        rec.loc = symbols.intern(id);
+        rec.name = symbols.intern(name);
+        rec.peer = symbols.intern(parent);
+        rec
+    }
+
+    #[test]
+    fn names_then_paths_then_ids() {
+        let symbols = Symbols::new();
+        let labels = Labels::new(symbols.clone(), false);
+        for (id, name, parent) in [
+            ("h1", "host", ""),
+            ("h2", "host-2", ""),
+            ("1", "rank-0", "h1"),
+            ("2", "rank-0", "h2"),
+            ("3", "9", "h1"),
+            ("9", "rank-1", "h1"),
+            ("4", "twin", "h1"),
+            ("5", "twin", "h1"),
+        ] {
+            labels.observe(&container(&symbols, id, name, parent));
+        }
+        let mut lane = container(&symbols, "9/2", "MPI_STATE", "9");
+        lane.cat = well_known::LANE;
+        labels.observe(&lane);
+        let key: Vec<Sym> = ["1", "2", "3", "9", "9/2", "4", "5", "undeclared"]
+            .iter()
+            .map(|t| symbols.intern(t))
+            .collect();
+        let roles = [Role::Loc; 8];
+        assert_eq!(
+            labels.texts(&key, &roles),
+            [
+                "host/rank-0",
+                "host-2/rank-0",
+                "9",
+                "rank-1",
+                "rank-1",
+                "host/twin [4]",
+                "host/twin [5]",
+                "undeclared"
+            ]
+        );
+        let ids = Labels::new(symbols.clone(), true);
+        ids.observe(&lane);
+        assert_eq!(ids.texts(&key[3..5], &roles[..2]), ["9", "9"]);
+    }
+
+    #[test]
+    fn a_type_id_prints_as_its_name() {
+        let symbols = Symbols::new();
+        let labels = Labels::new(symbols.clone(), false);
+        let mut ty = Record::new(Kind::Type);
+        ty.id = "S".into();
+        ty.name = symbols.intern("MPI_STATE");
+        labels.observe(&ty);
+        let key = [symbols.intern("S"), symbols.intern("S")];
+        assert_eq!(
+            labels.texts(&key, &[Role::Type, Role::Plain]),
+            ["MPI_STATE", "S"]
+        );
+    }
+}
