@@ -15,7 +15,7 @@ stf\t''
 stf-single\t''
 chrome\t''
 perfetto\t''"
-complete -c trace-cat -l unit -d 'With --rows-only: write times in UNIT as exact decimals (1.5 for 1500 ns in us) instead of integer nanoseconds' -r -f -a "ns\t''
+complete -c trace-cat -l unit -d 'Write times in UNIT as exact decimals (1.5 for 1500 ns in us) instead of integer nanoseconds: a table of the data rows for other tools (R, DuckDB, gnuplot), with its header line unless --rows-only or --no-header, and no longer a stream' -r -f -a "ns\t''
 us\t''
 ms\t''
 s\t''"

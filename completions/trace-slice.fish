@@ -1,5 +1,5 @@
 complete -c trace-slice -s o -l output -d 'Write to FILE instead of standard output' -r
-complete -c trace-slice -l unit -d 'With --rows-only: write times in UNIT as exact decimals (1.5 for 1500 ns in us) instead of integer nanoseconds' -r -f -a "ns\t''
+complete -c trace-slice -l unit -d 'Write times in UNIT as exact decimals (1.5 for 1500 ns in us) instead of integer nanoseconds: a table of the data rows for other tools (R, DuckDB, gnuplot), with its header line unless --rows-only or --no-header, and no longer a stream' -r -f -a "ns\t''
 us\t''
 ms\t''
 s\t''"

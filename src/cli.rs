@@ -108,9 +108,11 @@ pub struct OutputArgs {
     #[arg(long)]
     pub rows_only: bool,
 
-    /// With --rows-only: write times in UNIT as exact decimals (1.5 for
-    /// 1500 ns in us) instead of integer nanoseconds.
-    #[arg(long, value_name = "UNIT", requires = "rows_only",
+    /// Write times in UNIT as exact decimals (1.5 for 1500 ns in us) instead
+    /// of integer nanoseconds: a table of the data rows for other tools (R,
+    /// DuckDB, gnuplot), with its header line unless --rows-only or
+    /// --no-header, and no longer a stream.
+    #[arg(long, value_name = "UNIT",
           value_parser = PossibleValuesParser::new(["ns", "us", "ms", "s"]))]
     pub unit: Option<String>,
 
@@ -453,9 +455,14 @@ impl<'e> Pipeline<'e> {
                 format.name
             )));
         }
-        if args.rows_only && !matches!(format.name, "tsv" | "jsonl") {
+        let shaping = match (args.rows_only, &args.unit) {
+            (true, _) => Some("--rows-only"),
+            (false, Some(_)) => Some("--unit"),
+            _ => None,
+        };
+        if let Some(flag) = shaping.filter(|_| !matches!(format.name, "tsv" | "jsonl")) {
             return Err(Error::Usage(format!(
-                "--rows-only shapes the stream's TSV or JSON Lines; the output is {}",
+                "{flag} shapes the stream's TSV or JSON Lines; the output is {}",
                 format.name
             )));
         }
@@ -463,8 +470,8 @@ impl<'e> Pipeline<'e> {
         let out = open_output(args.output.as_deref(), args.line_buffered)?;
         let opts = WriteOptions {
             symbols: self.env.symbols.clone(),
-            no_header: args.no_header,
-            rows_only: args.rows_only,
+            no_header: args.no_header || args.rows_only,
+            rows_only: args.rows_only || args.unit.is_some(),
             time_decimals: match args.unit.as_deref() {
                 Some("us") => 3,
                 Some("ms") => 6,

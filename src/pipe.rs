@@ -241,8 +241,8 @@ pub struct WriteOptions {
     pub symbols: Symbols,
     /// Omit the TSV header line (for tools that want bare rows).
     pub no_header: bool,
-    /// Data rows only (stream writers): no header, and no `meta`, `type` or
-    /// `container` rows. For awk and gnuplot; no longer a stream.
+    /// Data rows only (stream writers): no `meta`, `type` or `container`
+    /// rows. For awk and gnuplot; no longer a stream.
     pub rows_only: bool,
     /// Decimals of the unit times are written in by the stream writers: 0
     /// (ns, the stream's own), 3 (µs), 6 (ms), 9 (s); exact, only with

@@ -347,12 +347,27 @@ fn rows_only_with_a_unit_is_data_for_other_tools() {
     let first = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     let first: serde_json::Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
     assert_eq!(first["kind"], "enter");
-    // --unit needs --rows-only (times in the stream are integer ns); other
-    // formats have no rows to keep.
-    bin("trace-cat")
+    // Without --rows-only, the header line stays (a table for R or DuckDB),
+    // but not the declarations: times in a stream are integer ns, so the
+    // output is no stream, and a reader refuses it rather than misread it.
+    let out = bin("trace-cat")
         .args(["--unit", "ms", "examples/pingpong.tsv"])
         .assert()
-        .code(2);
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("kind\ttime\tend\tloc"), "{text}");
+    assert!(lines[1..]
+        .iter()
+        .all(|l| !l.starts_with("meta\t") && !l.starts_with("container\t")));
+    assert_eq!(lines[1].split('\t').nth(1), Some("0"));
+    assert_eq!(lines[3].split('\t').nth(1), Some("0.001"), "{text}");
+    bin("trace-cat").arg("-").write_stdin(text).assert().code(1);
+    bin("trace-cat")
+        .args(["--unit", "ms", "-t", "trace", "examples/pingpong.tsv"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--unit shapes"));
     bin("trace-cat")
         .args(["--rows-only", "-t", "trace", "examples/pingpong.tsv"])
         .assert()

@@ -624,7 +624,7 @@ impl TsvWriter {
                 spans: Vec::new(),
                 fields: Vec::new(),
             },
-            header: !opts.no_header && !opts.rows_only,
+            header: !opts.no_header,
             rows_only: opts.rows_only,
             started: false,
             line: Vec::with_capacity(256),
