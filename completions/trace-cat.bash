@@ -23,7 +23,7 @@ _trace__cat() {
 
     case "${cmd}" in
         trace__cat)
-            opts="-f -q -o -t -h -V --from --quiet --prefix-inputs --output --to --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --spans --ignore-incomplete-links --reorder-window --precision --user-fields --lenient --help --version"
+            opts="-f -q -o -t -h -V --from --quiet --prefix-inputs --output --to --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --spans --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -63,6 +63,10 @@ _trace__cat() {
                     ;;
                 --reorder-window)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --time-unit)
+                    COMPREPLY=($(compgen -W "s ms us ns" -- "${cur}"))
                     return 0
                     ;;
                 --precision)

@@ -23,6 +23,10 @@ complete -c trace-cat -l threads -d 'Threads: 1 does everything on one core; 2 p
 1\t''
 2\t''"
 complete -c trace-cat -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
+complete -c trace-cat -l time-unit -d 'Unit of the file\'s times, which Pajé does not state (default s; StarPU\'s FxT tools write ms)' -r -f -a "s\t''
+ms\t''
+us\t''
+ns\t''"
 complete -c trace-cat -l precision -d 'Decimals of times and values (pj_dump\'s -l; default 6)' -r
 complete -c trace-cat -s q -l quiet -d 'Print no warnings'
 complete -c trace-cat -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'

@@ -47,6 +47,10 @@ complete -c trace-filter -l start -d 'Keep rows at or after TIME: nanoseconds fr
 complete -c trace-filter -l end -d 'Keep rows before TIME (same syntax as --start)' -r
 complete -c trace-filter -s a -l attr -d 'Keep rows with attribute KEY; with a test: KEY=TEXT, KEY!=TEXT, or a number compared exactly: KEY>N, KEY>=N, KEY<N, KEY<=N (quote them for the shell). A KEY no attribute has names the column size, tag, depth or value. Repeatable: all must hold' -r
 complete -c trace-filter -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
+complete -c trace-filter -l time-unit -d 'Unit of the file\'s times, which Pajé does not state (default s; StarPU\'s FxT tools write ms)' -r -f -a "s\t''
+ms\t''
+us\t''
+ns\t''"
 complete -c trace-filter -l precision -d 'Decimals of times and values (pj_dump\'s -l; default 6)' -r
 complete -c trace-filter -s q -l quiet -d 'Print no warnings'
 complete -c trace-filter -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'

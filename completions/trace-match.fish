@@ -27,6 +27,10 @@ drop\t'Left out (counted in the summary)'
 error\t'Exit 1, naming the first'"
 complete -c trace-match -l max-pending -d 'Stop with an error (naming the row) when more than N halves wait for their partner: the guard for a stream where one side is missing' -r
 complete -c trace-match -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
+complete -c trace-match -l time-unit -d 'Unit of the file\'s times, which Pajé does not state (default s; StarPU\'s FxT tools write ms)' -r -f -a "s\t''
+ms\t''
+us\t''
+ns\t''"
 complete -c trace-match -l precision -d 'Decimals of times and values (pj_dump\'s -l; default 6)' -r
 complete -c trace-match -s q -l quiet -d 'Print no warnings'
 complete -c trace-match -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'

@@ -23,7 +23,7 @@ _trace__slice() {
 
     case "${cmd}" in
         trace__slice)
-            opts="-q -o -f -t -h -V --quiet --prefix-inputs --output --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --from --to --around --width --messages --rebase --input-format --output-format --ignore-incomplete-links --reorder-window --precision --user-fields --lenient --help --version"
+            opts="-q -o -f -t -h -V --quiet --prefix-inputs --output --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --from --to --around --width --messages --rebase --input-format --output-format --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -83,6 +83,10 @@ _trace__slice() {
                     ;;
                 --reorder-window)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --time-unit)
+                    COMPREPLY=($(compgen -W "s ms us ns" -- "${cur}"))
                     return 0
                     ;;
                 --precision)

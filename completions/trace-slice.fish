@@ -29,6 +29,10 @@ stf-single\t''
 chrome\t''
 perfetto\t''"
 complete -c trace-slice -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
+complete -c trace-slice -l time-unit -d 'Unit of the file\'s times, which Pajé does not state (default s; StarPU\'s FxT tools write ms)' -r -f -a "s\t''
+ms\t''
+us\t''
+ns\t''"
 complete -c trace-slice -l precision -d 'Decimals of times and values (pj_dump\'s -l; default 6)' -r
 complete -c trace-slice -s q -l quiet -d 'Print no warnings'
 complete -c trace-slice -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'

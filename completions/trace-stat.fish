@@ -17,6 +17,10 @@ us\t''
 ms\t''
 s\t''"
 complete -c trace-stat -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
+complete -c trace-stat -l time-unit -d 'Unit of the file\'s times, which Pajé does not state (default s; StarPU\'s FxT tools write ms)' -r -f -a "s\t''
+ms\t''
+us\t''
+ns\t''"
 complete -c trace-stat -s q -l quiet -d 'Print no warnings'
 complete -c trace-stat -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'
 complete -c trace-stat -l csv -d 'Write CSV (RFC 4180 quoting) instead of TSV'

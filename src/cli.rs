@@ -294,6 +294,9 @@ pub fn command<A: CommandFactory>() -> clap::Command {
             OptionValue::Number(placeholder) => arg
                 .value_name(placeholder)
                 .value_parser(clap::value_parser!(u64)),
+            OptionValue::Choice(placeholder, words) => arg
+                .value_name(placeholder)
+                .value_parser(clap::builder::PossibleValuesParser::new(words)),
         };
         cmd = cmd.arg(arg);
     }
@@ -312,6 +315,11 @@ fn given_format_options(matches: &ArgMatches) -> FormatOptions {
             OptionValue::Number(_) => {
                 if let Ok(Some(&n)) = matches.try_get_one::<u64>(option.name) {
                     given.set_number(option.name, n);
+                }
+            }
+            OptionValue::Choice(..) => {
+                if let Ok(Some(word)) = matches.try_get_one::<String>(option.name) {
+                    given.set_choice(option.name, word);
                 }
             }
         }

@@ -263,6 +263,8 @@ pub enum OptionValue {
     Switch,
     /// A natural number, named by the placeholder in `--help`.
     Number(&'static str),
+    /// One of these words (the placeholder in `--help`, the words).
+    Choice(&'static str, &'static [&'static str]),
 }
 
 /// An option that belongs to one format (`--reorder-window` of the Pajé
@@ -284,6 +286,7 @@ pub struct FormatOption {
 pub struct FormatOptions {
     switches: Vec<&'static str>,
     numbers: Vec<(&'static str, u64)>,
+    choices: Vec<(&'static str, String)>,
 }
 
 impl FormatOptions {
@@ -296,6 +299,20 @@ impl FormatOptions {
     pub fn set_number(&mut self, name: &'static str, value: u64) {
         self.numbers.retain(|(n, _)| *n != name);
         self.numbers.push((name, value));
+    }
+
+    /// Gives choice option `name` its value.
+    pub fn set_choice(&mut self, name: &'static str, value: &str) {
+        self.choices.retain(|(n, _)| *n != name);
+        self.choices.push((name, value.to_string()));
+    }
+
+    /// The value of choice option `name`, if given.
+    pub fn choice(&self, name: &str) -> Option<&str> {
+        self.choices
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
     }
 
     /// Whether switch `name` was given.
@@ -317,6 +334,7 @@ impl FormatOptions {
             .iter()
             .copied()
             .chain(self.numbers.iter().map(|(n, _)| *n))
+            .chain(self.choices.iter().map(|(n, _)| *n))
     }
 }
 

@@ -631,3 +631,45 @@ fn one_thread_or_two_read_a_long_trace_alike() {
         }
     }
 }
+
+/// Pajé states no time unit: StarPU writes milliseconds, read with
+/// `--time-unit ms`; the stream says which unit was used.
+#[test]
+fn time_unit_of_a_starpu_trace() {
+    let starpu = data("paje/starpu_ms.paje");
+    let stream = cat(&["--time-unit", "ms"], &starpu).unwrap();
+    assert!(
+        stream.contains("meta\t\t\t\t\ttime_unit\t\t\t\t\t\t\tms\t\t\n"),
+        "{stream}"
+    );
+    let enters: Vec<&str> = stream
+        .lines()
+        .filter(|l| kind_of(l) == "enter")
+        .map(|l| col(l, "time"))
+        .collect();
+    assert_eq!(enters, ["1000250000", "2000000000"]);
+    let out = output_of(
+        "trace-stat",
+        &["summary", "--time-unit", "ms", "--unit", "s"],
+        &[&starpu],
+    );
+    assert!(out.contains("span\t\t4.2625\n"), "{out}");
+    // Seconds by default, and every unit scales exactly.
+    let seconds = cat(&[], &starpu).unwrap();
+    assert!(seconds.contains("enter\t1000250000000\t"), "{seconds}");
+    let ns = cat(&["--time-unit", "ns"], &starpu).unwrap();
+    assert!(ns.contains("enter\t1000\t"), "{ns}");
+    // Only Pajé inputs take it; a unit it does not know is a usage error.
+    bin("trace-cat")
+        .args(["--time-unit", "ms", "examples/pingpong.tsv"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--time-unit is an option of the paje reader",
+        ));
+    bin("trace-cat")
+        .args(["--time-unit", "min"])
+        .arg(&starpu)
+        .assert()
+        .code(2);
+}

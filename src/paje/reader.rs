@@ -25,6 +25,15 @@ use crate::symbol::{well_known, SymCache};
 
 const IGNORE_INCOMPLETE_LINKS: &str = "ignore-incomplete-links";
 const REORDER_WINDOW: &str = "reorder-window";
+const TIME_UNIT: &str = "time-unit";
+
+/// The units `--time-unit` takes, with nanoseconds per unit.
+const TIME_UNITS: [(&str, u64); 4] = [
+    ("s", 1_000_000_000),
+    ("ms", 1_000_000),
+    ("us", 1_000),
+    ("ns", 1),
+];
 
 /// The options of the Pajé reader.
 pub const READ_OPTIONS: &[FormatOption] = &[
@@ -37,6 +46,11 @@ pub const READ_OPTIONS: &[FormatOption] = &[
         name: REORDER_WINDOW,
         help: "Rows held to put events of different containers back in time order (default 4096; memory grows with it)",
         value: OptionValue::Number("ROWS"),
+    },
+    FormatOption {
+        name: TIME_UNIT,
+        help: "Unit of the file's times, which Pajé does not state (default s; StarPU's FxT tools write ms)",
+        value: OptionValue::Choice("UNIT", &["s", "ms", "us", "ns"]),
     },
 ];
 
@@ -196,6 +210,8 @@ struct Sim {
     /// `--ignore-incomplete-links`), swept in bulk.
     stale: usize,
     ignore_incomplete: bool,
+    /// Nanoseconds per unit of the file's times.
+    ns_per_unit: u64,
     lossy: u64,
     dropped: u64,
     first_dropped: u64,
@@ -230,6 +246,7 @@ impl Sim {
             slot_index: FastMap::default(),
             stale: 0,
             ignore_incomplete,
+            ns_per_unit: NS,
             lossy: 0,
             dropped: 0,
             first_dropped: 0,
@@ -266,13 +283,15 @@ impl Sim {
     }
 
     fn time(&mut self, text: &str) -> Result<(i64, bool), String> {
-        if let Some(ns) = crate::decimal::plain_seconds_to_ns(text) {
-            return Ok((ns, false));
+        if self.ns_per_unit == NS {
+            if let Some(ns) = crate::decimal::plain_seconds_to_ns(text) {
+                return Ok((ns, false));
+            }
         }
         let d = Decimal::parse(text)
-            .ok_or_else(|| format!("bad time `{text}`: expected a decimal number of seconds"))?;
+            .ok_or_else(|| format!("bad time `{text}`: expected a decimal number"))?;
         let (t, lossy) = d
-            .scaled(NS)
+            .scaled(self.ns_per_unit)
             .ok_or_else(|| format!("time `{text}` is out of range"))?;
         if lossy {
             self.lossy += 1;
@@ -1459,24 +1478,31 @@ impl<R: BufRead> PajeReader<R> {
         };
         let mut queue = RowQueue::new(window);
         let mut syms = SymCache::new(opts.symbols.clone());
+        let unit = opts.format.choice(TIME_UNIT).unwrap_or("s");
+        let ns_per_unit = TIME_UNITS
+            .iter()
+            .find(|(u, _)| *u == unit)
+            .map_or(NS, |&(_, ns)| ns);
         for (k, v) in [
             ("source_format", "paje"),
             ("source", name),
-            ("time_unit", "s"),
+            ("time_unit", unit),
         ] {
             let slot = queue.slot();
             *queue.get(slot) = Record::meta(syms.intern(k), v);
             let _ = queue.commit(slot, i64::MIN);
         }
+        let mut sim = Sim::new(
+            name,
+            opts.format.switch(IGNORE_INCOMPLETE_LINKS),
+            syms,
+            opts.warnings.clone(),
+        );
+        sim.ns_per_unit = ns_per_unit;
         PajeReader {
             lines,
             catalogue: Catalogue::default(),
-            sim: Sim::new(
-                name,
-                opts.format.switch(IGNORE_INCOMPLETE_LINKS),
-                syms,
-                opts.warnings.clone(),
-            ),
+            sim,
             queue,
             max_time: None,
             word_buf: Vec::new(),
