@@ -588,7 +588,6 @@ pub fn run_main<A: CommandFactory + FromArgMatches>(
     name: &'static str,
     run: fn(A, &Env) -> Result<()>,
 ) -> ExitCode {
-    crate::io::probe_stdout();
     let parsed = command::<A>()
         .try_get_matches()
         .and_then(|m| A::from_arg_matches(&m).map(|a| (m, a)));

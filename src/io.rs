@@ -251,31 +251,30 @@ fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
     false
 }
 
-/// Whether standard output was a closed descriptor (`cmd >&-`) when the
-/// command started (see [`probe_stdout`]).
-static STDOUT_CLOSED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+/// Whether descriptor 1 was closed when the process started, noted by
+/// [`NOTE_STDOUT_AT_START`] before Rust's runtime reopens a closed standard
+/// descriptor on `/dev/null` (read-write). Looking at the descriptor later
+/// cannot tell that apart from `1<>/dev/null` or Python's
+/// `subprocess.DEVNULL`, which are open outputs.
+static STDOUT_CLOSED_AT_START: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
 
-/// Notes whether standard output was closed when the program started; the
-/// command layer calls it first. Rust's runtime reopens a closed standard
-/// descriptor on `/dev/null` (read-write, which no shell redirection does), so
-/// writing to it would succeed and the command end with success having
-/// written nothing.
-pub fn probe_stdout() {
-    #[cfg(target_os = "linux")]
-    let closed = std::fs::read_link("/proc/self/fd/1").is_ok_and(|p| p == Path::new("/dev/null"))
-        && std::fs::read_to_string("/proc/self/fdinfo/1").is_ok_and(|info| {
-            info.lines()
-                .find_map(|l| l.strip_prefix("flags:"))
-                .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
-                .is_some_and(|flags| flags & 0o3 == 0o2)
-        });
-    #[cfg(not(target_os = "linux"))]
-    let closed = false;
-    let _ = STDOUT_CLOSED.set(closed);
-}
+/// An ELF constructor: runs before `main`, so before the runtime touches the
+/// standard descriptors.
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static NOTE_STDOUT_AT_START: extern "C" fn() = {
+    extern "C" fn note() {
+        // SAFETY: F_GETFD only reads the descriptor's flags; -1 is EBADF.
+        let closed = unsafe { libc::fcntl(1, libc::F_GETFD) } == -1;
+        STDOUT_CLOSED_AT_START.store(closed, std::sync::atomic::Ordering::Relaxed);
+    }
+    note
+};
 
 fn check_stdout_is_open() -> Result<()> {
-    if STDOUT_CLOSED.get() == Some(&true) {
+    if STDOUT_CLOSED_AT_START.load(std::sync::atomic::Ordering::Relaxed) {
         return Err(Error::io(
             "<stdout>",
             io::Error::new(io::ErrorKind::NotConnected, "standard output is closed"),

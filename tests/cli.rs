@@ -334,6 +334,24 @@ fn stdout_closed_is_an_error_and_stderr_full_is_no_reason_to_stop() {
         .status()
         .unwrap();
     assert_eq!(status.code(), Some(1));
+    // Standard output open read-write on /dev/null (`1<>/dev/null`, Python's
+    // subprocess.DEVNULL) is an open output, not a closed one.
+    let devnull = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+        .unwrap();
+    let out = Command::new(assert_cmd::cargo::cargo_bin("trace-cat"))
+        .arg("examples/pingpong.tsv")
+        .stdout(Stdio::from(devnull))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // Warnings to a full device: the output is still written in full.
     let dir = scratch("stderr_full");
     let file = dir.join("bad.etf");

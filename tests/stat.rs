@@ -758,6 +758,20 @@ fn reports_print_names_not_aliases() {
     );
 }
 
+/// A partial report that cannot be read is an input error (1), not a
+/// usage error (2).
+#[test]
+fn a_missing_partial_is_an_input_error() {
+    let (_, err, _) = stat(&["--merge"], Path::new("/nonexistent"));
+    let status = bin("trace-stat")
+        .args(["--merge", "/nonexistent"])
+        .output()
+        .unwrap()
+        .status;
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("/nonexistent: No such file"), "{err}");
+}
+
 /// Counter means are printed as exact decimals, as min and max are: from
 /// the exact sum of the values as written, in their shortest form.
 #[test]

@@ -263,8 +263,7 @@ fn write_partial(args: &Args, name: &str, report: &dyn Report) -> Result<()> {
 fn merge_partials(args: &Args, name: &str, report: &mut dyn Report) -> Result<()> {
     let header = partial_header(args, name);
     for file in &args.input.inputs {
-        let text =
-            std::fs::read_to_string(file).map_err(|e| Error::Usage(format!("{file}: {e}")))?;
+        let text = std::fs::read_to_string(file).map_err(|e| Error::io(file.as_str(), e))?;
         let at = |line: usize, msg: String| Error::Data {
             at: Location::Line {
                 file: file.clone(),
