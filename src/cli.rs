@@ -73,10 +73,22 @@ impl InputArgs {
 
 /// The format names `-f` (`readable`) or `-t` accept, with their
 /// extensions as aliases (`-f etf`).
+/// The formats recognised but neither read nor written are accepted too
+/// (hidden), so naming one gets the registry's word on it, not a guess.
 fn format_names(readable: bool) -> PossibleValuesParser {
-    PossibleValuesParser::new(format::names(readable).into_iter().map(|name| {
-        clap::builder::PossibleValue::new(name).aliases(format::aliases(name, readable))
-    }))
+    let known = format::names(readable);
+    let foreign = format::FOREIGN
+        .iter()
+        .filter(|f| !known.contains(&f.name))
+        .map(|f| clap::builder::PossibleValue::new(f.name).hide(true));
+    PossibleValuesParser::new(
+        known
+            .iter()
+            .map(|&name| {
+                clap::builder::PossibleValue::new(name).aliases(format::aliases(name, readable))
+            })
+            .chain(foreign),
+    )
 }
 
 /// Output options of every command that writes a record stream or a trace.

@@ -169,11 +169,96 @@ pub static FORMATS: &[Format] = &[
     },
 ];
 
+/// A trace format tracepipe recognises but does not read: detection names
+/// it rather than guess another format, and `-f NAME` says so.
+pub struct Foreign {
+    /// What `-f` would call it.
+    pub name: &'static str,
+    /// What the error calls it.
+    pub what: &'static str,
+    /// What to do instead.
+    pub advice: &'static str,
+    /// The file (or, for a folder, the entry) that shows it, if any.
+    sign: fn(&Probe) -> Option<String>,
+}
+
+/// The formats recognised but not read.
+pub const FOREIGN: &[Foreign] = &[
+    Foreign {
+        name: "otf2",
+        what: "an OTF2 archive",
+        advice: "tracepipe does not read OTF2 yet",
+        sign: |p| match p.is_dir {
+            true => p.entries.iter().find(|e| e.ends_with(".otf2")).cloned(),
+            false => (p.extension == Some("otf2")).then(String::new),
+        },
+    },
+    Foreign {
+        name: "chrome",
+        what: "a Chrome trace JSON file",
+        advice: "tracepipe writes this format (-t chrome) but does not read it",
+        sign: |p| chrome_json(p.head).then(String::new),
+    },
+    Foreign {
+        name: "perfetto",
+        what: "a Perfetto protobuf trace",
+        advice: "tracepipe writes this format (-t perfetto) but does not read it",
+        sign: |p| matches!(p.extension, Some("pftrace" | "perfetto-trace")).then(String::new),
+    },
+    Foreign {
+        name: "paraver",
+        what: "a Paraver trace",
+        advice: "tracepipe does not read Paraver traces",
+        sign: |p| p.head.starts_with(b"#Paraver").then(String::new),
+    },
+];
+
+/// Whether `head` starts a Chrome trace: an object whose first key is
+/// `traceEvents`, or an array whose first object has a `ph` (phase) key.
+fn chrome_json(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(&head[..head.len().min(4096)]);
+    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    compact.starts_with("{\"traceEvents\"")
+        || (compact.starts_with("[{")
+            && compact
+                .split('}')
+                .next()
+                .is_some_and(|o| o.contains("\"ph\":")))
+}
+
+/// Whether `head` is too short to tell a recognised-but-unread format from
+/// one read (`{"tr` may be a Chrome trace or JSON Lines): detection reads
+/// on before a sniffer decides.
+fn may_become_foreign(head: &[u8]) -> bool {
+    const CHROME: &[u8] = br#"{"traceEvents""#;
+    let compact: Vec<u8> = head
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .take(CHROME.len())
+        .collect();
+    compact.len() < CHROME.len() && CHROME.starts_with(&compact) && !compact.is_empty()
+}
+
+/// The recognised-but-unread format of the input `probe` describes, with
+/// the file that shows it, if it is one.
+fn foreign(probe: &Probe) -> Option<(&'static Foreign, String)> {
+    FOREIGN
+        .iter()
+        .find_map(|f| (f.sign)(probe).map(|file| (f, file)))
+}
+
 /// The format called `name`, or whose file extension `name` is (`etf`,
 /// `ndjson`...): people type the extension they see.
 pub fn by_name(name: &str) -> Result<&'static Format> {
     let found = FORMATS.iter().find(|f| f.name == name);
     let found = found.or_else(|| FORMATS.iter().find(|f| f.extensions.contains(&name)));
+    if let (None, Some(f)) = (found, FOREIGN.iter().find(|f| f.name == name)) {
+        return Err(Error::Usage(format!(
+            "`{name}` is {}: {}",
+            f.what, f.advice
+        )));
+    }
     found.ok_or_else(|| {
         Error::Usage(format!(
             "unknown format `{name}` (known: {})",
@@ -256,7 +341,18 @@ pub fn detect(input: &mut Input) -> Result<&'static Format> {
             is_dir,
             entries: &entries,
         };
-        if let Some(f) = readable().find(|f| (f.sniff)(&probe)) {
+        if let Some((f, file)) = foreign(&probe) {
+            let shown = match file.is_empty() {
+                true => String::new(),
+                false => format!(" ({file})"),
+            };
+            return Err(Error::file(
+                input.name.clone(),
+                format!("this is {}{shown}: {}", f.what, f.advice),
+            ));
+        }
+        let undecided = may_become_foreign(probe.head);
+        if let Some(f) = readable().find(|f| !undecided && (f.sniff)(&probe)) {
             return Ok(f);
         }
         if input.head().len() >= DETECTION_LIMIT || !input.read_more()? {
@@ -296,10 +392,11 @@ pub fn reader_for(input: &mut Input, from: Option<&str>) -> Result<&'static Form
         None => detect(input)?,
     };
     if format.reader.is_none() {
-        return Err(Error::Usage(format!(
-            "format `{}` cannot be read",
-            format.name
-        )));
+        let why = FOREIGN
+            .iter()
+            .find(|f| f.name == format.name)
+            .map_or("it cannot be read", |f| f.advice);
+        return Err(Error::Usage(format!("format `{}`: {why}", format.name)));
     }
     Ok(format)
 }
@@ -321,4 +418,17 @@ pub fn writer_for(to: &str) -> Result<&'static Format> {
         )));
     }
     Ok(format)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn chrome_heads() {
+        assert!(super::chrome_json(br#"{"traceEvents":[{"name":"a"}]}"#));
+        assert!(super::chrome_json(b"[ {\"name\": \"a\", \"ph\": \"X\"}]"));
+        assert!(!super::chrome_json(br#"{"kind":"meta","name":"format"}"#));
+        assert!(super::may_become_foreign(br#" {"tr"#));
+        assert!(!super::may_become_foreign(br#"{"ki"#));
+        assert!(!super::may_become_foreign(br#"{"traceEvents":"#));
+    }
 }

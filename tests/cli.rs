@@ -620,3 +620,71 @@ fn compressed_inputs_are_read_transparently() {
         .failure()
         .stderr(predicate::str::contains("camera.etf.gz"));
 }
+
+/// Formats tracepipe recognises but does not read are named, not taken for
+/// another format (an OTF2 folder is no Pallas folder, a Chrome trace no
+/// JSON Lines stream).
+#[test]
+fn formats_recognised_but_not_read_are_named() {
+    let dir = scratch("foreign");
+    let archive = dir.join("run");
+    std::fs::create_dir_all(archive.join("traces")).unwrap();
+    std::fs::write(archive.join("traces.otf2"), b"\x00\x01").unwrap();
+    std::fs::write(archive.join("traces.def"), b"\x00\x01").unwrap();
+    let chrome = dir.join("trace.json");
+    std::fs::write(
+        &chrome,
+        r#"{"traceEvents": [{"name": "a", "ph": "X", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]}"#,
+    )
+    .unwrap();
+    let array = dir.join("array.json");
+    std::fs::write(
+        &array,
+        r#"[{"name": "a", "ph": "B", "ts": 1, "pid": 1, "tid": 1}]"#,
+    )
+    .unwrap();
+    let fails = |args: &[&str], input: &std::path::Path, code: i32, says: &str| {
+        bin("trace-cat")
+            .args(args)
+            .arg(input)
+            .assert()
+            .code(code)
+            .stderr(predicate::str::contains(says));
+    };
+    fails(&[], &archive, 1, "this is an OTF2 archive (traces.otf2)");
+    fails(
+        &[],
+        &archive.join("traces.otf2"),
+        1,
+        "this is an OTF2 archive",
+    );
+    fails(&[], &chrome, 1, "this is a Chrome trace JSON file");
+    fails(&[], &array, 1, "this is a Chrome trace JSON file");
+    fails(
+        &["-f", "otf2"],
+        &chrome,
+        2,
+        "tracepipe does not read OTF2 yet",
+    );
+    fails(
+        &["-f", "chrome"],
+        &chrome,
+        2,
+        "writes this format (-t chrome) but does not read it",
+    );
+    // The same file through a pipe, where it arrives in pieces.
+    bin("trace-cat")
+        .pipe_stdin(&chrome)
+        .unwrap()
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("Chrome trace JSON"));
+    // A JSON Lines stream whose first key starts alike is still read.
+    let jsonl = dir.join("s.jsonl");
+    std::fs::write(
+        &jsonl,
+        "{\"kind\":\"meta\",\"name\":\"format\",\"value\":\"tracepipe-stream/1\"}\n",
+    )
+    .unwrap();
+    bin("trace-cat").arg(&jsonl).assert().success();
+}
