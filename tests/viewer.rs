@@ -11,11 +11,22 @@ use std::process::Command;
 use common::{accepted_traces, bin, corpus, data, scratch};
 use serde_json::Value;
 
+/// The Python that has the checker's packages: the virtual environment
+/// `.ci/setup --tests` makes under `target/` (never the system Python, which
+/// PEP 668 closes to pip), else `python3` from `PATH`.
+fn python() -> Command {
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/test-python/bin/python3");
+    match venv.exists() {
+        true => Command::new(venv),
+        false => Command::new("python3"),
+    }
+}
+
 /// The checker script, when Python can run it with the `perfetto` package;
-/// under CI (`CI` set) a missing package is a failure, since `.ci/setup`
-/// installs it.
+/// under CI (`CI` set) a missing package is a failure, since `.ci/setup
+/// --tests` installs it.
 fn checker() -> Option<PathBuf> {
-    let ready = Command::new("python3")
+    let ready = python()
         .args([
             "-c",
             "import perfetto.protos.perfetto.trace.perfetto_trace_pb2, google.protobuf",
@@ -25,7 +36,7 @@ fn checker() -> Option<PathBuf> {
     if !ready {
         assert!(
             std::env::var_os("CI").is_none(),
-            "python3 with the perfetto and protobuf packages is missing (CI is set; .ci/setup installs them)"
+            "python3 with the perfetto and protobuf packages is missing (CI is set; .ci/setup --tests installs them)"
         );
         eprintln!("SKIPPED: python3 with the perfetto and protobuf packages is missing");
         return None;
@@ -36,7 +47,7 @@ fn checker() -> Option<PathBuf> {
 /// The checker's summary of each file (`kind` is `chrome` or `perfetto`);
 /// fails with its report when a file breaks a rule.
 fn check(script: &Path, kind: &str, files: &[PathBuf]) -> Vec<Value> {
-    let out = Command::new("python3")
+    let out = python()
         .arg(script)
         .arg(kind)
         .args(files)
@@ -287,7 +298,7 @@ fn checker_catches_broken_exports() {
 ],"displayTimeUnit":"ns"}"#,
     )
     .unwrap();
-    let out = Command::new("python3")
+    let out = python()
         .arg(&script)
         .arg("chrome")
         .arg(&broken)
