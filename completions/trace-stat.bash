@@ -23,7 +23,7 @@ _trace__stat() {
 
     case "${cmd}" in
         trace__stat)
-            opts="-f -q -o -h -V --from --quiet --prefix-inputs --output --csv --json --no-header --no-progress --threads --by --histogram --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
+            opts="-f -q -o -h -V --from --quiet --prefix-inputs --output --csv --json --no-header --no-progress --threads --by --histogram --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version profile messages counters states resources summary"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -50,7 +50,7 @@ _trace__stat() {
                     return 0
                     ;;
                 --by)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "name loc,name cat,name loc pair comm" -- "${cur}"))
                     return 0
                     ;;
                 --histogram)

@@ -9,7 +9,12 @@ complete -c trace-stat -s o -l output -d 'Write to FILE instead of standard outp
 complete -c trace-stat -l threads -d 'Threads: 1 does everything on one core; 2 puts helper threads to work on the input (the TSV stream\'s rows, a Pajé trace\'s words, a Pallas trace\'s threads) and encodes the output on a second thread (a copy of the rows as read stays on the reading thread); auto is 2 when the machine has two cores or more. The output is the same either way' -r -f -a "auto\t''
 1\t''
 2\t''"
-complete -c trace-stat -l by -d 'What a row is per: profile: name, loc,name, cat,name or loc; messages: pair (sender and receiver) or comm' -r
+complete -c trace-stat -l by -d 'What a row is per: profile: name, loc,name, cat,name or loc; messages: pair (sender and receiver) or comm' -r -f -a "name\t''
+loc\,name\t''
+cat\,name\t''
+loc\t''
+pair\t''
+comm\t''"
 complete -c trace-stat -l histogram -d 'profile: instead of the figures, a histogram of each name\'s durations in BINS log-spaced bins (low, high, count: gnuplot-ready)' -r
 complete -c trace-stat -l top -d 'At most N rows, the largest first' -r
 complete -c trace-stat -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''

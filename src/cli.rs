@@ -29,9 +29,9 @@ use crate::table::{self, TableFormat, TableWriter};
 /// Inputs of a command that reads traces or streams.
 #[derive(Args, Debug, Clone)]
 pub struct InputArgs {
-    /// Trace files, trace folders or streams to read; `-` is standard input.
-    /// Several inputs are merged by time.
-    #[arg(value_name = "INPUT", default_value = "-")]
+    /// Trace files, trace folders or streams to read; `-` (the default) is
+    /// standard input. Several inputs are merged by time.
+    #[arg(value_name = "INPUT")]
     pub inputs: Vec<String>,
 
     /// Read every input as FORMAT instead of detecting it.
@@ -51,18 +51,27 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
+    /// The inputs named, or standard input when none is.
+    pub fn named(&self) -> Vec<String> {
+        match self.inputs.is_empty() {
+            true => vec!["-".to_string()],
+            false => self.inputs.clone(),
+        }
+    }
+
     /// The prefix of each input's locations for `--prefix-inputs`: its file
     /// name, or its whole path where two names are alike.
     fn prefixes(&self) -> Vec<String> {
+        let inputs = self.named();
         let name = |arg: &String| {
             std::path::Path::new(arg)
                 .file_name()
                 .map_or(arg.clone(), |n| n.to_string_lossy().into_owned())
         };
-        let names: Vec<String> = self.inputs.iter().map(name).collect();
+        let names: Vec<String> = inputs.iter().map(name).collect();
         names
             .iter()
-            .zip(&self.inputs)
+            .zip(&inputs)
             .map(|(n, arg)| {
                 let alike = names.iter().filter(|m| *m == n).count() > 1;
                 format!("{}/", if alike { arg } else { n })
@@ -392,20 +401,21 @@ impl<'e> Pipeline<'e> {
             format: env.format_options.clone(),
             warnings: env.warnings.clone(),
         };
-        if args.inputs.iter().filter(|i| *i == "-").count() > 1 {
+        let inputs = args.named();
+        if inputs.iter().filter(|i| *i == "-").count() > 1 {
             return Err(Error::Usage(
                 "standard input (`-`) is named more than once; it can be read only once".into(),
             ));
         }
-        if args.inputs.iter().any(|i| i == "-") && std::io::stdin().is_terminal() {
+        if inputs.iter().any(|i| i == "-") && std::io::stdin().is_terminal() {
             // Otherwise a bare `trace-cat` just waits, with no hint why.
             env.warnings.warn(
                 "reading the stream from the terminal (end it with Ctrl-D); name a trace to read it, --help for more",
             );
         }
-        let mut sources = Vec::with_capacity(args.inputs.len());
+        let mut sources = Vec::with_capacity(inputs.len());
         let mut used = Vec::new();
-        for arg in &args.inputs {
+        for arg in &inputs {
             let mut input = Input::open(arg, &counter)?;
             let format = format::reader_for(&mut input, args.from.as_deref())?;
             if args.from.is_some() {
@@ -444,7 +454,7 @@ impl<'e> Pipeline<'e> {
             source,
             env,
             counter,
-            inputs: args.inputs.clone(),
+            inputs,
         })
     }
 

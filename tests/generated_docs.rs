@@ -9,6 +9,14 @@ use clap_complete::{generate, Shell};
 fn rendered() -> Vec<(PathBuf, Vec<u8>)> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
+    // Every command's bash completion in one file: one line loads all five.
+    let mut all_bash =
+        b"# bash completions of every tracepipe command: source this file.\n".to_vec();
+    for cmd in tracepipe::cmd::all_commands() {
+        let name = cmd.get_name().to_string();
+        generate(Shell::Bash, &mut cmd.clone(), name, &mut all_bash);
+    }
+    files.push((root.join("completions/tracepipe.bash"), all_bash));
     for cmd in tracepipe::cmd::all_commands() {
         let name = cmd.get_name().to_string();
         files.push((root.join("man").join(format!("{name}.1")), man_page(&cmd)));
@@ -108,4 +116,46 @@ fn every_command_has_an_example_in_its_help() {
         );
         assert!(help.contains(cmd.get_name()), "{}", cmd.get_name());
     }
+}
+
+/// The README's install lines put the man pages where `man` finds them
+/// beside `~/.cargo/bin` (man derives `../share/man` from each PATH entry),
+/// and load every completion in one line.
+#[test]
+fn readme_install_lines_reach_man_and_the_shell() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(
+        readme.contains("cp man/*.1 ~/.cargo/share/man/man1/"),
+        "README: man pages beside ~/.cargo/bin"
+    );
+    assert!(readme.contains("source completions/tracepipe.bash"));
+    let bash = std::fs::read_to_string(root.join("completions/tracepipe.bash")).unwrap();
+    for cmd in tracepipe::cmd::all_commands() {
+        assert!(
+            bash.contains(&format!(
+                "complete -F _{} ",
+                cmd.get_name().replace('-', "__")
+            )),
+            "{}",
+            cmd.get_name()
+        );
+    }
+    // Where man-db is installed, check it finds that folder.
+    let home = std::env::temp_dir().join("tracepipe-manpath");
+    let man1 = home.join(".cargo/share/man/man1");
+    std::fs::create_dir_all(&man1).unwrap();
+    std::fs::create_dir_all(home.join(".cargo/bin")).unwrap();
+    let path = format!("{}:/usr/bin:/bin", home.join(".cargo/bin").display());
+    let Ok(out) = std::process::Command::new("manpath")
+        .env("PATH", path)
+        .env_remove("MANPATH")
+        .output()
+    else {
+        eprintln!("SKIPPED: manpath is not installed");
+        return;
+    };
+    let manpath = String::from_utf8_lossy(&out.stdout);
+    let want = home.join(".cargo/share/man").display().to_string();
+    assert!(manpath.split(':').any(|d| d.trim() == want), "{manpath}");
 }

@@ -70,6 +70,12 @@ Memory: a few numbers per key, and the open frames.";
 #[derive(Parser, Debug)]
 #[command(name = "trace-stat", version, after_help = EXAMPLES)]
 pub struct Args {
+    /// The report: profile (the default), messages, counters, states,
+    /// resources or summary. A first argument that names no report is the
+    /// first input.
+    #[arg(value_name = "REPORT", value_parser = ReportOrInput)]
+    pub report: Option<String>,
+
     /// Inputs.
     #[command(flatten)]
     pub input: InputArgs,
@@ -80,7 +86,8 @@ pub struct Args {
 
     /// What a row is per: profile: name, loc,name, cat,name or loc;
     /// messages: pair (sender and receiver) or comm.
-    #[arg(long, value_name = "KEY")]
+    #[arg(long, value_name = "KEY",
+          value_parser = PossibleValuesParser::new(["name", "loc,name", "cat,name", "loc", "pair", "comm"]))]
     pub by: Option<String>,
 
     /// profile: instead of the figures, a histogram of each name's durations
@@ -115,22 +122,42 @@ pub struct Args {
     pub unit: Option<String>,
 }
 
-/// The report named by the first input argument, if it names one (then
-/// taken out of the inputs); the default otherwise. A first argument that
-/// is no file and looks like a word is taken for a misspelt report.
-fn take_report(inputs: &mut Vec<String>) -> Result<&'static str> {
-    let Some(first) = inputs.first() else {
+/// The REPORT argument: any word (a file name is an input), with the
+/// reports as its values for completion and help.
+#[derive(Clone)]
+struct ReportOrInput;
+
+impl clap::builder::TypedValueParser for ReportOrInput {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> std::result::Result<String, clap::Error> {
+        Ok(value.to_string_lossy().into_owned())
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            REPORTS.iter().map(clap::builder::PossibleValue::new),
+        ))
+    }
+}
+
+/// The report the REPORT argument names (the default when there is none);
+/// a REPORT that names no report but a file is the first input. A word
+/// that is no file is taken for a misspelt report.
+fn take_report(report: Option<String>, inputs: &mut Vec<String>) -> Result<&'static str> {
+    let Some(first) = report else {
         return Ok(REPORTS[0]);
     };
-    let exists = std::path::Path::new(first).exists();
-    match REPORTS.iter().find(|r| *r == first) {
-        Some(&report) if !exists => {
-            inputs.remove(0);
-            if inputs.is_empty() {
-                inputs.push("-".to_string());
-            }
-            Ok(report)
-        }
+    let exists = std::path::Path::new(&first).exists();
+    match REPORTS.iter().find(|r| **r == first) {
+        Some(&report) if !exists => Ok(report),
         None if !exists
             && first.chars().all(|c| c.is_ascii_alphabetic() || c == '-')
             && first != "-" =>
@@ -140,7 +167,10 @@ fn take_report(inputs: &mut Vec<String>) -> Result<&'static str> {
                 REPORTS.join(", ")
             )))
         }
-        _ => Ok(REPORTS[0]),
+        _ => {
+            inputs.insert(0, first);
+            Ok(REPORTS[0])
+        }
     }
 }
 
@@ -179,7 +209,7 @@ const PARTIAL_MAGIC: &str = "tracepipe-stat-partial/1";
 /// Runs `trace-stat`: the report is the sink; message halves are paired
 /// first for the messages report.
 pub fn run(mut args: Args, env: &Env) -> Result<()> {
-    let name = take_report(&mut args.input.inputs)?;
+    let name = take_report(args.report.take(), &mut args.input.inputs)?;
     let report = open_report(name, &args, env)?;
     let mut sink = Matcher::new(
         report,
@@ -198,7 +228,7 @@ pub fn run(mut args: Args, env: &Env) -> Result<()> {
             run.threads = "1".to_string();
         }
         let pipeline = Pipeline::open(&args.input, env, &args.table.run)?;
-        check_output_is_not_an_input(args.table.output.as_deref(), &args.input.inputs)?;
+        check_output_is_not_an_input(args.table.output.as_deref(), &args.input.named())?;
         // Halves are paired first for the messages report (others ignore msg rows).
         if matches!(name, "messages" | "summary") {
             pipeline.run(&mut sink, &run)?;
