@@ -688,3 +688,58 @@ fn formats_recognised_but_not_read_are_named() {
     .unwrap();
     bin("trace-cat").arg(&jsonl).assert().success();
 }
+
+/// A writer's refusal names the input line of the refused row through every
+/// stage (filter, match, slice), with one thread and with two, however far
+/// the reader has read ahead.
+#[test]
+fn located_errors_through_every_stage() {
+    const ROWS: u64 = 30_000;
+    const BAD: u64 = 20_000;
+    let dir = scratch("stage-errors");
+    let file = dir.join("s.tsv");
+    let mut text = format!(
+        "{}\nmeta\t\t\t\t\tformat\t\t\t\t\t\t\ttracepipe-stream/1\t\t\n",
+        common::HEADER
+    );
+    text.push_str(
+        "container\t\t\ta\t\t\t\t\t\t\t\t\t\t\t\ncontainer\t\t\tb\t\t\t\t\t\t\t\t\t\t\t\n",
+    );
+    let mut line = 4;
+    let mut bad_line = 0;
+    for k in 1..=ROWS {
+        let value = if k == BAD { "n/a" } else { "1" };
+        text.push_str(&format!(
+            "counter\t{k}\t\ta\t\tc\t\t\t\t\t\t\t{value}\t\t\n"
+        ));
+        line += 1;
+        if k == BAD {
+            bad_line = line;
+        }
+        if k % 7 == 0 {
+            text.push_str(&format!("send\t{k}\t\ta\t\t\t\tb\tw\t0\t8\t\t\t\t\n"));
+            text.push_str(&format!("recv\t{k}\t\tb\t\t\t\ta\tw\t0\t8\t\t\t\t\n"));
+            line += 2;
+        }
+    }
+    std::fs::write(&file, text).unwrap();
+    let want = format!("s.tsv:{bad_line}: counter `c` has the value `n/a`");
+    let to = (ROWS + 1).to_string();
+    let commands: [(&str, Vec<&str>); 4] = [
+        ("trace-cat", vec![]),
+        ("trace-filter", vec!["-k", "counter,send,recv"]),
+        ("trace-match", vec![]),
+        ("trace-slice", vec!["--from", "0", "--to", &to]),
+    ];
+    for (cmd, args) in &commands {
+        for threads in ["1", "2"] {
+            bin(cmd)
+                .args(args)
+                .args(["-t", "paje", "--threads", threads])
+                .arg(&file)
+                .assert()
+                .code(1)
+                .stderr(predicate::str::contains(&want));
+        }
+    }
+}

@@ -330,6 +330,11 @@ impl<S: RecordSink> Matcher<S> {
         &self.summary
     }
 
+    /// The sink it writes to.
+    pub fn next(&self) -> &S {
+        &self.next
+    }
+
     /// The stage after this one.
     pub fn next_mut(&mut self) -> &mut S {
         &mut self.next
@@ -782,18 +787,24 @@ fn check_half(rec: &Record) -> Result<()> {
 }
 
 /// Rows a stage wrote, waiting to be read: records reused, so a steady
-/// flow allocates nothing.
+/// flow allocates nothing. Each row keeps the mark (see
+/// [`RecordSource::mark`]) in force when it was written, so the source
+/// that hands it out can say where it came from.
 #[derive(Default)]
 pub struct Outbox {
-    queue: VecDeque<Record>,
+    queue: VecDeque<(Record, u64)>,
     spare: Vec<Record>,
+    /// The mark of the rows written now.
+    mark: u64,
+    /// The mark of the row last handed out.
+    popped: u64,
 }
 
 impl RecordSink for Outbox {
     fn write(&mut self, rec: &Record) -> Result<()> {
         let mut copy = self.spare.pop().unwrap_or_default();
         copy.clone_from(rec);
-        self.queue.push_back(copy);
+        self.queue.push_back((copy, self.mark));
         Ok(())
     }
     fn finish(&mut self) -> Result<()> {
@@ -802,30 +813,41 @@ impl RecordSink for Outbox {
 }
 
 impl Outbox {
+    /// The mark of the rows written from now on: where the row being
+    /// worked on came from.
+    pub fn set_mark(&mut self, mark: u64) {
+        self.mark = mark;
+    }
+
+    /// The mark of the row [`Outbox::pop_into`] last handed out.
+    pub fn popped_mark(&self) -> u64 {
+        self.popped
+    }
+
     /// Puts the rows waiting back in stream order (completion time, stable;
     /// a row without one stays after the row before it), after messages
     /// that completed earlier were written late.
     pub fn sort(&mut self) {
         let mut last = i64::MIN;
-        let keys: Vec<i64> = self
+        let mut rows: Vec<(i64, (Record, u64))> = self
             .queue
-            .iter()
-            .map(|r| {
-                last = r.completion().unwrap_or(last);
-                last
+            .drain(..)
+            .map(|row| {
+                last = row.0.completion().unwrap_or(last);
+                (last, row)
             })
             .collect();
-        let mut rows: Vec<(i64, Record)> = keys.into_iter().zip(self.queue.drain(..)).collect();
         rows.sort_by_key(|(k, _)| *k);
-        self.queue.extend(rows.into_iter().map(|(_, r)| r));
+        self.queue.extend(rows.into_iter().map(|(_, row)| row));
     }
 
     /// Moves the oldest row into `rec`; `false` when there is none.
     pub fn pop_into(&mut self, rec: &mut Record) -> bool {
         match self.queue.pop_front() {
-            Some(mut next) => {
+            Some((mut next, mark)) => {
                 std::mem::swap(rec, &mut next);
                 self.spare.push(next);
+                self.popped = mark;
                 true
             }
             None => false,
@@ -912,11 +934,14 @@ impl RecordSource for MatchSource {
                 }
                 let mark = self.inner.mark();
                 self.matcher.set_mark(mark);
+                self.matcher.next_mut().set_mark(mark);
                 if let Err(e) = self.matcher.write(rec) {
                     return Err(self.locate(e, mark));
                 }
             } else {
                 self.finished = true;
+                let end = self.inner.mark();
+                self.matcher.next_mut().set_mark(end);
                 let result = self.matcher.finish();
                 *self.summary.borrow_mut() = self.matcher.summary.clone();
                 if let Err(e) = result {
@@ -928,7 +953,21 @@ impl RecordSource for MatchSource {
     }
 
     fn location(&self) -> Location {
-        self.inner.location()
+        self.inner.locate(self.mark())
+    }
+
+    /// The inner source's mark of the row last returned: the row itself
+    /// when it passed through, else the row that completed it (a `msg` row:
+    /// its later half) or was held.
+    fn mark(&self) -> u64 {
+        match self.passed_through {
+            true => self.inner.mark(),
+            false => self.matcher.next().popped_mark(),
+        }
+    }
+
+    fn locate(&self, mark: u64) -> Location {
+        self.inner.locate(mark)
     }
 
     fn extra_columns(&self) -> &[String] {

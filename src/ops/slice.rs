@@ -749,6 +749,7 @@ impl Slicer {
         let mut rec = Record::default();
         while self.tail.pop_into(&mut rec) {
             end = end.max(rec.completion().unwrap_or(end));
+            self.out.set_mark(self.tail.popped_mark());
             self.out.write(&rec)?;
         }
         let alive: Vec<Sym> = self
@@ -934,7 +935,11 @@ impl RecordSource for SliceSource {
             if self.finished {
                 return Ok(false);
             }
-            if self.inner.next_record(rec)? {
+            let more = self.inner.next_record(rec)?;
+            let mark = self.inner.mark();
+            self.slicer.out.set_mark(mark);
+            self.slicer.tail.set_mark(mark);
+            if more {
                 self.slicer
                     .row(rec)
                     .map_err(|e| e.at(self.inner.location()))?;
@@ -948,7 +953,17 @@ impl RecordSource for SliceSource {
     }
 
     fn location(&self) -> Location {
-        self.inner.location()
+        self.inner.locate(self.mark())
+    }
+
+    /// The inner source's mark of the row that the row last returned was
+    /// made from (a row held to the end: the last row read).
+    fn mark(&self) -> u64 {
+        self.slicer.out.popped_mark()
+    }
+
+    fn locate(&self, mark: u64) -> Location {
+        self.inner.locate(mark)
     }
 
     fn extra_columns(&self) -> &[String] {
