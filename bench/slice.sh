@@ -24,6 +24,6 @@ for file in "$tsv" "$paje"; do
   read -r from to < <(window "$file")
   echo "$file: $bytes bytes; window [$from, $to) ns"
   measure "read (trace-filter -k signal)"   "$bytes" "$bin/trace-filter" --no-progress -k signal "$file"
-  measure "trace-filter --start --end"      "$bytes" "$bin/trace-filter" --no-progress --start "$from" --end "$to" "$file"
+  measure "trace-filter --from --to"        "$bytes" "$bin/trace-filter" --no-progress --from "$from" --to "$to" "$file"
   measure "trace-slice --from --to"         "$bytes" "$bin/trace-slice" --no-progress --from "$from" --to "$to" "$file"
 done

@@ -1,4 +1,4 @@
-complete -c trace-filter -s f -l from -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
+complete -c trace-filter -s f -l input-format -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
 jsonl\t''
 paje\t''
 pallas\t''
@@ -6,7 +6,7 @@ trace\t''
 stf\t''
 stf-dump\t''"
 complete -c trace-filter -s o -l output -d 'Write to FILE instead of standard output' -r
-complete -c trace-filter -s t -l to -d 'Write FORMAT: by default the one -o\'s extension names (`.etf`, `.paje`, `.jsonl`...), else the record stream as TSV' -r -f -a "tsv\t''
+complete -c trace-filter -s t -l output-format -d 'Write FORMAT: by default the one -o\'s extension names (`.etf`, `.paje`, `.jsonl`...), else the record stream as TSV' -r -f -a "tsv\t''
 jsonl\t''
 paje\t''
 pjdump\t''
@@ -43,8 +43,8 @@ complete -c trace-filter -s L -l loc-name -d 'Keep rows whose location\'s displa
 complete -c trace-filter -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
 complete -c trace-filter -s c -l cat -d 'Keep rows whose category matches GLOB (repeatable: any)' -r
 complete -c trace-filter -s n -l name -d 'Keep rows whose name matches REGEX (unanchored; use ^...$ for whole names)' -r
-complete -c trace-filter -l start -d 'Keep rows at or after TIME: nanoseconds from the trace\'s origin. A bare number is ns (15, 1e9); a decimal with a unit is exact (1.5ms, 2s, 10us, 1min, 1h); a negative time is before the origin' -r
-complete -c trace-filter -l end -d 'Keep rows before TIME (same syntax as --start)' -r
+complete -c trace-filter -l from -d 'Keep rows overlapping the window from TIME: nanoseconds from the trace\'s origin. A bare number is ns (15, 1e9); a decimal with a unit is exact (1.5ms, 2s, 10us, 1min, 1h); a negative time is before the origin. The same window flags as trace-slice\'s' -r
+complete -c trace-filter -l to -d 'Keep rows overlapping the window that ends before TIME (same syntax as --from)' -r
 complete -c trace-filter -s a -l attr -d 'Keep rows with attribute KEY; with a test: KEY=TEXT, KEY!=TEXT, or a number compared exactly: KEY>N, KEY>=N, KEY<N, KEY<=N (quote them for the shell). A KEY no attribute has names the column size, tag, depth or value. Repeatable: all must hold' -r
 complete -c trace-filter -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
 complete -c trace-filter -l time-unit -d 'Unit of the file\'s times, which Pajé does not state (default s; StarPU\'s FxT tools write ms)' -r -f -a "s\t''

@@ -23,13 +23,13 @@ _trace__match() {
 
     case "${cmd}" in
         trace__match)
-            opts="-f -q -o -t -h -V --from --quiet --prefix-inputs --output --to --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --halves --unmatched --max-pending --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --lenient --help --version"
+            opts="-f -q -o -t -h -V --input-format --quiet --prefix-inputs --output --output-format --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --halves --unmatched --max-pending --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --from)
+                --input-format)
                     COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
                     return 0
                     ;;
@@ -45,7 +45,7 @@ _trace__match() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --to)
+                --output-format)
                     COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single chrome perfetto" -- "${cur}"))
                     return 0
                     ;;

@@ -1,4 +1,4 @@
-complete -c trace-match -s f -l from -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
+complete -c trace-match -s f -l input-format -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
 jsonl\t''
 paje\t''
 pallas\t''
@@ -6,7 +6,7 @@ trace\t''
 stf\t''
 stf-dump\t''"
 complete -c trace-match -s o -l output -d 'Write to FILE instead of standard output' -r
-complete -c trace-match -s t -l to -d 'Write FORMAT: by default the one -o\'s extension names (`.etf`, `.paje`, `.jsonl`...), else the record stream as TSV' -r -f -a "tsv\t''
+complete -c trace-match -s t -l output-format -d 'Write FORMAT: by default the one -o\'s extension names (`.etf`, `.paje`, `.jsonl`...), else the record stream as TSV' -r -f -a "tsv\t''
 jsonl\t''
 paje\t''
 pjdump\t''

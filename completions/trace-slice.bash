@@ -23,18 +23,34 @@ _trace__slice() {
 
     case "${cmd}" in
         trace__slice)
-            opts="-q -o -f -t -h -V --quiet --prefix-inputs --output --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --from --to --around --width --messages --rebase --input-format --output-format --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --lenient --help --version"
+            opts="-f -q -o -t -h -V --input-format --quiet --prefix-inputs --output --output-format --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --from --to --around --width --messages --rebase --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --input-format)
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -o)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-format)
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single chrome perfetto" -- "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single chrome perfetto" -- "${cur}"))
                     return 0
                     ;;
                 --unit)
@@ -63,22 +79,6 @@ _trace__slice() {
                     ;;
                 --messages)
                     COMPREPLY=($(compgen -W "overlap inside" -- "${cur}"))
-                    return 0
-                    ;;
-                --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
-                    return 0
-                    ;;
-                -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
-                    return 0
-                    ;;
-                --output-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single chrome perfetto" -- "${cur}"))
-                    return 0
-                    ;;
-                -t)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single chrome perfetto" -- "${cur}"))
                     return 0
                     ;;
                 --reorder-window)

@@ -1,4 +1,20 @@
+complete -c trace-slice -s f -l input-format -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
+jsonl\t''
+paje\t''
+pallas\t''
+trace\t''
+stf\t''
+stf-dump\t''"
 complete -c trace-slice -s o -l output -d 'Write to FILE instead of standard output' -r
+complete -c trace-slice -s t -l output-format -d 'Write FORMAT: by default the one -o\'s extension names (`.etf`, `.paje`, `.jsonl`...), else the record stream as TSV' -r -f -a "tsv\t''
+jsonl\t''
+paje\t''
+pjdump\t''
+trace\t''
+stf\t''
+stf-single\t''
+chrome\t''
+perfetto\t''"
 complete -c trace-slice -l unit -d 'Write times in UNIT as exact decimals (1.5 for 1500 ns in us) instead of integer nanoseconds: a table of the data rows for other tools (R, DuckDB, gnuplot), with its header line unless --rows-only or --no-header, and no longer a stream' -r -f -a "ns\t''
 us\t''
 ms\t''
@@ -12,22 +28,6 @@ complete -c trace-slice -l around -d 'The window is centred on TIME (with --widt
 complete -c trace-slice -l width -d 'The window\'s width around --around (same syntax as --from)' -r
 complete -c trace-slice -l messages -d 'Which messages stay: those in flight during the window (ends outside kept, flagged O), or those with both ends inside' -r -f -a "overlap\t'In flight during the window'
 inside\t'Both ends in the window'"
-complete -c trace-slice -s f -l input-format -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
-jsonl\t''
-paje\t''
-pallas\t''
-trace\t''
-stf\t''
-stf-dump\t''"
-complete -c trace-slice -s t -l output-format -d 'Write FORMAT: by default the one -o\'s extension names (`.etf`, `.paje`, `.jsonl`...), else the record stream as TSV' -r -f -a "tsv\t''
-jsonl\t''
-paje\t''
-pjdump\t''
-trace\t''
-stf\t''
-stf-single\t''
-chrome\t''
-perfetto\t''"
 complete -c trace-slice -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
 complete -c trace-slice -l time-unit -d 'Unit of the file\'s times, which Pajé does not state (default s; StarPU\'s FxT tools write ms)' -r -f -a "s\t''
 ms\t''

@@ -1,4 +1,4 @@
-complete -c trace-stat -s f -l from -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
+complete -c trace-stat -s f -l input-format -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
 jsonl\t''
 paje\t''
 pallas\t''

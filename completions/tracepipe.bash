@@ -24,13 +24,13 @@ _trace__cat() {
 
     case "${cmd}" in
         trace__cat)
-            opts="-f -q -o -t -h -V --from --quiet --prefix-inputs --output --to --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --spans --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --lenient --help --version"
+            opts="-f -q -o -t -h -V --input-format --quiet --prefix-inputs --output --output-format --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --spans --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --from)
+                --input-format)
                     COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
                     return 0
                     ;;
@@ -46,7 +46,7 @@ _trace__cat() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --to)
+                --output-format)
                     COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single chrome perfetto" -- "${cur}"))
                     return 0
                     ;;
@@ -114,13 +114,13 @@ _trace__filter() {
 
     case "${cmd}" in
         trace__filter)
-            opts="-f -q -o -t -k -l -L -c -n -a -v -h -V --from --quiet --prefix-inputs --output --to --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --kind --loc --loc-name --under --cat --name --start --end --attr --invert --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --lenient --help --version"
+            opts="-f -q -o -t -k -l -L -c -n -a -v -h -V --input-format --quiet --prefix-inputs --output --output-format --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --kind --loc --loc-name --under --cat --name --from --to --attr --invert --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --from)
+                --input-format)
                     COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
                     return 0
                     ;;
@@ -136,7 +136,7 @@ _trace__filter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --to)
+                --output-format)
                     COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single chrome perfetto" -- "${cur}"))
                     return 0
                     ;;
@@ -196,11 +196,11 @@ _trace__filter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --start)
+                --from)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --end)
+                --to)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -264,13 +264,13 @@ _trace__match() {
 
     case "${cmd}" in
         trace__match)
-            opts="-f -q -o -t -h -V --from --quiet --prefix-inputs --output --to --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --halves --unmatched --max-pending --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --lenient --help --version"
+            opts="-f -q -o -t -h -V --input-format --quiet --prefix-inputs --output --output-format --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --halves --unmatched --max-pending --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --from)
+                --input-format)
                     COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
                     return 0
                     ;;
@@ -286,7 +286,7 @@ _trace__match() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --to)
+                --output-format)
                     COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single chrome perfetto" -- "${cur}"))
                     return 0
                     ;;
@@ -362,18 +362,34 @@ _trace__slice() {
 
     case "${cmd}" in
         trace__slice)
-            opts="-q -o -f -t -h -V --quiet --prefix-inputs --output --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --from --to --around --width --messages --rebase --input-format --output-format --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --lenient --help --version"
+            opts="-f -q -o -t -h -V --input-format --quiet --prefix-inputs --output --output-format --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --from --to --around --width --messages --rebase --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --input-format)
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -o)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-format)
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single chrome perfetto" -- "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single chrome perfetto" -- "${cur}"))
                     return 0
                     ;;
                 --unit)
@@ -402,22 +418,6 @@ _trace__slice() {
                     ;;
                 --messages)
                     COMPREPLY=($(compgen -W "overlap inside" -- "${cur}"))
-                    return 0
-                    ;;
-                --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
-                    return 0
-                    ;;
-                -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
-                    return 0
-                    ;;
-                --output-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single chrome perfetto" -- "${cur}"))
-                    return 0
-                    ;;
-                -t)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump trace stf stf-single chrome perfetto" -- "${cur}"))
                     return 0
                     ;;
                 --reorder-window)
@@ -472,13 +472,13 @@ _trace__stat() {
 
     case "${cmd}" in
         trace__stat)
-            opts="-f -q -o -h -V --from --quiet --prefix-inputs --output --csv --json --no-header --no-progress --threads --by --histogram --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version profile messages counters states resources summary"
+            opts="-f -q -o -h -V --input-format --quiet --prefix-inputs --output --csv --json --no-header --no-progress --threads --by --histogram --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version profile messages counters states resources summary"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --from)
+                --input-format)
                     COMPREPLY=($(compgen -W "tsv jsonl paje pallas trace stf stf-dump" -- "${cur}"))
                     return 0
                     ;;

@@ -35,9 +35,9 @@ pub struct InputArgs {
     pub inputs: Vec<String>,
 
     /// Read every input as FORMAT instead of detecting it.
-    #[arg(short = 'f', long = "from", value_name = "FORMAT",
+    #[arg(short = 'f', long = "input-format", value_name = "FORMAT",
           value_parser = format_names(true))]
-    pub from: Option<String>,
+    pub input_format: Option<String>,
 
     /// Print no warnings.
     #[arg(short = 'q', long)]
@@ -109,15 +109,16 @@ pub struct OutputArgs {
 
     /// Write FORMAT: by default the one -o's extension names (`.etf`,
     /// `.paje`, `.jsonl`...), else the record stream as TSV.
-    #[arg(short = 't', long = "to", value_name = "FORMAT", value_parser = format_names(false))]
-    pub to: Option<String>,
+    #[arg(short = 't', long = "output-format", value_name = "FORMAT",
+          value_parser = format_names(false))]
+    pub output_format: Option<String>,
 
     /// List the formats that can be read and written, then exit.
     #[arg(long)]
     pub list_formats: bool,
 
     /// Write the stream as JSON Lines (same as `-t jsonl`).
-    #[arg(long, conflicts_with = "to")]
+    #[arg(long, conflicts_with = "output_format")]
     pub json: bool,
 
     /// Leave out the TSV header line (for tools that want bare rows).
@@ -183,7 +184,7 @@ impl OutputArgs {
         let named = if self.json {
             Some("jsonl")
         } else {
-            self.to.as_deref()
+            self.output_format.as_deref()
         };
         let by_file = || self.output.as_deref().and_then(format::for_output_file);
         match named {
@@ -300,7 +301,7 @@ fn format_options() -> Vec<(&'static Format, &'static FormatOption, bool)> {
 /// command writes records (`-t`).
 pub fn command<A: CommandFactory>() -> clap::Command {
     let mut cmd = A::command();
-    let writes = cmd.get_arguments().any(|a| a.get_id() == "to");
+    let writes = cmd.get_arguments().any(|a| a.get_id() == "output_format");
     for (format, option, read) in format_options() {
         if !read && !writes {
             continue;
@@ -417,8 +418,8 @@ impl<'e> Pipeline<'e> {
         let mut used = Vec::new();
         for arg in &inputs {
             let mut input = Input::open(arg, &counter)?;
-            let format = format::reader_for(&mut input, args.from.as_deref())?;
-            if args.from.is_some() {
+            let format = format::reader_for(&mut input, args.input_format.as_deref())?;
+            if args.input_format.is_some() {
                 if let Some(other) = format::detected_instead(&mut input, format) {
                     env.warnings.warn_at(
                         Location::File(input.name.clone()),
@@ -429,7 +430,7 @@ impl<'e> Pipeline<'e> {
                     );
                 }
             }
-            if args.from.is_none() && input.reader.is_some() && input.head().is_empty() {
+            if args.input_format.is_none() && input.reader.is_some() && input.head().is_empty() {
                 // Detection read to the end and found nothing.
                 env.warnings.warn_at(
                     Location::File(input.name.clone()),

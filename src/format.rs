@@ -4,7 +4,7 @@
 //! A format plugs in with one [`Format`] entry in [`FORMATS`]: a content sniffer,
 //! file extensions, and constructors for a [`RecordSource`] (reader) and/or a
 //! [`RecordSink`] (writer). Detection tries content first, extension second;
-//! `-f/--from` and `-t/--to` name a format directly.
+//! `-f/--input-format` and `-t/--output-format` name a format directly.
 
 use crate::error::{Error, Result};
 use crate::io::{Input, Output};
@@ -23,7 +23,7 @@ pub type WriterFn = fn(Output, &WriteOptions) -> Result<Box<dyn RecordSink + Sen
 
 /// One entry of the registry.
 pub struct Format {
-    /// Name used by `-f/--from` and `-t/--to`.
+    /// Name used by `-f/--input-format` and `-t/--output-format`.
     pub name: &'static str,
     /// One line for `--help` and the docs.
     pub description: &'static str,
@@ -379,7 +379,7 @@ pub fn detect(input: &mut Input) -> Result<&'static Format> {
     Err(Error::file(
         input.name.clone(),
         format!(
-            "cannot recognise the format (known: {}); name it with -f/--from",
+            "cannot recognise the format (known: {}); name it with -f/--input-format",
             names(true).join(", ")
         ),
     ))

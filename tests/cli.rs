@@ -549,7 +549,7 @@ fn messages_name_the_command_and_say_the_rule() {
                 .and(predicate::str::contains("a bare number is ns")),
         );
     bin("trace-filter")
-        .args(["--start", "1e3", "--end", "1.2e3", "-k", "send"])
+        .args(["--from", "1e3", "--to", "1.2e3", "-k", "send"])
         .arg("examples/pingpong.tsv")
         .assert()
         .success()
@@ -742,4 +742,55 @@ fn located_errors_through_every_stage() {
                 .stderr(predicate::str::contains(&want));
         }
     }
+}
+
+/// One syntax everywhere: `-f/--input-format` and `-t/--output-format` name
+/// formats in every command, `--from/--to` is the window in trace-filter and
+/// trace-slice alike.
+#[test]
+fn one_syntax_for_formats_and_windows() {
+    let ping = "examples/pingpong.tsv";
+    for cmd in [
+        "trace-cat",
+        "trace-filter",
+        "trace-match",
+        "trace-slice",
+        "trace-stat",
+    ] {
+        let help = bin(cmd).arg("--help").output().unwrap().stdout;
+        let help = String::from_utf8(help).unwrap();
+        assert!(help.contains("-f, --input-format <FORMAT>"), "{cmd}");
+        if cmd != "trace-stat" {
+            assert!(help.contains("-t, --output-format <FORMAT>"), "{cmd}");
+        }
+    }
+    for cmd in ["trace-cat", "trace-match"] {
+        bin(cmd)
+            .args(["--input-format", "tsv", "--output-format", "jsonl", ping])
+            .assert()
+            .success()
+            .stdout(predicate::str::starts_with("{"));
+        // --from and --to name no format any more.
+        bin(cmd).args(["--from", "tsv", ping]).assert().code(2);
+    }
+    let window = [
+        "--from",
+        "1us",
+        "--to",
+        "2us",
+        "-k",
+        "send,recv",
+        "--rows-only",
+    ];
+    let filtered = bin("trace-filter").args(window).arg(ping).output().unwrap();
+    assert!(filtered.status.success());
+    let sliced = bin("trace-slice")
+        .args(&window[..4])
+        .args(["-t", "tsv"])
+        .arg(ping)
+        .output()
+        .unwrap();
+    assert!(sliced.status.success());
+    let text = String::from_utf8(filtered.stdout).unwrap();
+    assert!(text.starts_with("send\t1100\t"), "{text}");
 }

@@ -63,7 +63,7 @@ fn keeps_by_location_name_and_window() {
     );
     // The container rows are written, but only those needed (no rank0).
     assert!(!lines.iter().any(|l| col(l, "loc") == "rank0"));
-    let lines = run(&["--start", "4us", "--end", "5000", "-k", "enter,leave"]);
+    let lines = run(&["--from", "4us", "--to", "5000", "-k", "enter,leave"]);
     assert_eq!(
         names(&lines, "enter"),
         vec!["MPI_Send@4000", "MPI_Recv@4050"]
@@ -86,7 +86,7 @@ fn window_keeps_overlapping_complete_rows_whole() {
         .stdout
         .clone();
     let out = bin("trace-filter")
-        .args(["-k", "state", "--start", "2500", "--end", "2600"])
+        .args(["-k", "state", "--from", "2500", "--to", "2600"])
         .write_stdin(spans)
         .assert()
         .success();
@@ -144,8 +144,8 @@ fn attributes_and_invert() {
 #[test]
 fn bad_arguments_are_usage_errors() {
     for args in [
-        vec!["--start", "1parsec"],
-        vec!["--start", "5", "--end", "5"],
+        vec!["--from", "1parsec"],
+        vec!["--from", "5", "--to", "5"],
         vec!["-n", "("],
         vec!["-l", "p["],
         vec!["-a", "=x"],
@@ -184,7 +184,7 @@ fn reads_json_and_writes_json() {
 }
 
 /// A time window keeps or drops frames whole, so `trace-cat --spans` accepts
-/// what `trace-filter --start/--end` writes (it rejected a `leave` whose
+/// what `trace-filter --from/--to` writes (it rejected a `leave` whose
 /// `enter` fell before the window).
 #[test]
 fn a_window_keeps_frames_whole() {
@@ -222,7 +222,7 @@ fn a_window_keeps_frames_whole() {
     ]));
     rows.extend(frame("18", "30", "late"));
     let out = bin("trace-filter")
-        .args(["--start", "10", "--end", "20"])
+        .args(["--from", "10", "--to", "20"])
         .write_stdin(stream(&rows))
         .assert()
         .success();

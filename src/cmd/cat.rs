@@ -39,7 +39,7 @@ collectives, messages, dependencies) and the link halves waiting for their partn
 /// stream (TSV by default), or convert it to another format.
 ///
 /// The input format is detected from the content, then the file extension;
-/// -f/--from forces it. Several inputs are merged into one stream ordered by
+/// -f/--input-format forces it. Several inputs are merged into one stream ordered by
 /// completion time in a single streaming pass. Formats: tsv and jsonl (the
 /// record stream itself); see --list-formats.
 #[derive(Parser, Debug)]

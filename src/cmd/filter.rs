@@ -19,7 +19,7 @@ Examples:
   trace-filter -k send,recv run.tsv                  message halves only
   trace-filter -l 'rank[0-3]*' -n '^MPI_' run.tsv    MPI calls of ranks 0-3
   trace-filter --under 'Thread 1' run.tsv            a container and all below it
-  trace-filter --start 1.5s --end 2s run.tsv         rows overlapping [1.5 s, 2 s)
+  trace-filter --from 1.5s --to 2s run.tsv           rows overlapping [1.5 s, 2 s)
   trace-filter -a mode=abs -k counter run.tsv        absolute counter samples
   trace-filter -k send -a 'size>=4096' run.tsv       sends of 4 KiB or more
   trace-cat --spans run.paje | trace-filter -k state -v -n Idle
@@ -75,14 +75,26 @@ pub struct Args {
     #[arg(short = 'n', long = "name", value_name = "REGEX")]
     pub name: Option<String>,
 
-    /// Keep rows at or after TIME: nanoseconds from the trace's origin. A bare
-    /// number is ns (15, 1e9); a decimal with a unit is exact (1.5ms, 2s, 10us,
-    /// 1min, 1h); a negative time is before the origin.
-    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    /// Keep rows overlapping the window from TIME: nanoseconds from the
+    /// trace's origin. A bare number is ns (15, 1e9); a decimal with a unit
+    /// is exact (1.5ms, 2s, 10us, 1min, 1h); a negative time is before the
+    /// origin. The same window flags as trace-slice's.
+    #[arg(
+        long = "from",
+        alias = "start",
+        value_name = "TIME",
+        allow_hyphen_values = true
+    )]
     pub start: Option<String>,
 
-    /// Keep rows before TIME (same syntax as --start).
-    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    /// Keep rows overlapping the window that ends before TIME (same syntax
+    /// as --from).
+    #[arg(
+        long = "to",
+        alias = "end",
+        value_name = "TIME",
+        allow_hyphen_values = true
+    )]
     pub end: Option<String>,
 
     /// Keep rows with attribute KEY; with a test: KEY=TEXT, KEY!=TEXT, or a
@@ -104,7 +116,7 @@ impl Args {
         let window = parse_window(
             self.start.as_deref(),
             self.end.as_deref(),
-            ("--start", "--end"),
+            ("--from", "--to"),
         )
         .map_err(usage)?;
         let globs = |v: &[String]| {

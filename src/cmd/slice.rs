@@ -44,11 +44,7 @@ yet, with inside, or behind a posting whose receive has not).";
 /// Cut a time window out of a trace, with what is open, in force or in
 /// flight at its edges, so that it is a valid trace of its own.
 #[derive(Parser, Debug)]
-// `--from` and `--to` are the window's edges here; the formats keep `-f`
-// and `-t`, spelt out as `--input-format` and `--output-format`.
-#[command(name = "trace-slice", version, after_help = EXAMPLES,
-          mut_arg("from", |a| a.long("input-format")),
-          mut_arg("to", |a| a.long("output-format")))]
+#[command(name = "trace-slice", version, after_help = EXAMPLES)]
 pub struct Args {
     /// Inputs.
     #[command(flatten)]

@@ -88,7 +88,7 @@ fn split_exponent(rest: &str) -> Option<(i64, &str)> {
 }
 
 /// The window between two optional times given on the command line under
-/// `names` (`("--start", "--end")`): `None` when neither is given; an empty
+/// `names` (`("--from", "--to")`): `None` when neither is given; an empty
 /// window is refused.
 pub fn parse_window(
     start: Option<&str>,
