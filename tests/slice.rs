@@ -482,3 +482,38 @@ fn pairing_commutes_with_slicing() {
     }
     assert!(messages > 0, "no message in any window");
 }
+
+/// The README's slice examples cut windows that hold rows: a slice that
+/// shows nothing shows nothing of what slicing does.
+#[test]
+fn readme_slices_show_what_slicing_does() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let examples: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.starts_with("trace-slice "))
+        .collect();
+    assert!(examples.len() >= 2);
+    for example in examples {
+        let command = example.split(['>', '|']).next().unwrap();
+        let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+        let args: Vec<&str> = args
+            .into_iter()
+            .filter(|a| !a.starts_with("-t") && *a != "paje")
+            .collect();
+        let out = common::bin("trace-slice")
+            .args(&args)
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{example}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let data = text
+            .lines()
+            .filter(|l| {
+                !["kind", "meta", "type", "container", "destroy"].contains(&common::kind_of(l))
+            })
+            .count();
+        assert!(data >= 3, "{example}: {text}");
+    }
+}
