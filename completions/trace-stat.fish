@@ -15,7 +15,7 @@ cat\,name\t''
 loc\t''
 pair\t''
 comm\t''"
-complete -c trace-stat -l histogram -d 'profile: instead of the figures, a histogram of each name\'s durations in BINS log-spaced bins (low, high, count: gnuplot-ready)' -r
+complete -c trace-stat -l histogram -d 'profile: instead of the figures, a histogram of each name\'s durations in up to BINS log-spaced bins (low, high, count: gnuplot-ready), their edges on the sketch\'s 1 % buckets so each count is exact for its range (low and high both in the bin; fewer bins where the span holds fewer buckets)' -r
 complete -c trace-stat -l top -d 'At most N rows, the largest first' -r
 complete -c trace-stat -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
 us\t''

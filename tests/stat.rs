@@ -392,9 +392,11 @@ fn histograms_hold_every_frame() {
     let mut rng = Rng(42);
     let mut rows = vec![row(&[("kind", "container"), ("loc", "a")])];
     let mut t = 0i64;
+    let mut durations: HashMap<&str, Vec<i64>> = HashMap::new();
     for _ in 0..500 {
         let name = ["f", "g"][rng.below(2) as usize];
         let duration = 1 + rng.below(100_000) as i64;
+        durations.entry(name).or_default().push(duration);
         rows.push(row(&[
             ("kind", "enter"),
             ("time", &t.to_string()),
@@ -431,11 +433,24 @@ fn histograms_hold_every_frame() {
             edge(mine[7], "high"),
             figures["max"].parse::<i64>().unwrap()
         );
+        // Bins are inclusive ranges, one after the other, and each count is
+        // exact: the durations in [low, high].
         assert!(mine
             .windows(2)
-            .all(|w| edge(w[0], "high") == edge(w[1], "low")
-                && edge(w[0], "low") < edge(w[0], "high")));
+            .all(|w| edge(w[0], "high") + 1 == edge(w[1], "low")
+                && edge(w[0], "low") <= edge(w[0], "high")));
+        for b in &mine {
+            let exact = durations[name.as_str()]
+                .iter()
+                .filter(|&&d| edge(b, "low") <= d && d <= edge(b, "high"))
+                .count();
+            assert_eq!(b["count"], exact.to_string(), "{name} {b:?}");
+        }
     }
+    // Values closer than a bucket's width share a bin, and say so.
+    let ping = common::data("../../examples/pingpong.tsv");
+    let (out, _, _) = stat(&["profile", "--histogram", "3"], &ping);
+    assert!(out.contains("\nmain\t10010\t10020\t2\n"), "{out}");
     let out = bin("trace-stat")
         .args(["counters", "--histogram", "4"])
         .arg(&file)

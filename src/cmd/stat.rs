@@ -91,7 +91,10 @@ pub struct Args {
     pub by: Option<String>,
 
     /// profile: instead of the figures, a histogram of each name's durations
-    /// in BINS log-spaced bins (low, high, count: gnuplot-ready).
+    /// in up to BINS log-spaced bins (low, high, count: gnuplot-ready), their
+    /// edges on the sketch's 1 % buckets so each count is exact for its
+    /// range (low and high both in the bin; fewer bins where the span holds
+    /// fewer buckets).
     #[arg(long, value_name = "BINS", value_parser = clap::value_parser!(u16).range(1..))]
     pub histogram: Option<u16>,
 

@@ -411,10 +411,12 @@ impl Report for Profile {
     }
 }
 
-/// The durations of one key in `bins` log-spaced bins from its shortest to
-/// its longest (a zero counts in the first): rows `key..., low, high, count`.
-/// Counts come from the sketch, so a duration within 1 % of a bin's edge may
-/// fall in the next bin.
+/// The durations of one key in up to `bins` bins, log-spaced from its
+/// shortest to its longest, each bin's edges moved to the nearest edge of
+/// the sketch's buckets so its count is exact: rows `key..., low, high,
+/// count` with `low` and `high` both in the bin (the next bin starts at
+/// `high + 1`). A zero counts in the first bin. Fewer bins when the span
+/// holds fewer buckets.
 fn write_histogram(
     table: &mut TableWriter,
     style: &Style,
@@ -422,19 +424,32 @@ fn write_histogram(
     f: &Figures,
     bins: usize,
 ) -> Result<()> {
-    let (low, high) = (f.min.max(1) as f64, f.max.max(1) as f64);
-    let ratio = (high / low).max(1.0 + 1e-9);
-    let edge = |i: usize| (low * ratio.powf(i as f64 / bins as f64)).round() as i64;
-    let mut counts = vec![0u64; bins];
-    for (value, n) in f.sketch.buckets() {
-        let x = (value.max(1) as f64 / low).max(1.0);
-        let bin = ((x.ln() / ratio.ln()) * bins as f64).floor() as usize;
-        counts[bin.min(bins - 1)] += n;
-    }
-    for (i, n) in counts.into_iter().enumerate() {
+    let (low, high) = (f.min.max(1), f.max.max(1));
+    let (first, last) = (Sketch::index(low), Sketch::index(high));
+    let ratio = high as f64 / low as f64;
+    let mut ends: Vec<i32> = (1..bins)
+        .map(|k| {
+            let edge = low as f64 * ratio.powf(k as f64 / bins as f64);
+            Sketch::index(edge.round() as i64).clamp(first, last)
+        })
+        .collect();
+    ends.push(last);
+    ends.dedup();
+    let (mut from, mut bottom) = (first, f.min.min(low));
+    for (n, &end) in ends.iter().enumerate() {
+        let mut count = f.sketch.count_in(from, end);
+        if n == 0 {
+            count += f.sketch.zeros();
+        }
+        let top = if end == last {
+            f.max
+        } else {
+            Sketch::bucket_top(end)
+        };
         let mut cells: Vec<Cell> = key.iter().map(|k| Cell::Text(k)).collect();
-        cells.extend([style.time(edge(i)), style.time(edge(i + 1)), Cell::UInt(n)]);
+        cells.extend([style.time(bottom), style.time(top), Cell::UInt(count)]);
         table.row(&cells)?;
+        (from, bottom) = (end + 1, top + 1);
     }
     Ok(())
 }

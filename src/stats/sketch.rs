@@ -26,6 +26,34 @@ fn gamma() -> f64 {
 }
 
 impl Sketch {
+    /// The bucket a positive value falls in.
+    pub fn index(value: i64) -> i32 {
+        ((value as f64).ln() / gamma().ln()).ceil() as i32
+    }
+
+    /// The largest integer that falls in bucket `i` or below (computed with
+    /// [`Sketch::index`] itself, so it agrees with where values went).
+    pub fn bucket_top(i: i32) -> i64 {
+        let mut top = gamma().powi(i).floor().min(i64::MAX as f64) as i64;
+        while top > 0 && Sketch::index(top) > i {
+            top -= 1;
+        }
+        while top < i64::MAX && Sketch::index(top + 1) <= i {
+            top += 1;
+        }
+        top
+    }
+
+    /// How many zeros (and negative values) were added.
+    pub fn zeros(&self) -> u64 {
+        self.zeros
+    }
+
+    /// How many values fell in buckets `from..=to`.
+    pub fn count_in(&self, from: i32, to: i32) -> u64 {
+        self.buckets.range(from..=to).map(|(_, &n)| n).sum()
+    }
+
     /// Adds a value (negative values count as zero: durations are not negative).
     pub fn add(&mut self, value: i64) {
         self.count += 1;
@@ -33,8 +61,7 @@ impl Sketch {
             self.zeros += 1;
             return;
         }
-        let index = ((value as f64).ln() / gamma().ln()).ceil() as i32;
-        *self.buckets.entry(index).or_default() += 1;
+        *self.buckets.entry(Sketch::index(value)).or_default() += 1;
     }
 
     /// Adds every value of `other`.
@@ -126,6 +153,15 @@ mod tests {
                 (got - exact).abs() <= exact * RELATIVE_ERROR + 1.0,
                 "q {q}: {got} vs {exact}"
             );
+        }
+    }
+
+    #[test]
+    fn bucket_tops_agree_with_where_values_go() {
+        for v in (1..5000).chain([10_010, 10_020, 1 << 40, i64::MAX / 3]) {
+            let i = Sketch::index(v);
+            assert!(Sketch::bucket_top(i) >= v, "{v}");
+            assert!(Sketch::bucket_top(i - 1) < v, "{v}");
         }
     }
 
