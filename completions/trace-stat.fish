@@ -26,7 +26,7 @@ complete -c trace-stat -l time-unit -d 'Unit of the file\'s times, which Pajé d
 ms\t''
 us\t''
 ns\t''"
-complete -c trace-stat -s q -l quiet -d 'Print no warnings'
+complete -c trace-stat -s q -l quiet -d 'Print no warnings (nor trace-match\'s summary): errors only'
 complete -c trace-stat -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'
 complete -c trace-stat -l csv -d 'Write CSV (RFC 4180 quoting) instead of TSV'
 complete -c trace-stat -l json -d 'Write JSON Lines, one object per row'

@@ -39,7 +39,7 @@ pub struct InputArgs {
           value_parser = format_names(true))]
     pub input_format: Option<String>,
 
-    /// Print no warnings.
+    /// Print no warnings (nor trace-match's summary): errors only.
     #[arg(short = 'q', long)]
     pub quiet: bool,
 
@@ -270,13 +270,17 @@ pub struct Env {
     pub warnings: Warnings,
     /// The format options given on the command line.
     pub format_options: FormatOptions,
+    /// `--quiet`: nothing but errors on stderr.
+    pub quiet: bool,
 }
 
 impl Env {
-    /// Prints one line of a command's report on stderr (a summary, not a
-    /// warning: `--quiet` keeps it).
+    /// Prints one line of a command's report on stderr (a summary), unless
+    /// `--quiet`.
     pub fn say(&self, line: &str) {
-        to_stderr(format_args!("{}: {line}\n", self.name));
+        if !self.quiet {
+            to_stderr(format_args!("{}: {line}\n", self.name));
+        }
     }
 }
 
@@ -497,6 +501,16 @@ impl<'e> Pipeline<'e> {
                 format.name
             )));
         }
+        let compressed = args
+            .output
+            .as_deref()
+            .and_then(crate::io::output_compression);
+        if compressed.is_some() && format.name.starts_with("stf") {
+            return Err(Error::Usage(format!(
+                "{} is a binary format of its own: write it uncompressed (the `.gz` or `.zst` of -o is for text and viewer formats)",
+                format.name
+            )));
+        }
         check_output_is_not_an_input(args.output.as_deref(), &self.inputs)?;
         let out = open_output(args.output.as_deref(), args.line_buffered)?;
         let opts = WriteOptions {
@@ -629,6 +643,7 @@ pub fn run_main<A: CommandFactory + FromArgMatches>(
         symbols: Symbols::new(),
         warnings,
         format_options: given_format_options(&matches),
+        quiet,
     };
     let result = run(args, &env);
     env.warnings.finish();

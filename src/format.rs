@@ -285,8 +285,13 @@ fn by_extension(ext: &str, readable: bool) -> Option<&'static Format> {
 }
 
 /// The format an output file's name suggests by its extension, if any.
+/// A compression suffix (`run.etf.gz`) is looked through.
 pub fn for_output_file(path: &str) -> Option<&'static Format> {
-    let ext = std::path::Path::new(path).extension()?.to_str()?;
+    let mut path = std::path::Path::new(path);
+    if crate::io::output_compression(&path.to_string_lossy()).is_some() {
+        path = std::path::Path::new(path.file_stem()?);
+    }
+    let ext = path.extension()?.to_str()?;
     by_extension(&ext.to_ascii_lowercase(), false)
 }
 

@@ -285,15 +285,27 @@ fn check_stdout_is_open() -> Result<()> {
 
 /// Opens the output: a file for `Some(path)` (other than `-`), else standard output,
 /// buffered. Line-buffered output flushes after every line (for live pipes).
+/// A file whose name ends in `.gz` or `.zst` is written compressed so
+/// (what the readers take in as it is).
 pub fn open_output(path: Option<&str>, line_buffered: bool) -> Result<Output> {
-    let (name, inner): (String, Box<dyn Write + Send>) = match path {
+    let (name, inner) = match path {
         Some(p) if p != "-" => {
             let f = File::create(p).map_err(|e| Error::io(p, e))?;
-            (p.to_string(), Box::new(f))
+            let sink = match output_compression(p) {
+                Some(Compression::Gzip) => Sink::Gzip(flate2::write::GzEncoder::new(
+                    f,
+                    flate2::Compression::default(),
+                )),
+                Some(Compression::Zstd) => {
+                    Sink::Zstd(zstd::Encoder::new(f, 0).map_err(|e| Error::io(p, e))?)
+                }
+                None => Sink::Plain(Box::new(f)),
+            };
+            (p.to_string(), sink)
         }
         _ => {
             check_stdout_is_open()?;
-            ("<stdout>".to_string(), Box::new(io::stdout()))
+            ("<stdout>".to_string(), Sink::Plain(Box::new(io::stdout())))
         }
     };
     Ok(Output {
@@ -303,11 +315,66 @@ pub fn open_output(path: Option<&str>, line_buffered: bool) -> Result<Output> {
     })
 }
 
+/// A compression an output file's name asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// `.gz`
+    Gzip,
+    /// `.zst`
+    Zstd,
+}
+
+/// The compression the name of output file `path` asks for, if any.
+pub fn output_compression(path: &str) -> Option<Compression> {
+    match Path::new(path).extension()?.to_str()? {
+        "gz" => Some(Compression::Gzip),
+        "zst" => Some(Compression::Zstd),
+        _ => None,
+    }
+}
+
+/// Where an [`Output`]'s bytes go: a plain writer, or a compressor whose
+/// stream [`Output::finish`] ends.
+enum Sink {
+    Plain(Box<dyn Write + Send>),
+    Gzip(flate2::write::GzEncoder<File>),
+    Zstd(zstd::Encoder<'static, File>),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Plain(w) => w.write(buf),
+            Sink::Gzip(w) => w.write(buf),
+            Sink::Zstd(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Plain(w) => w.flush(),
+            Sink::Gzip(w) => w.flush(),
+            Sink::Zstd(w) => w.flush(),
+        }
+    }
+}
+
+impl Sink {
+    /// Ends a compressed stream (its trailer written, the file flushed).
+    fn finish(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Plain(w) => w.flush(),
+            Sink::Gzip(w) => w.try_finish(),
+            Sink::Zstd(w) => w.do_finish(),
+        }
+    }
+}
+
 /// A buffered, named output. Errors name the output; a closed pipe is reported as
 /// such so the command can end quietly.
 pub struct Output {
     name: String,
-    inner: io::BufWriter<Box<dyn Write + Send>>,
+    inner: io::BufWriter<Sink>,
     line_buffered: bool,
 }
 
@@ -316,7 +383,7 @@ impl Output {
     pub fn new(name: &str, w: Box<dyn Write + Send>) -> Output {
         Output {
             name: name.to_string(),
-            inner: io::BufWriter::with_capacity(BUFFER_SIZE, w),
+            inner: io::BufWriter::with_capacity(BUFFER_SIZE, Sink::Plain(w)),
             line_buffered: false,
         }
     }
@@ -354,6 +421,16 @@ impl Output {
     pub fn flush(&mut self) -> Result<()> {
         self.inner
             .flush()
+            .map_err(|e| Error::io(self.name.clone(), e))
+    }
+
+    /// Ends the output: flushes it and ends a compressed stream. Writers call
+    /// it once, after their last byte.
+    pub fn finish(&mut self) -> Result<()> {
+        self.flush()?;
+        self.inner
+            .get_mut()
+            .finish()
             .map_err(|e| Error::io(self.name.clone(), e))
     }
 }

@@ -131,7 +131,7 @@ impl TableWriter {
 
     /// Flushes the output.
     pub fn finish(&mut self) -> Result<()> {
-        self.out.flush()
+        self.out.finish()
     }
 }
 

@@ -794,3 +794,94 @@ fn one_syntax_for_formats_and_windows() {
     let text = String::from_utf8(filtered.stdout).unwrap();
     assert!(text.starts_with("send\t1100\t"), "{text}");
 }
+
+/// What used to pass silently is warned about (or done): selectors that
+/// match nothing, a profile without frames, a slice outside the trace,
+/// halves a report leaves out, a compressed output name; `-q` silences
+/// trace-match's summary too.
+#[test]
+fn what_would_pass_silently_says_so() {
+    let ping = "examples/pingpong.tsv";
+    let stderr_of = |cmd: &str, args: &[&str]| {
+        let out = bin(cmd).args(args).output().unwrap();
+        assert!(out.status.success(), "{cmd} {args:?}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let err = stderr_of(
+        "trace-filter",
+        &[
+            "-l", "rank9", "-L", "nobody", "--under", "nowhere", "-n", "^x$", ping,
+        ],
+    );
+    for want in [
+        "-l `rank9` matched no location id",
+        "-L `nobody` matched no location name",
+        "--under `nowhere` matched no container",
+        "-n `^x$` matched no name",
+    ] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    // Selectors that match say nothing.
+    let err = stderr_of(
+        "trace-filter",
+        &["-l", "rank0", "-L", "MPI*", "-n", "MPI", ping],
+    );
+    assert!(err.is_empty(), "{err}");
+    let err = stderr_of("trace-stat", &["examples/camera.etf"]);
+    assert!(
+        err.contains("no frames to profile") && err.contains("trace-stat resources"),
+        "{err}"
+    );
+    let err = stderr_of("trace-slice", &["--from", "1s", "--to", "2s", ping]);
+    assert!(err.contains("after the trace's last time"), "{err}");
+    let err = stderr_of("trace-slice", &["--from", "-2s", "--to", "-1s", ping]);
+    assert!(err.contains("before the trace's first time"), "{err}");
+    let err = stderr_of("trace-slice", &["--from", "3us", "--to", "6us", ping]);
+    assert!(err.is_empty(), "{err}");
+    // Halves a report cannot pair are left out, with the way to see them.
+    let sends = bin("trace-filter")
+        .args(["-k", "send", ping])
+        .output()
+        .unwrap()
+        .stdout;
+    let out = bin("trace-stat")
+        .arg("messages")
+        .write_stdin(sends)
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("3 message half/halves never matched")
+            && err.contains("trace-match lists them"),
+        "{err}"
+    );
+    let err = stderr_of("trace-match", &["-q", ping]);
+    assert!(err.is_empty(), "{err}");
+    // -o with a compression suffix compresses, and reads back as it is.
+    let dir = scratch("silent");
+    for name in ["s.tsv.gz", "s.etf.zst", "s.jsonl.gz"] {
+        let file = dir.join(name);
+        bin("trace-cat")
+            .args([ping, "-o"])
+            .arg(&file)
+            .assert()
+            .success();
+        let head = std::fs::read(&file).unwrap();
+        assert!(
+            head.starts_with(&[0x1f, 0x8b]) || head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]),
+            "{name}"
+        );
+        bin("trace-stat")
+            .arg("summary")
+            .arg(&file)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("span\t\t10020"));
+    }
+    bin("trace-cat")
+        .args([ping, "-o"])
+        .arg(dir.join("s.stf.gz"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("write it uncompressed"));
+}

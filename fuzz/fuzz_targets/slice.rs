@@ -42,7 +42,12 @@ fuzz_target!(|data: &[u8]| {
         rebase: (h >> 32) % 4 != 0 && (h >> 41) % 2 == 0,
     };
     let extra = reader.extra_columns().to_vec();
-    let mut slice = SliceSource::new(Box::new(reader), options, symbols.clone());
+    let mut slice = SliceSource::new(
+        Box::new(reader),
+        options,
+        symbols.clone(),
+        Default::default(),
+    );
     let mut rows = Vec::new();
     let mut rec = Record::default();
     loop {

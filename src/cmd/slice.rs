@@ -135,8 +135,10 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
         },
         rebase: args.rebase,
     };
-    let pipeline = Pipeline::open(&args.input, env, &args.output.run)?
-        .through(|source| Box::new(SliceSource::new(source, options, env.symbols.clone())));
+    let pipeline = Pipeline::open(&args.input, env, &args.output.run)?.through(|source| {
+        let (symbols, warnings) = (env.symbols.clone(), env.warnings.clone());
+        Box::new(SliceSource::new(source, options, symbols, warnings))
+    });
     let mut writer = pipeline.writer(&args.output)?;
     pipeline.run(&mut writer, &args.output.run)
 }

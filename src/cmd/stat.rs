@@ -192,7 +192,8 @@ fn open_report(name: &str, args: &Args, env: &Env) -> Result<Labelled> {
             let key = by.unwrap_or("name");
             let by = By::parse(key).ok_or_else(|| bad_by(key))?;
             let bins = args.histogram.map(usize::from);
-            Box::new(Profile::new(by, bins, labels.clone()))
+            let profile = Profile::new(by, bins, labels.clone());
+            Box::new(profile.warn_when_empty(env.warnings.clone()))
         }
         ("messages", None | Some("pair")) => Box::new(Messages::new(false, labels.clone())),
         ("messages", Some("comm")) => Box::new(Messages::new(true, labels.clone())),
@@ -289,7 +290,7 @@ fn write_partial(args: &Args, name: &str, report: &dyn Report) -> Result<()> {
         line.push(b'\n');
         out.write_line(&line)?;
     }
-    out.flush()
+    out.finish()
 }
 
 /// Adds every partial file named as an input to `report`.

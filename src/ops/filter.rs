@@ -24,6 +24,7 @@ use crate::symbol::{SymMemo, Symbols};
 #[derive(Debug, Clone)]
 pub struct Glob {
     matcher: globset::GlobMatcher,
+    pattern: String,
 }
 
 impl Glob {
@@ -36,7 +37,13 @@ impl Glob {
             .map_err(|e| format!("bad glob `{pattern}`: {}", e.kind()))?;
         Ok(Glob {
             matcher: glob.compile_matcher(),
+            pattern: pattern.to_string(),
         })
+    }
+
+    /// The pattern as given.
+    pub fn pattern(&self) -> &str {
+        &self.pattern
     }
 
     /// Whether the whole of `text` matches.
@@ -337,7 +344,19 @@ pub struct FilterSource<S> {
     /// trace that has frames only deserves a hint.
     enters: u64,
     states: u64,
+    /// The selectors that matched something: a selector that never does is
+    /// warned about at the end.
+    seen: Seen,
     warnings: Warnings,
+}
+
+/// Which selectors matched a declared location or a row.
+#[derive(Default)]
+struct Seen {
+    locs: bool,
+    loc_names: bool,
+    under: bool,
+    name: bool,
 }
 
 impl<S: RecordSource> FilterSource<S> {
@@ -382,6 +401,7 @@ impl<S: RecordSource> FilterSource<S> {
             frames: FastMap::default(),
             enters: 0,
             states: 0,
+            seen: Seen::default(),
             warnings,
         }
     }
@@ -397,8 +417,67 @@ impl<S: RecordSource> FilterSource<S> {
             .map_or(Place::default(), |c| c.place)
     }
 
+    /// Notes which selectors the location and name of `rec` match (each
+    /// decided once per symbol, and no more once one matched).
+    fn note_seen(&mut self, rec: &Record) {
+        let Selector {
+            predicate: p,
+            symbols,
+            locs,
+            names,
+            ..
+        } = &mut self.selector;
+        if !self.seen.locs && !p.locs.is_empty() && !rec.loc.is_empty() {
+            self.seen.locs = locs.get(rec.loc, || any_glob(&p.locs, symbols.text(rec.loc)));
+        }
+        if !self.seen.name && !rec.name.is_empty() {
+            if let Some(re) = &p.name {
+                self.seen.name = names.get(rec.name, || re.is_match(symbols.text(rec.name)));
+            }
+        }
+    }
+
+    /// At the end: the selectors that matched nothing, which say so rather
+    /// than leave an empty output unexplained.
+    fn warn_unmatched_selectors(&self) {
+        let p = &self.selector.predicate;
+        let patterns = |globs: &[Glob]| {
+            globs
+                .iter()
+                .map(|g| format!("`{}`", g.pattern()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut silent = Vec::new();
+        if !p.locs.is_empty() && !self.seen.locs {
+            silent.push(format!(
+                "-l {} matched no location id (-L matches display names)",
+                patterns(&p.locs)
+            ));
+        }
+        if !p.loc_names.is_empty() && !self.seen.loc_names {
+            silent.push(format!(
+                "-L {} matched no location name",
+                patterns(&p.loc_names)
+            ));
+        }
+        if !p.under.is_empty() && !self.seen.under {
+            silent.push(format!(
+                "--under {} matched no container",
+                patterns(&p.under)
+            ));
+        }
+        if let Some(re) = p.name.as_ref().filter(|_| !self.seen.name) {
+            silent.push(format!("-n `{}` matched no name", re.as_str()));
+        }
+        for msg in silent {
+            self.warnings.warn(msg);
+        }
+    }
+
     /// At the end: `-k state` found none where frames (enter/leave) were.
     fn hint_at_end(&mut self) {
+        self.warn_unmatched_selectors();
         let enters = std::mem::take(&mut self.enters);
         if enters > 0 && self.states == 0 && self.selector.predicate.kinds.contains(&Kind::State) {
             self.warnings.warn(format!(
@@ -438,6 +517,9 @@ impl<S: RecordSource> FilterSource<S> {
     fn declare(&mut self, rec: &Record, mark: u64) {
         let parent = self.place(rec.peer);
         let place = self.selector.place_of(rec, parent);
+        self.seen.loc_names |= place.named;
+        self.seen.under |= place.under;
+        self.note_seen(rec);
         let selected = self.selector.selects(rec, place);
         let declared = Declared {
             row: rec.clone(),
@@ -481,6 +563,7 @@ impl<S: RecordSource> FilterSource<S> {
 
     /// Takes in any other row; true when it is to be passed on.
     fn select(&mut self, rec: &Record, mark: u64) -> bool {
+        self.note_seen(rec);
         if !self.selects_frame_whole(rec) {
             return false;
         }

@@ -444,7 +444,7 @@ impl<S: RecordSink> RecordSink for Matcher<S> {
                 if self.options.unmatched == Unmatched::Keep {
                     "; written flagged U"
                 } else {
-                    "; left out"
+                    "; left out (trace-match lists them; match a trace before splitting it into parts)"
                 }
             ));
         }

@@ -151,7 +151,8 @@ struct Slicer {
     postings: FastMap<(String, String), u64>,
     /// Locations whose frames open at T0 are not entered again yet.
     reentering: FastSet<Sym>,
-    /// The input's last completion time.
+    /// The input's first time (a start) and last completion time.
+    first: Option<i64>,
     last: Option<i64>,
     scratch: Record,
 }
@@ -188,6 +189,7 @@ impl Slicer {
             gate: VecDeque::new(),
             gate_base: 0,
             postings: FastMap::default(),
+            first: None,
             last: None,
             scratch: Record::default(),
         }
@@ -212,6 +214,8 @@ impl Slicer {
             return Ok(());
         };
         self.last = Some(self.last.map_or(at, |l| l.max(at)));
+        let start = rec.time.unwrap_or(at).min(at);
+        self.first = Some(self.first.map_or(start, |f| f.min(start)));
         if self.phase == Phase::Before && at >= self.start() {
             self.open_window()?;
         }
@@ -727,6 +731,27 @@ impl Slicer {
         }
     }
 
+    /// Why the window holds none of the trace, if it does not: it starts
+    /// after the trace ends, or ends before it starts.
+    fn outside(&self) -> Option<String> {
+        let (first, last) = (self.first?, self.last?);
+        let s = crate::record::format_seconds;
+        if last < self.start() {
+            return Some(format!(
+                "the window starts at {} s, after the trace's last time ({} s): the slice holds none of it",
+                s(self.start()),
+                s(last)
+            ));
+        }
+        (first >= self.end()).then(|| {
+            format!(
+                "the window ends at {} s, before the trace's first time ({} s): the slice holds none of it",
+                s(self.end()),
+                s(first)
+            )
+        })
+    }
+
     fn finish_after(&mut self) -> Result<()> {
         let (t1, last) = (self.end(), self.last.unwrap_or_default());
         let mut locs: Vec<Sym> = self.stacks.keys().copied().collect();
@@ -868,19 +893,23 @@ pub struct SliceSource {
     inner: Box<dyn RecordSource>,
     slicer: Slicer,
     finished: bool,
+    warnings: Warnings,
 }
 
 impl SliceSource {
-    /// Slices what `inner` gives (identifiers in `symbols`).
+    /// Slices what `inner` gives (identifiers in `symbols`); a window
+    /// outside the trace is told to `warnings`.
     pub fn new(
         inner: Box<dyn RecordSource>,
         options: SliceOptions,
         symbols: Symbols,
+        warnings: Warnings,
     ) -> SliceSource {
         SliceSource {
             inner,
             slicer: Slicer::new(options, symbols),
             finished: false,
+            warnings,
         }
     }
 
@@ -945,6 +974,9 @@ impl RecordSource for SliceSource {
                     .map_err(|e| e.at(self.inner.location()))?;
             } else {
                 self.finished = true;
+                if let Some(why) = self.slicer.outside() {
+                    self.warnings.warn(why);
+                }
                 self.slicer
                     .finish()
                     .map_err(|e| e.at(self.inner.location()))?;

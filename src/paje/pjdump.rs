@@ -519,7 +519,7 @@ impl RecordSink for PjdumpWriter {
         let e = format_g(secs(end));
         self.line = format!("Container, 0, 0, 0, {e}, {e}, 0");
         self.emit()?;
-        self.out.flush()
+        self.out.finish()
     }
 }
 

@@ -1066,6 +1066,6 @@ impl RecordSink for PajeWriter {
                 self.replaced
             ));
         }
-        self.out.flush()
+        self.out.finish()
     }
 }

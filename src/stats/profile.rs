@@ -12,7 +12,7 @@
 //! A `state` row counts its whole duration in inclusive time. Frames still
 //! open at the end close at the last time of the stream.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Warnings};
 use crate::fasthash::FastMap;
 use crate::pipe::{Reads, RecordSink};
 use crate::record::{Column, ColumnSet, Kind, Record, Sym};
@@ -152,6 +152,8 @@ pub struct Profile {
     by: By,
     symbols: Symbols,
     labels: Labels,
+    /// Told when no frame was found (the profile's own command only).
+    empty_warnings: Option<Warnings>,
     /// Instead of the figures, a duration histogram of this many bins per key.
     histogram: Option<usize>,
     figures: FastMap<Key, Figures>,
@@ -168,11 +170,18 @@ impl Profile {
             by,
             symbols: labels.symbols().clone(),
             labels,
+            empty_warnings: None,
             histogram,
             figures: FastMap::default(),
             stacks: FastMap::default(),
             clock: i64::MIN,
         }
+    }
+
+    /// Tells `warnings` when the stream had no frame to profile.
+    pub fn warn_when_empty(mut self, warnings: Warnings) -> Profile {
+        self.empty_warnings = Some(warnings);
+        self
     }
 
     fn enter(&mut self, rec: &Record) {
@@ -313,6 +322,15 @@ impl RecordSink for Profile {
             while self.stacks[&loc].depth > 0 {
                 self.leave(loc, Sym::EMPTY, last)?;
             }
+        }
+        if let Some(warnings) = self
+            .empty_warnings
+            .as_ref()
+            .filter(|_| self.figures.is_empty())
+        {
+            warnings.warn(
+                "no frames to profile (no enter/leave or state rows); a TRACE trace's claims are reported by `trace-stat resources`",
+            );
         }
         Ok(())
     }

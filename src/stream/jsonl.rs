@@ -488,7 +488,7 @@ impl RecordSink for JsonlWriter {
         if !self.started {
             self.start()?;
         }
-        self.out.flush()
+        self.out.finish()
     }
 }
 

@@ -776,7 +776,7 @@ impl RecordSink for TraceWriter {
         self.out.write_line(head.as_bytes())?;
         self.out.write_line(self.elements.as_bytes())?;
         self.report();
-        self.out.flush()
+        self.out.finish()
     }
 }
 

@@ -221,6 +221,6 @@ impl Encoder for ChromeEncoder {
         }
         self.line.extend_from_slice(b"}}\n");
         self.out.write_line(&self.line)?;
-        self.out.flush()
+        self.out.finish()
     }
 }

@@ -369,6 +369,6 @@ impl Encoder for PerfettoEncoder {
     }
 
     fn finish(&mut self, _meta: &[(String, String)]) -> Result<()> {
-        self.out.flush()
+        self.out.finish()
     }
 }

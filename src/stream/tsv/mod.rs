@@ -827,6 +827,6 @@ impl RecordSink for TsvWriter {
         if !self.started {
             self.start()?;
         }
-        self.out.flush()
+        self.out.finish()
     }
 }
