@@ -7,7 +7,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{accepted_traces, bin, cat, col, corpus, data, matched, scratch, HEADER};
+use common::{accepted_traces, bin, cat, col, corpus, data, matched, output_of, scratch, HEADER};
+use predicates::prelude::*;
 use tracepipe::stf::generic::generic_keys;
 use tracepipe::stf::layout::{class_of, is_string_field, Layout, Scalar, SPEC_LAYOUTS};
 use tracepipe::stf::reader::record_specifiers;
@@ -716,4 +717,57 @@ fn a_known_class_in_a_foreign_layout_reads_through_the_generic_path() {
     let back = cat(&["-q"], &stf).unwrap();
     let row = back.lines().last().unwrap();
     assert_eq!(row, "event\t107\t\t\tstf\tenter_function\t\t\t\t\t\t\t\t\t");
+}
+
+/// A single-file STF reads from a pipe as from its file; a file set cannot
+/// be piped and says how to do it.
+#[test]
+fn a_single_file_reads_from_a_pipe() {
+    let dir = scratch("stf-pipe");
+    let single = dir.join("p.single.stf");
+    bin("trace-cat")
+        .args(["-t", "stf-single", "-o"])
+        .arg(&single)
+        .arg("examples/pingpong.tsv")
+        .assert()
+        .success();
+    let from_file = output_of("trace-cat", &[], &[&single]);
+    let piped = bin("trace-cat")
+        .pipe_stdin(&single)
+        .unwrap()
+        .output()
+        .unwrap();
+    assert!(
+        piped.status.success(),
+        "{}",
+        String::from_utf8_lossy(&piped.stderr)
+    );
+    let piped: String = String::from_utf8(piped.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| !(l.starts_with("meta\t") && col(l, "name") == "source"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(piped, from_file);
+    // A damaged one is located on <stdin>, like a file.
+    let mut bytes = std::fs::read(&single).unwrap();
+    bytes.truncate(bytes.len() - 5);
+    bin("trace-cat")
+        .write_stdin(bytes)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("<stdin>"));
+    let set = dir.join("p.stf");
+    bin("trace-cat")
+        .args(["-t", "stf", "-o"])
+        .arg(&set)
+        .arg("examples/pingpong.tsv")
+        .assert()
+        .success();
+    bin("trace-cat")
+        .pipe_stdin(&set)
+        .unwrap()
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("pipe the single-file form"));
 }

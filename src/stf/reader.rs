@@ -28,18 +28,60 @@ use crate::record::{Kind, Record, Sym};
 use crate::symbol::{SymCache, Symbols};
 
 /// Opens an STF index file (`<t>.stf`) or single file (`<t>.single.stf`).
+/// A single file on a pipe is copied to a temporary file first (its
+/// components are read in place), which is removed once every component is
+/// open: disk, not memory, holds it.
 pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
-    let Some(path) = input.path.clone() else {
-        return Err(Error::file(
-            input.name.clone(),
-            "STF is a set of files: name the index file (TRACE.stf) rather than piping it",
-        ));
+    let name = input.name.clone();
+    let (path, _spool) = match input.path.clone() {
+        Some(path) => (path, None),
+        None if input.head().get(7) == Some(&(Component::Single as u8)) => {
+            let spool = Spool::copy(input.into_reader()?)?;
+            (spool.path.clone(), Some(spool))
+        }
+        None => {
+            return Err(Error::file(
+                input.name.clone(),
+                "an STF file set cannot be piped (its components are files beside the index): name the index file (TRACE.stf), or pipe the single-file form (-t stf-single)",
+            ))
+        }
     };
-    let set = FileSet::open(&input.name, &path)?;
+    open_path(&name, &path, opts)
+}
+
+/// A temporary copy of a piped single file, removed when dropped.
+struct Spool {
+    path: PathBuf,
+}
+
+impl Spool {
+    fn copy((name, mut reader): (String, Box<dyn std::io::BufRead>)) -> Result<Spool> {
+        static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let serial = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let file = format!("tracepipe-{}-{serial}.single.stf", std::process::id());
+        let spool = Spool {
+            path: std::env::temp_dir().join(file),
+        };
+        let shown = spool.path.display().to_string();
+        let mut out = std::fs::File::create(&spool.path).map_err(|e| Error::io(&*shown, e))?;
+        std::io::copy(&mut reader, &mut out).map_err(|e| Error::io(name, e))?;
+        Ok(spool)
+    }
+}
+
+impl Drop for Spool {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Opens the STF trace at `path`, named `name` in messages.
+fn open_path(name: &str, path: &Path, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
+    let set = FileSet::open(name, path)?;
     let symbols = &opts.symbols;
     let trace = Arc::new(Trace::read(&set, &mut SymCache::new(symbols.clone()))?);
     let mut sources: Vec<Box<dyn RecordSource>> = vec![Box::new(Rows::new(
-        trace.leading_rows(&input.name, symbols),
+        trace.leading_rows(name, symbols),
         set.index_name(),
     ))];
     for (id, suffix, kind) in &trace.components {

@@ -55,7 +55,7 @@ pub fn assemble(
         }
     }
     let _ = index_path;
-    out.flush()
+    out.finish()
 }
 
 /// The directory of a container: each component's name, offset and length,
