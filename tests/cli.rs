@@ -885,3 +885,50 @@ fn what_would_pass_silently_says_so() {
         .code(2)
         .stderr(predicate::str::contains("write it uncompressed"));
 }
+
+/// Two runs merged onto one track are warned about (once, naming both
+/// inputs and the location); per-rank files of one run, which declare their
+/// shared upper levels alike but put rows on their own locations, are not.
+#[test]
+fn two_runs_on_one_track_are_warned_about() {
+    let smpi = data("paje/smpi_aliases.paje");
+    let dir = scratch("two-runs");
+    let other = dir.join("run2.paje");
+    std::fs::copy(&smpi, &other).unwrap();
+    let out = bin("trace-cat").arg(&smpi).arg(&other).output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.matches("both put rows on location").count(), 1, "{err}");
+    assert!(
+        err.contains("smpi_aliases.paje and ") && err.contains("run2.paje"),
+        "{err}"
+    );
+    assert!(err.contains("--prefix-inputs"), "{err}");
+    let out = bin("trace-cat")
+        .arg("--prefix-inputs")
+        .arg(&smpi)
+        .arg(&other)
+        .output()
+        .unwrap();
+    assert!(out.status.success() && out.stderr.is_empty());
+    // Per-rank files: `node` declared alike by both, rows on each rank only.
+    let rank = |r: &str| {
+        let rows = [
+            common::row(&[("kind", "container"), ("loc", "node"), ("name", "node")]),
+            common::row(&[("kind", "container"), ("loc", r), ("peer", "node")]),
+            common::row(&[("kind", "enter"), ("time", "1"), ("loc", r), ("name", "f")]),
+            common::row(&[("kind", "leave"), ("time", "2"), ("loc", r), ("name", "f")]),
+        ];
+        let file = dir.join(format!("{r}.tsv"));
+        std::fs::write(&file, common::stream(&rows)).unwrap();
+        file
+    };
+    let (r0, r1) = (rank("r0"), rank("r1"));
+    let out = bin("trace-stat").arg(&r0).arg(&r1).output().unwrap();
+    assert!(out.status.success());
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -49,6 +49,12 @@ pub struct Merger {
     /// the prefixed symbol of each (input, location) met.
     prefixes: Option<Vec<String>>,
     prefixed: FastMap<(usize, Sym), Sym>,
+    /// A location was declared by two inputs: rows are then checked for
+    /// two inputs putting rows on one location (two runs on one track).
+    shared: bool,
+    /// Two runs on one track were warned about (once).
+    warned_overlap: bool,
+    warnings: Warnings,
 }
 
 struct Declaration {
@@ -56,6 +62,10 @@ struct Declaration {
     cat: Sym,
     name: Sym,
     peer: Sym,
+    /// Declared by another input too.
+    shared: bool,
+    /// The first input that put a row on it.
+    rows_from: Option<usize>,
 }
 
 impl Merger {
@@ -124,6 +134,9 @@ impl Merger {
             symbols,
             prefixes: None,
             prefixed: FastMap::default(),
+            shared: false,
+            warned_overlap: false,
+            warnings: warnings.clone(),
         })
     }
 
@@ -146,11 +159,20 @@ impl Merger {
                     cat: rec.cat,
                     name: rec.name,
                     peer: rec.peer,
+                    shared: false,
+                    rows_from: None,
                 };
                 self.declared.insert(rec.loc, declaration);
                 Ok(())
             }
-            Some(d) if d.lane == lane || (d.cat == rec.cat && d.name == rec.name && d.peer == rec.peer) => {
+            Some(d) if d.lane == lane => Ok(()),
+            Some(d) if d.cat == rec.cat && d.name == rec.name && d.peer == rec.peer => {
+                // The same location: per-rank files of one run share their
+                // upper levels; rows from two inputs on it are warned about.
+                if let Some(d) = self.declared.get_mut(&rec.loc) {
+                    d.shared = true;
+                }
+                self.shared = true;
                 Ok(())
             }
             Some(d) => Err(Error::Data {
@@ -166,6 +188,29 @@ impl Merger {
                 ),
             }),
         }
+    }
+}
+
+impl Merger {
+    /// Notes that input `lane` put `rec` on its location; warns (once) when
+    /// another input that declared the same location put rows there too:
+    /// two runs merged onto one track.
+    fn check_overlap(&mut self, rec: &Record, lane: usize) {
+        let Some(d) = self.declared.get_mut(&rec.loc).filter(|d| d.shared) else {
+            return;
+        };
+        let first = *d.rows_from.get_or_insert(lane);
+        if first == lane || self.warned_overlap {
+            return;
+        }
+        self.warned_overlap = true;
+        let file = |i: usize| self.lanes[i].source.location().file().to_string();
+        self.warnings.warn(format!(
+            "{} and {} both put rows on location `{}` (declared alike by both): two runs merged onto one track? --prefix-inputs keeps each input's locations apart",
+            file(first),
+            file(lane),
+            self.symbols.text(rec.loc)
+        ));
     }
 }
 
@@ -313,6 +358,8 @@ impl RecordSource for Merger {
         }
         if rec.kind == Kind::Container && self.lanes.len() > 1 {
             self.check_declaration(rec, i)?;
+        } else if self.shared && !rec.kind.is_structural() && !rec.loc.is_empty() {
+            self.check_overlap(rec, i);
         }
         Ok(true)
     }
