@@ -37,7 +37,7 @@ complete -c trace-cat -l rows-only -d 'Write data rows only: no header, no meta,
 complete -c trace-cat -l line-buffered -d 'Flush after every row (for following a live trace)'
 complete -c trace-cat -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
 complete -c trace-cat -l spans -d 'Turn enter/leave pairs into complete `state` rows (written when the frame closes; frames open at the end are closed at the last time, flagged C)'
-complete -c trace-cat -l ignore-incomplete-links -d 'Keep links whose other half never comes as unmatched halves (pj_dump\'s -z) instead of failing'
+complete -c trace-cat -l ignore-incomplete-links -d 'Drop links whose other half never comes, as pj_dump -z does, instead of failing (a warning counts them)'
 complete -c trace-cat -l user-fields -d 'Append the values of user-defined fields (pj_dump\'s -u)'
 complete -c trace-cat -l lenient -d 'Skip invalid lines and elements with a warning each (and a count at the end) instead of stopping at the first'
 complete -c trace-cat -s h -l help -d 'Print help (see more with \'--help\')'

@@ -61,7 +61,7 @@ complete -c trace-filter -l rows-only -d 'Write data rows only: no header, no me
 complete -c trace-filter -l line-buffered -d 'Flush after every row (for following a live trace)'
 complete -c trace-filter -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
 complete -c trace-filter -s v -l invert -d 'Keep the rows that do not match instead (meta and needed containers stay)'
-complete -c trace-filter -l ignore-incomplete-links -d 'Keep links whose other half never comes as unmatched halves (pj_dump\'s -z) instead of failing'
+complete -c trace-filter -l ignore-incomplete-links -d 'Drop links whose other half never comes, as pj_dump -z does, instead of failing (a warning counts them)'
 complete -c trace-filter -l user-fields -d 'Append the values of user-defined fields (pj_dump\'s -u)'
 complete -c trace-filter -l lenient -d 'Skip invalid lines and elements with a warning each (and a count at the end) instead of stopping at the first'
 complete -c trace-filter -s h -l help -d 'Print help'

@@ -41,7 +41,7 @@ complete -c trace-match -l rows-only -d 'Write data rows only: no header, no met
 complete -c trace-match -l line-buffered -d 'Flush after every row (for following a live trace)'
 complete -c trace-match -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
 complete -c trace-match -l halves -d 'Write the halves too (each where it was), not only the messages'
-complete -c trace-match -l ignore-incomplete-links -d 'Keep links whose other half never comes as unmatched halves (pj_dump\'s -z) instead of failing'
+complete -c trace-match -l ignore-incomplete-links -d 'Drop links whose other half never comes, as pj_dump -z does, instead of failing (a warning counts them)'
 complete -c trace-match -l user-fields -d 'Append the values of user-defined fields (pj_dump\'s -u)'
 complete -c trace-match -l lenient -d 'Skip invalid lines and elements with a warning each (and a count at the end) instead of stopping at the first'
 complete -c trace-match -s h -l help -d 'Print help (see more with \'--help\')'

@@ -35,7 +35,7 @@ complete -c trace-stat -l no-progress -d 'Never draw the progress line (it is dr
 complete -c trace-stat -l partial -d 'Write the report\'s state (sums, counts, extremes, sketch buckets) instead of its table, to be merged with --merge: run it on parts of a trace split by location (profile, states, messages of msg rows, resources)'
 complete -c trace-stat -l merge -d 'The inputs are files written with --partial (by the same report and --by): print the report of all of them, as one run over the whole input would'
 complete -c trace-stat -l ids -d 'Print locations and types as the stream\'s ids (the `loc` and `cat` columns, for joins with the stream) instead of their declared names'
-complete -c trace-stat -l ignore-incomplete-links -d 'Keep links whose other half never comes as unmatched halves (pj_dump\'s -z) instead of failing'
+complete -c trace-stat -l ignore-incomplete-links -d 'Drop links whose other half never comes, as pj_dump -z does, instead of failing (a warning counts them)'
 complete -c trace-stat -l lenient -d 'Skip invalid lines and elements with a warning each (and a count at the end) instead of stopping at the first'
 complete -c trace-stat -s h -l help -d 'Print help'
 complete -c trace-stat -s V -l version -d 'Print version'

@@ -33,7 +33,8 @@ halves waiting on a destroyed container are released). TRACE files list elements
 order, so they are read whole and sorted: 3 to 6 times the file (terse lines \
 cost the most). Writing TRACE holds the output until the end (resources \
 first); writing Pajé holds rows with an extent that are not frames (states, claims, \
-collectives, messages, dependencies) and the link halves waiting for their partner.";
+collectives) and the link halves waiting for their partner; messages and dependencies are \
+written as links when they complete.";
 
 /// Read any supported trace or record stream and write the normalized record
 /// stream (TSV by default), or convert it to another format.

@@ -276,47 +276,7 @@ impl<S: RecordSink> Matcher<S> {
     /// Fills `out` with the message made of `first` (arrived earlier) and
     /// `second` (arrived now); returns whether their sizes disagree.
     fn pair(out: &mut Record, first: &Record, second: &Record) -> bool {
-        let (send, recv) = if first.kind == Kind::Send {
-            (first, second)
-        } else {
-            (second, first)
-        };
-        out.clear();
-        out.kind = Kind::Msg;
-        out.time = send.time;
-        out.end = recv.time;
-        out.loc = send.loc;
-        out.peer = recv.loc;
-        for (to, a, b) in [
-            (&mut out.cat, send.cat, recv.cat),
-            (&mut out.name, send.name, recv.name),
-            (&mut out.comm, send.comm, recv.comm),
-        ] {
-            *to = if a.is_empty() { b } else { a };
-        }
-        for (to, a, b) in [
-            (&mut out.id, &send.id, &recv.id),
-            (&mut out.value, &send.value, &recv.value),
-        ] {
-            to.push_str(if a.is_empty() { b } else { a });
-        }
-        out.tag = send.tag.or(recv.tag);
-        out.size = send.size.or(recv.size);
-        for c in send.flags.chars().chain(recv.flags.chars()) {
-            out.add_flag(c);
-        }
-        if recv.time < send.time {
-            out.add_flag(flags::REVERSED);
-        }
-        merge_attrs(out, first, second);
-        match (send.size, recv.size) {
-            (Some(a), Some(b)) if a != b => {
-                out.push_attr("send.size", &a.to_string());
-                out.push_attr("recv.size", &b.to_string());
-                true
-            }
-            _ => false,
-        }
+        pair_halves(out, first, second)
     }
 
     /// Sets the mark of the rows written next (a source-side matcher
@@ -852,6 +812,53 @@ impl Outbox {
             }
             None => false,
         }
+    }
+}
+
+/// Fills `out` with the message made of two halves of it, `first` (arrived
+/// earlier) and `second` (arrived now), as `trace-match` writes it; returns
+/// whether their sizes disagree. The Pajé reader makes its links with it.
+pub fn pair_halves(out: &mut Record, first: &Record, second: &Record) -> bool {
+    let (send, recv) = if first.kind == Kind::Send {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    out.clear();
+    out.kind = Kind::Msg;
+    out.time = send.time;
+    out.end = recv.time;
+    out.loc = send.loc;
+    out.peer = recv.loc;
+    for (to, a, b) in [
+        (&mut out.cat, send.cat, recv.cat),
+        (&mut out.name, send.name, recv.name),
+        (&mut out.comm, send.comm, recv.comm),
+    ] {
+        *to = if a.is_empty() { b } else { a };
+    }
+    for (to, a, b) in [
+        (&mut out.id, &send.id, &recv.id),
+        (&mut out.value, &send.value, &recv.value),
+    ] {
+        to.push_str(if a.is_empty() { b } else { a });
+    }
+    out.tag = send.tag.or(recv.tag);
+    out.size = send.size.or(recv.size);
+    for c in send.flags.chars().chain(recv.flags.chars()) {
+        out.add_flag(c);
+    }
+    if recv.time < send.time {
+        out.add_flag(flags::REVERSED);
+    }
+    merge_attrs(out, first, second);
+    match (send.size, recv.size) {
+        (Some(a), Some(b)) if a != b => {
+            out.push_attr("send.size", &a.to_string());
+            out.push_attr("recv.size", &b.to_string());
+            true
+        }
+        _ => false,
     }
 }
 

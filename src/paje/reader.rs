@@ -18,6 +18,7 @@ use crate::decimal::Decimal;
 use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::{FastMap, StrMap};
 use crate::io::{cut_error, Input, CUT_WARNING};
+use crate::ops::matcher::pair_halves;
 use crate::ops::reorder::{RowQueue, Ticket};
 use crate::pipe::{FormatOption, OptionValue, ReadOptions, RecordSource, Threads};
 use crate::record::{flags, Kind, Record, Sym};
@@ -39,7 +40,7 @@ const TIME_UNITS: [(&str, u64); 4] = [
 pub const READ_OPTIONS: &[FormatOption] = &[
     FormatOption {
         name: IGNORE_INCOMPLETE_LINKS,
-        help: "Keep links whose other half never comes as unmatched halves (pj_dump's -z) instead of failing",
+        help: "Drop links whose other half never comes, as pj_dump -z does, instead of failing (a warning counts them)",
         value: OptionValue::Switch,
     },
     FormatOption {
@@ -191,6 +192,8 @@ struct PendingLink {
     line: u64,
     value: String,
     container: u32,
+    /// The half's row, made into a `msg` with the other half's.
+    half: Record,
 }
 
 /// The simulation state.
@@ -221,6 +224,8 @@ struct Sim {
     number: String,
     /// Buffers of matched links' keys and values, reused by the next ones.
     spare_strings: Vec<String>,
+    /// Rows of matched links' halves, reused likewise.
+    spare_halves: Vec<Record>,
     warnings: Warnings,
 }
 
@@ -254,6 +259,7 @@ impl Sim {
             key: String::new(),
             number: String::new(),
             spare_strings: Vec::new(),
+            spare_halves: Vec::new(),
         };
         sim.types.push(TypeInfo {
             id: "0".into(),
@@ -738,7 +744,15 @@ impl Sim {
         let t = self.type_of(line.get(Field::Type))?;
         self.check_entity(c, t, nature)?;
         self.touch_type(t, time, out);
-        let s = self.slot(c, t, time)?;
+        // Links are checked when they complete, not half by half (PajeNG).
+        let s = match nature {
+            Nature::Link => {
+                let container = &mut self.containers[c as usize];
+                container.last = container.last.max(time);
+                self.slot_position(c, t)
+            }
+            _ => self.slot(c, t, time)?,
+        };
         Ok(Some(Entity {
             time,
             lossy,
@@ -922,8 +936,12 @@ impl Sim {
         .map(drop)
     }
 
-    /// `PajeStartLink`, `PajeEndLink`: one half of a link, as a `send` or a
-    /// `recv` row on the container it starts or ends at.
+    /// `PajeStartLink`, `PajeEndLink`: one half of a link. A link is a `msg`
+    /// row when its second half comes (as PajeNG keeps completed links),
+    /// made of the halves as `trace-match` pairs them: the first half waits
+    /// (memory: the links in flight), so a half written long after its
+    /// time, as a writer that writes links when they complete does, is in
+    /// order all the same.
     fn link(&mut self, line: &Line, number: u64, out: &mut Out) -> Result<(), String> {
         let start = line.def.event == Event::StartLink;
         let Some(entity) = self.entity(line, Nature::Link, number, out)? else {
@@ -931,7 +949,6 @@ impl Sim {
         };
         let (c, t) = (entity.c, entity.t);
         let other = self.link_end(line, t, start)?;
-        self.pair_link(line, c, t, start, number)?;
         let kind = if start { Kind::Send } else { Kind::Recv };
         let at = self.use_entity(&entity, other, line, out);
         let row = Row {
@@ -939,7 +956,46 @@ impl Sim {
             id: line.get(Field::Key),
             ..self.valued_row(kind, &entity, other, at, line)
         };
-        out.row(row, |_| {}).map(drop)
+        let mut half = self.spare_halves.pop().unwrap_or_default();
+        half.clear();
+        fill_row(&mut half, row, |_| {});
+        // A half counts for the end of the trace even when its link never
+        // completes (PajeNG's -z).
+        *out.max_time = Some(out.max_time.map_or(entity.time, |m| m.max(entity.time)));
+        let Some(first) = self.pair_link(line, c, t, number, half)? else {
+            return Ok(());
+        };
+        let ticket = out.declare(|msg| {
+            pair_halves(msg, &first.0, &first.1);
+        });
+        self.spare_halves.extend([first.0, first.1]);
+        let completion = ticket?.key;
+        self.check_link_order(c, t, entity.s, completion)
+    }
+
+    /// A completed link may not complete before the previous one of its
+    /// type in its container (PajeNG's only order check on links).
+    fn check_link_order(
+        &mut self,
+        c: u32,
+        t: u32,
+        s: usize,
+        completion: i64,
+    ) -> Result<(), String> {
+        let container = &mut self.containers[c as usize];
+        let slot = &mut container.slots[s];
+        if completion < slot.last {
+            return Err(format!(
+                "a link of type `{}` in container `{}` completes at {} s, before the previous one ({} s): PajeNG stores completed links in time order",
+                self.types[t as usize].id,
+                container.id,
+                crate::record::format_seconds(completion),
+                crate::record::format_seconds(slot.last)
+            ));
+        }
+        slot.last = completion;
+        container.last = container.last.max(completion);
+        Ok(())
     }
 
     /// Declares what an event or link line on container `on` uses before
@@ -1010,9 +1066,10 @@ impl Sim {
         line: &Line,
         c: u32,
         t: u32,
-        start: bool,
         number: u64,
-    ) -> Result<(), String> {
+        half: Record,
+    ) -> Result<Option<(Record, Record)>, String> {
+        let start = half.kind == Kind::Send;
         let value = line.get(Field::Value);
         let key = line.get(Field::Key);
         self.key.clear();
@@ -1042,7 +1099,7 @@ impl Sim {
                 self.containers[p.container as usize].pending -= 1;
                 self.spare_strings.push(spare_key);
                 self.spare_strings.push(p.value);
-                Ok(())
+                Ok(Some((p.half, half)))
             }
             None => {
                 let mut pending_key = self.spare_strings.pop().unwrap_or_default();
@@ -1055,10 +1112,11 @@ impl Sim {
                     line: number,
                     value: pending_value,
                     container: c,
+                    half,
                 };
                 self.pending.insert(pending_key, link);
                 self.containers[c as usize].pending += 1;
-                Ok(())
+                Ok(None)
             }
         }
     }
@@ -1319,7 +1377,7 @@ impl Sim {
         incomplete.sort();
         let (line, key) = &incomplete[0];
         Err(format!(
-            "incomplete link: key `{key}` (line {line}) has no {} when container `{}` ends{}; use --ignore-incomplete-links to keep such halves unmatched",
+            "incomplete link: key `{key}` (line {line}) has no {} when container `{}` ends{}; --ignore-incomplete-links drops such links, as pj_dump -z does",
             if self.pending.values().any(|p| p.line == *line && p.start) { "end" } else { "start" },
             self.containers[c as usize].id,
             if incomplete.len() > 1 {
@@ -1385,6 +1443,25 @@ impl Row<'_> {
     }
 }
 
+/// Fills the empty record `r` with `row`; `more` sets what else it carries
+/// (before the `E` flag and the user fields, which come last).
+fn fill_row(r: &mut Record, row: Row, more: impl FnOnce(&mut Record)) {
+    r.kind = row.kind;
+    r.time = row.time;
+    (r.loc, r.cat, r.name, r.peer, r.comm) = (row.loc, row.cat, row.name, row.peer, row.comm);
+    r.value.push_str(row.value);
+    r.id.push_str(row.id);
+    more(r);
+    if row.lossy {
+        r.add_flag(flags::LOSSY);
+    }
+    if let Some(line) = row.extras.filter(|l| l.has_extras()) {
+        for (k, v) in line.extras() {
+            r.push_attr(k, v);
+        }
+    }
+}
+
 /// Where and when an entity line happens (see [`Sim::entity`]).
 struct Entity {
     time: i64,
@@ -1407,23 +1484,7 @@ impl Out<'_> {
     /// Queues `row`; `more` sets what else it carries (before the `E` flag
     /// and the user fields, which come last).
     fn row(&mut self, row: Row, more: impl FnOnce(&mut Record)) -> Result<Ticket, String> {
-        self.declare(|r| {
-            r.kind = row.kind;
-            r.time = row.time;
-            (r.loc, r.cat, r.name, r.peer, r.comm) =
-                (row.loc, row.cat, row.name, row.peer, row.comm);
-            r.value.push_str(row.value);
-            r.id.push_str(row.id);
-            more(r);
-            if row.lossy {
-                r.add_flag(flags::LOSSY);
-            }
-            if let Some(line) = row.extras.filter(|l| l.has_extras()) {
-                for (k, v) in line.extras() {
-                    r.push_attr(k, v);
-                }
-            }
-        })
+        self.declare(|r| fill_row(r, row, more))
     }
 
     /// Queues a row; a declaration waits at the latest time produced so far,
@@ -1596,7 +1657,7 @@ impl<R: BufRead> PajeReader<R> {
             sim.warnings.warn_at(
                 Location::File(file.clone()),
                 format!(
-                    "{} incomplete link(s) kept as unmatched halves",
+                    "{} incomplete link(s) dropped, as pj_dump -z does",
                     sim.ignored_links
                 ),
             );

@@ -111,8 +111,6 @@ pub struct PajeWriter {
     /// (container, type, key).
     open_links: FastMap<(Sym, Sym, String), OpenLink>,
     intervals: Vec<Interval>,
-    /// Messages and dependencies, written at the end (memory: those rows).
-    held_links: Vec<Record>,
     /// Sends, receives and messages seen per foreign channel.
     channels: FastMap<String, (u64, u64, u64)>,
     buf: String,
@@ -201,7 +199,6 @@ impl PajeWriter {
             depths: FastMap::default(),
             open_links: FastMap::default(),
             intervals: Vec::new(),
-            held_links: Vec::new(),
             channels: FastMap::default(),
             buf: String::new(),
             replaced: 0,
@@ -563,34 +560,15 @@ impl PajeWriter {
     /// `(comm, sender, receiver, tag)` pairs with its k-th receive. Both halves
     /// of a link carry the value of the first one written; a second half
     /// named otherwise keeps its name in the user field `half_name`.
+    /// Writes a half as it comes, and a message or dependency when it
+    /// completes, both ends at once: Pajé readers check time order per
+    /// container and type, and link completions in completion order, which
+    /// is the stream's (a start earlier than lines of other types already
+    /// written is in order). Memory: the halves in flight.
     fn link(&mut self, rec: &Record) -> Result<()> {
-        if matches!(rec.kind, Kind::Msg | Kind::Dep) {
-            // Ordered by their ends, they would start out of time order.
-            self.held_links.push(rec.clone());
-            return Ok(());
-        }
         let link = self.link_lines(rec)?;
         for half in &link.halves {
             self.write_half(&link, half)?;
-        }
-        Ok(())
-    }
-
-    /// Writes the held messages and dependencies, their halves in time order.
-    fn write_held_links(&mut self) -> Result<()> {
-        let mut links = Vec::new();
-        for rec in std::mem::take(&mut self.held_links) {
-            links.push(self.link_lines(&rec)?);
-        }
-        let mut halves: Vec<(i64, bool, usize, usize)> = Vec::new();
-        for (n, link) in links.iter().enumerate() {
-            for (h, half) in link.halves.iter().enumerate() {
-                halves.push((half.1, half.0 == Event::EndLink, n, h));
-            }
-        }
-        halves.sort_unstable();
-        for (_, _, n, h) in halves {
-            self.write_half(&links[n], &links[n].halves[h])?;
         }
         Ok(())
     }
@@ -1059,7 +1037,6 @@ impl RecordSink for PajeWriter {
             )));
         }
         self.write_intervals()?;
-        self.write_held_links()?;
         if self.replaced > 0 {
             self.warnings.warn(format!(
                 "{} character(s) a quoted Pajé field cannot hold (\" or line breaks) were replaced",

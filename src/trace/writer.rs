@@ -20,6 +20,7 @@ use crate::decimal::{push_scaled, Decimal};
 use crate::error::{Error, Result, Warnings};
 use crate::fasthash::{FastMap, FastSet};
 use crate::io::Output;
+use crate::ops::matcher::{MatchOptions, Matcher, Unmatched};
 use crate::ops::spans::SpanBuilder;
 use crate::pipe::{RecordSink, WriteOptions};
 use crate::record::{Kind, Record, META_ORIGIN};
@@ -27,11 +28,21 @@ use crate::symbol::Symbols;
 
 /// Registry constructor: the writer behind a span builder, so `enter`/`leave`
 /// pairs arrive as `state` rows.
+/// Message halves are paired first (as trace-match does, Pajé link ends
+/// by key included), so a message becomes two events and a dependency
+/// between them that TRACE4CPS follows; a half whose partner never comes
+/// stays an event (flagged `U`).
 pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
     let symbols = opts.symbols.clone();
     let writer = TraceWriter::new(out, symbols.clone(), opts.warnings.clone());
-    Ok(Box::new(SpanBuilder::new(
-        writer,
+    let spans = SpanBuilder::new(writer, symbols.clone(), opts.warnings.clone());
+    let options = MatchOptions {
+        unmatched: Unmatched::Keep,
+        ..MatchOptions::default()
+    };
+    Ok(Box::new(Matcher::with_options(
+        spans,
+        options,
         symbols,
         opts.warnings.clone(),
     )))
@@ -51,8 +62,12 @@ struct Ids {
 }
 
 impl Ids {
+    /// An id for an element that has `wanted` (TRACE ids are natural
+    /// numbers: any other is replaced), and whether `wanted` was kept (or
+    /// none was wanted).
     fn take(&mut self, wanted: &str) -> (String, bool) {
-        if !wanted.is_empty() && self.used.insert(wanted.to_string()) {
+        let natural = !wanted.is_empty() && wanted.bytes().all(|b| b.is_ascii_digit());
+        if natural && self.used.insert(wanted.to_string()) {
             return (wanted.to_string(), true);
         }
         loop {
