@@ -9,14 +9,20 @@ use clap_complete::{generate, Shell};
 fn rendered() -> Vec<(PathBuf, Vec<u8>)> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    // Every command's bash completion in one file: one line loads all five.
-    let mut all_bash =
-        b"# bash completions of every tracepipe command: source this file.\n".to_vec();
-    for cmd in tracepipe::cmd::all_commands() {
-        let name = cmd.get_name().to_string();
-        generate(Shell::Bash, &mut cmd.clone(), name, &mut all_bash);
-    }
-    files.push((root.join("completions/tracepipe.bash"), all_bash));
+    // One file that loads every command's bash completion from beside it:
+    // one line loads all five.
+    let names: Vec<String> = tracepipe::cmd::all_commands()
+        .iter()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    let loader = format!(
+        "# The bash completions of every tracepipe command: source this file.\n\
+         for _tracepipe_cmd in {}; do\n  \
+         . \"$(dirname \"${{BASH_SOURCE[0]}}\")/$_tracepipe_cmd.bash\"\n\
+         done\nunset _tracepipe_cmd\n",
+        names.join(" ")
+    );
+    files.push((root.join("completions/tracepipe.bash"), loader.into_bytes()));
     for cmd in tracepipe::cmd::all_commands() {
         let name = cmd.get_name().to_string();
         files.push((root.join("man").join(format!("{name}.1")), man_page(&cmd)));
@@ -130,14 +136,22 @@ fn readme_install_lines_reach_man_and_the_shell() {
         "README: man pages beside ~/.cargo/bin"
     );
     assert!(readme.contains("source completions/tracepipe.bash"));
-    let bash = std::fs::read_to_string(root.join("completions/tracepipe.bash")).unwrap();
+    // Sourced from elsewhere, it loads every command's completion.
+    let loaded = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "cd / && source {} && complete -p",
+            root.join("completions/tracepipe.bash").display()
+        ))
+        .output()
+        .unwrap();
+    let loaded = String::from_utf8(loaded.stdout).unwrap();
     for cmd in tracepipe::cmd::all_commands() {
         assert!(
-            bash.contains(&format!(
-                "complete -F _{} ",
-                cmd.get_name().replace('-', "__")
-            )),
-            "{}",
+            loaded
+                .lines()
+                .any(|l| l.ends_with(&format!(" {}", cmd.get_name()))),
+            "{}: {loaded}",
             cmd.get_name()
         );
     }
