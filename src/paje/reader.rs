@@ -192,8 +192,9 @@ struct PendingLink {
     line: u64,
     value: String,
     container: u32,
-    /// The half's row, made into a `msg` with the other half's.
-    half: Record,
+    /// The half's row, made into a `msg` with the other half's (boxed:
+    /// it moves through the pending map).
+    half: Box<Record>,
 }
 
 /// The simulation state.
@@ -225,7 +226,7 @@ struct Sim {
     /// Buffers of matched links' keys and values, reused by the next ones.
     spare_strings: Vec<String>,
     /// Rows of matched links' halves, reused likewise.
-    spare_halves: Vec<Record>,
+    spare_halves: Vec<Box<Record>>,
     warnings: Warnings,
 }
 
@@ -1067,8 +1068,8 @@ impl Sim {
         c: u32,
         t: u32,
         number: u64,
-        half: Record,
-    ) -> Result<Option<(Record, Record)>, String> {
+        half: Box<Record>,
+    ) -> Result<Option<(Box<Record>, Box<Record>)>, String> {
         let start = half.kind == Kind::Send;
         let value = line.get(Field::Value);
         let key = line.get(Field::Key);
