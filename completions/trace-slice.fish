@@ -5,7 +5,7 @@ pallas\t''
 trace\t''
 stf\t''
 stf-dump\t''"
-complete -c trace-slice -s o -l output -d 'Write to FILE instead of standard output' -r
+complete -c trace-slice -s o -l output -d 'Write to FILE instead of standard output; FILE is replaced only once the output is whole (an error or an interruption leaves it as it was), except with --line-buffered, which writes it in place' -r
 complete -c trace-slice -s t -l output-format -d 'Write FORMAT: by default the one -o\'s extension names (`.etf`, `.paje`, `.jsonl`...), else the record stream as TSV' -r -f -a "tsv\t''
 jsonl\t''
 paje\t''

@@ -103,7 +103,9 @@ fn format_names(readable: bool) -> PossibleValuesParser {
 /// Output options of every command that writes a record stream or a trace.
 #[derive(Args, Debug, Clone)]
 pub struct OutputArgs {
-    /// Write to FILE instead of standard output.
+    /// Write to FILE instead of standard output; FILE is replaced only once
+    /// the output is whole (an error or an interruption leaves it as it
+    /// was), except with --line-buffered, which writes it in place.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<String>,
 

@@ -287,10 +287,24 @@ fn check_stdout_is_open() -> Result<()> {
 /// buffered. Line-buffered output flushes after every line (for live pipes).
 /// A file whose name ends in `.gz` or `.zst` is written compressed so
 /// (what the readers take in as it is).
+///
+/// A file is written under a temporary name beside it and renamed over it
+/// by [`Output::finish`], so an error or an interruption (SIGINT, SIGTERM,
+/// SIGHUP) leaves the file that was there untouched and no partial one
+/// that would read as whole. With `line_buffered` (a live output followed
+/// as it grows) the file is written in place.
 pub fn open_output(path: Option<&str>, line_buffered: bool) -> Result<Output> {
+    let mut staged = None;
     let (name, inner) = match path {
         Some(p) if p != "-" => {
-            let f = File::create(p).map_err(|e| Error::io(p, e))?;
+            let f = match line_buffered {
+                true => File::create(p).map_err(|e| Error::io(p, e))?,
+                false => {
+                    let (f, stage) = Staged::create(Path::new(p))?;
+                    staged = Some(stage);
+                    f
+                }
+            };
             let sink = match output_compression(p) {
                 Some(Compression::Gzip) => Sink::Gzip(flate2::write::GzEncoder::new(
                     f,
@@ -312,7 +326,106 @@ pub fn open_output(path: Option<&str>, line_buffered: bool) -> Result<Output> {
         name,
         inner: io::BufWriter::with_capacity(BUFFER_SIZE, inner),
         line_buffered,
+        staged,
     })
+}
+
+/// An output file being written under a temporary name beside its target:
+/// renamed over the target when finished, removed when dropped unfinished.
+struct Staged {
+    temp: PathBuf,
+    target: PathBuf,
+}
+
+impl Staged {
+    fn create(target: &Path) -> Result<(File, Staged)> {
+        let shown = target.display().to_string();
+        let file_name = target
+            .file_name()
+            .ok_or_else(|| Error::io(&*shown, io::Error::other("not a file name")))?;
+        let mut temp_name = std::ffi::OsString::from(".");
+        temp_name.push(file_name);
+        temp_name.push(format!(".tracepipe-{}.part", std::process::id()));
+        let temp = target.with_file_name(temp_name);
+        let file = File::create(&temp).map_err(|e| Error::io(&*shown, e))?;
+        interrupt::remove_on_signal(&temp);
+        Ok((
+            file,
+            Staged {
+                temp,
+                target: target.to_path_buf(),
+            },
+        ))
+    }
+
+    /// Puts the finished file in place of the target.
+    fn commit(self) -> io::Result<()> {
+        let result = std::fs::rename(&self.temp, &self.target);
+        interrupt::remove_on_signal(Path::new(""));
+        if result.is_err() {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+        std::mem::forget(self);
+        result
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        interrupt::remove_on_signal(Path::new(""));
+        let _ = std::fs::remove_file(&self.temp);
+    }
+}
+
+/// Removing a staged output when a signal ends the process: the handler
+/// unlinks the one path registered (async-signal-safe: a pointer read and
+/// `unlink`), then lets the signal take its default course.
+mod interrupt {
+    use std::ffi::{c_char, c_int, CString};
+    use std::path::Path;
+    use std::sync::atomic::{AtomicPtr, Ordering};
+    use std::sync::Once;
+
+    static PATH: AtomicPtr<c_char> = AtomicPtr::new(std::ptr::null_mut());
+    static INSTALL: Once = Once::new();
+    const SIGNALS: [c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+    extern "C" fn on_signal(signal: c_int) {
+        let path = PATH.swap(std::ptr::null_mut(), Ordering::SeqCst);
+        // SAFETY: unlink, signal and raise are async-signal-safe; `path` is
+        // a NUL-terminated string leaked by `remove_on_signal`, or null.
+        unsafe {
+            if !path.is_null() {
+                libc::unlink(path);
+            }
+            libc::signal(signal, libc::SIG_DFL);
+            libc::raise(signal);
+        }
+    }
+
+    /// Registers `path` (empty: none) to be removed if a signal ends the
+    /// process.
+    pub(super) fn remove_on_signal(path: &Path) {
+        use std::os::unix::ffi::OsStrExt;
+        INSTALL.call_once(|| {
+            for signal in SIGNALS {
+                // SAFETY: installs a handler that only does what is safe in one.
+                unsafe {
+                    libc::signal(signal, on_signal as *const () as libc::sighandler_t);
+                }
+            }
+        });
+        let new = match path.as_os_str().is_empty() {
+            true => std::ptr::null_mut(),
+            false => CString::new(path.as_os_str().as_bytes())
+                .map_or(std::ptr::null_mut(), CString::into_raw),
+        };
+        let old = PATH.swap(new, Ordering::SeqCst);
+        if !old.is_null() {
+            // SAFETY: `old` came from `CString::into_raw` above.
+            drop(unsafe { CString::from_raw(old) });
+        }
+    }
 }
 
 /// A compression an output file's name asks for.
@@ -376,6 +489,8 @@ pub struct Output {
     name: String,
     inner: io::BufWriter<Sink>,
     line_buffered: bool,
+    /// A file written under a temporary name until finished.
+    staged: Option<Staged>,
 }
 
 impl Output {
@@ -385,6 +500,7 @@ impl Output {
             name: name.to_string(),
             inner: io::BufWriter::with_capacity(BUFFER_SIZE, Sink::Plain(w)),
             line_buffered: false,
+            staged: None,
         }
     }
 
@@ -424,14 +540,17 @@ impl Output {
             .map_err(|e| Error::io(self.name.clone(), e))
     }
 
-    /// Ends the output: flushes it and ends a compressed stream. Writers call
-    /// it once, after their last byte.
+    /// Ends the output: flushes it, ends a compressed stream and puts a
+    /// file in place of the one it replaces. Writers call it once, after
+    /// their last byte; an output dropped unfinished leaves the old file.
     pub fn finish(&mut self) -> Result<()> {
         self.flush()?;
-        self.inner
-            .get_mut()
-            .finish()
-            .map_err(|e| Error::io(self.name.clone(), e))
+        let io = |e| Error::io(self.name.clone(), e);
+        self.inner.get_mut().finish().map_err(io)?;
+        match self.staged.take() {
+            Some(staged) => staged.commit().map_err(|e| Error::io(self.name.clone(), e)),
+            None => Ok(()),
+        }
     }
 }
 

@@ -932,3 +932,74 @@ fn two_runs_on_one_track_are_warned_about() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `-o FILE` replaces FILE only when the output is whole: an error in the
+/// input or an interruption leaves the old file as it was, and no partial
+/// file beside it.
+#[test]
+fn an_unfinished_output_leaves_the_old_file() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let dir = scratch("unfinished-output");
+    let out = dir.join("out.tsv");
+    let listing = || {
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    std::fs::write(&out, "old\n").unwrap();
+    let mut text = std::fs::read_to_string("examples/pingpong.tsv").unwrap();
+    text.push_str("enter\tnot-a-time\n");
+    bin("trace-cat")
+        .arg("-o")
+        .arg(&out)
+        .write_stdin(text)
+        .assert()
+        .code(1);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old\n");
+    assert_eq!(listing(), ["out.tsv"]);
+    // Interrupted while reading a pipe that stays open.
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("trace-cat"))
+        .arg("-o")
+        .arg(&out)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(
+            std::fs::read_to_string("examples/pingpong.tsv")
+                .unwrap()
+                .as_bytes(),
+        )
+        .unwrap();
+    stdin.flush().unwrap();
+    for _ in 0..200 {
+        if listing().len() > 1 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(listing().len(), 2, "{:?}", listing());
+    // SAFETY: sends SIGINT to the child we spawned.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    drop(stdin);
+    assert!(!status.success());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old\n");
+    assert_eq!(listing(), ["out.tsv"]);
+    // A whole run replaces it.
+    bin("trace-cat")
+        .args(["examples/pingpong.tsv", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&out).unwrap().starts_with("kind\t"));
+    assert_eq!(listing(), ["out.tsv"]);
+}

@@ -197,6 +197,10 @@ struct PendingLink {
     half: Box<Record>,
 }
 
+/// The two halves of a completed link: the one that waited, then the one
+/// that completed it.
+type LinkHalves = (Box<Record>, Box<Record>);
+
 /// The simulation state.
 struct Sim {
     file: String,
@@ -225,7 +229,9 @@ struct Sim {
     number: String,
     /// Buffers of matched links' keys and values, reused by the next ones.
     spare_strings: Vec<String>,
-    /// Rows of matched links' halves, reused likewise.
+    /// Rows of matched links' halves, reused likewise (their boxes too:
+    /// a half moves through the pending map as a pointer).
+    #[allow(clippy::vec_box)]
     spare_halves: Vec<Box<Record>>,
     warnings: Warnings,
 }
@@ -1069,7 +1075,7 @@ impl Sim {
         t: u32,
         number: u64,
         half: Box<Record>,
-    ) -> Result<Option<(Box<Record>, Box<Record>)>, String> {
+    ) -> Result<Option<LinkHalves>, String> {
         let start = half.kind == Kind::Send;
         let value = line.get(Field::Value);
         let key = line.get(Field::Key);

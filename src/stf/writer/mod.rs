@@ -675,7 +675,7 @@ impl RecordSink for StfWriter {
         match target {
             Target::Set(mut out) => {
                 out.write_line(&index)?;
-                out.flush()
+                out.finish()
             }
             Target::Single(out, dir) => {
                 let result = super::single::assemble(out, &self.index_path, &index, &components);
