@@ -10,7 +10,7 @@ use crate::io::{check_output_is_not_an_input, open_output};
 use crate::ops::matcher::{Matcher, Unmatched};
 use crate::stats::counters::Counters;
 use crate::stats::labels::Labels;
-use crate::stats::messages::Messages;
+use crate::stats::messages::{self, Messages};
 use crate::stats::profile::{By, Profile};
 use crate::stats::resources::Resources;
 use crate::stats::states::States;
@@ -87,7 +87,7 @@ pub struct Args {
     /// What a row is per: profile: name, loc,name, cat,name or loc;
     /// messages: pair (sender and receiver) or comm.
     #[arg(long, value_name = "KEY",
-          value_parser = PossibleValuesParser::new(["name", "loc,name", "cat,name", "loc", "pair", "comm"]))]
+          value_parser = PossibleValuesParser::new(By::KEYS.into_iter().chain(messages::KEYS)))]
     pub by: Option<String>,
 
     /// profile: instead of the figures, a histogram of each name's durations

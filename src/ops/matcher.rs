@@ -273,12 +273,6 @@ impl<S: RecordSink> Matcher<S> {
         }
     }
 
-    /// Fills `out` with the message made of `first` (arrived earlier) and
-    /// `second` (arrived now); returns whether their sizes disagree.
-    fn pair(out: &mut Record, first: &Record, second: &Record) -> bool {
-        pair_halves(out, first, second)
-    }
-
     /// Sets the mark of the rows written next (a source-side matcher
     /// remembers where each half came from).
     pub fn set_mark(&mut self, mark: u64) {
@@ -457,7 +451,7 @@ impl<S: RecordSink> Matcher<S> {
                     self.summary.matched += 1;
                     return Ok(());
                 }
-                let sizes_differ = Self::pair(&mut self.out, &self.first, rec);
+                let sizes_differ = pair_halves(&mut self.out, &self.first, rec);
                 self.summary.matched += 1;
                 self.summary.reversed += u64::from(self.out.flags.contains(flags::REVERSED));
                 self.summary.size_mismatches += u64::from(sizes_differ);

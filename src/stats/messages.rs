@@ -26,6 +26,10 @@ pub struct Messages {
     figures: FastMap<Key, Figures>,
 }
 
+/// The keys `--by` takes for the messages report: per sender and receiver,
+/// or per communicator.
+pub const KEYS: [&str; 2] = ["pair", "comm"];
+
 impl Messages {
     /// Per (sender, receiver), or per communicator when `by_comm`, with
     /// identifiers printed through `labels`.

@@ -47,6 +47,9 @@ impl By {
         })
     }
 
+    /// The keys [`By::parse`] takes.
+    pub const KEYS: [&'static str; 4] = ["name", "loc,name", "cat,name", "loc"];
+
     /// The key of `rec`'s row (unused parts empty).
     fn key(self, rec: &Record) -> Key {
         match self {
