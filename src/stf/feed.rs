@@ -13,10 +13,12 @@ use crate::error::{Error, Result};
 
 const CHUNK: usize = 256 * 1024;
 
-/// A component's bytes, read in order.
+/// A component's bytes, read in order. The file is open only while the
+/// buffer is refilled, so a trace of thousands of components holds one
+/// descriptor at a time, whatever `ulimit -n` says.
 pub struct Feed {
     name: String,
-    file: File,
+    path: std::path::PathBuf,
     buf: Vec<u8>,
     pos: usize,
     /// Offset in the file of `buf[0]`.
@@ -29,13 +31,11 @@ pub struct Feed {
 impl Feed {
     /// The `len` bytes of file `path` (called `name` in errors) from `start`.
     pub fn open(name: &str, path: &std::path::Path, start: u64, len: u64) -> Result<Feed> {
-        let mut file = File::open(path).map_err(|e| Error::io(name.to_string(), e))?;
-        file.seek(SeekFrom::Start(start))
-            .map_err(|e| Error::io(name.to_string(), e))?;
+        regular_file(name, path)?;
         Ok(Feed {
             name: name.to_string(),
-            file,
-            buf: Vec::with_capacity(CHUNK),
+            path: path.to_path_buf(),
+            buf: Vec::new(),
             pos: 0,
             base: start,
             start,
@@ -45,10 +45,7 @@ impl Feed {
 
     /// The whole of file `path`.
     pub fn whole(name: &str, path: &std::path::Path) -> Result<Feed> {
-        let len = std::fs::metadata(path)
-            .map_err(|e| Error::io(name.to_string(), e))?
-            .len();
-        Feed::open(name, path, 0, len)
+        Feed::open(name, path, 0, regular_file(name, path)?)
     }
 
     /// Where the component starts in its file (0 but in a single file).
@@ -100,9 +97,10 @@ impl Feed {
             .min((self.end - in_buf) as usize);
         let old = self.buf.len();
         self.buf.resize(old + want, 0);
-        self.file
-            .read_exact(&mut self.buf[old..])
-            .map_err(|e| Error::io(self.name.clone(), e))
+        let io = |e| Error::io(self.name.clone(), e);
+        let mut file = File::open(&self.path).map_err(io)?;
+        file.seek(SeekFrom::Start(in_buf)).map_err(io)?;
+        file.read_exact(&mut self.buf[old..]).map_err(io)
     }
 
     /// Whether the component is used up.
@@ -192,4 +190,17 @@ pub fn signed(ty: Scalar, bits: u64) -> i64 {
         Scalar::I4 => bits as u32 as i32 as i64,
         _ => bits as i64,
     }
+}
+
+/// The length of `path`, which must be a regular file: a FIFO or a device
+/// named as a component would block or never end.
+fn regular_file(name: &str, path: &std::path::Path) -> Result<u64> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(name.to_string(), e))?;
+    if !meta.is_file() {
+        return Err(Error::file(
+            name.to_string(),
+            "not a regular file (an STF component is read in place, by offset)",
+        ));
+    }
+    Ok(meta.len())
 }

@@ -25,28 +25,29 @@ use crate::ops::merge::Merger;
 use crate::ops::reorder::RowQueue;
 use crate::pipe::{ReadOptions, RecordSource};
 use crate::record::{Kind, Record, Sym};
+use crate::stream::{StreamCheck, Verdict};
 use crate::symbol::{SymCache, Symbols};
 
 /// Opens an STF index file (`<t>.stf`) or single file (`<t>.single.stf`).
-/// A single file on a pipe is copied to a temporary file first (its
-/// components are read in place), which is removed once every component is
-/// open: disk, not memory, holds it.
+/// A single file on a pipe (or a FIFO) is copied to a temporary file first
+/// (its components are read in place), removed when the reader is dropped:
+/// disk, not memory, holds it.
 pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
     let name = input.name.clone();
-    let (path, _spool) = match input.path.clone() {
-        Some(path) => (path, None),
-        None if input.head().get(7) == Some(&(Component::Single as u8)) => {
+    let (path, spool) = match input.path.clone() {
+        Some(path) if path.is_file() => (path, None),
+        _ if input.head().get(7) == Some(&(Component::Single as u8)) => {
             let spool = Spool::copy(input.into_reader()?)?;
             (spool.path.clone(), Some(spool))
         }
-        None => {
+        _ => {
             return Err(Error::file(
                 input.name.clone(),
                 "an STF file set cannot be piped (its components are files beside the index): name the index file (TRACE.stf), or pipe the single-file form (-t stf-single)",
             ))
         }
     };
-    open_path(&name, &path, opts)
+    open_path(&name, &path, opts, spool)
 }
 
 /// A temporary copy of a piped single file, removed when dropped.
@@ -76,15 +77,21 @@ impl Drop for Spool {
 }
 
 /// Opens the STF trace at `path`, named `name` in messages.
-fn open_path(name: &str, path: &Path, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
+fn open_path(
+    name: &str,
+    path: &Path,
+    opts: &ReadOptions,
+    spool: Option<Spool>,
+) -> Result<Box<dyn RecordSource>> {
     let set = FileSet::open(name, path)?;
     let symbols = &opts.symbols;
-    let trace = Arc::new(Trace::read(&set, &mut SymCache::new(symbols.clone()))?);
-    let mut sources: Vec<Box<dyn RecordSource>> = vec![Box::new(Rows::new(
-        trace.leading_rows(name, symbols),
-        set.index_name(),
-    ))];
-    for (id, suffix, kind) in &trace.components {
+    let trace = Arc::new(Trace::read(&set)?);
+    let tables = DeclaredRows::new(&set, trace.clone(), SymCache::new(symbols.clone()))?;
+    let mut sources: Vec<Box<dyn RecordSource>> = vec![
+        Box::new(Rows::new(trace.meta_rows(name, symbols), set.index_name())),
+        Box::new(tables),
+    ];
+    for (id, suffix, kind, at) in &trace.components {
         if matches!(
             kind,
             Component::Declarations | Component::Anchors | Component::Index
@@ -92,10 +99,10 @@ fn open_path(name: &str, path: &Path, opts: &ReadOptions) -> Result<Box<dyn Reco
             continue;
         }
         let anchors = match trace.anchor_files.get(id) {
-            Some(anc) => trace.anchors(&set, *anc)?,
+            Some(&(anc, declared_at)) => trace.anchors(&set, anc, declared_at)?,
             None => Vec::new(),
         };
-        let feed = set.component(suffix)?;
+        let feed = set.component(suffix, *at)?;
         let syms = SymCache::new(symbols.clone());
         sources.push(Box::new(Part::new(
             feed,
@@ -105,7 +112,8 @@ fn open_path(name: &str, path: &Path, opts: &ReadOptions) -> Result<Box<dyn Reco
             syms,
         )?));
     }
-    Ok(Box::new(Merger::new(sources, symbols, &opts.warnings)?))
+    let merged = Merger::new(sources, symbols, &opts.warnings)?;
+    Ok(Box::new(Checked::new(Box::new(merged), symbols, spool)))
 }
 
 /// Where the components are: files beside the index, or stretches of one file.
@@ -150,15 +158,17 @@ impl FileSet {
         }
     }
 
-    /// The component called `suffix` (`dcl`, `msg`, `f.0`...; `stf` for the index).
-    fn component(&self, suffix: &str) -> Result<Feed> {
+    /// The component called `suffix` (`dcl`, `msg`, `f.0`...; `stf` for the
+    /// index), declared at byte `at` of the index.
+    fn component(&self, suffix: &str, at: u64) -> Result<Feed> {
         match &self.directory {
             Some(dir) => {
                 let (_, start, len) =
                     dir.iter().find(|(n, _, _)| n == suffix).ok_or_else(|| {
-                        Error::file(
-                            self.name.clone(),
-                            format!("the container has no component `{suffix}`"),
+                        Error::offset(
+                            &self.index_name(),
+                            at,
+                            format!("the index declares component `{suffix}`, which the container does not hold"),
                         )
                     })?;
                 Feed::open(&self.name, &self.path, *start, *len)
@@ -171,8 +181,9 @@ impl FileSet {
                 let path = PathBuf::from(name);
                 let shown = path.display().to_string();
                 if !path.exists() {
-                    return Err(Error::file(
-                        self.name.clone(),
+                    return Err(Error::offset(
+                        &self.name,
+                        at,
                         format!("component `{shown}` that the index lists is missing"),
                     ));
                 }
@@ -213,60 +224,84 @@ struct Trace {
     known: Vec<bool>,
     /// Nanoseconds per tick, when not exactly one.
     ns_per_tick: Option<f64>,
-    /// Each component: its id, name (suffix) and kind.
-    components: Vec<(u32, String, Component)>,
-    /// Anchor files, by the id of the data file they index.
-    anchor_files: FastMap<u32, u32>,
+    /// Each component: its id, name (suffix), kind, and the offset of its
+    /// `file_declaration` in the index.
+    components: Vec<(u32, String, Component, u64)>,
+    /// Anchor files, by the id of the data file they index, with the offset
+    /// of their `anchor_file_declaration`.
+    anchor_files: FastMap<u32, (u32, u64)>,
     metas: Vec<(String, String)>,
     strings: FastMap<u32, String>,
     classes: FastMap<u32, u32>,
     functions: FastMap<u32, (u32, u32)>,
     willies: FastMap<u32, u32>,
     /// Communicators: name and members (willies, in rank order).
-    comms: FastMap<u32, (String, Vec<u32>)>,
+    comms: FastMap<u32, (String, Members)>,
     /// Collective operations by id.
     ops: FastMap<u32, String>,
     /// Scopes: name, class and the two SCLs of their definition.
     scopes: FastMap<u32, (u32, u32, u32, u32)>,
     counters: FastMap<u32, (u32, u8, u32, String)>,
-    /// Rows made of the declaration file's other records.
-    declared_rows: Vec<Record>,
 }
 
+/// The classes of the index records the tables take in; the index's other
+/// records become rows ([`DeclaredRows`]).
+const INDEX_TABLES: &[&str] = &[
+    "clock_resolution",
+    "file_declaration",
+    "tracepipe_meta",
+    "anchor_file_declaration",
+    "duration",
+];
+
+/// The classes of the declaration records the tables take in.
+const DECLARATION_TABLES: &[&str] = &[
+    "stf_string",
+    "class_definition",
+    "function_definition",
+    "willy_name",
+    "communicator_definition",
+    "scope_definition",
+    "collective_operation_definition",
+    "counter_definition",
+];
+
 impl Trace {
-    fn read(set: &FileSet, syms: &mut SymCache) -> Result<Trace> {
+    fn read(set: &FileSet) -> Result<Trace> {
         let mut trace = Trace {
             layouts: vec![None; FIRST_RESERVED as usize],
             known: vec![false; FIRST_RESERVED as usize],
             ..Trace::default()
         };
-        let mut index = set.component(single::INDEX)?;
+        let mut index = set.component(single::INDEX, 0)?;
         check_header(&mut index, Component::Index)?;
         let mut values = Values::default();
         while let Some((at, id)) = trace.next_id(&mut index)? {
             let layout = trace.layout(&index, at, id)?.clone();
             index.decode(&layout, &mut values)?;
-            if !(trace.known[id as usize] && trace.absorb_index(&index, at, &layout, &values)?) {
-                let mut rec = Record::new(Kind::Event);
-                trace.generic_row(&index, at, &layout, &values, 0, &mut rec, syms)?;
-                trace.declared_rows.push(rec);
+            if trace.known[id as usize] {
+                let taken = trace.absorb_index(&index, at, &layout, &values)?;
+                debug_assert_eq!(taken, INDEX_TABLES.contains(&layout.class.as_str()));
             }
         }
-        let dcl = trace
+        let &(_, ref dcl, _, declared_at) = trace
             .components
             .iter()
-            .find(|(_, _, k)| *k == Component::Declarations)
-            .map(|(_, s, _)| s.clone())
-            .ok_or_else(|| Error::file(set.index_name(), "the index lists no declaration file"))?;
-        let mut feed = set.component(&dcl)?;
+            .find(|c| c.2 == Component::Declarations)
+            .ok_or_else(|| {
+                index.error_at(
+                    index.offset(),
+                    "the index ends without declaring a declaration file (a `file_declaration` of kind 1)",
+                )
+            })?;
+        let mut feed = set.component(&dcl.clone(), declared_at)?;
         check_header(&mut feed, Component::Declarations)?;
         while let Some((at, id)) = trace.next_id(&mut feed)? {
             let layout = trace.layout(&feed, at, id)?.clone();
             feed.decode(&layout, &mut values)?;
-            if !(trace.known[id as usize] && trace.absorb_declaration(&layout, &values)) {
-                let mut rec = Record::new(Kind::Event);
-                trace.generic_row(&feed, at, &layout, &values, 0, &mut rec, syms)?;
-                trace.declared_rows.push(rec);
+            if trace.known[id as usize] {
+                let taken = trace.absorb_declaration(&feed, at, &layout, &values)?;
+                debug_assert_eq!(taken, DECLARATION_TABLES.contains(&layout.class.as_str()));
             }
         }
         Ok(trace)
@@ -342,13 +377,25 @@ impl Trace {
                 let kind = Component::from_code(v.slots[1] as u8).ok_or_else(|| {
                     feed.error_at(at, format!("unknown component kind {}", v.slots[1]))
                 })?;
-                self.components.push((v.slots[0] as u32, text(3), kind));
+                let (id, suffix) = (v.slots[0] as u32, text(3));
+                if self.components.iter().any(|c| c.0 == id || c.1 == suffix) {
+                    return Err(feed.error_at(
+                        at,
+                        format!("component {id} (`{suffix}`) is declared a second time: its rows would be read twice"),
+                    ));
+                }
+                self.components.push((id, suffix, kind, at));
             }
-            "tracepipe_meta" => self.metas.push((text(1), text(3))),
-            "anchor_file_declaration" => drop(
-                self.anchor_files
-                    .insert(v.slots[1] as u32, v.slots[0] as u32),
-            ),
+            "tracepipe_meta" => self.absorb_meta(feed, at, text(1), text(3))?,
+            "anchor_file_declaration" => {
+                let (anchors, data) = (v.slots[0] as u32, v.slots[1] as u32);
+                if self.anchor_files.insert(data, (anchors, at)).is_some() {
+                    return Err(feed.error_at(
+                        at,
+                        format!("data file {data} is given a second anchor file"),
+                    ));
+                }
+            }
             // The span is the rows' own.
             "duration" => {}
             _ => return Ok(false),
@@ -356,20 +403,33 @@ impl Trace {
         Ok(true)
     }
 
-    /// The anchors of anchor file `id`: (time before, offset), offsets
-    /// increasing.
-    fn anchors(&self, set: &FileSet, id: u32) -> Result<Vec<(u64, u64)>> {
-        let (_, suffix, _) = self
-            .components
-            .iter()
-            .find(|(i, _, _)| *i == id)
-            .ok_or_else(|| {
-                Error::file(
-                    set.index_name(),
-                    format!("anchor file {id} is not declared"),
-                )
-            })?;
-        let mut feed = set.component(suffix)?;
+    /// A `tracepipe_meta` record: the stream's rules for meta rows hold
+    /// here, at the record's offset.
+    fn absorb_meta(&mut self, feed: &Feed, at: u64, name: String, value: String) -> Result<()> {
+        if name == "format" && self.metas.iter().any(|(n, _)| *n == name) {
+            return Err(feed.error_at(at, "a second `format` meta"));
+        }
+        if name == "origin" && value.parse::<i64>().is_err() {
+            return Err(feed.error_at(
+                at,
+                format!("meta `origin` must be integer ns since the Unix epoch, found `{value}`"),
+            ));
+        }
+        self.metas.push((name, value));
+        Ok(())
+    }
+
+    /// The anchors of anchor file `id`, declared at byte `declared_at` of
+    /// the index: (time before, offset), offsets increasing.
+    fn anchors(&self, set: &FileSet, id: u32, declared_at: u64) -> Result<Vec<(u64, u64)>> {
+        let (_, suffix, _, at) = self.components.iter().find(|c| c.0 == id).ok_or_else(|| {
+            Error::offset(
+                &set.index_name(),
+                declared_at,
+                format!("anchor file {id} is not declared by a `file_declaration`"),
+            )
+        })?;
+        let mut feed = set.component(suffix, *at)?;
         check_header(&mut feed, Component::Anchors)?;
         let mut values = Values::default();
         let mut anchors: Vec<(u64, u64)> = Vec::new();
@@ -388,43 +448,52 @@ impl Trace {
         Ok(anchors)
     }
 
-    /// Takes a declaration into the tables; false for other records.
-    fn absorb_declaration(&mut self, layout: &Layout, v: &Values) -> bool {
+    /// Takes a declaration into the tables; false for other records. An id
+    /// declared twice is an error: which of the two was meant is unknown.
+    fn absorb_declaration(
+        &mut self,
+        feed: &Feed,
+        at: u64,
+        layout: &Layout,
+        v: &Values,
+    ) -> Result<bool> {
         let s = &v.slots;
         let id = s.first().copied().unwrap_or(0) as u32;
-        match layout.class.as_str() {
-            "stf_string" => drop(
-                self.strings
-                    .insert(id, String::from_utf8_lossy(v.text(2)).into_owned()),
-            ),
-            "class_definition" => drop(self.classes.insert(id, s[1] as u32)),
-            "function_definition" => drop(self.functions.insert(id, (s[1] as u32, s[2] as u32))),
-            "willy_name" => drop(self.willies.insert(id, s[1] as u32)),
+        let text = |i: usize| String::from_utf8_lossy(v.text(i)).into_owned();
+        let again = match layout.class.as_str() {
+            "stf_string" => self.strings.insert(id, text(2)).is_some(),
+            "class_definition" => self.classes.insert(id, s[1] as u32).is_some(),
+            "function_definition" => {
+                let function = (s[1] as u32, s[2] as u32);
+                self.functions.insert(id, function).is_some()
+            }
+            "willy_name" => self.willies.insert(id, s[1] as u32).is_some(),
             "communicator_definition" => {
-                let name = String::from_utf8_lossy(v.text(2)).into_owned();
-                let members = expand_members(v.array(4), v.array(5), v.array(6));
-                self.comms.insert(id, (name, members));
+                let members = Members::new(v.array(4), v.array(5), v.array(6));
+                self.comms.insert(id, (text(2), members)).is_some()
             }
             "scope_definition" => {
                 let fields = (s[1] as u32, s[2] as u32, s[3] as u32, s[4] as u32);
-                self.scopes.insert(id, fields);
+                self.scopes.insert(id, fields).is_some()
             }
-            "collective_operation_definition" => drop(
-                self.ops
-                    .insert(id, String::from_utf8_lossy(v.text(2)).into_owned()),
-            ),
+            "collective_operation_definition" => self.ops.insert(id, text(2)).is_some(),
             "counter_definition" => {
-                let unit = String::from_utf8_lossy(v.text(9)).into_owned();
-                self.counters
-                    .insert(id, (s[1] as u32, s[2] as u8, s[7] as u32, unit));
+                let counter = (s[1] as u32, s[2] as u8, s[7] as u32, text(9));
+                self.counters.insert(id, counter).is_some()
             }
-            _ => return false,
+            _ => return Ok(false),
+        };
+        if again {
+            return Err(feed.error_at(
+                at,
+                format!("`{}` {id} is declared a second time", layout.class),
+            ));
         }
-        true
+        Ok(true)
     }
 
-    /// The meta rows, then the rows of the declaration file.
-    fn leading_rows(&self, source: &str, symbols: &Symbols) -> Vec<Record> {
+    /// The meta rows.
+    fn meta_rows(&self, source: &str, symbols: &Symbols) -> Vec<Record> {
         let mut rows = Vec::new();
         let meta = |k: &str, v: &str| Record::meta(symbols.intern(k), v);
         let stored = |k: &str| self.metas.iter().any(|(n, _)| n == k);
@@ -442,7 +511,6 @@ impl Trace {
         for (k, v) in self.metas.iter().filter(|(k, _)| k != "source") {
             rows.push(meta(k, v));
         }
-        rows.extend(self.declared_rows.iter().cloned());
         rows
     }
 
@@ -480,9 +548,13 @@ impl Trace {
         Ok((self.string(feed, at, *name)?, self.class(feed, at, *class)?))
     }
 
-    fn comm(&self, feed: &Feed, at: u64, id: u32) -> Result<(&str, &[u32])> {
+    fn comm(&self, feed: &Feed, at: u64, id: u32) -> Result<(&str, &Members)> {
         if id == NONE {
-            return Ok(("", &[]));
+            static NO_MEMBERS: Members = Members {
+                runs: Vec::new(),
+                len: 0,
+            };
+            return Ok(("", &NO_MEMBERS));
         }
         let (name, members) = declared(&self.comms, feed, at, "communicator", id)?;
         Ok((name, members))
@@ -539,6 +611,28 @@ impl Trace {
         Ok(())
     }
 
+    /// The bytes of array field `i` written as text would take: checked
+    /// before it is written, as each 4-byte id may stand for a long string.
+    fn array_text_len(
+        &self,
+        feed: &Feed,
+        at: u64,
+        layout: &Layout,
+        i: usize,
+        v: &Values,
+    ) -> Result<u64> {
+        let f = &layout.fields[i];
+        let mut len = 0u64;
+        for &bits in v.array(i) {
+            len += 1 + if is_string_field(&layout.class, &f.name) {
+                self.string(feed, at, bits as u32)?.len() as u64
+            } else {
+                self.willy_name(feed, at, bits as u32)?.len() as u64
+            };
+        }
+        Ok(len)
+    }
+
     fn field_text(
         &self,
         feed: &Feed,
@@ -559,6 +653,20 @@ impl Trace {
             return Ok(());
         }
         let strings = is_string_field(&layout.class, &f.name);
+        if f.sized_by.is_some() && (strings || f.ty == Scalar::Willy) {
+            let len = self.array_text_len(feed, at, layout, i, v)?;
+            if len > MAX_ROW_TEXT as u64 {
+                return Err(feed.error_at(
+                    at,
+                    format!(
+                        "`{}` of `{}` names {} items that would be {len} bytes of text, more than a row holds ({MAX_ROW_TEXT})",
+                        f.name,
+                        layout.class,
+                        v.array(i).len()
+                    ),
+                ));
+            }
+        }
         let items: &[u64] = if f.sized_by.is_some() {
             v.array(i)
         } else {
@@ -600,7 +708,12 @@ fn declared<'a, T>(
         .ok_or_else(|| feed.error_at(at, format!("refers to {what} {id}, which is not declared")))
 }
 
-/// Rows held in memory (the metas and the declaration file's records).
+/// The most text one array of string ids or willies may expand to: each
+/// 4-byte id may stand for a long string, which could otherwise turn a
+/// small file into gigabytes.
+const MAX_ROW_TEXT: usize = 1 << 20;
+
+/// Rows held in memory (the metas).
 struct Rows {
     rows: std::vec::IntoIter<Record>,
     name: String,
@@ -627,6 +740,219 @@ impl RecordSource for Rows {
     }
     fn location(&self) -> Location {
         Location::File(self.name.clone())
+    }
+}
+
+/// The records of the index and the declaration file that no table takes
+/// in, as `stf` event rows: read a second time, one at a time, once the
+/// tables are whole, so none is held for the run.
+struct DeclaredRows {
+    trace: Arc<Trace>,
+    /// The components left to read, with the classes their tables take.
+    feeds: Vec<(Feed, &'static [&'static str])>,
+    values: Values,
+    syms: SymCache,
+    /// Offset of the record the last row came from.
+    at: u64,
+}
+
+impl DeclaredRows {
+    fn new(set: &FileSet, trace: Arc<Trace>, syms: SymCache) -> Result<DeclaredRows> {
+        let mut feeds = Vec::new();
+        for (suffix, at, kind, tables) in [
+            (single::INDEX, 0, Component::Index, INDEX_TABLES),
+            ("", 0, Component::Declarations, DECLARATION_TABLES),
+        ] {
+            let found = trace.components.iter().find(|c| c.2 == kind);
+            let (suffix, at) = match (kind, found) {
+                (Component::Index, _) => (suffix, at),
+                (_, Some(c)) => (c.1.as_str(), c.3),
+                (_, None) => continue,
+            };
+            let mut feed = set.component(suffix, at)?;
+            check_header(&mut feed, kind)?;
+            feeds.push((feed, tables));
+        }
+        feeds.reverse();
+        Ok(DeclaredRows {
+            trace,
+            feeds,
+            values: Values::default(),
+            syms,
+            at: 0,
+        })
+    }
+}
+
+/// The next record id of a component whose definitions were read already
+/// (they are stepped over); `None` at the end.
+fn next_defined_id(feed: &mut Feed) -> Result<Option<(u64, u8)>> {
+    loop {
+        if feed.at_end() {
+            return Ok(None);
+        }
+        let at = feed.offset();
+        let id = feed.scalar(Scalar::U1, "record id")? as u8;
+        if id != DEFINE_RECORD {
+            return Ok(Some((at, id)));
+        }
+        feed.scalar(Scalar::U1, "defined id")?;
+        let len = feed.scalar(Scalar::U2, "specifier length")? as usize;
+        feed.take(len, "specifier")?;
+    }
+}
+
+impl RecordSource for DeclaredRows {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        let trace = &self.trace;
+        while let Some((feed, tables)) = self.feeds.last_mut() {
+            let Some((at, id)) = next_defined_id(feed)? else {
+                self.feeds.pop();
+                continue;
+            };
+            let layout = trace.layout(feed, at, id)?;
+            feed.decode(layout, &mut self.values)?;
+            if trace.known[id as usize] && tables.contains(&layout.class.as_str()) {
+                continue;
+            }
+            self.at = at;
+            trace.generic_row(feed, at, layout, &self.values, 0, rec, &mut self.syms)?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn location(&self) -> Location {
+        self.locate(self.at)
+    }
+
+    fn mark(&self) -> u64 {
+        self.at
+    }
+
+    fn locate(&self, mark: u64) -> Location {
+        let file = match self.feeds.last() {
+            Some((feed, _)) => feed.name().to_string(),
+            None => "<declarations>".to_string(),
+        };
+        Location::Offset { file, offset: mark }
+    }
+}
+
+/// The reader's last stage: every row passes the stream's rules as the TSV
+/// reader applies them ([`StreamCheck`]), located at the record it came
+/// from; a willy used before any `container` row declares it gets one
+/// first (a file of the specification's records alone declares none).
+struct Checked {
+    inner: Box<dyn RecordSource>,
+    check: StreamCheck,
+    /// The type of the containers declared here.
+    thread: Sym,
+    /// Rows to hand out before reading on, last first: containers, then the
+    /// row that needed them.
+    ready: Vec<Record>,
+    /// Whether the last row handed out was the inner source's own.
+    passed: bool,
+    /// A piped single file's temporary copy, removed when the reader is.
+    _spool: Option<Spool>,
+}
+
+impl Checked {
+    fn new(inner: Box<dyn RecordSource>, symbols: &Symbols, spool: Option<Spool>) -> Checked {
+        Checked {
+            inner,
+            check: StreamCheck::new(symbols.clone()),
+            thread: symbols.intern("thread"),
+            ready: Vec::new(),
+            passed: false,
+            _spool: spool,
+        }
+    }
+
+    /// Queues `rec` behind a `container` row for each location it names
+    /// that none declares yet; false when it names none.
+    fn declare_for(&mut self, rec: &mut Record) -> bool {
+        if rec.kind.is_structural() {
+            return false;
+        }
+        let peer = matches!(rec.kind, Kind::Send | Kind::Recv | Kind::Msg | Kind::Coll);
+        let mut missing = [rec.loc, if peer { rec.peer } else { Sym::EMPTY }];
+        if missing[0] == missing[1] {
+            missing[1] = Sym::EMPTY;
+        }
+        let missing = missing.map(|l| (!l.is_empty() && !self.check.is_declared(l)).then_some(l));
+        if missing.iter().all(Option::is_none) {
+            return false;
+        }
+        self.ready.push(std::mem::take(rec));
+        for loc in missing.into_iter().flatten().rev() {
+            let mut c = Record::new(Kind::Container);
+            (c.loc, c.cat, c.name) = (loc, self.thread, loc);
+            self.ready.push(c);
+        }
+        true
+    }
+}
+
+impl RecordSource for Checked {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        loop {
+            if let Some(row) = self.ready.pop() {
+                *rec = row;
+                self.passed = false;
+            } else {
+                if !self.inner.next_record(rec)? {
+                    return Ok(false);
+                }
+                self.passed = true;
+                if self.declare_for(rec) {
+                    continue;
+                }
+            }
+            let verdict = self.check.check_valid(rec).map_err(|msg| Error::Data {
+                at: self.inner.locate(self.inner.mark()),
+                msg,
+            })?;
+            if verdict == Verdict::Keep {
+                return Ok(true);
+            }
+        }
+    }
+
+    fn location(&self) -> Location {
+        self.inner.location()
+    }
+
+    fn mark(&self) -> u64 {
+        self.inner.mark()
+    }
+
+    fn locate(&self, mark: u64) -> Location {
+        self.inner.locate(mark)
+    }
+
+    fn order(&self) -> Option<(i64, u64)> {
+        self.inner.order()
+    }
+
+    fn extra_columns(&self) -> &[String] {
+        self.inner.extra_columns()
+    }
+
+    fn raw_line(&self) -> Option<&[u8]> {
+        self.inner.raw_line().filter(|_| self.passed)
+    }
+
+    fn skip_kinds(&mut self, kinds: crate::record::KindSet) {
+        self.inner.skip_kinds(kinds)
+    }
+
+    fn read_only(&mut self, reads: crate::pipe::Reads) {
+        self.inner.read_only(reads)
+    }
+
+    fn has_raw_lines(&self) -> bool {
+        self.inner.has_raw_lines()
     }
 }
 
@@ -761,21 +1087,40 @@ pub const COMBINED: &[&str] = &[
 /// Rows the collectives file may hold back to put them in time order.
 pub const COLLECTIVE_WINDOW: usize = 65_536;
 
-/// Members cap for one communicator (a bound for corrupt triplets).
-const MAX_MEMBERS: usize = 1 << 20;
+/// A communicator's members as its `(first, last, stride)` triplets, kept
+/// as written: a triplet spanning all 2^32 willies costs 24 bytes, not 16 GiB.
+#[derive(Debug, Default)]
+struct Members {
+    /// Per triplet: its first willy, its stride, and the members before it.
+    runs: Vec<(u64, u64, u64)>,
+    len: u64,
+}
 
-/// The willies of a communicator's `(first, last, stride)` triplets.
-fn expand_members(first: &[u64], last: &[u64], stride: &[u64]) -> Vec<u32> {
-    let mut members = Vec::new();
-    for ((&a, &b), &s) in first.iter().zip(last).zip(stride) {
-        let step = (s as u32 as i32).max(1) as u64;
-        let mut w = a;
-        while w <= b && members.len() < MAX_MEMBERS {
-            members.push(w as u32);
-            w += step;
+impl Members {
+    fn new(first: &[u64], last: &[u64], stride: &[u64]) -> Members {
+        let mut members = Members::default();
+        for ((&a, &b), &s) in first.iter().zip(last).zip(stride) {
+            if a > b {
+                continue;
+            }
+            let step = (s as u32 as i32).max(1) as u64;
+            members.runs.push((a, step, members.len));
+            members.len = members.len.saturating_add((b - a) / step + 1);
         }
+        members
     }
-    members
+
+    /// The number of members.
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// The willy of rank `rank` (below [`Members::len`]).
+    fn get(&self, rank: u64) -> u32 {
+        let run = self.runs.partition_point(|r| r.2 <= rank) - 1;
+        let (first, step, before) = self.runs[run];
+        (first + (rank - before) * step) as u32
+    }
 }
 
 impl Part {
@@ -1125,7 +1470,7 @@ impl Part {
         let op = trace.op(feed, at, scalar("type").unwrap_or(0) as u32)?;
         let starts = array("start_time").unwrap_or(&[]);
         let n = starts.len();
-        if members.len() < n {
+        if members.len() < n as u64 {
             return Err(feed.error_at(
                 at,
                 format!(
@@ -1154,7 +1499,7 @@ impl Part {
             row.time = Some(trace.ns(feed, at, begin)?);
             let delta = array("delta").map_or(0, |d| d[i]);
             row.end = Some(trace.ns(feed, at, begin + delta as i128)?);
-            row.loc = syms.willy(trace, feed, at, members[i])?;
+            row.loc = syms.willy(trace, feed, at, members.get(i as u64))?;
             row.name = op_sym;
             row.comm = comm_sym;
             if let Some(r) = root_sym {
@@ -1332,14 +1677,14 @@ impl RecordSource for Part {
 /// anchors, in file order: what a file holds, for tests and inspection.
 pub fn record_specifiers(name: &str, path: &Path) -> Result<Vec<(String, Vec<String>)>> {
     let set = FileSet::open(name, path)?;
-    let trace = Trace::read(&set, &mut SymCache::new(Symbols::new()))?;
+    let trace = Trace::read(&set)?;
     let mut out = Vec::new();
     let mut values = Values::default();
-    for (_, suffix, kind) in &trace.components {
+    for (_, suffix, kind, at) in &trace.components {
         if matches!(kind, Component::Anchors | Component::Index) {
             continue;
         }
-        let mut feed = set.component(suffix)?;
+        let mut feed = set.component(suffix, *at)?;
         check_header(&mut feed, *kind)?;
         let mut specs = Vec::new();
         while let Some((at, id)) = next_data_id(&mut feed)? {

@@ -56,7 +56,8 @@ impl StreamCheck {
         }
     }
 
-    fn is_declared(&self, loc: Sym) -> bool {
+    /// Whether a `container` row declared `loc`.
+    pub fn is_declared(&self, loc: Sym) -> bool {
         self.declared.get(loc.index()).copied().unwrap_or(false)
     }
 

@@ -34,6 +34,11 @@ use collectives::Instance;
 /// Processes per process file (`<t>.stf.f.<n>`).
 pub const PROCS_PER_FILE: u32 = 64;
 
+/// Process files at most: beyond 64 × 64 locations, file `n` takes the
+/// groups `n`, `n + 64`, ... too, so the writer holds at most this many
+/// files open (and a reader as many components) whatever the trace's width.
+pub const MAX_PROCESS_FILES: u32 = 64;
+
 /// Records between two anchors of a data file.
 const ANCHOR_EVERY: u64 = 65_536;
 
@@ -429,7 +434,7 @@ impl StfWriter {
             Kind::Container | Kind::Type => Group::Process(0),
             _ if generic.is_some_and(|l| is_statistics(&l.class)) => Group::Statistics,
             _ if rec.loc.is_empty() => Group::Process(0),
-            _ => Group::Process(self.willy_of(rec.loc)?.1 / PROCS_PER_FILE),
+            _ => Group::Process(self.willy_of(rec.loc)?.1 / PROCS_PER_FILE % MAX_PROCESS_FILES),
         };
         if let Some(&i) = self.routes.get(&group) {
             return Ok(i);
