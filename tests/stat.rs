@@ -584,7 +584,7 @@ fn merged_partials_equal_one_run() {
     let (_, err, ok) = stat(&["states", "--merge"], &dir.join("part1.tsv.part"));
     assert!(
         !ok && err.contains(
-            "part1.tsv.part:1: expected a partial report starting `tracepipe-stat-partial/1 states"
+            "part1.tsv.part:1: expected a partial report starting `tracepipe-stat-partial/2 states"
         ),
         "{err}"
     );
@@ -828,4 +828,103 @@ fn counter_means_are_exact_decimals() {
     let (merged, err, ok) = stat(&["counters", "--merge"], &part);
     assert!(ok, "{err}");
     assert_eq!(merged, out);
+}
+
+/// A partial report is input like any other: every field is checked, and
+/// a file cut at a line boundary or inside its last line is refused, each
+/// at its line.
+#[test]
+fn damaged_partials_are_refused_at_their_line() {
+    let dir = scratch("damaged-partials");
+    let ping = common::data("../../examples/pingpong.tsv");
+    let partial = |report: &str| {
+        let (out, err, ok) = stat(&[report, "--partial"], &ping);
+        assert!(ok, "{err}");
+        out
+    };
+    // Field `col` of line `line` (1-based) of a partial replaced by `value`.
+    let edit = |text: &str, line: usize, col: usize, value: &str| {
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let mut fields: Vec<&str> = lines[line - 1].split('\t').collect();
+        fields[col] = value;
+        lines[line - 1] = fields.join("\t");
+        lines.join("\n") + "\n"
+    };
+    let refused = |report: &str, files: &[String], want: &str| {
+        let paths: Vec<String> = files
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                let p = dir.join(format!("{report}.{i}.part"));
+                std::fs::write(&p, text).unwrap();
+                p.display().to_string()
+            })
+            .collect();
+        let mut args = vec![report, "--merge"];
+        args.extend(paths.iter().map(String::as_str));
+        let out = bin("trace-stat").args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{report} {want}: {err}");
+        assert!(err.contains(want), "wanted {want:?} in {err}");
+    };
+    let profile = partial("profile");
+    let min_above_max = edit(&profile, 2, 5, "901");
+    refused(
+        "profile",
+        &[min_above_max],
+        "profile.0.part:2: minimum 901 above maximum 900",
+    );
+    let messages = partial("messages");
+    let negative = edit(&messages, 2, 2, "-1");
+    refused(
+        "messages",
+        &[negative],
+        "messages.0.part:2: count `-1` is not a number",
+    );
+    let states = partial("states");
+    let huge = edit(&states, 2, 3, &u64::MAX.to_string());
+    refused(
+        "states",
+        &[huge.clone(), huge],
+        "states.1.part:2: the merged count overflows",
+    );
+    let counters = partial("counters");
+    let inverted = edit(&counters, 2, 3, "20000");
+    refused(
+        "counters",
+        &[inverted],
+        "counters.0.part:2: minimum 20000 above maximum 12288",
+    );
+    let nan = edit(&counters, 2, 5, "NaN");
+    refused(
+        "counters",
+        &[nan],
+        "counters.0.part:2: sum `NaN` is not a finite number",
+    );
+    // Cut inside its last line, at a line boundary, or mixed with another report.
+    let cut = &profile[..profile.len() - 3];
+    refused(
+        "profile",
+        &[cut.to_string()],
+        "the last line has no newline: the file was cut",
+    );
+    let lines: Vec<&str> = profile.lines().collect();
+    let at_boundary = lines[..lines.len() - 1].join("\n") + "\n";
+    refused(
+        "profile",
+        &[at_boundary],
+        "the file ends without its trailer",
+    );
+    let short = lines[..2].join("\n") + "\n" + lines[lines.len() - 1] + "\n";
+    refused(
+        "profile",
+        &[short],
+        "profile.0.part:3: expected the trailer",
+    );
+    let older = profile.replacen("partial/2", "partial/1", 1);
+    refused(
+        "profile",
+        &[older],
+        "written by another version of trace-stat",
+    );
 }

@@ -6,7 +6,7 @@ use clap::Parser;
 
 use crate::cli::{Env, InputArgs, Pipeline, TableArgs};
 use crate::error::{Error, Location, Result};
-use crate::io::{check_output_is_not_an_input, open_output};
+use crate::io::{check_output_is_not_an_input, open_output, LineReader};
 use crate::ops::matcher::{Matcher, Unmatched};
 use crate::stats::counters::Counters;
 use crate::stats::labels::Labels;
@@ -207,8 +207,12 @@ fn open_report(name: &str, args: &Args, env: &Env) -> Result<Labelled> {
     Ok(Labelled::new(report, labels))
 }
 
-/// The first line of a partial report.
-const PARTIAL_MAGIC: &str = "tracepipe-stat-partial/1";
+/// The first field of a partial report's first line.
+const PARTIAL_MAGIC: &str = "tracepipe-stat-partial/2";
+
+/// The first field of a partial report's last line, which says how many
+/// rows came before it: a file cut at a line boundary lacks it.
+const PARTIAL_END: &str = "tracepipe-stat-partial-end/2";
 
 /// Runs `trace-stat`: the report is the sink; message halves are paired
 /// first for the messages report.
@@ -269,6 +273,14 @@ fn partial_header(args: &Args, name: &str) -> String {
     )
 }
 
+/// The trailer of a partial report of `rows` rows.
+fn partial_trailer(args: &Args, name: &str, rows: usize) -> String {
+    format!(
+        "{PARTIAL_END}\t{rows}\t{name}\t{}",
+        args.by.as_deref().unwrap_or("")
+    )
+}
+
 /// Writes the report's state: the header, then one line per key.
 fn write_partial(args: &Args, name: &str, report: &dyn Report) -> Result<()> {
     let mut rows = report
@@ -279,6 +291,7 @@ fn write_partial(args: &Args, name: &str, report: &dyn Report) -> Result<()> {
     let mut out = open_output(args.table.output.as_deref(), false)?;
     out.write_line(format!("{}\n", partial_header(args, name)).as_bytes())?;
     let mut line = Vec::new();
+    let count = rows.len();
     for row in rows {
         line.clear();
         for (i, field) in row.iter().enumerate() {
@@ -290,36 +303,89 @@ fn write_partial(args: &Args, name: &str, report: &dyn Report) -> Result<()> {
         line.push(b'\n');
         out.write_line(&line)?;
     }
+    out.write_line(format!("{}\n", partial_trailer(args, name, count)).as_bytes())?;
     out.finish()
 }
 
 /// Adds every partial file named as an input to `report`.
 fn merge_partials(args: &Args, name: &str, report: &mut dyn Report) -> Result<()> {
-    let header = partial_header(args, name);
     for file in &args.input.inputs {
-        let text = std::fs::read_to_string(file).map_err(|e| Error::io(file.as_str(), e))?;
-        let at = |line: usize, msg: String| Error::Data {
-            at: Location::Line {
-                file: file.clone(),
-                line: line as u64,
-            },
-            msg,
-        };
-        let mut lines = text.lines();
-        if lines.next() != Some(header.as_str()) {
-            let msg = format!("expected a partial report starting `{}` (written by trace-stat {name} --partial with the same --by)", header.replace('\t', " "));
-            return Err(at(1, msg));
-        }
-        let mut field = String::new();
-        for (n, line) in lines.enumerate() {
-            let mut fields = Vec::new();
-            for raw in line.split('\t') {
-                field.clear();
-                unescape_tsv(raw, &mut field).map_err(|e| at(n + 2, e))?;
-                fields.push(field.clone());
-            }
-            report.absorb(&fields).map_err(|e| at(n + 2, e))?;
-        }
+        merge_partial(args, name, file, report)?;
     }
     Ok(())
+}
+
+/// Adds partial file `file` to `report`, line by line: every line but the
+/// last is a row; the last must be the trailer counting them.
+fn merge_partial(args: &Args, name: &str, file: &str, report: &mut dyn Report) -> Result<()> {
+    let header = partial_header(args, name);
+    let at = |line: u64, msg: String| Error::Data {
+        at: Location::Line {
+            file: file.to_string(),
+            line,
+        },
+        msg,
+    };
+    let f = std::fs::File::open(file).map_err(|e| Error::io(file, e))?;
+    let mut lines = LineReader::new(file, std::io::BufReader::new(f));
+    let mut next = || -> Result<Option<String>> {
+        let Some(line) = lines.next_located()? else {
+            return Ok(None);
+        };
+        if line.truncated {
+            let msg = "the last line has no newline: the file was cut".to_string();
+            return Err(at(line.number, msg));
+        }
+        let text = String::from_utf8(line.text.to_vec())
+            .map_err(|_| at(line.number, "not UTF-8".to_string()))?;
+        Ok(Some(text))
+    };
+    match next()? {
+        Some(first) if first == header => {}
+        first => {
+            let magic = first.as_deref().map(|f| f.split('\t').next().unwrap_or(""));
+            let older = magic
+                .is_some_and(|m| m != PARTIAL_MAGIC && m.starts_with("tracepipe-stat-partial/"));
+            let what = match older {
+                true => "written by another version of trace-stat: write it again with this one; expected",
+                false => "expected a partial report starting",
+            };
+            let msg = format!(
+                "{what} `{}` (trace-stat {name} --partial with the same --by)",
+                header.replace('\t', " ")
+            );
+            return Err(at(1, msg));
+        }
+    }
+    let cut = || format!("the file ends without its trailer `{PARTIAL_END}`: it was cut");
+    let (mut rows, mut number) = (0usize, 1u64);
+    let mut held = next()?;
+    let mut fields = Vec::new();
+    while let Some(line) = held.take() {
+        number += 1;
+        held = next()?;
+        if held.is_none() {
+            let trailer = partial_trailer(args, name, rows);
+            return match line == trailer {
+                true => Ok(()),
+                false if !line.starts_with(PARTIAL_END) => Err(at(number, cut())),
+                false => {
+                    let msg = format!(
+                        "expected the trailer `{}`: the file was cut or mixes reports",
+                        trailer.replace('\t', " ")
+                    );
+                    Err(at(number, msg))
+                }
+            };
+        }
+        fields.clear();
+        for raw in line.split('\t') {
+            let mut field = String::new();
+            unescape_tsv(raw, &mut field).map_err(|e| at(number, e))?;
+            fields.push(field);
+        }
+        report.absorb(&fields).map_err(|e| at(number, e))?;
+        rows += 1;
+    }
+    Err(at(number, cut()))
 }

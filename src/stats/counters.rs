@@ -14,7 +14,7 @@ use crate::fasthash::FastMap;
 use crate::pipe::{Reads, RecordSink};
 use crate::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::stats::labels::{Labels, Role};
-use crate::stats::{key_of_fields, key_texts, numbers, Key, Report, Style};
+use crate::stats::{key_of_fields, key_texts, ordered, Key, PartialRow, Report, Style};
 use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
 
@@ -91,25 +91,24 @@ impl Series {
 
     /// A series from what [`Series::partial`] wrote (`f`: the fields past the key).
     fn absorb(f: &[String]) -> std::result::Result<Series, String> {
-        if f.len() != 9 {
-            return Err(format!("expected 11 fields, found {}", f.len() + 2));
-        }
-        let real = |i: usize| numbers::<f64>(f, i, 1).map(|v| v[0]);
-        let time = |i: usize| numbers::<i64>(f, i, 1).map(|v| v[0]);
-        let samples = numbers::<u64>(f, 0, 1)?[0];
-        if samples == 0 {
-            return Err("a series without samples".into());
-        }
+        let row = PartialRow::new(f, 9)?;
+        let (min, max) = (row.real(1, "minimum")?, row.real(2, "maximum")?);
+        ordered(min, max)?;
+        row.real(6, "first value")?;
         Ok(Series {
-            samples,
-            min: (real(1)?, f[1].clone()),
-            max: (real(2)?, f[2].clone()),
-            sum: real(3)?,
+            samples: row.count(0, "samples")?,
+            min: (min, f[1].clone()),
+            max: (max, f[2].clone()),
+            sum: row.real(3, "sum")?,
             exact: Decimal::parse(&f[3]),
-            weighted: real(4)?,
-            span: time(5)?,
+            weighted: row.real(4, "time-weighted sum")?,
+            span: row.natural(5, "span")?,
             first: f[6].clone(),
-            last: (time(7)?, real(8)?, f[8].clone()),
+            last: (
+                row.number(7, "last time")?,
+                row.real(8, "last value")?,
+                f[8].clone(),
+            ),
         })
     }
 }
@@ -207,7 +206,7 @@ impl Report for Counters {
     }
 
     fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
-        let series = Series::absorb(fields.get(2..).unwrap_or_default())?;
+        let series = Series::absorb(fields.get(2..).ok_or("expected 11 fields")?)?;
         let key = key_of_fields(&self.symbols, fields, 2);
         if self.series.contains_key(&key) {
             return Err(format!(

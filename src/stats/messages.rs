@@ -7,7 +7,7 @@ use crate::fasthash::FastMap;
 use crate::pipe::{Reads, RecordSink};
 use crate::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::stats::labels::{Labels, Role};
-use crate::stats::{key_of_fields, key_texts, numbers, Key, Report, Style};
+use crate::stats::{add_to, key_of_fields, key_texts, ordered, Key, PartialRow, Report, Style};
 use crate::table::{Cell, TableWriter};
 
 #[derive(Default)]
@@ -116,20 +116,23 @@ impl Report for Messages {
 
     fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
         let k = self.key_roles().len();
-        let n: Vec<i128> = numbers(fields, k, 5)?;
+        let row = PartialRow::new(fields, k + 5)?;
+        let count = row.count(k, "count")?;
+        let bytes: u128 = row.number(k + 1, "bytes")?;
+        let transfer: i128 = row.number(k + 2, "sum of transfer times")?;
+        let (min, max): (i64, i64) = (row.number(k + 3, "minimum")?, row.number(k + 4, "maximum")?);
+        ordered(min, max)?;
         let key = key_of_fields(self.labels.symbols(), fields, k);
         let f = self.figures.entry(key).or_default();
-        let (min, max) = (n[3] as i64, n[4] as i64);
         if f.count == 0 || min < f.min {
             f.min = min;
         }
         if f.count == 0 || max > f.max {
             f.max = max;
         }
-        f.count += n[0] as u64;
-        f.bytes += n[1] as u128;
-        f.transfer += n[2];
-        Ok(())
+        add_to(&mut f.count, count, "count")?;
+        add_to(&mut f.bytes, bytes, "bytes")?;
+        add_to(&mut f.transfer, transfer, "sum of transfer times")
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {

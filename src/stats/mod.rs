@@ -62,18 +62,95 @@ pub trait Report: RecordSink + Send {
     }
 }
 
-/// The fields of a partial row from `from` on, parsed.
-pub fn numbers<T: std::str::FromStr>(
-    fields: &[String],
-    from: usize,
-    n: usize,
-) -> std::result::Result<Vec<T>, String> {
-    fields
-        .get(from..from + n)
-        .ok_or_else(|| format!("expected {} fields, found {}", from + n, fields.len()))?
-        .iter()
-        .map(|f| f.parse().map_err(|_| format!("bad number `{f}`")))
-        .collect()
+/// One row of a partial report being merged, its fields taken with the
+/// checks their meaning needs: a partial file is input like any other, so a
+/// negative count, a minimum above its maximum or a non-number is an error,
+/// not a figure.
+pub struct PartialRow<'a> {
+    fields: &'a [String],
+}
+
+impl<'a> PartialRow<'a> {
+    /// `fields`, which must be `n`.
+    pub fn new(fields: &'a [String], n: usize) -> std::result::Result<Self, String> {
+        if fields.len() != n {
+            return Err(format!("expected {n} fields, found {}", fields.len()));
+        }
+        Ok(PartialRow { fields })
+    }
+
+    /// Field `i` as written.
+    pub fn text(&self, i: usize) -> &'a str {
+        &self.fields[i]
+    }
+
+    /// Field `i`, a `T` (named `what` in errors).
+    pub fn number<T: std::str::FromStr>(
+        &self,
+        i: usize,
+        what: &str,
+    ) -> std::result::Result<T, String> {
+        let f = &self.fields[i];
+        f.parse()
+            .map_err(|_| format!("{what} `{f}` is not a number of its kind"))
+    }
+
+    /// Field `i`, a count of at least one (a row stands for something seen).
+    pub fn count(&self, i: usize, what: &str) -> std::result::Result<u64, String> {
+        match self.number::<u64>(i, what)? {
+            0 => Err(format!(
+                "{what} is 0: a partial row stands for at least one"
+            )),
+            n => Ok(n),
+        }
+    }
+
+    /// Field `i`, a number that cannot be negative (a duration, a sum of them).
+    pub fn natural<T>(&self, i: usize, what: &str) -> std::result::Result<T, String>
+    where
+        T: std::str::FromStr + PartialOrd + Default,
+    {
+        let n: T = self.number(i, what)?;
+        match n < T::default() {
+            true => Err(format!("{what} `{}` is negative", self.fields[i])),
+            false => Ok(n),
+        }
+    }
+
+    /// Field `i`, a finite real.
+    pub fn real(&self, i: usize, what: &str) -> std::result::Result<f64, String> {
+        let x: f64 = self.number(i, what)?;
+        match x.is_finite() {
+            true => Ok(x),
+            false => Err(format!(
+                "{what} `{}` is not a finite number",
+                self.fields[i]
+            )),
+        }
+    }
+}
+
+/// Checks that a row's minimum is not above its maximum.
+pub fn ordered<T: PartialOrd + std::fmt::Display>(
+    min: T,
+    max: T,
+) -> std::result::Result<(), String> {
+    match min <= max {
+        true => Ok(()),
+        false => Err(format!("minimum {min} above maximum {max}")),
+    }
+}
+
+/// `total += more`, or an error naming `what` when the sum leaves the type.
+pub fn add_to<T: num_traits::CheckedAdd>(
+    total: &mut T,
+    more: T,
+    what: &str,
+) -> std::result::Result<(), String> {
+    *total = total
+        .checked_add(&more)
+        .ok_or_else(|| format!("the merged {what} overflows"))?;
+    Ok(())
 }
 
 /// How figures are printed.

@@ -18,7 +18,7 @@ use crate::pipe::{Reads, RecordSink};
 use crate::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::stats::labels::{Labels, Role};
 use crate::stats::sketch::Sketch;
-use crate::stats::{key_of_fields, key_texts, numbers, Key, Report, Style};
+use crate::stats::{add_to, key_of_fields, key_texts, ordered, Key, PartialRow, Report, Style};
 use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
 
@@ -94,9 +94,9 @@ struct Figures {
 
 impl Figures {
     /// Adds another part's figures of the same key.
-    fn merge(&mut self, other: &Figures) {
+    fn merge(&mut self, other: &Figures) -> std::result::Result<(), String> {
         if other.count == 0 {
-            return;
+            return Ok(());
         }
         if self.count == 0 || other.min < self.min {
             self.min = other.min;
@@ -104,11 +104,12 @@ impl Figures {
         if self.count == 0 || other.max > self.max {
             self.max = other.max;
         }
-        self.count += other.count;
-        self.inclusive += other.inclusive;
-        self.exclusive += other.exclusive;
-        self.durations += other.durations;
+        add_to(&mut self.count, other.count, "count")?;
+        add_to(&mut self.inclusive, other.inclusive, "inclusive time")?;
+        add_to(&mut self.exclusive, other.exclusive, "exclusive time")?;
+        add_to(&mut self.durations, other.durations, "sum of durations")?;
         self.sketch.merge(&other.sketch);
+        Ok(())
     }
 
     fn add(&mut self, duration: i64, exclusive: i64, outermost: bool) {
@@ -264,23 +265,29 @@ impl Profile {
     }
 
     /// The rows by label (keys that print alike, such as two lanes of one
-    /// container, merged), most exclusive time first, ties by label.
-    fn ranked(&self) -> Vec<(Vec<String>, Figures)> {
+    /// container, merged), most exclusive time first, ties by label. Sums
+    /// of merged partial files may overflow: an error.
+    fn ranked(&self) -> Result<Vec<(Vec<String>, Figures)>> {
         let mut rows: FastMap<Vec<String>, Figures> = FastMap::default();
         for (key, f) in &self.figures {
             let label = key_texts(&self.labels, key, self.by.roles());
-            rows.entry(label).or_default().merge(f);
+            rows.entry(label)
+                .or_default()
+                .merge(f)
+                .map_err(Error::Record)?;
         }
         let mut all: Vec<(Vec<String>, Figures)> = rows.into_iter().collect();
         all.sort_by(|a, b| b.1.exclusive.cmp(&a.1.exclusive).then(a.0.cmp(&b.0)));
-        all
+        Ok(all)
     }
 }
 
 impl Profile {
     /// The `n` keys with the most exclusive time, most first (ties by key).
     pub fn heaviest(&self, n: usize) -> Vec<(String, i64)> {
+        // The figures of one run (never merged partials) cannot overflow.
         self.ranked()
+            .unwrap_or_default()
             .into_iter()
             .take(n)
             .map(|(k, f)| (k.join(" "), i64::try_from(f.exclusive).unwrap_or(i64::MAX)))
@@ -361,7 +368,8 @@ impl Report for Profile {
     }
 
     fn partial(&self) -> Option<Vec<Vec<String>>> {
-        let rows = self.ranked().into_iter().map(|(mut row, f)| {
+        // --partial reads one run (never merged partials): no sum overflows.
+        let rows = self.ranked().ok()?.into_iter().map(|(mut row, f)| {
             row.extend(
                 [
                     f.count as i128,
@@ -381,28 +389,31 @@ impl Report for Profile {
 
     fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
         let k = self.by.columns().len();
-        let n: Vec<i128> = numbers(fields, k, 6)?;
-        let sketch = fields
-            .get(k + 6)
-            .and_then(|s| Sketch::decode(s))
-            .ok_or("bad sketch")?;
-        let narrow = |x: i128| i64::try_from(x).map_err(|_| "out of range".to_string());
+        let row = PartialRow::new(fields, k + 7)?;
+        let sketch = Sketch::decode(row.text(k + 6)).ok_or("bad sketch")?;
         let figures = Figures {
-            count: u64::try_from(n[0]).map_err(|_| "bad count")?,
-            inclusive: n[1],
-            exclusive: n[2],
-            durations: n[3],
-            min: narrow(n[4])?,
-            max: narrow(n[5])?,
+            count: row.count(k, "count")?,
+            inclusive: row.natural(k + 1, "inclusive time")?,
+            exclusive: row.natural(k + 2, "exclusive time")?,
+            durations: row.natural(k + 3, "sum of durations")?,
+            min: row.natural(k + 4, "minimum")?,
+            max: row.natural(k + 5, "maximum")?,
             sketch,
         };
+        ordered(figures.min, figures.max)?;
+        let held = figures.sketch.buckets().map(|(_, n)| n).sum::<u64>();
+        if held != figures.count {
+            return Err(format!(
+                "the sketch holds {held} durations, the count says {}",
+                figures.count
+            ));
+        }
         let key = key_of_fields(&self.symbols, fields, k);
-        self.figures.entry(key).or_default().merge(&figures);
-        Ok(())
+        self.figures.entry(key).or_default().merge(&figures)
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
-        let mut rows = self.ranked();
+        let mut rows = self.ranked()?;
         rows.truncate(style.top.unwrap_or(usize::MAX));
         if let Some(bins) = self.histogram {
             for (key, f) in rows {

@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::fasthash::FastMap;
 use crate::pipe::{Reads, RecordSink};
 use crate::record::{Column, ColumnSet, Kind, Record, Sym};
-use crate::stats::{numbers, Report, Style};
+use crate::stats::{ordered, PartialRow, Report, Style};
 use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
 
@@ -184,42 +184,53 @@ impl Report for Resources {
     fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
         if fields.first().is_some_and(String::is_empty) {
             // The span of a part: the report's is the union of the parts'.
-            let time = |i: usize| {
-                fields
-                    .get(i)
-                    .filter(|t| !t.is_empty())
-                    .map(|t| t.parse::<i64>())
+            let row = PartialRow::new(fields, 3)?;
+            let time = |i: usize, what| match row.text(i) {
+                "" => Ok(None),
+                _ => row.number::<i64>(i, what).map(Some),
             };
-            if let Some(first) = time(1).transpose().map_err(|e| e.to_string())? {
+            let (first, last) = (time(1, "first time")?, time(2, "last time")?);
+            if let (Some(f), Some(l)) = (first, last) {
+                ordered(f, l)?;
+            }
+            if let Some(first) = first {
                 self.first = Some(self.first.map_or(first, |f| f.min(first)));
             }
-            if let Some(last) = time(2).transpose().map_err(|e| e.to_string())? {
+            if let Some(last) = last {
                 self.last = Some(self.last.map_or(last, |l| l.max(last)));
             }
             return Ok(());
         }
-        let ints: Vec<i128> = numbers(fields, 3, 3)?;
-        let reals: Vec<f64> = numbers(fields, 6, 2)?;
+        let row = PartialRow::new(fields, 8)?;
+        let claims: u64 = row.number(3, "claims")?;
+        let ints: [i128; 2] = [
+            row.natural(4, "claimed time")?,
+            row.natural(5, "busy time")?,
+        ];
+        let reals = [row.real(6, "amount × time")?, row.real(7, "peak")?];
+        if reals.iter().any(|r| *r < 0.0) {
+            return Err("a negative amount".into());
+        }
         let capacity = match fields[2].as_str() {
             "" => None,
-            c => Some(c.parse().map_err(|_| format!("bad capacity `{c}`"))?),
+            _ => Some(row.real(2, "capacity")?),
         };
         // A part may declare a resource whose claims are in another one.
         let claims_in = |r: &Resource| r.merged.as_ref().map_or(0, |m| m.0);
         let loc = self.symbols.intern(&fields[0]);
         match self.resources.get(&loc) {
-            Some(old) if claims_in(old) > 0 && ints[0] > 0 => {
+            Some(old) if claims_in(old) > 0 && claims > 0 => {
                 return Err(format!(
                     "resource `{}` has claims in two parts: split the trace by resource",
                     fields[0]
                 ))
             }
-            Some(_) if ints[0] == 0 => return Ok(()),
+            Some(_) if claims == 0 => return Ok(()),
             _ => {}
         }
         let figures = Sweep {
-            claimed: ints[1],
-            busy: ints[2],
+            claimed: ints[0],
+            busy: ints[1],
             amount_time: reals[0],
             peak: reals[1],
         };
@@ -227,7 +238,7 @@ impl Report for Resources {
             name: self.symbols.intern(&fields[1]),
             capacity,
             claims: Vec::new(),
-            merged: Some((ints[0] as u64, figures)),
+            merged: Some((claims, figures)),
         };
         self.resources.insert(loc, resource);
         Ok(())

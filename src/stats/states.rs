@@ -7,7 +7,7 @@ use crate::fasthash::FastMap;
 use crate::pipe::{Reads, RecordSink};
 use crate::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::stats::labels::{Labels, Role};
-use crate::stats::{key_of_fields, key_texts, numbers, Key, Report, Style};
+use crate::stats::{add_to, key_of_fields, key_texts, Key, PartialRow, Report, Style};
 use crate::symbol::{well_known, Symbols};
 use crate::table::{Cell, TableWriter};
 
@@ -24,7 +24,7 @@ pub struct States {
     /// a frame row there (where frames open at the end close).
     open: FastMap<Sym, (Vec<(Key, i64)>, i64)>,
     /// Per key: frames and total time.
-    figures: FastMap<Key, (u64, i128)>,
+    figures: FastMap<Key, Figures>,
     clock: i64,
 }
 
@@ -70,18 +70,22 @@ impl States {
 
     /// The rows by label (keys that print alike merged), most time first,
     /// ties by label.
-    fn ranked(&self) -> Vec<(Vec<String>, (u64, i128))> {
-        let mut rows: FastMap<Vec<String>, (u64, i128)> = FastMap::default();
+    /// Sums of merged partial files may overflow: an error.
+    fn ranked(&self) -> Result<Vec<(Vec<String>, Figures)>> {
+        let mut rows: FastMap<Vec<String>, Figures> = FastMap::default();
         for (key, (count, time)) in &self.figures {
             let row = rows.entry(key_texts(&self.labels, key, &KEY)).or_default();
-            row.0 += count;
-            row.1 += time;
+            add_to(&mut row.0, *count, "count").map_err(Error::Record)?;
+            add_to(&mut row.1, *time, "time").map_err(Error::Record)?;
         }
         let mut rows: Vec<_> = rows.into_iter().collect();
         rows.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then(a.0.cmp(&b.0)));
-        rows
+        Ok(rows)
     }
 }
+
+/// A key's count of states and their total time.
+type Figures = (u64, i128);
 
 impl RecordSink for States {
     /// Of each row: its place, and the state's category, name and the lane's container.
@@ -141,24 +145,29 @@ impl Report for States {
     }
 
     fn partial(&self) -> Option<Vec<Vec<String>>> {
-        let rows = self.ranked().into_iter().map(|(mut row, (count, time))| {
-            row.extend([count.to_string(), time.to_string()]);
-            row
-        });
+        // --partial reads one run (never merged partials): no sum overflows.
+        let rows = self
+            .ranked()
+            .ok()?
+            .into_iter()
+            .map(|(mut row, (count, time))| {
+                row.extend([count.to_string(), time.to_string()]);
+                row
+            });
         Some(rows.collect())
     }
 
     fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
-        let n: Vec<i128> = numbers(fields, 3, 2)?;
+        let row = PartialRow::new(fields, 5)?;
+        let (count, time) = (row.count(3, "count")?, row.natural(4, "time")?);
         let key = key_of_fields(&self.symbols, fields, 3);
         let f = self.figures.entry(key).or_default();
-        f.0 += n[0] as u64;
-        f.1 += n[1];
-        Ok(())
+        add_to(&mut f.0, count, "count")?;
+        add_to(&mut f.1, time, "time")
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
-        let mut rows = self.ranked();
+        let mut rows = self.ranked()?;
         rows.truncate(style.top.unwrap_or(usize::MAX));
         for (key, (count, time)) in rows {
             let mut cells: Vec<Cell> = key.iter().map(|k| Cell::Text(k)).collect();
