@@ -928,3 +928,149 @@ fn damaged_partials_are_refused_at_their_line() {
         "written by another version of trace-stat",
     );
 }
+
+/// Durations and spans are exact or a located error in every report: two
+/// times more than 2^63 ns apart never wrap around; counter extremes are
+/// exact beyond 2^53, non-finite samples are left out with the warning
+/// non-numbers get, and claim amounts must be finite and non-negative.
+#[test]
+fn figures_never_wrap_or_round() {
+    let dir = scratch("arithmetic");
+    let write = |name: &str, rows: &[String]| {
+        let file = dir.join(name);
+        let mut all = vec![row(&[("kind", "container"), ("loc", "a")])];
+        all.extend_from_slice(rows);
+        std::fs::write(&file, stream(&all)).unwrap();
+        file
+    };
+    let (far_before, far_after) = ("-9000000000000000000", "9000000000000000000");
+    let long_state = write(
+        "state.tsv",
+        &[row(&[
+            ("kind", "state"),
+            ("time", far_before),
+            ("end", far_after),
+            ("loc", "a"),
+            ("name", "f"),
+        ])],
+    );
+    for report in ["profile", "states", "summary"] {
+        let (_, err, ok) = stat(&[report], &long_state);
+        assert!(!ok, "{report}");
+        assert!(err.contains("state.tsv:4: from -9000000000000000000 ns to 9000000000000000000 ns is more than 2^63 ns"), "{report}: {err}");
+    }
+    let frames = write(
+        "frames.tsv",
+        &[
+            row(&[
+                ("kind", "enter"),
+                ("time", far_before),
+                ("loc", "a"),
+                ("name", "f"),
+            ]),
+            row(&[
+                ("kind", "leave"),
+                ("time", far_after),
+                ("loc", "a"),
+                ("name", "f"),
+            ]),
+        ],
+    );
+    let (_, err, ok) = stat(&["profile"], &frames);
+    assert!(
+        !ok && err.contains("frames.tsv:5: from -9000000000000000000"),
+        "{err}"
+    );
+    let message = write(
+        "msg.tsv",
+        &[row(&[
+            ("kind", "msg"),
+            ("time", far_before),
+            ("end", far_after),
+            ("loc", "a"),
+            ("peer", "a"),
+            ("tag", "1"),
+        ])],
+    );
+    let (_, err, ok) = stat(&["messages"], &message);
+    assert!(
+        !ok && err.contains("msg.tsv:4: from -9000000000000000000"),
+        "{err}"
+    );
+    // A span of 18e18 ns is printed whole.
+    let events = write(
+        "events.tsv",
+        &[
+            row(&[
+                ("kind", "event"),
+                ("time", far_before),
+                ("loc", "a"),
+                ("name", "e"),
+            ]),
+            row(&[
+                ("kind", "event"),
+                ("time", far_after),
+                ("loc", "a"),
+                ("name", "e"),
+            ]),
+        ],
+    );
+    let (out, err, ok) = stat(&["summary"], &events);
+    assert!(ok, "{err}");
+    assert!(out.contains("span\t\t18000000000000000000\n"), "{out}");
+    let (out, _, _) = stat(&["summary", "--unit", "s"], &events);
+    assert!(out.contains("span\t\t18000000000\n"), "{out}");
+    // Counters: exact extremes above 2^53; NaN and infinities left out.
+    let sample = |t: &str, v: &str| {
+        row(&[
+            ("kind", "counter"),
+            ("time", t),
+            ("loc", "a"),
+            ("name", "c"),
+            ("value", v),
+        ])
+    };
+    let counters = write(
+        "counters.tsv",
+        &[
+            sample("1", "9007199254740993"),
+            sample("2", "9007199254740992"),
+            sample("3", "NaN"),
+            sample("4", "inf"),
+        ],
+    );
+    let (out, err, ok) = stat(&["counters"], &counters);
+    assert!(ok, "{err}");
+    let line = out.lines().nth(1).unwrap();
+    let fields: Vec<&str> = line.split('\t').collect();
+    assert_eq!(
+        &fields[2..5],
+        ["2", "9007199254740992", "9007199254740993"],
+        "{out}"
+    );
+    assert!(
+        err.contains("2 counter sample(s) whose value is not a number left out"),
+        "{err}"
+    );
+    // Claims: amounts that are no amount are refused at their row.
+    for (n, amount) in ["NaN", "inf", "-2"].iter().enumerate() {
+        let claims = write(
+            &format!("claims{n}.tsv"),
+            &[row(&[
+                ("kind", "claim"),
+                ("time", "1"),
+                ("end", "5"),
+                ("loc", "a"),
+                ("value", amount),
+            ])],
+        );
+        let (_, err, ok) = stat(&["resources"], &claims);
+        assert!(!ok, "{amount}");
+        assert!(
+            err.contains(&format!(
+                ":4: claim amount `{amount}` is not a finite, non-negative number"
+            )),
+            "{err}"
+        );
+    }
+}

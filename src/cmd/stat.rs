@@ -5,18 +5,18 @@ use clap::builder::PossibleValuesParser;
 use clap::Parser;
 
 use crate::cli::{Env, InputArgs, Pipeline, TableArgs};
-use crate::error::{Error, Location, Result};
-use crate::io::{check_output_is_not_an_input, open_output, LineReader};
+use crate::error::{Error, Result};
+use crate::io::{check_output_is_not_an_input, open_output};
 use crate::ops::matcher::{Matcher, Unmatched};
 use crate::stats::counters::Counters;
 use crate::stats::labels::Labels;
 use crate::stats::messages::{self, Messages};
+use crate::stats::partial::PartialOf;
 use crate::stats::profile::{By, Profile};
 use crate::stats::resources::Resources;
 use crate::stats::states::States;
 use crate::stats::summary::Summary;
 use crate::stats::{Labelled, Report, Style};
-use crate::stream::{escape_tsv, unescape_tsv};
 
 /// The reports, the first being the default.
 pub const REPORTS: [&str; 6] = [
@@ -207,13 +207,6 @@ fn open_report(name: &str, args: &Args, env: &Env) -> Result<Labelled> {
     Ok(Labelled::new(report, labels))
 }
 
-/// The first field of a partial report's first line.
-const PARTIAL_MAGIC: &str = "tracepipe-stat-partial/2";
-
-/// The first field of a partial report's last line, which says how many
-/// rows came before it: a file cut at a line boundary lacks it.
-const PARTIAL_END: &str = "tracepipe-stat-partial-end/2";
-
 /// Runs `trace-stat`: the report is the sink; message halves are paired
 /// first for the messages report.
 pub fn run(mut args: Args, env: &Env) -> Result<()> {
@@ -248,7 +241,8 @@ pub fn run(mut args: Args, env: &Env) -> Result<()> {
     }
     let report = sink.next_mut().report();
     if args.partial {
-        return write_partial(&args, name, report);
+        let out = open_output(args.table.output.as_deref(), false)?;
+        return partial_of(&args, name).write(report, out);
     }
     let mut table = args.table.open(&report.columns())?;
     let time_factor = match args.unit.as_deref() {
@@ -265,127 +259,20 @@ pub fn run(mut args: Args, env: &Env) -> Result<()> {
     table.finish()
 }
 
-/// The header of a partial report: what report, per what.
-fn partial_header(args: &Args, name: &str) -> String {
-    format!(
-        "{PARTIAL_MAGIC}\t{name}\t{}",
-        args.by.as_deref().unwrap_or("")
-    )
-}
-
-/// The trailer of a partial report of `rows` rows.
-fn partial_trailer(args: &Args, name: &str, rows: usize) -> String {
-    format!(
-        "{PARTIAL_END}\t{rows}\t{name}\t{}",
-        args.by.as_deref().unwrap_or("")
-    )
-}
-
-/// Writes the report's state: the header, then one line per key.
-fn write_partial(args: &Args, name: &str, report: &dyn Report) -> Result<()> {
-    let mut rows = report
-        .partial()
-        .ok_or_else(|| Error::Usage(format!("the {name} report cannot be merged (--partial)")))?;
-    // In key order, so a part's file does not depend on hashing.
-    rows.sort();
-    let mut out = open_output(args.table.output.as_deref(), false)?;
-    out.write_line(format!("{}\n", partial_header(args, name)).as_bytes())?;
-    let mut line = Vec::new();
-    let count = rows.len();
-    for row in rows {
-        line.clear();
-        for (i, field) in row.iter().enumerate() {
-            if i > 0 {
-                line.push(b'\t');
-            }
-            escape_tsv(field, &mut line);
-        }
-        line.push(b'\n');
-        out.write_line(&line)?;
-    }
-    out.write_line(format!("{}\n", partial_trailer(args, name, count)).as_bytes())?;
-    out.finish()
-}
-
 /// Adds every partial file named as an input to `report`.
 fn merge_partials(args: &Args, name: &str, report: &mut dyn Report) -> Result<()> {
+    let of = partial_of(args, name);
     for file in &args.input.inputs {
-        merge_partial(args, name, file, report)?;
+        let f = std::fs::File::open(file).map_err(|e| Error::io(file.as_str(), e))?;
+        of.merge(file, std::io::BufReader::new(f), report)?;
     }
     Ok(())
 }
 
-/// Adds partial file `file` to `report`, line by line: every line but the
-/// last is a row; the last must be the trailer counting them.
-fn merge_partial(args: &Args, name: &str, file: &str, report: &mut dyn Report) -> Result<()> {
-    let header = partial_header(args, name);
-    let at = |line: u64, msg: String| Error::Data {
-        at: Location::Line {
-            file: file.to_string(),
-            line,
-        },
-        msg,
-    };
-    let f = std::fs::File::open(file).map_err(|e| Error::io(file, e))?;
-    let mut lines = LineReader::new(file, std::io::BufReader::new(f));
-    let mut next = || -> Result<Option<String>> {
-        let Some(line) = lines.next_located()? else {
-            return Ok(None);
-        };
-        if line.truncated {
-            let msg = "the last line has no newline: the file was cut".to_string();
-            return Err(at(line.number, msg));
-        }
-        let text = String::from_utf8(line.text.to_vec())
-            .map_err(|_| at(line.number, "not UTF-8".to_string()))?;
-        Ok(Some(text))
-    };
-    match next()? {
-        Some(first) if first == header => {}
-        first => {
-            let magic = first.as_deref().map(|f| f.split('\t').next().unwrap_or(""));
-            let older = magic
-                .is_some_and(|m| m != PARTIAL_MAGIC && m.starts_with("tracepipe-stat-partial/"));
-            let what = match older {
-                true => "written by another version of trace-stat: write it again with this one; expected",
-                false => "expected a partial report starting",
-            };
-            let msg = format!(
-                "{what} `{}` (trace-stat {name} --partial with the same --by)",
-                header.replace('\t', " ")
-            );
-            return Err(at(1, msg));
-        }
+/// Which report and `--by` the partial files are of.
+fn partial_of<'a>(args: &'a Args, name: &'a str) -> PartialOf<'a> {
+    PartialOf {
+        report: name,
+        by: args.by.as_deref().unwrap_or(""),
     }
-    let cut = || format!("the file ends without its trailer `{PARTIAL_END}`: it was cut");
-    let (mut rows, mut number) = (0usize, 1u64);
-    let mut held = next()?;
-    let mut fields = Vec::new();
-    while let Some(line) = held.take() {
-        number += 1;
-        held = next()?;
-        if held.is_none() {
-            let trailer = partial_trailer(args, name, rows);
-            return match line == trailer {
-                true => Ok(()),
-                false if !line.starts_with(PARTIAL_END) => Err(at(number, cut())),
-                false => {
-                    let msg = format!(
-                        "expected the trailer `{}`: the file was cut or mixes reports",
-                        trailer.replace('\t', " ")
-                    );
-                    Err(at(number, msg))
-                }
-            };
-        }
-        fields.clear();
-        for raw in line.split('\t') {
-            let mut field = String::new();
-            unescape_tsv(raw, &mut field).map_err(|e| at(number, e))?;
-            fields.push(field);
-        }
-        report.absorb(&fields).map_err(|e| at(number, e))?;
-        rows += 1;
-    }
-    Err(at(number, cut()))
 }

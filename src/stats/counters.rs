@@ -9,12 +9,13 @@
 //! table is byte-identical to one run over the whole.
 
 use crate::decimal::Decimal;
-use crate::error::{Result, Warnings};
+use crate::error::{Error, Result, Warnings};
 use crate::fasthash::FastMap;
 use crate::pipe::{Reads, RecordSink};
 use crate::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::stats::labels::{Labels, Role};
-use crate::stats::{key_of_fields, key_texts, ordered, Key, PartialRow, Report, Style};
+use crate::stats::partial::{ordered, PartialRow};
+use crate::stats::{elapsed, key_of_fields, key_texts, Key, Report, Style};
 use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
 
@@ -113,6 +114,19 @@ impl Series {
     }
 }
 
+/// Whether sample `value` (written `text`) is below `than`: by the values
+/// as floats where they differ, else exactly as written (integers above
+/// 2^53 round to one float).
+fn below((value, text): (f64, &str), than: (f64, &str)) -> bool {
+    if value != than.0 {
+        return value < than.0;
+    }
+    match (Decimal::parse(text), Decimal::parse(than.1)) {
+        (Some(a), Some(b)) => a.compare(&b).is_lt(),
+        _ => false,
+    }
+}
+
 impl RecordSink for Counters {
     /// Of each row: its place, and the counter's location, name and value.
     fn reads(&self) -> Reads {
@@ -123,7 +137,9 @@ impl RecordSink for Counters {
         if rec.kind != Kind::Counter {
             return Ok(());
         }
-        let Ok(value) = rec.value.parse::<f64>() else {
+        // NaN and infinities are not values a counter held: left out as text is.
+        let parsed = rec.value.parse::<f64>().ok().filter(|v| v.is_finite());
+        let Some(value) = parsed else {
             if self.skipped == 0 {
                 let text = |sym| self.symbols.text(sym);
                 self.first_skipped = format!(
@@ -152,14 +168,16 @@ impl RecordSink for Counters {
             s.min = (value, rec.value.clone());
             s.max = (value, rec.value.clone());
         } else {
-            let held = time - s.last.0;
+            let held = elapsed(s.last.0, time)?;
             s.weighted += s.last.1 * held as f64;
-            s.span += held;
-            if value < s.min.0 {
+            s.span = s.span.checked_add(held).ok_or_else(|| {
+                Error::Record("the counter's samples span more than 2^63 ns".into())
+            })?;
+            if below((value, &rec.value), (s.min.0, &s.min.1)) {
                 s.min.0 = value;
                 s.min.1.clone_from(&rec.value);
             }
-            if value > s.max.0 {
+            if below((s.max.0, &s.max.1), (value, &rec.value)) {
                 s.max.0 = value;
                 s.max.1.clone_from(&rec.value);
             }

@@ -7,7 +7,8 @@ use crate::fasthash::FastMap;
 use crate::pipe::{Reads, RecordSink};
 use crate::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::stats::labels::{Labels, Role};
-use crate::stats::{add_to, key_of_fields, key_texts, ordered, Key, PartialRow, Report, Style};
+use crate::stats::partial::{ordered, PartialRow};
+use crate::stats::{add_to, elapsed, key_of_fields, key_texts, Key, Report, Style};
 use crate::table::{Cell, TableWriter};
 
 #[derive(Default)]
@@ -71,7 +72,7 @@ impl RecordSink for Messages {
             [rec.loc, rec.peer, Sym::EMPTY]
         };
         let f = self.figures.entry(key).or_default();
-        let transfer = rec.end.unwrap_or_default() - rec.time.unwrap_or_default();
+        let transfer = elapsed(rec.time.unwrap_or_default(), rec.end.unwrap_or_default())?;
         if f.count == 0 || transfer < f.min {
             f.min = transfer;
         }

@@ -5,6 +5,7 @@
 pub mod counters;
 pub mod labels;
 pub mod messages;
+pub mod partial;
 pub mod profile;
 pub mod resources;
 pub mod sketch;
@@ -38,6 +39,16 @@ pub fn key_of_fields(symbols: &Symbols, fields: &[String], n: usize) -> Key {
     key
 }
 
+/// `to - from` in ns, or an error (which the row's place then locates)
+/// when they are more than 2^63 ns apart: no duration wraps around.
+pub fn elapsed(from: i64, to: i64) -> Result<i64> {
+    to.checked_sub(from).ok_or_else(|| {
+        crate::error::Error::Record(format!(
+            "from {from} ns to {to} ns is more than 2^63 ns, beyond what a duration holds"
+        ))
+    })
+}
+
 /// A report: fed the stream as a sink, then printed.
 pub trait Report: RecordSink + Send {
     /// The columns of its table.
@@ -59,85 +70,6 @@ pub trait Report: RecordSink + Send {
     /// Adds one row of another part's state (what [`Report::partial`] wrote).
     fn absorb(&mut self, _fields: &[String]) -> std::result::Result<(), String> {
         Err("this report cannot be merged".into())
-    }
-}
-
-/// One row of a partial report being merged, its fields taken with the
-/// checks their meaning needs: a partial file is input like any other, so a
-/// negative count, a minimum above its maximum or a non-number is an error,
-/// not a figure.
-pub struct PartialRow<'a> {
-    fields: &'a [String],
-}
-
-impl<'a> PartialRow<'a> {
-    /// `fields`, which must be `n`.
-    pub fn new(fields: &'a [String], n: usize) -> std::result::Result<Self, String> {
-        if fields.len() != n {
-            return Err(format!("expected {n} fields, found {}", fields.len()));
-        }
-        Ok(PartialRow { fields })
-    }
-
-    /// Field `i` as written.
-    pub fn text(&self, i: usize) -> &'a str {
-        &self.fields[i]
-    }
-
-    /// Field `i`, a `T` (named `what` in errors).
-    pub fn number<T: std::str::FromStr>(
-        &self,
-        i: usize,
-        what: &str,
-    ) -> std::result::Result<T, String> {
-        let f = &self.fields[i];
-        f.parse()
-            .map_err(|_| format!("{what} `{f}` is not a number of its kind"))
-    }
-
-    /// Field `i`, a count of at least one (a row stands for something seen).
-    pub fn count(&self, i: usize, what: &str) -> std::result::Result<u64, String> {
-        match self.number::<u64>(i, what)? {
-            0 => Err(format!(
-                "{what} is 0: a partial row stands for at least one"
-            )),
-            n => Ok(n),
-        }
-    }
-
-    /// Field `i`, a number that cannot be negative (a duration, a sum of them).
-    pub fn natural<T>(&self, i: usize, what: &str) -> std::result::Result<T, String>
-    where
-        T: std::str::FromStr + PartialOrd + Default,
-    {
-        let n: T = self.number(i, what)?;
-        match n < T::default() {
-            true => Err(format!("{what} `{}` is negative", self.fields[i])),
-            false => Ok(n),
-        }
-    }
-
-    /// Field `i`, a finite real.
-    pub fn real(&self, i: usize, what: &str) -> std::result::Result<f64, String> {
-        let x: f64 = self.number(i, what)?;
-        match x.is_finite() {
-            true => Ok(x),
-            false => Err(format!(
-                "{what} `{}` is not a finite number",
-                self.fields[i]
-            )),
-        }
-    }
-}
-
-/// Checks that a row's minimum is not above its maximum.
-pub fn ordered<T: PartialOrd + std::fmt::Display>(
-    min: T,
-    max: T,
-) -> std::result::Result<(), String> {
-    match min <= max {
-        true => Ok(()),
-        false => Err(format!("minimum {min} above maximum {max}")),
     }
 }
 
@@ -172,14 +104,32 @@ impl Style {
         }
     }
 
-    /// A mean of `total` over `n` (rounded to the ns), or nothing.
+    /// A sum of durations or a span, exact however large: [`Style::time`]
+    /// where it fits 64 bits.
+    pub fn total(&self, ns: i128) -> Cell<'static> {
+        if let Ok(ns) = i64::try_from(ns) {
+            return self.time(ns);
+        }
+        let f = i128::from(self.time_factor.max(1));
+        let (whole, rest) = (ns / f, (ns % f).unsigned_abs() as i64);
+        let mut text = whole.to_string();
+        if rest != 0 {
+            let fraction = format_scaled(rest, f as u64);
+            text.push_str(&fraction[fraction.find('.').unwrap_or(0)..]);
+        }
+        Cell::Number(text)
+    }
+
+    /// A mean of `total` over `n` (rounded half away from zero to the ns),
+    /// or nothing.
     pub fn mean(&self, total: i128, n: u64) -> Cell<'static> {
         if n == 0 {
             return Cell::Empty;
         }
         let n = i128::from(n);
-        let rounded = (2 * total + n * total.signum()) / (2 * n);
-        self.time(i64::try_from(rounded).unwrap_or(i64::MAX))
+        let (q, r) = (total / n, total % n);
+        let rounded = q + if 2 * r.abs() >= n { total.signum() } else { 0 };
+        self.total(rounded)
     }
 }
 

@@ -17,8 +17,9 @@ use crate::fasthash::FastMap;
 use crate::pipe::{Reads, RecordSink};
 use crate::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::stats::labels::{Labels, Role};
+use crate::stats::partial::{ordered, PartialRow};
 use crate::stats::sketch::Sketch;
-use crate::stats::{add_to, key_of_fields, key_texts, ordered, Key, PartialRow, Report, Style};
+use crate::stats::{add_to, elapsed, key_of_fields, key_texts, Key, Report, Style};
 use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
 
@@ -225,13 +226,14 @@ impl Profile {
         stack.depth -= 1;
         stack.last = stack.last.max(time);
         let frame = &stack.frames[stack.depth];
-        let duration = time - frame.start;
+        let duration = elapsed(frame.start, time)?;
         let exclusive = duration - frame.children;
         let open = stack.open.get_mut(&frame.key).expect("counted at enter");
         *open -= 1;
         let outermost = *open == 0;
         if stack.depth > 0 {
-            stack.frames[stack.depth - 1].children += duration;
+            let parent = &mut stack.frames[stack.depth - 1].children;
+            *parent = parent.saturating_add(duration);
         }
         let key = stack.frames[stack.depth].key;
         self.figures
@@ -242,9 +244,9 @@ impl Profile {
     }
 
     /// A complete frame: its children (one level deeper) finished before it.
-    fn state(&mut self, rec: &Record) {
+    fn state(&mut self, rec: &Record) -> Result<()> {
         let (start, end) = (rec.time.unwrap_or_default(), rec.end.unwrap_or_default());
-        let duration = end - start;
+        let duration = elapsed(start, end)?;
         let key = self.by.key(rec);
         let stack = self.stacks.entry(rec.loc).or_default();
         let depth = rec.depth.map_or(0, |d| d as usize);
@@ -252,7 +254,7 @@ impl Profile {
             stack.children_at.resize(depth + 2, 0);
         }
         let children = std::mem::take(&mut stack.children_at[depth + 1]);
-        stack.children_at[depth] += duration;
+        stack.children_at[depth] = stack.children_at[depth].saturating_add(duration);
         let exclusive = if rec.depth.is_some() {
             duration - children
         } else {
@@ -262,6 +264,7 @@ impl Profile {
             .entry(key)
             .or_default()
             .add(duration, exclusive, true);
+        Ok(())
     }
 
     /// The rows by label (keys that print alike, such as two lanes of one
@@ -284,13 +287,13 @@ impl Profile {
 
 impl Profile {
     /// The `n` keys with the most exclusive time, most first (ties by key).
-    pub fn heaviest(&self, n: usize) -> Vec<(String, i64)> {
+    pub fn heaviest(&self, n: usize) -> Vec<(String, i128)> {
         // The figures of one run (never merged partials) cannot overflow.
         self.ranked()
             .unwrap_or_default()
             .into_iter()
             .take(n)
-            .map(|(k, f)| (k.join(" "), i64::try_from(f.exclusive).unwrap_or(i64::MAX)))
+            .map(|(k, f)| (k.join(" "), f.exclusive))
             .collect()
     }
 }
@@ -313,7 +316,7 @@ impl RecordSink for Profile {
         match rec.kind {
             Kind::Enter => self.enter(rec),
             Kind::Leave => self.leave(rec.loc, rec.name, rec.time.unwrap_or_default())?,
-            Kind::State => self.state(rec),
+            Kind::State => self.state(rec)?,
             _ => {}
         }
         Ok(())
@@ -421,7 +424,7 @@ impl Report for Profile {
             }
             return Ok(());
         }
-        let clamp = |x: i128| style.time(i64::try_from(x).unwrap_or(i64::MAX));
+        let clamp = |x: i128| style.total(x);
         for (key, f) in rows {
             let mut cells: Vec<Cell> = key.iter().map(|k| Cell::Text(k)).collect();
             cells.extend([

@@ -8,11 +8,12 @@
 //! bytes each; the TRACE reader holds the whole file anyway). Partial
 //! reports merge when each resource is in one part.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::pipe::{Reads, RecordSink};
 use crate::record::{Column, ColumnSet, Kind, Record, Sym};
-use crate::stats::{ordered, PartialRow, Report, Style};
+use crate::stats::partial::{ordered, PartialRow};
+use crate::stats::{elapsed, Report, Style};
 use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
 
@@ -79,8 +80,9 @@ impl RecordSink for Resources {
                 r.capacity = rec.value.parse().ok();
             }
             Kind::Claim => {
-                let amount = rec.value.parse().unwrap_or(1.0);
+                let amount = claim_amount(&rec.value)?;
                 let (start, end) = (rec.time.unwrap_or_default(), rec.end.unwrap_or_default());
+                elapsed(start, end)?;
                 let r = self.resources.entry(rec.loc).or_default();
                 r.claims.push((start, end, amount));
             }
@@ -101,6 +103,19 @@ struct Sweep {
     busy: i128,
     amount_time: f64,
     peak: f64,
+}
+
+/// A claim's amount: 1 when none is written; a finite, non-negative number.
+fn claim_amount(value: &str) -> Result<f64> {
+    if value.is_empty() {
+        return Ok(1.0);
+    }
+    match value.parse::<f64>() {
+        Ok(a) if a.is_finite() && a >= 0.0 => Ok(a),
+        _ => Err(Error::Record(format!(
+            "claim amount `{value}` is not a finite, non-negative number"
+        ))),
+    }
 }
 
 fn sweep(claims: &mut [(i64, i64, f64)]) -> Sweep {
@@ -245,7 +260,10 @@ impl Report for Resources {
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
-        let span = self.last.zip(self.first).map_or(0, |(l, f)| l - f);
+        let span = self
+            .last
+            .zip(self.first)
+            .map_or(0, |(l, f)| i128::from(l) - i128::from(f));
         let factor = style.time_factor.max(1) as f64;
         let symbols = self.symbols.clone();
         let mut locs: Vec<Sym> = self.resources.keys().copied().collect();
@@ -268,8 +286,8 @@ impl Report for Resources {
                 Cell::Text(symbols.text(r.name)),
                 r.capacity.map_or(Cell::Empty, real),
                 Cell::UInt(n),
-                style.time(i64::try_from(s.claimed).unwrap_or(i64::MAX)),
-                style.time(i64::try_from(s.busy).unwrap_or(i64::MAX)),
+                style.total(s.claimed),
+                style.total(s.busy),
                 real(s.amount_time / factor),
                 real(utilisation),
                 real(s.peak),

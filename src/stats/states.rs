@@ -7,7 +7,8 @@ use crate::fasthash::FastMap;
 use crate::pipe::{Reads, RecordSink};
 use crate::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::stats::labels::{Labels, Role};
-use crate::stats::{add_to, key_of_fields, key_texts, Key, PartialRow, Report, Style};
+use crate::stats::partial::PartialRow;
+use crate::stats::{add_to, elapsed, key_of_fields, key_texts, Key, Report, Style};
 use crate::symbol::{well_known, Symbols};
 use crate::table::{Cell, TableWriter};
 
@@ -64,7 +65,7 @@ impl States {
                 self.symbols.text(loc)
             )));
         };
-        self.add(key, time - start);
+        self.add(key, elapsed(start, time)?);
         Ok(())
     }
 
@@ -116,10 +117,8 @@ impl RecordSink for States {
             Kind::Leave => self.leave(rec.loc, rec.time.unwrap_or_default())?,
             Kind::State => {
                 let key = self.key(rec);
-                self.add(
-                    key,
-                    rec.end.unwrap_or_default() - rec.time.unwrap_or_default(),
-                );
+                let (start, end) = (rec.time.unwrap_or_default(), rec.end.unwrap_or_default());
+                self.add(key, elapsed(start, end)?);
             }
             _ => {}
         }
@@ -172,7 +171,7 @@ impl Report for States {
         for (key, (count, time)) in rows {
             let mut cells: Vec<Cell> = key.iter().map(|k| Cell::Text(k)).collect();
             cells.push(Cell::UInt(count));
-            cells.push(style.time(i64::try_from(time).unwrap_or(i64::MAX)));
+            cells.push(style.total(time));
             table.row(&cells)?;
         }
         Ok(())

@@ -75,10 +75,14 @@ impl Report for Summary {
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
         let time = |t: Option<i64>| t.map_or(Cell::Empty, |t| style.time(t));
-        let span = self.last.zip(self.first).map(|(l, f)| l - f);
+        let span = self
+            .last
+            .zip(self.first)
+            .map(|(l, f)| i128::from(l) - i128::from(f));
         table.row(&[Cell::Text("first"), Cell::Text(""), time(self.first)])?;
         table.row(&[Cell::Text("last"), Cell::Text(""), time(self.last)])?;
-        table.row(&[Cell::Text("span"), Cell::Text(""), time(span)])?;
+        let span = span.map_or(Cell::Empty, |s| style.total(s));
+        table.row(&[Cell::Text("span"), Cell::Text(""), span])?;
         for (kind, n) in Kind::ALL.iter().zip(self.rows) {
             if n > 0 {
                 table.row(&[Cell::Text("rows"), Cell::Text(kind.as_str()), Cell::UInt(n)])?;
@@ -106,7 +110,7 @@ impl Report for Summary {
             table.row(&[
                 Cell::Text("function"),
                 Cell::Text(&name),
-                style.time(exclusive),
+                style.total(exclusive),
             ])?;
         }
         Ok(())
