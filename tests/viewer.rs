@@ -204,28 +204,51 @@ fn fixture_passes_the_viewer_checks_in_both_encodings() {
     );
 }
 
+/// Perfetto's limits, stated in the error: times from -10^18 ns to
+/// 2^63 - 1 - 10^18 ns (the biased timestamp read as signed 64 bits); the
+/// last time inside is written, the first outside refused at its row.
 #[test]
 fn perfetto_refuses_a_time_it_cannot_hold_naming_the_row() {
-    let rows = [
-        common::row(&[("kind", "container"), ("loc", "A")]),
-        common::row(&[
-            ("kind", "event"),
-            ("time", "-2000000000000000000"),
-            ("loc", "A"),
-        ]),
-    ];
     let dir = scratch("viewer_refuse");
-    let input = dir.join("early.tsv");
-    std::fs::write(&input, common::stream(&rows)).unwrap();
-    let out = bin("trace-cat")
-        .args(["-t", "perfetto", "-o"])
-        .arg(dir.join("x.pftrace"))
-        .arg(&input)
-        .assert()
-        .failure();
-    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
-    assert!(stderr.contains("early.tsv:4"), "{stderr}");
-    assert!(stderr.contains("Perfetto timestamp"), "{stderr}");
+    let export = |name: &str, time: &str| {
+        let rows = [
+            common::row(&[("kind", "container"), ("loc", "A")]),
+            common::row(&[("kind", "event"), ("time", time), ("loc", "A")]),
+        ];
+        let input = dir.join(name);
+        std::fs::write(&input, common::stream(&rows)).unwrap();
+        bin("trace-cat")
+            .args(["-t", "perfetto", "-o"])
+            .arg(dir.join("x.pftrace"))
+            .arg(&input)
+            .output()
+            .unwrap()
+    };
+    let limits = "stream times from -10^18 to 8223372036854775807 ns";
+    for (name, time) in [
+        ("early.tsv", "-1000000000000000001"),
+        ("late.tsv", "8223372036854775808"),
+    ] {
+        let out = export(name, time);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains(&format!("{name}:4: time {time} ns")),
+            "{stderr}"
+        );
+        assert!(stderr.contains(limits), "{stderr}");
+    }
+    for (name, time) in [
+        ("first.tsv", "-1000000000000000000"),
+        ("last.tsv", "8223372036854775807"),
+    ] {
+        let out = export(name, time);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 /// Every accepted corpus trace (Pajé, Pallas, TRACE), and the project's own

@@ -227,9 +227,12 @@ impl PerfettoEncoder {
     /// ones go in this packet) and writes its debug annotations aside;
     /// returns the category and name iids.
     fn start_event(&mut self, ts: i64, label: Option<&Label>) -> Result<Option<(u64, u64)>> {
+        // The field is unsigned, but Perfetto's trace processor reads it
+        // as a signed 64-bit number: the biased time must fit both.
         let timestamp = ts.checked_add(TIME_BIAS).filter(|t| *t >= 0).ok_or_else(|| {
             Error::Record(format!(
-                "time {ts} ns is beyond what a Perfetto timestamp holds (stream time + 10^18 ns must be ≥ 0)"
+                "time {ts} ns is outside what Perfetto can show: stream times from -10^18 to {} ns (the timestamp is the time + 10^18 ns, read as a signed 64-bit number)",
+                i64::MAX - TIME_BIAS
             ))
         })?;
         if self.interned.count > INTERN_LIMIT {
