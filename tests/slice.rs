@@ -517,3 +517,24 @@ fn readme_slices_show_what_slicing_does() {
         assert!(data >= 3, "{example}: {text}");
     }
 }
+
+/// The extremes of the time range: a window that cannot hold anything is
+/// the "empty window" usage error, and --rebase from the earliest time is
+/// a located error, not a missing start.
+#[test]
+fn windows_at_the_ends_of_the_time_range() {
+    let ping = data("../../examples/pingpong.tsv");
+    let err = slice(&["--to", "-9223372036854775808"], &ping).unwrap_err();
+    assert!(
+        err.contains("empty window: no time is before --to"),
+        "{err}"
+    );
+    let err = slice(&["--from", "9223372036854775807"], &ping).unwrap_err();
+    assert!(
+        err.contains("empty window: --from (9223372036854775807 ns) is the last time"),
+        "{err}"
+    );
+    let err = slice(&["--from", "-9223372036854775808", "--rebase"], &ping).unwrap_err();
+    assert!(!err.contains("needs the window's start"), "{err}");
+    assert!(err.contains("pingpong.tsv:"), "{err}");
+}

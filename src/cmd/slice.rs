@@ -122,7 +122,7 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
         return list_formats(&args.output);
     }
     let window = args.window()?;
-    if args.rebase && window.start == i64::MIN {
+    if args.rebase && args.start.is_none() && args.around.is_none() {
         return Err(Error::Usage(
             "--rebase needs the window's start (--from or --around)".into(),
         ));

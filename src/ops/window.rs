@@ -107,6 +107,22 @@ pub fn parse_window(
             ));
         }
     }
+    // A missing bound is the end of the time range, and the window ends
+    // before its end bound: these two leave nothing inside.
+    if e == Some(i64::MIN) {
+        return Err(format!(
+            "empty window: no time is before {} ({} ns)",
+            names.1,
+            i64::MIN
+        ));
+    }
+    if s == Some(i64::MAX) {
+        return Err(format!(
+            "empty window: {} ({} ns) is the last time a stream holds, and windows end before their end",
+            names.0,
+            i64::MAX
+        ));
+    }
     Ok((s.is_some() || e.is_some()).then(|| Window::new(s, e)))
 }
 
