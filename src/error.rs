@@ -63,6 +63,49 @@ impl fmt::Display for Location {
     }
 }
 
+/// The most bytes of one quoted value (a line, a field, a name) a message
+/// shows: a 100 KB line is named by its start and its length.
+pub const QUOTE_LIMIT: usize = 200;
+
+/// `msg` with every quoted span (between backticks, or double quotes)
+/// longer than [`QUOTE_LIMIT`] bytes cut to its start, `…` and its length.
+pub fn shorten_quotes(msg: &str) -> std::borrow::Cow<'_, str> {
+    if msg.len() <= QUOTE_LIMIT {
+        return msg.into();
+    }
+    let mut out = String::new();
+    let mut rest = msg;
+    while let Some(open) = rest.find(['`', '"']) {
+        let quote = rest.as_bytes()[open];
+        let inner = &rest[open + 1..];
+        let close = inner
+            .char_indices()
+            .find(|&(i, c)| {
+                c as u32 == u32::from(quote) && !(quote == b'"' && inner[..i].ends_with('\\'))
+            })
+            .map(|(i, _)| i);
+        let Some(close) = close else { break };
+        out.push_str(&rest[..=open]);
+        let span = &inner[..close];
+        if span.len() > QUOTE_LIMIT {
+            let mut cut = QUOTE_LIMIT;
+            while !span.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            out.push_str(&span[..cut]);
+            out.push('…');
+            out.push(quote as char);
+            out.push_str(&format!(" ({} bytes)", span.len()));
+        } else {
+            out.push_str(span);
+            out.push(quote as char);
+        }
+        rest = &inner[close + 1..];
+    }
+    out.push_str(rest);
+    out.into()
+}
+
 /// The error type of the library and of every command.
 #[derive(Debug)]
 pub enum Error {
@@ -147,10 +190,10 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Data { at, msg } => write!(f, "{at}: {msg}"),
-            Error::Record(msg) => f.write_str(msg),
+            Error::Data { at, msg } => write!(f, "{at}: {}", shorten_quotes(msg)),
+            Error::Record(msg) => f.write_str(&shorten_quotes(msg)),
             Error::Io { what, source } => write!(f, "{what}: {source}"),
-            Error::Usage(msg) => f.write_str(msg),
+            Error::Usage(msg) => f.write_str(&shorten_quotes(msg)),
         }
     }
 }
@@ -180,9 +223,10 @@ pub struct Warning {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let msg = shorten_quotes(&self.msg);
         match &self.at {
-            Some(at) => write!(f, "{at}: {}", self.msg),
-            None => f.write_str(&self.msg),
+            Some(at) => write!(f, "{at}: {msg}"),
+            None => f.write_str(&msg),
         }
     }
 }

@@ -195,12 +195,18 @@ fn decompressed(name: &str, mut reader: impl BufRead + 'static) -> Result<Box<dy
     Ok(if magic.starts_with(GZIP) {
         let gz = flate2::read::MultiGzDecoder::new(whole);
         Box::new(BufReader::with_capacity(BUFFER_SIZE, gz))
-    } else if magic.starts_with(ZSTD) {
+    } else if magic.starts_with(ZSTD) || is_zstd_skippable(&magic) {
         let zst = zstd::stream::read::Decoder::new(whole).map_err(|e| Error::io(name, e))?;
         Box::new(BufReader::with_capacity(BUFFER_SIZE, zst))
     } else {
         Box::new(whole)
     })
+}
+
+/// Whether `magic` opens a zstd skippable frame (`0x184D2A5?`, little
+/// endian), which `pzstd` and seekable-format writers put first.
+fn is_zstd_skippable(magic: &[u8]) -> bool {
+    magic.len() == 4 && magic[0] & 0xF0 == 0x50 && magic[1..] == [0x2A, 0x4D, 0x18]
 }
 
 struct Counting<R> {

@@ -596,7 +596,19 @@ fn compressed_inputs_are_read_transparently() {
     std::fs::write(&gz, enc.finish().unwrap()).unwrap();
     let zst = dir.join("camera.etf.zst");
     std::fs::write(&zst, zstd::encode_all(&source[..], 3).unwrap()).unwrap();
-    for (file, name) in [(&gz, "camera.etf.gz"), (&zst, "camera.etf.zst")] {
+    // As pzstd writes it: a skippable frame (its magic 0x184D2A50, its
+    // length, a payload), then the source in two frames.
+    let pzst = dir.join("camera.etf.pzst");
+    let mut framed = vec![0x50, 0x2A, 0x4D, 0x18, 4, 0, 0, 0, 1, 2, 3, 4];
+    let half = source.len() / 2;
+    framed.extend(zstd::encode_all(&source[..half], 3).unwrap());
+    framed.extend(zstd::encode_all(&source[half..], 3).unwrap());
+    std::fs::write(&pzst, framed).unwrap();
+    for (file, name) in [
+        (&gz, "camera.etf.gz"),
+        (&zst, "camera.etf.zst"),
+        (&pzst, "camera.etf.pzst"),
+    ] {
         let out = bin("trace-cat").arg(file).assert().success();
         let got = String::from_utf8(out.get_output().stdout.clone()).unwrap();
         // Only the `source` meta row names the file.
@@ -1002,4 +1014,28 @@ fn an_unfinished_output_leaves_the_old_file() {
         .success();
     assert!(std::fs::read_to_string(&out).unwrap().starts_with("kind\t"));
     assert_eq!(listing(), ["out.tsv"]);
+}
+
+/// An error quotes at most a few hundred bytes of the line or value it is
+/// about, with its length: a 100 KB line is not echoed.
+#[test]
+fn errors_quote_long_lines_by_their_start() {
+    let dir = scratch("long-quotes");
+    let mut dump = std::fs::read_to_string("tests/data/stf/dump.txt").unwrap();
+    dump.push_str(&format!("NCPUS {}\n", "x".repeat(100_000)));
+    let file = dir.join("long.txt");
+    std::fs::write(&file, dump).unwrap();
+    let out = bin("trace-cat")
+        .args(["-f", "stf-dump"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(err.len() < 400, "{} bytes: {err}", err.len());
+    assert!(
+        err.contains("a header line after the events began: \"NCPUS xxx"),
+        "{err}"
+    );
+    assert!(err.contains("…\" (100006 bytes)"), "{err}");
 }
