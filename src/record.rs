@@ -686,6 +686,27 @@ impl Record {
         validate_flags(&self.flags)?;
         validate_attrs(&self.attrs)
     }
+
+    /// The rule of a message half: what matches it with its other half. A
+    /// tagged half names its partner in `peer` (matched per channel); an
+    /// untagged one has an `id` (matched per key). Readers check it where
+    /// they read a half (its `peer`, `tag` and `id` read whatever the sink
+    /// reads); other rows pass.
+    pub fn check_half(&self) -> Result<(), &'static str> {
+        if !matches!(self.kind, Kind::Send | Kind::Recv) {
+            return Ok(());
+        }
+        match self.tag {
+            Some(_) if self.peer.is_empty() => Err(match self.kind {
+                Kind::Recv => "a tagged `recv` needs its actual sender in `peer`",
+                _ => "a tagged `send` needs its receiver in `peer`",
+            }),
+            None if self.id.is_empty() => Err(
+                "a message half needs a `tag` (matched per channel) or an `id` (matched per key)",
+            ),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Checks a `flags` value: upper-case letters only.

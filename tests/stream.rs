@@ -535,3 +535,43 @@ fn two_threads_read_a_stream_as_one_does() {
         }
     }
 }
+
+/// A message half that nothing could match with its partner (no `tag`, no
+/// `id`; a tagged one without `peer`) is refused where it is read, so no
+/// later stage or writer meets it: the rule lives in one place.
+#[test]
+fn rejects_halves_nothing_can_match() {
+    let half = |fields: &[(&str, &str)]| {
+        let mut all = vec![("time", "1"), ("loc", "p")];
+        all.extend_from_slice(fields);
+        format!("{}{}\n", good_prefix(), row(&all))
+    };
+    let input = half(&[("kind", "send")]);
+    rejects(
+        "half-no-key",
+        input.as_bytes(),
+        4,
+        "a message half needs a `tag`",
+    );
+    let input = half(&[("kind", "recv"), ("tag", "3")]);
+    rejects(
+        "half-no-peer",
+        input.as_bytes(),
+        4,
+        "a tagged `recv` needs its actual sender",
+    );
+    // Through JSON Lines too.
+    let dir = scratch("half-jsonl");
+    let file = dir.join("bad.jsonl");
+    let jsonl = "{\"kind\":\"meta\",\"name\":\"format\",\"value\":\"tracepipe-stream/1\"}\n\
+                 {\"kind\":\"container\",\"loc\":\"p\"}\n\
+                 {\"kind\":\"send\",\"time\":1,\"loc\":\"p\"}\n";
+    std::fs::write(&file, jsonl).unwrap();
+    bin("trace-cat")
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "bad.jsonl:3: a message half needs a `tag`",
+        ));
+}

@@ -724,20 +724,10 @@ impl<S: RecordSink> Matcher<S> {
     }
 }
 
-/// A half the rules can match: a tagged receive names its sender, an
-/// untagged half has a key.
+/// A half the rules can match ([`Record::check_half`]): readers refuse
+/// others, but a stage may be given rows made by any code.
 fn check_half(rec: &Record) -> Result<()> {
-    let problem = match rec.tag {
-        Some(_) if rec.peer.is_empty() => match rec.kind {
-            Kind::Recv => "a tagged `recv` needs its actual sender in `peer`",
-            _ => "a tagged `send` needs its receiver in `peer`",
-        },
-        None if rec.id.is_empty() => {
-            "a message half needs a `tag` (matched per channel) or an `id` (matched per key)"
-        }
-        _ => return Ok(()),
-    };
-    Err(Error::Record(problem.to_string()))
+    rec.check_half().map_err(|e| Error::Record(e.to_string()))
 }
 
 /// Rows a stage wrote, waiting to be read: records reused, so a steady

@@ -1556,7 +1556,9 @@ impl Part {
         for (n, text) in texts.into_iter().enumerate() {
             text.push_str(&String::from_utf8_lossy(v.text(13 + 2 * n)));
         }
-        rec.validate().map_err(|e| feed.error_at(at, e))
+        rec.validate()
+            .and_then(|()| rec.check_half().map_err(str::to_string))
+            .map_err(|e| feed.error_at(at, e))
     }
 }
 

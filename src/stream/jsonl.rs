@@ -79,6 +79,7 @@ impl<R: BufRead> RecordSource for JsonlReader<R> {
             }
             let (syms, decoded) = (&mut self.syms, self.decoded);
             line.read(|text| parse_line(text, rec, syms, decoded), &self.warnings)?;
+            rec.check_half().map_err(|e| located(e.to_string()))?;
             match self.check.check(rec).map_err(located)? {
                 Verdict::Keep => return Ok(true),
                 Verdict::Consumed => continue,
@@ -214,9 +215,14 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
         rec.clear();
         let mut have_kind = false;
         // Columns met before the kind, or of a row that describes the
-        // stream, are decoded whatever `decoded` says.
+        // stream, are decoded whatever `decoded` says; a half's partner and
+        // key too, to check it can be matched.
         let keep = |rec: &Record, have_kind: bool, column: Column| {
-            !have_kind || rec.kind.is_structural() || decoded.contains(column)
+            !have_kind
+                || rec.kind.is_structural()
+                || decoded.contains(column)
+                || (matches!(rec.kind, Kind::Send | Kind::Recv)
+                    && matches!(column, Column::Peer | Column::Id))
         };
         // Standard columns seen, one bit each; a key given twice is an error
         // rather than the last value silently winning.

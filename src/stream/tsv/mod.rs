@@ -220,8 +220,12 @@ impl RowParser {
     ) -> Result<(), String> {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         match row.or_else(|| short_row(line)) {
-            Some(row) => self.parse_short(line, row, rec),
-            None => self.parse_long(line, rec),
+            Some(row) => self.parse_short(line, row, rec)?,
+            None => self.parse_long(line, rec)?,
+        }
+        match self.skip.contains(rec.kind) {
+            true => Ok(()),
+            false => rec.check_half().map_err(str::to_string),
         }
     }
 
@@ -310,10 +314,12 @@ impl RowParser {
         backslash: bool,
         rec: &mut Record,
     ) -> Result<(), String> {
-        // A row that describes the stream is always read whole.
-        let decoded = match rec.kind.is_structural() {
-            true => ColumnSet::ALL,
-            false => self.decoded,
+        // A row that describes the stream is always read whole; a half's
+        // partner and key, to check it can be matched.
+        let decoded = match rec.kind {
+            k if k.is_structural() => ColumnSet::ALL,
+            Kind::Send | Kind::Recv => self.decoded.with(Column::Peer).with(Column::Id),
+            _ => self.decoded,
         };
         for (col, i) in [
             (Column::Cat, 4),
