@@ -23,7 +23,7 @@ _trace__match() {
 
     case "${cmd}" in
         trace__match)
-            opts="-f -q -o -t -h -V --input-format --quiet --prefix-inputs --output --output-format --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --halves --unmatched --max-pending --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --lenient --help --version"
+            opts="-f -q -o -t -h -V --input-format --quiet --prefix-inputs --output --output-format --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --halves --unmatched --max-pending --max-held --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -66,6 +66,10 @@ _trace__match() {
                     return 0
                     ;;
                 --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-held)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

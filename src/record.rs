@@ -432,6 +432,9 @@ pub mod flags {
     /// Outside: a message end a slice keeps outside its window (the other
     /// end, or the flight, is inside).
     pub const OUTSIDE: char = 'O';
+    /// Incomplete: a collective instance written at the end of the stream
+    /// without every participant (`trace-match`).
+    pub const INCOMPLETE: char = 'I';
 }
 
 /// The true start of a row a slice clipped or made (`enter` at the window's

@@ -522,3 +522,65 @@ fn nonblocking_receives_match_in_posting_order() {
     // The output is a valid stream (in completion order).
     bin("trace-cat").write_stdin(out).assert().success();
 }
+
+/// A collective one participant never reaches holds the rows after it:
+/// `--max-held` bounds them with an error naming the row, the instance and
+/// who is missing; without it, the instance is written at the end flagged
+/// `I` with a warning, not as complete.
+#[test]
+fn a_collective_never_joined_is_bounded_and_flagged() {
+    let dir = scratch("coll-never-joined");
+    let coll = |t: &str, end: &str, loc: &str| {
+        row(&[
+            ("kind", "coll"),
+            ("time", t),
+            ("end", end),
+            ("loc", loc),
+            ("name", "barrier"),
+            ("comm", "w"),
+        ])
+    };
+    let mut rows = vec![
+        row(&[("kind", "container"), ("loc", "a"), ("cat", "proc")]),
+        row(&[("kind", "container"), ("loc", "b"), ("cat", "proc")]),
+        coll("1", "2", "a"),
+        coll("1", "2", "b"),
+        coll("5", "6", "a"),
+    ];
+    for t in 10..30 {
+        rows.push(row(&[
+            ("kind", "event"),
+            ("time", &t.to_string()),
+            ("loc", "a"),
+            ("name", "e"),
+        ]));
+    }
+    let file = dir.join("coll.tsv");
+    std::fs::write(&file, stream(&rows)).unwrap();
+    let (_, err, ok) = run_match(&["--max-held", "5"], &file);
+    assert!(!ok);
+    assert!(
+        err.contains("coll.tsv:12: more than 5 rows are held behind barrier #1 on comm `w`, which `b` has not reached (--max-held)"),
+        "{err}"
+    );
+    let (out, err, ok) = run_match(&[], &file);
+    assert!(ok, "{err}");
+    let colls: Vec<&str> = rows_of(&out, "coll").collect();
+    assert_eq!(colls.len(), 3);
+    assert!(
+        colls[..2].iter().all(|l| l.split('\t').nth(13) == Some("")),
+        "{out}"
+    );
+    assert_eq!(colls[2].split('\t').nth(13), Some("I"), "{out}");
+    assert!(
+        err.contains(
+            "1 collective instance(s) incomplete at the end of the stream, written flagged I"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("barrier #1 on comm `w`: 1 participant(s) of 2"),
+        "{err}"
+    );
+    assert!(!err.contains("another participant count"), "{err}");
+}

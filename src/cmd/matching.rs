@@ -63,6 +63,12 @@ pub struct Args {
     /// their partner: the guard for a stream where one side is missing.
     #[arg(long, value_name = "N")]
     pub max_pending: Option<u64>,
+
+    /// Stop with an error (naming the row and the collective) when more than
+    /// N rows are held behind a collective instance not every participant
+    /// has reached: the guard for a stream where one never comes.
+    #[arg(long, value_name = "N")]
+    pub max_held: Option<u64>,
 }
 
 /// `--unmatched` values.
@@ -104,7 +110,8 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
         ))
     });
     let writer = pipeline.writer(&args.output)?;
-    let mut sink = Instances::new(writer, env.symbols.clone(), env.warnings.clone());
+    let mut sink =
+        Instances::new(writer, env.symbols.clone(), env.warnings.clone()).max_held(args.max_held);
     let result = pipeline.run(&mut sink, &args.output.run);
     report(env, &summary.borrow());
     result

@@ -13,7 +13,10 @@
 //! every MPI process), or one of them has already reached a later instance
 //! (a synchronizing collective cannot be left before all have entered it),
 //! or the stream ends. Memory: the rows behind the oldest incomplete
-//! instance, normally one collective's span.
+//! instance, normally one collective's span; [`Instances::max_held`]
+//! bounds them (a participant that never comes would hold every later
+//! row). An instance still incomplete at the end is written flagged `I`,
+//! its waits counting the participants that came, and a warning names it.
 
 use std::collections::VecDeque;
 
@@ -30,6 +33,8 @@ struct Instance {
     last: i64,
     participants: u64,
     complete: bool,
+    /// Written at the end without every participant.
+    incomplete: bool,
 }
 
 /// A sink stage numbering collective instances and passing every row on.
@@ -53,6 +58,10 @@ pub struct Instances<S> {
     /// that had another.
     sizes: FastMap<Sym, u64>,
     odd_sized: Vec<String>,
+    /// Instances written incomplete at the end: how many, and the first.
+    incomplete: (u64, String),
+    /// At most this many rows held (`--max-held`).
+    max_held: Option<u64>,
     warnings: Warnings,
 }
 
@@ -72,8 +81,37 @@ impl<S: RecordSink> Instances<S> {
             per_cat: FastMap::default(),
             sizes: FastMap::default(),
             odd_sized: Vec::new(),
+            incomplete: (0, String::new()),
+            max_held: None,
             warnings,
         }
+    }
+
+    /// Holds at most `max` rows behind an incomplete instance: one more is
+    /// an error naming the instance and who has not reached it.
+    pub fn max_held(mut self, max: Option<u64>) -> Instances<S> {
+        self.max_held = max;
+        self
+    }
+
+    /// The instance the oldest held `coll` row is part of, and the members
+    /// of its communicator that have not reached it.
+    fn oldest_waiting(&self) -> Option<(String, Vec<&str>)> {
+        let (rec, k) = self.held.iter().find_map(|(r, k)| k.map(|k| (r, k)))?;
+        let text = |sym| self.symbols.text(sym);
+        let mut missing: Vec<&str> = self.members.get(&rec.comm).map_or(Vec::new(), |m| {
+            m.iter()
+                .filter(|loc| {
+                    self.reached
+                        .get(&(rec.comm, rec.name, **loc))
+                        .is_none_or(|n| *n <= k)
+                })
+                .map(|loc| text(*loc))
+                .collect()
+        });
+        missing.sort_unstable();
+        let what = format!("{} #{k} on comm `{}`", text(rec.name), text(rec.comm));
+        Some((what, missing))
     }
 
     /// Counts a participant in its instance; returns the instance number.
@@ -131,11 +169,17 @@ impl<S: RecordSink> Instances<S> {
                 if !at_end && !self.is_complete(key.0, key.1, k, participants, cat) {
                     return Ok(());
                 }
+                let whole = !at_end || self.is_complete(key.0, key.1, k, participants, cat);
+                if !whole && !self.open[&key].complete && !self.open[&key].incomplete {
+                    self.note_incomplete(key, participants);
+                }
                 let inst = self
                     .open
                     .get_mut(&key)
                     .expect("a held coll's instance is open");
-                if !inst.complete {
+                inst.incomplete |= !whole;
+                // An incomplete one is told apart; its size says nothing.
+                if !inst.complete && whole {
                     inst.complete = true;
                     check_size(
                         &mut self.sizes,
@@ -157,6 +201,23 @@ impl<S: RecordSink> Instances<S> {
             self.spare.push(rec);
         }
         Ok(())
+    }
+}
+
+impl<S> Instances<S> {
+    /// Remembers an instance written without all its participants.
+    fn note_incomplete(&mut self, (comm, name, k): (Sym, Sym, u64), participants: u64) {
+        self.incomplete.0 += 1;
+        if self.incomplete.0 > 1 {
+            return;
+        }
+        let text = |sym| self.symbols.text(sym);
+        let members = self.members.get(&comm).map_or(0, |m| m.len());
+        self.incomplete.1 = format!(
+            "{} #{k} on comm `{}`: {participants} participant(s) of {members} seen on it",
+            text(name),
+            text(comm)
+        );
     }
 }
 
@@ -187,6 +248,9 @@ fn annotate(rec: &mut Record, k: u64, inst: &Instance) {
     rec.push_attr("last_arrival", &inst.last.to_string());
     let wait = inst.last - rec.time.unwrap_or(inst.last);
     rec.push_attr("wait", &wait.to_string());
+    if inst.incomplete {
+        rec.flags.push(crate::record::flags::INCOMPLETE);
+    }
 }
 
 impl<S: RecordSink> RecordSink for Instances<S> {
@@ -198,6 +262,21 @@ impl<S: RecordSink> RecordSink for Instances<S> {
         let instance = (rec.kind == Kind::Coll).then(|| self.join(rec));
         if instance.is_none() && self.held.is_empty() {
             return self.next.write(rec);
+        }
+        if self
+            .max_held
+            .is_some_and(|max| self.held.len() as u64 >= max)
+        {
+            let (what, missing) = self.oldest_waiting().unwrap_or_default();
+            return Err(crate::error::Error::Record(format!(
+                "more than {} rows are held behind {what}, which {} not reached (--max-held): is a participant missing?",
+                self.held.len(),
+                match missing.as_slice() {
+                    [] => "a participant has".to_string(),
+                    [one] => format!("`{one}` has"),
+                    [one, rest @ ..] => format!("`{one}` and {} other(s) have", rest.len()),
+                }
+            )));
         }
         let mut copy = self.spare.pop().unwrap_or_default();
         copy.clone_from(rec);
@@ -211,6 +290,12 @@ impl<S: RecordSink> RecordSink for Instances<S> {
 
     fn finish(&mut self) -> Result<()> {
         self.flush(true)?;
+        if self.incomplete.0 > 0 {
+            self.warnings.warn(format!(
+                "{} collective instance(s) incomplete at the end of the stream, written flagged I (their waits count the participants that came), e.g. {}",
+                self.incomplete.0, self.incomplete.1
+            ));
+        }
         if let Some(first) = self.odd_sized.first() {
             self.warnings.warn(format!(
                 "{} collective instance(s) with another participant count than their communicator's first, e.g. {first}",
