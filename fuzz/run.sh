@@ -3,7 +3,7 @@
 # is beside the clone, the reference corpus. Needs the nightly toolchain and
 # cargo-fuzz (`cargo install cargo-fuzz`).
 # Usage: fuzz/run.sh TARGET [LIBFUZZER OPTIONS]   e.g. fuzz/run.sh paje -runs=10000000
-# Targets: tsv jsonl paje trace pallas writers slice stf
+# Targets: tsv jsonl paje trace pallas writers slice stf merge
 # FUZZ_SANITIZER=none builds without AddressSanitizer (several times faster;
 # the code under test is safe Rust apart from the libzfp calls).
 set -euo pipefail
@@ -29,6 +29,11 @@ case $target in
     [ -d "$shared/trace" ] && find "$shared/trace" -size -256k -name '*.etf' -exec cp {} "$seeds/" \; ;;
   pallas) ;;  # the target edits a trace of its own
   stf) seed ../tests/data/stf/*.txt ../examples/*.tsv ;;  # and edits a file set of its own
+  merge)
+    for report in profile messages states counters resources; do
+      cargo run --quiet --manifest-path ../Cargo.toml --bin trace-stat -- "$report" --partial \
+        ../examples/pingpong.tsv > "$seeds/$report.part"
+    done ;;
   *) echo "unknown target $target" >&2; exit 2 ;;
 esac
 cargo +nightly fuzz run -O --sanitizer "${FUZZ_SANITIZER:-address}" "$target" "$seeds" -- -max_len=65536 "$@"

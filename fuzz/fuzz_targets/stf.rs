@@ -69,6 +69,97 @@ fn template() -> &'static Vec<(String, Vec<u8>)> {
     })
 }
 
+/// Ids the template leaves free, defined for the records below.
+const ADDED: [(u8, &str); 5] = [
+    (0xE0, "communicator_definition(U4 id, U4 size_1_1, <C1 name>, U4 size_2_3, <willy_id first_id>, <willy_id last_id>, <I4 stride>, I4 left_size)"),
+    (0xE1, "custom_statistics_definition(U4 id, U4 name, U4 size_1_2, <U4 label>, <U4 unit>)"),
+    (0xE2, "file_declaration(U4 id, U1 filetype, U4 size_1_1, <C1 suffix>)"),
+    (0xE3, "stf_string(U4 id, U4 size_1_1, <C1 string>)"),
+    (0xE4, "all_communication(U4 time, U4 communicator, U1 type, U4 size_1_2, <U8 start_time>, <U8 delta>)"),
+];
+
+/// Structure-aware damage, chosen by the input's bytes from the 129th on:
+/// communicators of the triplets the input gives (any span, many of them),
+/// arrays of string ids of any count, long strings, a string or a component
+/// declared twice, a collective over a communicator of any size.
+fn add_structure(files: &mut [(String, Vec<u8>)], data: &[u8]) {
+    let Some((&choice, rest)) = data.get(128..).and_then(<[u8]>::split_first) else {
+        return;
+    };
+    let word = |i: usize| {
+        let b = |j: usize| rest.get(i * 4 + j).copied().unwrap_or(0);
+        u32::from_le_bytes([b(0), b(1), b(2), b(3)])
+    };
+    let mut index = Vec::new();
+    for (id, spec) in ADDED {
+        index.extend_from_slice(&[0xFF, id]);
+        index.extend_from_slice(&(spec.len() as u16).to_le_bytes());
+        index.extend_from_slice(spec.as_bytes());
+    }
+    let mut dcl = Vec::new();
+    let mut data_file = Vec::new();
+    let n = (word(0) % 8) as usize;
+    if choice & 1 != 0 {
+        for c in 0..1 + word(1) % 64 {
+            dcl.push(0xE0);
+            dcl.extend_from_slice(&c.to_le_bytes());
+            dcl.extend_from_slice(&0u32.to_le_bytes());
+            dcl.extend_from_slice(&(n as u32).to_le_bytes());
+            for k in 0..3 * n {
+                dcl.extend_from_slice(&word(2 + k).to_le_bytes());
+            }
+            dcl.extend_from_slice(&0u32.to_le_bytes());
+        }
+    }
+    if choice & 2 != 0 {
+        let long = (word(30) % 4096) as usize;
+        dcl.push(0xE3);
+        dcl.extend_from_slice(&900u32.to_le_bytes());
+        dcl.extend_from_slice(&(long as u32).to_le_bytes());
+        dcl.extend(std::iter::repeat_n(b'x', long));
+        let items = word(31) % 2048;
+        dcl.push(0xE1);
+        dcl.extend_from_slice(&[7, 0, 0, 0, 0x84, 3, 0, 0]);
+        dcl.extend_from_slice(&(if choice & 16 != 0 { word(32) } else { items }).to_le_bytes());
+        for _ in 0..2 * items {
+            dcl.extend_from_slice(&900u32.to_le_bytes());
+        }
+    }
+    if choice & 4 != 0 {
+        dcl.push(0xE3);
+        dcl.extend_from_slice(&900u32.to_le_bytes());
+        dcl.extend_from_slice(&1u32.to_le_bytes());
+        dcl.push(b'y');
+    }
+    if choice & 8 != 0 {
+        let suffix = files[usize::from(choice >> 5) % files.len()].0.trim_start_matches('.').to_string();
+        index.push(0xE2);
+        index.extend_from_slice(&word(33).to_le_bytes());
+        index.push((word(34) % 8) as u8);
+        index.extend_from_slice(&(suffix.len() as u32).to_le_bytes());
+        index.extend_from_slice(suffix.as_bytes());
+    }
+    if choice & 64 != 0 {
+        let m = (word(35) % 16) as usize;
+        data_file.push(0xE4);
+        data_file.extend_from_slice(&[0, 0, 0, 0]);
+        data_file.extend_from_slice(&(word(36) % 64).to_le_bytes());
+        data_file.push(0);
+        data_file.extend_from_slice(&(m as u32).to_le_bytes());
+        for k in 0..2 * m {
+            data_file.extend_from_slice(&u64::from(word(37 + k) % 100).to_le_bytes());
+        }
+    }
+    for (suffix, bytes) in files.iter_mut() {
+        match suffix.as_str() {
+            "" => bytes.extend_from_slice(&index),
+            ".dcl" => bytes.extend_from_slice(&dcl),
+            ".cop" | ".f.0" => bytes.extend_from_slice(&data_file),
+            _ => {}
+        }
+    }
+}
+
 /// Reads a source to its end or its first error, a bounded number of rows.
 fn drain(mut source: Box<dyn RecordSource>) {
     let mut rec = Record::default();
@@ -118,6 +209,7 @@ fuzz_target!(|data: &[u8]| {
     for e in data.chunks_exact(8).take(16) {
         edit(&mut files, e);
     }
+    add_structure(&mut files, data);
     for (suffix, bytes) in &files {
         std::fs::write(dir.join(format!("t.stf{suffix}")), bytes).unwrap();
     }

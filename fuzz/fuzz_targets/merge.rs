@@ -1,0 +1,71 @@
+//! Partial reports (`trace-stat REPORT --merge`): the input as a partial
+//! file of each mergeable report, merged and then printed. Errors at a
+//! line, never panics, wrapped sums or a figure from a field that is none.
+#![no_main]
+
+mod common;
+
+use common::Buffer;
+use libfuzzer_sys::fuzz_target;
+use tracepipe::error::Warnings;
+use tracepipe::io::Output;
+use tracepipe::stats::counters::Counters;
+use tracepipe::stats::labels::Labels;
+use tracepipe::stats::messages::Messages;
+use tracepipe::stats::partial::PartialOf;
+use tracepipe::stats::profile::{By, Profile};
+use tracepipe::stats::resources::Resources;
+use tracepipe::stats::states::States;
+use tracepipe::stats::{Report, Style};
+use tracepipe::table::{TableFormat, TableWriter};
+use tracepipe::Symbols;
+
+/// The report `name` (with `by`), as `trace-stat` makes it.
+fn report(name: &str, by: &str, histogram: Option<usize>) -> Box<dyn Report> {
+    let symbols = Symbols::new();
+    let labels = Labels::new(symbols.clone(), false);
+    match name {
+        "profile" => {
+            let by = By::parse(if by.is_empty() { "name" } else { by }).expect("a key");
+            Box::new(Profile::new(by, histogram, labels))
+        }
+        "messages" => Box::new(Messages::new(by == "comm", labels)),
+        "states" => Box::new(States::new(labels)),
+        "counters" => Box::new(Counters::new(labels, Warnings::default())),
+        _ => Box::new(Resources::new(symbols)),
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let histogram = data.first().map(|b| usize::from(b % 4) * 5).filter(|b| *b > 0);
+    for (name, by) in [
+        ("profile", ""),
+        ("profile", "loc,name"),
+        ("messages", ""),
+        ("messages", "comm"),
+        ("states", ""),
+        ("counters", ""),
+        ("resources", ""),
+    ] {
+        // The input as the rows of a partial of this report, and as a whole file.
+        let of = PartialOf { report: name, by };
+        let framed = [
+            format!("tracepipe-stat-partial/2\t{name}\t{by}\n").as_bytes(),
+            data,
+        ]
+        .concat();
+        for input in [&framed[..], data] {
+            let mut merged = report(name, by, histogram);
+            if of.merge("fuzz.part", input, merged.as_mut()).is_err() {
+                continue;
+            }
+            let out = Output::new("fuzz.out", Box::new(Buffer::default()));
+            let mut table = TableWriter::new(out, TableFormat::Tsv, &merged.columns(), true).unwrap();
+            for unit in [1, 1_000_000_000] {
+                let style = Style { time_factor: unit, top: None };
+                let _ = merged.print(&mut table, &style);
+            }
+            let _ = table.finish();
+        }
+    }
+});
