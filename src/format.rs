@@ -103,7 +103,7 @@ pub static FORMATS: &[Format] = &[
     },
     Format {
         name: "trace",
-        description: "TRACE (.etf, TNO-ESI TRACE4CPS); not time-ordered, so read whole: memory 3 to 6 times the file",
+        description: "TRACE (.etf, TNO-ESI TRACE4CPS); not time-ordered, so read whole: memory up to 9 times the file",
         extensions: &["etf"],
         sniff: trace::sniff,
         reader: Some(trace::reader::open_reader),

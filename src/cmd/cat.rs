@@ -28,9 +28,9 @@ of 64 to 288 KiB of lines, four in flight). Pajé keeps open states, pending lin
 300 000), and --reorder-window rows (at most 16 MiB of their text). Merging \
 keeps one row per input; Pallas traces each thread's grammar and one decoded \
 block per distinct event (on two cores, up to 16 384 rows read ahead); --spans the open frames; -t pjdump also the message \
-halves still waiting for their partner (about 0.4 KiB each: 86 MiB for 200 000; \
+halves still waiting for their partner (0.4 to 0.8 KiB each, bench/memory.sh; \
 halves waiting on a destroyed container are released). TRACE files list elements in any \
-order, so they are read whole and sorted: 3 to 6 times the file (terse lines \
+order, so they are read whole and sorted: up to 9 times the file (terse lines \
 cost the most). Writing TRACE holds the output until the end (resources \
 first); writing Pajé holds rows with an extent that are not frames (states, claims, \
 collectives) and the link halves waiting for their partner; messages and dependencies are \

@@ -33,8 +33,9 @@ recv.KEY; halves whose sizes differ keep the send's, both in send.size and \
 recv.size. The k-th `coll` of a (comm, name) on each location is instance k: \
 its id, and attrs first_arrival, last_arrival and wait (last arrival minus \
 this participant's). A summary goes to stderr. Memory: the halves in flight \
-(about 0.4 KiB each; those waiting on a destroyed location are released), and \
-the rows after a collective until all its participants are in.";
+(0.4 to 0.8 KiB each; those waiting on a destroyed location are released), and \
+the rows after a collective until all its participants are in (0.45 KiB each; \
+--max-held bounds them).";
 
 /// Pair message halves (send/recv, Pajé link ends) into `msg` rows and number
 /// collective instances; report what stays unmatched.

@@ -2,8 +2,9 @@
 //!
 //! TRACE files list elements in any order, so the whole file is read first:
 //! every element is kept in a compact form (its text in one arena), checked, and
-//! sorted by completion time. Memory grows with the file: about 60 bytes per
-//! element plus its attribute text, so roughly 1.5 to 2 times the file size.
+//! sorted by completion time. Memory grows with the file: about 150 bytes
+//! per element plus its text, up to 9 times the file for terse lines
+//! (`bench/memory.sh`).
 
 use std::fmt::Write as _;
 use std::io::BufRead;
