@@ -1016,6 +1016,71 @@ fn an_unfinished_output_leaves_the_old_file() {
     assert_eq!(listing(), ["out.tsv"]);
 }
 
+/// The single STF file is built from temporary components that have no
+/// name from the start: an interrupted `-o X.single.stf` leaves nothing in
+/// the temporary folder, and the old X.single.stf as it was.
+#[test]
+fn an_interrupted_single_stf_leaves_no_components_behind() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let dir = scratch("unfinished-single-stf");
+    let (out_dir, tmp) = (dir.join("out"), dir.join("tmp"));
+    std::fs::create_dir_all(&out_dir).unwrap();
+    std::fs::create_dir_all(&tmp).unwrap();
+    let out = out_dir.join("x.single.stf");
+    std::fs::write(&out, "old\n").unwrap();
+    let names = |d: &std::path::Path| {
+        let mut n: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        n.sort();
+        n
+    };
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("trace-cat"))
+        .arg("-o")
+        .arg(&out)
+        .env("TMPDIR", &tmp)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let text = std::fs::read_to_string("examples/pingpong.tsv").unwrap();
+    stdin.write_all(text.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    for _ in 0..200 {
+        if names(&out_dir).len() > 1 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(names(&out_dir).len(), 2, "{:?}", names(&out_dir));
+    assert_eq!(names(&tmp), Vec::<String>::new());
+    // SAFETY: sends SIGINT to the child we spawned.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    assert!(!child.wait().unwrap().success());
+    drop(stdin);
+    assert_eq!(names(&out_dir), ["x.single.stf"]);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old\n");
+    assert_eq!(names(&tmp), Vec::<String>::new());
+    // A whole run writes a single file that reads back.
+    bin("trace-cat")
+        .args(["examples/pingpong.tsv", "-o"])
+        .arg(&out)
+        .env("TMPDIR", &tmp)
+        .assert()
+        .success();
+    bin("trace-cat")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("msg\t").or(predicate::str::contains("send\t")));
+    assert_eq!(names(&tmp), Vec::<String>::new());
+}
+
 /// An error quotes at most a few hundred bytes of the line or value it is
 /// about, with its length: a 100 KB line is not echoed.
 #[test]

@@ -50,29 +50,27 @@ pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSou
     open_path(&name, &path, opts, spool)
 }
 
-/// A temporary copy of a piped single file, removed when dropped.
+/// A temporary copy of a piped single file, removed from its folder as
+/// soon as it is created, so nothing is left whatever ends the process;
+/// its components are read through `/proc/self/fd` while it is open.
 struct Spool {
+    _file: std::fs::File,
     path: PathBuf,
 }
 
 impl Spool {
     fn copy((name, mut reader): (String, Box<dyn std::io::BufRead>)) -> Result<Spool> {
+        use std::os::fd::AsRawFd;
         static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let serial = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let file = format!("tracepipe-{}-{serial}.single.stf", std::process::id());
-        let spool = Spool {
-            path: std::env::temp_dir().join(file),
-        };
-        let shown = spool.path.display().to_string();
-        let mut out = std::fs::File::create(&spool.path).map_err(|e| Error::io(&*shown, e))?;
+        let temp = std::env::temp_dir().join(file);
+        let shown = temp.display().to_string();
+        let mut out = std::fs::File::create(&temp).map_err(|e| Error::io(&*shown, e))?;
+        std::fs::remove_file(&temp).map_err(|e| Error::io(&*shown, e))?;
         std::io::copy(&mut reader, &mut out).map_err(|e| Error::io(name, e))?;
-        Ok(spool)
-    }
-}
-
-impl Drop for Spool {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        let path = PathBuf::from(format!("/proc/self/fd/{}", out.as_raw_fd()));
+        Ok(Spool { _file: out, path })
     }
 }
 

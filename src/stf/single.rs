@@ -3,11 +3,12 @@
 //! so a component is read in place.
 
 use std::fs::File;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
 
 use super::feed::Feed;
 use super::layout::Scalar;
+use super::writer::Stored;
 use super::{header, Component};
 use crate::error::{Error, Result};
 use crate::io::Output;
@@ -15,20 +16,28 @@ use crate::io::Output;
 /// Name of the index component in the directory.
 pub const INDEX: &str = "stf";
 
-/// Writes the container: the index (in memory) and the component files.
+/// Writes the container: the index (in memory) and the components.
 pub fn assemble(
     mut out: Output,
-    index_path: &Path,
     index: &[u8],
-    components: &[(String, Component, PathBuf)],
+    components: Vec<(String, Component, Stored)>,
 ) -> Result<()> {
-    let name_of = |p: &Path| p.display().to_string();
     let mut sizes = vec![(INDEX.to_string(), index.len() as u64)];
-    for (suffix, _, path) in components {
-        let len = std::fs::metadata(path)
-            .map_err(|e| Error::io(name_of(path), e))?
-            .len();
-        sizes.push((suffix.clone(), len));
+    let mut files = Vec::with_capacity(components.len());
+    for (suffix, _, stored) in components {
+        let shown = match &stored {
+            Stored::Named(path) => path.display().to_string(),
+            Stored::Nameless(_) => format!("the temporary `{suffix}` component"),
+        };
+        let mut file = match stored {
+            Stored::Named(path) => File::open(&path).map_err(|e| Error::io(&*shown, e))?,
+            Stored::Nameless(file) => file,
+        };
+        file.seek(SeekFrom::Start(0))
+            .map_err(|e| Error::io(&*shown, e))?;
+        let len = file.metadata().map_err(|e| Error::io(&*shown, e))?.len();
+        sizes.push((suffix, len));
+        files.push((shown, file));
     }
     let mut dir = header(Component::Single).to_vec();
     dir.extend_from_slice(&(sizes.len() as u32).to_le_bytes());
@@ -44,17 +53,15 @@ pub fn assemble(
     out.write_line(&dir)?;
     out.write_line(index)?;
     let mut buf = vec![0u8; 256 * 1024];
-    for (_, _, path) in components {
-        let mut f = File::open(path).map_err(|e| Error::io(name_of(path), e))?;
+    for (shown, mut f) in files {
         loop {
-            let n = f.read(&mut buf).map_err(|e| Error::io(name_of(path), e))?;
+            let n = f.read(&mut buf).map_err(|e| Error::io(&*shown, e))?;
             if n == 0 {
                 break;
             }
             out.write_line(&buf[..n])?;
         }
     }
-    let _ = index_path;
     out.finish()
 }
 

@@ -60,22 +60,16 @@ pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSin
     Ok(Box::new(matched(writer, opts)))
 }
 
-/// Opens the single-file writer over `out`.
+/// Opens the single-file writer over `out`. Its components are built in
+/// temporary files removed from their folder as soon as they are created
+/// (open, nameless), so nothing is left behind whatever ends the process.
 pub fn open_single_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
-    let dir = std::env::temp_dir().join(format!(
-        "tracepipe-stf-{}-{}",
+    let index = std::env::temp_dir().join(format!(
+        "tracepipe-stf-{}-{}.stf",
         std::process::id(),
         TEMP_SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
-    let stem = Path::new(out.name())
-        .file_name()
-        .and_then(|n| n.to_str())
-        .and_then(|n| n.strip_suffix(".single.stf"))
-        .unwrap_or("trace")
-        .to_string();
-    let index = dir.join(format!("{stem}.stf"));
-    let writer = StfWriter::new(Target::Single(out, dir), index, opts.symbols.clone())?;
+    let writer = StfWriter::new(Target::Single(out), index, opts.symbols.clone())?;
     Ok(Box::new(matched(writer, opts)))
 }
 
@@ -107,8 +101,23 @@ static TEMP_SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64:
 enum Target {
     /// The index file's output; the other components go beside it.
     Set(Output),
-    /// The container's output, and the folder the components are built in.
-    Single(Output, PathBuf),
+    /// The container's output (the components are nameless temporary files).
+    Single(Output),
+}
+
+impl Target {
+    fn nameless(&self) -> bool {
+        matches!(self, Target::Single(_))
+    }
+}
+
+/// Where a finished component is: a file beside the index, or a nameless
+/// temporary file, open, to be copied into the single file.
+pub enum Stored {
+    /// A file of the set.
+    Named(PathBuf),
+    /// A temporary file already removed from its folder.
+    Nameless(File),
 }
 
 /// Which data component a row goes to.
@@ -138,6 +147,8 @@ struct DataFile {
     anchors: Vec<(u64, u64)>,
     /// The place in the stream of the last row written here (see `order`).
     last: Option<(i64, u64)>,
+    /// Removed from its folder when created (see [`Stored::Nameless`]).
+    nameless: bool,
 }
 
 /// The declarations made so far, by what they declare.
@@ -171,6 +182,8 @@ struct Declared {
 pub struct StfWriter {
     symbols: Symbols,
     target: Option<Target>,
+    /// Components are nameless temporary files (the single file's).
+    nameless: bool,
     index_path: PathBuf,
     layouts: &'static [Layout],
     ids: FastMap<&'static str, u8>,
@@ -208,9 +221,15 @@ impl StfWriter {
             .enumerate()
             .map(|(i, s)| (&s[..s.find('(').expect("a specifier")], i as u8))
             .collect();
-        let dcl = DataFile::create(&index_path, "dcl", Component::Declarations)?;
+        let dcl = DataFile::create(
+            &index_path,
+            "dcl",
+            Component::Declarations,
+            target.nameless(),
+        )?;
         Ok(StfWriter {
             symbols,
+            nameless: target.nameless(),
             target: Some(target),
             index_path,
             layouts,
@@ -445,7 +464,7 @@ impl StfWriter {
             Group::Statistics => ("sts".to_string(), Component::Statistics),
             Group::Process(n) => (format!("f.{n}"), Component::Process),
         };
-        let file = DataFile::create(&self.index_path, &suffix, kind)?;
+        let file = DataFile::create(&self.index_path, &suffix, kind, self.nameless)?;
         self.files.push(file);
         self.routes.insert(group, self.files.len() - 1);
         Ok(self.files.len() - 1)
@@ -544,16 +563,6 @@ impl StfWriter {
     }
 }
 
-impl Drop for StfWriter {
-    /// A single file that was not finished (an error stopped the stream)
-    /// leaves no folder of components behind.
-    fn drop(&mut self) {
-        if let Some(Target::Single(_, dir)) = &self.target {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-    }
-}
-
 /// The id `text` has in `map`, or the next one, given to it (`true`: new,
 /// to be declared).
 fn intern(map: &mut FastMap<String, u32>, text: &str) -> (u32, bool) {
@@ -570,12 +579,24 @@ fn is_statistics(class: &str) -> bool {
 }
 
 impl DataFile {
-    fn create(index: &Path, suffix: &str, kind: Component) -> Result<DataFile> {
+    /// Component `suffix` of the index at `index`; `nameless`: a temporary
+    /// file removed from its folder at once.
+    fn create(index: &Path, suffix: &str, kind: Component, nameless: bool) -> Result<DataFile> {
         let mut name = index.as_os_str().to_owned();
         name.push(".");
         name.push(suffix);
         let path = PathBuf::from(name);
-        let file = File::create(&path).map_err(|e| Error::io(path.display().to_string(), e))?;
+        let io = |e| Error::io(path.display().to_string(), e);
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .map_err(io)?;
+        if nameless {
+            std::fs::remove_file(&path).map_err(io)?;
+        }
         let mut out = BufWriter::with_capacity(256 * 1024, file);
         let head = header(kind);
         out.write_all(&head)
@@ -591,6 +612,7 @@ impl DataFile {
             records: 0,
             anchors: Vec::new(),
             last: None,
+            nameless,
         })
     }
 
@@ -606,11 +628,15 @@ impl DataFile {
             .map_err(|e| Error::io(self.path.display().to_string(), e))
     }
 
-    fn close(mut self) -> Result<PathBuf> {
-        self.out
-            .flush()
-            .map_err(|e| Error::io(self.path.display().to_string(), e))?;
-        Ok(self.path)
+    fn close(self) -> Result<Stored> {
+        let file = self
+            .out
+            .into_inner()
+            .map_err(|e| Error::io(self.path.display().to_string(), e.into_error()))?;
+        Ok(match self.nameless {
+            true => Stored::Nameless(file),
+            false => Stored::Named(self.path),
+        })
     }
 }
 
@@ -682,11 +708,7 @@ impl RecordSink for StfWriter {
                 out.write_line(&index)?;
                 out.finish()
             }
-            Target::Single(out, dir) => {
-                let result = super::single::assemble(out, &self.index_path, &index, &components);
-                let _ = std::fs::remove_dir_all(&dir);
-                result
-            }
+            Target::Single(out) => super::single::assemble(out, &index, components),
         }
     }
 }
@@ -734,11 +756,12 @@ impl StfWriter {
         self.emit(f, id, time)
     }
 
-    fn write_anchors(&mut self, suffix: &str, anchors: &[(u64, u64)]) -> Result<PathBuf> {
+    fn write_anchors(&mut self, suffix: &str, anchors: &[(u64, u64)]) -> Result<Stored> {
         let mut file = DataFile::create(
             &self.index_path,
             &format!("{suffix}.anc"),
             Component::Anchors,
+            self.nameless,
         )?;
         for &(time, offset) in anchors {
             self.start("anchor");
@@ -750,7 +773,7 @@ impl StfWriter {
     }
 
     /// The index file: header, definitions, clock, span, components, metas.
-    fn index_bytes(&mut self, components: &[(String, Component, PathBuf)]) -> Result<Vec<u8>> {
+    fn index_bytes(&mut self, components: &[(String, Component, Stored)]) -> Result<Vec<u8>> {
         let mut out = header(Component::Index).to_vec();
         for (id, layout) in self.layouts.iter().enumerate() {
             let spec = layout.specifier();
