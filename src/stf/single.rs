@@ -4,17 +4,25 @@
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::feed::Feed;
 use super::layout::Scalar;
-use super::writer::Stored;
 use super::{header, Component};
 use crate::error::{Error, Result};
 use crate::io::Output;
 
 /// Name of the index component in the directory.
 pub const INDEX: &str = "stf";
+
+/// Where a finished component is: a file beside the index, or a nameless
+/// temporary file, open, to be copied into the single file.
+pub enum Stored {
+    /// A file of the set.
+    Named(PathBuf),
+    /// A temporary file already removed from its folder.
+    Nameless(File),
+}
 
 /// Writes the container: the index (in memory) and the components.
 pub fn assemble(

@@ -20,6 +20,7 @@ mod records;
 pub use records::{counter_bits, is_mapped};
 
 use super::layout::{catalogue, encode, present, Layout, Values, SPEC_LAYOUTS, TRACEPIPE_LAYOUTS};
+use super::single::Stored;
 use super::{header, raw_willy, Component, DEFINE_RECORD, NONE};
 use crate::error::{Error, Result};
 use crate::fasthash::{make_key, FastMap, FastSet};
@@ -109,15 +110,6 @@ impl Target {
     fn nameless(&self) -> bool {
         matches!(self, Target::Single(_))
     }
-}
-
-/// Where a finished component is: a file beside the index, or a nameless
-/// temporary file, open, to be copied into the single file.
-pub enum Stored {
-    /// A file of the set.
-    Named(PathBuf),
-    /// A temporary file already removed from its folder.
-    Nameless(File),
 }
 
 /// Which data component a row goes to.
