@@ -548,8 +548,23 @@ impl RecordSource for Empty {
     fn next_record(&mut self, _: &mut crate::record::Record) -> Result<bool> {
         Ok(false)
     }
-    fn location(&self) -> crate::error::Location {
+    fn mark(&self) -> u64 {
+        0
+    }
+    fn locate(&self, _: u64) -> crate::error::Location {
         crate::error::Location::File(String::new())
+    }
+    fn extra_columns(&self) -> &[String] {
+        &[]
+    }
+    fn raw_line(&self) -> Option<&[u8]> {
+        None
+    }
+    fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
+    fn agree(&mut self, _: crate::pipe::Demand) -> crate::pipe::Supply {
+        crate::pipe::Supply::WHOLE_ROWS
     }
 }
 

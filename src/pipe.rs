@@ -10,77 +10,97 @@ use crate::record::{ColumnSet, KindSet, Record};
 use crate::symbol::Symbols;
 
 /// Something that yields records in stream order: a format reader, a merge of
-/// several sources, a test fixture.
+/// several sources, a stage that drops or makes rows, a test fixture.
+///
+/// Every method but [`RecordSource::location`] is required: a stage that
+/// wraps a source decides, for each, whether it passes the inner source's
+/// answer on or gives its own, so none is lost by forgetting it.
 pub trait RecordSource {
     /// Reads the next record into `rec` (reusing its buffers); `false` at the end.
     fn next_record(&mut self, rec: &mut Record) -> Result<bool>;
 
+    /// A cheap token of where the record last returned came from (a line
+    /// number, an event index, a lane and its mark...), so a pipeline can
+    /// remember where each record in flight came from and locate an error
+    /// about it later with [`RecordSource::locate`]. A stage that hands out
+    /// a row it held gives the mark the row had when it was read.
+    fn mark(&self) -> u64;
+
+    /// The location a [`RecordSource::mark`] stands for.
+    fn locate(&self, mark: u64) -> Location;
+
     /// Where the record last returned came from, for error messages.
-    fn location(&self) -> Location;
-
-    /// A cheap form of [`RecordSource::location`] (a line number, an input
-    /// index...), so a pipeline can remember where each record in flight came
-    /// from and locate an error about it later with [`RecordSource::locate`].
-    /// Sources without one return 0.
-    fn mark(&self) -> u64 {
-        0
-    }
-
-    /// The location a [`RecordSource::mark`] stands for; by default the
-    /// current location.
-    fn locate(&self, mark: u64) -> Location {
-        let _ = mark;
-        self.location()
+    fn location(&self) -> Location {
+        self.locate(self.mark())
     }
 
     /// Names of non-standard columns this source carries, in order.
-    fn extra_columns(&self) -> &[String] {
-        &[]
-    }
+    fn extra_columns(&self) -> &[String];
 
     /// The line of the stream's TSV form (standard columns, no newline) the
     /// record last returned was read from, when the source read it from
     /// such a line and returns it unchanged: a TSV writer of the standard
-    /// columns may copy it instead of encoding the record again. `None` by
-    /// default.
-    fn raw_line(&self) -> Option<&[u8]> {
-        None
-    }
-
-    /// Tells the source that the rows of `kinds` will be dropped unread: it
-    /// may drop them itself, decoding only what their place in the stream
-    /// depends on (kind, time, end, location) and checking that place, not
-    /// their other contents. A filter says so (`-k`); by default the hint
-    /// is ignored.
-    fn skip_kinds(&mut self, kinds: KindSet) {
-        let _ = kinds;
-    }
-
-    /// Tells the source what its consumer reads of the rows it hands out:
-    /// it may leave the other columns of data rows empty, having checked
-    /// that they are well-formed (bad input is an error all the same).
-    /// A source that wraps another forwards what it reads itself on top;
-    /// by default the hint is ignored and every row is whole.
-    fn read_only(&mut self, reads: Reads) {
-        let _ = reads;
-    }
-
-    /// Whether the rows it hands out come with their raw lines
-    /// ([`RecordSource::raw_line`]), all but a few it makes itself: a sink
-    /// that copies them has next to nothing left to encode.
-    fn has_raw_lines(&self) -> bool {
-        false
-    }
+    /// columns may copy it instead of encoding the record again.
+    fn raw_line(&self) -> Option<&[u8]>;
 
     /// For a source that is one part of a stream split into several (the
     /// components of an STF trace): where the row last returned stood in
     /// that stream, as its merge key (completion time, or for a declaration
     /// the time it was declared at) and its rank among the rows of that
-    /// key, so a merge puts the parts back in their order. `None` (the
-    /// default): the merge uses the row's own time and the inputs' order.
-    fn order(&self) -> Option<(i64, u64)> {
-        None
+    /// key, so a merge puts the parts back in their order. `None`: the
+    /// merge uses the row's own time and the inputs' order.
+    fn order(&self) -> Option<(i64, u64)>;
+
+    /// Agrees, once before the first row, on what the consumer reads and
+    /// drops ([`Demand`]); a stage adds what it needs itself and passes the
+    /// demand down, so the reader at the bottom hears it. Returns what the
+    /// rows will come with ([`Supply`]).
+    fn agree(&mut self, demand: Demand) -> Supply;
+}
+
+/// What the consumer of a source's rows asks of it (see
+/// [`RecordSource::agree`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Demand {
+    /// What it reads of the rows it is given: the source may leave the
+    /// other columns of data rows empty, having checked that they are
+    /// well-formed (bad input is an error all the same).
+    pub reads: Reads,
+    /// Kinds whose rows are dropped unread: the source may drop them
+    /// itself, decoding only what their place in the stream depends on
+    /// (kind, time, end, location) and checking that place, not their
+    /// other contents.
+    pub skip: KindSet,
+}
+
+impl Demand {
+    /// Every row, whole.
+    pub const ALL: Demand = Demand {
+        reads: Reads::ALL,
+        skip: KindSet::NONE,
+    };
+
+    /// Every row, read as `reads` says.
+    pub const fn reading(reads: Reads) -> Demand {
+        Demand {
+            reads,
+            skip: KindSet::NONE,
+        }
     }
+}
+
+/// What a source's rows come with, in answer to a [`Demand`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Supply {
+    /// The rows come with their raw lines ([`RecordSource::raw_line`]),
+    /// all but a few the source makes itself: a sink that copies them has
+    /// next to nothing left to encode.
+    pub raw_lines: bool,
+}
+
+impl Supply {
+    /// Rows without raw lines.
+    pub const WHOLE_ROWS: Supply = Supply { raw_lines: false };
 }
 
 /// Something that consumes records: a writer, or a stage that transforms records
@@ -106,8 +126,7 @@ pub trait RecordSink {
     }
 }
 
-/// What a consumer reads of the rows it is given (see
-/// [`RecordSource::read_only`]).
+/// What a consumer reads of the rows it is given (see [`Demand`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reads {
     /// The columns read of every row (those of [`ColumnSet::PLACE`] are
@@ -176,32 +195,26 @@ impl<S: RecordSource + ?Sized> RecordSource for Box<S> {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
         (**self).next_record(rec)
     }
-    fn location(&self) -> Location {
-        (**self).location()
-    }
     fn mark(&self) -> u64 {
         (**self).mark()
     }
     fn locate(&self, mark: u64) -> Location {
         (**self).locate(mark)
     }
+    fn location(&self) -> Location {
+        (**self).location()
+    }
     fn extra_columns(&self) -> &[String] {
         (**self).extra_columns()
-    }
-    fn order(&self) -> Option<(i64, u64)> {
-        (**self).order()
-    }
-    fn skip_kinds(&mut self, kinds: KindSet) {
-        (**self).skip_kinds(kinds)
     }
     fn raw_line(&self) -> Option<&[u8]> {
         (**self).raw_line()
     }
-    fn read_only(&mut self, reads: Reads) {
-        (**self).read_only(reads)
+    fn order(&self) -> Option<(i64, u64)> {
+        (**self).order()
     }
-    fn has_raw_lines(&self) -> bool {
-        (**self).has_raw_lines()
+    fn agree(&mut self, demand: Demand) -> Supply {
+        (**self).agree(demand)
     }
 }
 

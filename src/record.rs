@@ -307,6 +307,11 @@ impl KindSet {
         KindSet((!u32::from(self.0) & all) as u16)
     }
 
+    /// The kinds in either set.
+    pub fn union(self, other: KindSet) -> KindSet {
+        KindSet(self.0 | other.0)
+    }
+
     /// The set without `kind`.
     pub fn without(self, kind: Kind) -> KindSet {
         KindSet(self.0 & !(1 << kind as u16))

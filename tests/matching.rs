@@ -310,8 +310,12 @@ fn unmatched_halves_and_the_pending_guard() {
     let (_, err, ok) = run_match(&["--unmatched", "error"], &file);
     assert!(!ok);
     assert!(
-        err.contains("lost.tsv:6: a `send` of channel a -> b comm  tag 2 never matched"),
+        err.contains("lost.tsv:6: a `send` of channel a -> b comm  tag 2 never matched (2 half/halves unmatched in all: 2 send, 0 recv)"),
         "{err}"
+    );
+    assert!(
+        !err.contains("message(s) matched"),
+        "no summary of a failed run: {err}"
     );
     let (_, err, ok) = run_match(&["--max-pending", "2"], &file);
     assert!(!ok);

@@ -113,9 +113,11 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
     let writer = pipeline.writer(&args.output)?;
     let mut sink =
         Instances::new(writer, env.symbols.clone(), env.warnings.clone()).max_held(args.max_held);
-    let result = pipeline.run(&mut sink, &args.output.run);
+    pipeline.run(&mut sink, &args.output.run)?;
+    // A failed run has no summary: how far reading went before the error
+    // depends on the threads (the error names what it is about).
     report(env, &summary.borrow());
-    result
+    Ok(())
 }
 
 /// The summary on stderr: messages, reversed ones, unmatched halves and the

@@ -5,7 +5,7 @@
 //! cores while one merge on the calling thread puts them in order.
 //!
 //! When the consumer copies rows as TSV lines (see
-//! [`RecordSource::read_only`]), the workers also encode each row's line, so
+//! [`RecordSource::agree`]), the workers also encode each row's line, so
 //! the encoding too runs on both cores and the lanes hand the lines out as
 //! raw lines ([`RecordSource::raw_line`]).
 //!
@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crate::error::{Error, Location, Result};
-use crate::pipe::{Reads, RecordSource};
+use crate::pipe::{Demand, RecordSource, Supply};
 use crate::record::Record;
 use crate::stream::tsv::RowEncoder;
 use crate::symbol::Symbols;
@@ -262,10 +262,6 @@ impl RecordSource for Lane {
         }
     }
 
-    fn location(&self) -> Location {
-        (self.locate)(self.mark)
-    }
-
     fn mark(&self) -> u64 {
         self.mark
     }
@@ -280,16 +276,23 @@ impl RecordSource for Lane {
         Some(&batch.lines[start..end])
     }
 
-    fn read_only(&mut self, reads: Reads) {
-        // Rows are whole; their lines are encoded ahead when they are what
-        // is copied (the batches filled already go without).
-        if reads.raw_line {
-            self.lines_wanted.store(true, Ordering::Relaxed);
-        }
+    fn extra_columns(&self) -> &[String] {
+        &[]
     }
 
-    fn has_raw_lines(&self) -> bool {
-        self.lines_wanted.load(Ordering::Relaxed)
+    fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
+
+    fn agree(&mut self, demand: Demand) -> Supply {
+        // Rows are whole; their lines are encoded ahead when they are what
+        // is copied (the batches filled already go without).
+        if demand.reads.raw_line {
+            self.lines_wanted.store(true, Ordering::Relaxed);
+        }
+        Supply {
+            raw_lines: demand.reads.raw_line,
+        }
     }
 }
 
@@ -319,11 +322,23 @@ mod tests {
             self.next += 1;
             Ok(true)
         }
-        fn location(&self) -> Location {
-            Location::File("count".into())
-        }
         fn mark(&self) -> u64 {
             self.next
+        }
+        fn locate(&self, mark: u64) -> Location {
+            Location::File(format!("count {mark}"))
+        }
+        fn extra_columns(&self) -> &[String] {
+            &[]
+        }
+        fn raw_line(&self) -> Option<&[u8]> {
+            None
+        }
+        fn order(&self) -> Option<(i64, u64)> {
+            None
+        }
+        fn agree(&mut self, _: Demand) -> Supply {
+            Supply::WHOLE_ROWS
         }
     }
 

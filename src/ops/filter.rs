@@ -14,7 +14,7 @@ use super::window::Window;
 use std::collections::VecDeque;
 
 use crate::error::{Error, Location, Result, Warnings};
-use crate::pipe::{Reads, RecordSource};
+use crate::pipe::{Demand, RecordSource, Supply};
 use crate::record::{Column, ColumnSet, Kind, KindSet, Record, Sym};
 use crate::symbol::{SymMemo, Symbols};
 
@@ -202,7 +202,7 @@ impl Predicate {
     }
 
     /// The columns its conditions read of a data row (see
-    /// [`RecordSource::read_only`]), with those the filter itself reads (the
+    /// [`Demand::reads`]), with those the filter itself reads (the
     /// row's place, the `peer` whose container it passes on).
     pub fn columns(&self) -> ColumnSet {
         let mut columns = ColumnSet::PLACE.with(Column::Peer);
@@ -326,6 +326,8 @@ pub struct FilterSource<S> {
     passed_through: bool,
     /// Kinds dropped before any other condition is asked of them.
     unseen: KindSet,
+    /// Kinds the source may drop itself (see [`Demand::skip`]).
+    skipped: KindSet,
     selector: Selector,
     /// Every declared container.
     containers: FastMap<Sym, Declared>,
@@ -363,7 +365,7 @@ impl<S: RecordSource> FilterSource<S> {
     /// The rows of `inner` (identifiers in `symbols`) that `predicate`
     /// selects; hints go to `warnings`.
     pub fn new(
-        mut inner: S,
+        inner: S,
         predicate: Predicate,
         symbols: Symbols,
         warnings: Warnings,
@@ -378,12 +380,13 @@ impl<S: RecordSource> FilterSource<S> {
         };
         // The source may drop those itself, but the `enter` rows counted
         // for the hint about states.
-        inner.skip_kinds(match predicate.kinds.contains(&Kind::State) {
+        let skipped = match predicate.kinds.contains(&Kind::State) {
             true => unseen.without(Kind::Enter),
             false => unseen,
-        });
+        };
         FilterSource {
             unseen,
+            skipped,
             passed_through: false,
             inner,
             selector: Selector {
@@ -618,10 +621,6 @@ impl<S: RecordSource> RecordSource for FilterSource<S> {
         }
     }
 
-    fn location(&self) -> Location {
-        self.inner.location()
-    }
-
     fn mark(&self) -> u64 {
         self.mark
     }
@@ -641,15 +640,26 @@ impl<S: RecordSource> RecordSource for FilterSource<S> {
         }
     }
 
-    fn read_only(&mut self, reads: Reads) {
-        // Every row it passes on is as read, with its raw line (but the
-        // containers, which are whole).
-        self.inner
-            .read_only(reads.and(self.selector.predicate.columns()));
+    fn order(&self) -> Option<(i64, u64)> {
+        None
     }
 
-    fn has_raw_lines(&self) -> bool {
-        self.inner.has_raw_lines()
+    fn agree(&mut self, demand: Demand) -> Supply {
+        // Every row it passes on is as read, with its raw line (but the
+        // containers, which are whole). What the consumer drops unread the
+        // source may drop too, but the rows the filter follows itself.
+        let followed = [
+            Kind::Meta,
+            Kind::Type,
+            Kind::Container,
+            Kind::Enter,
+            Kind::Leave,
+        ];
+        let dropped_above = followed.into_iter().fold(demand.skip, KindSet::without);
+        self.inner.agree(Demand {
+            reads: demand.reads.and(self.selector.predicate.columns()),
+            skip: self.skipped.union(dropped_above),
+        })
     }
 }
 

@@ -22,8 +22,8 @@ use std::rc::Rc;
 use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::{FastMap, FastSet};
 use crate::ops::batch::RecordBatch;
-use crate::pipe::{RecordSink, RecordSource};
-use crate::record::{flags, Kind, Record, Sym, ATTR_ORIG_TIME, ATTR_POSTS};
+use crate::pipe::{Demand, Reads, RecordSink, RecordSource, Supply};
+use crate::record::{flags, ColumnSet, Kind, Record, Sym, ATTR_ORIG_TIME, ATTR_POSTS};
 use crate::symbol::Symbols;
 
 /// What to do with halves that never find a partner.
@@ -703,7 +703,13 @@ impl<S: RecordSink> Matcher<S> {
         match self.options.unmatched {
             Unmatched::Drop => Ok(()),
             Unmatched::Error => match &self.summary.first_unmatched {
-                Some((_, what)) => Err(Error::Record(format!("{what} never matched"))),
+                Some((_, what)) => {
+                    let (sends, recvs) = self.summary.unmatched_total();
+                    Err(Error::Record(format!(
+                        "{what} never matched ({} half/halves unmatched in all: {sends} send, {recvs} recv)",
+                        sends + recvs
+                    )))
+                }
                 None => Ok(()),
             },
             Unmatched::Keep if self.options.halves => Ok(()), // Already written.
@@ -943,10 +949,6 @@ impl RecordSource for MatchSource {
         }
     }
 
-    fn location(&self) -> Location {
-        self.inner.locate(self.mark())
-    }
-
     /// The inner source's mark of the row last returned: the row itself
     /// when it passed through, else the row that completed it (a `msg` row:
     /// its later half) or was held.
@@ -967,6 +969,21 @@ impl RecordSource for MatchSource {
 
     fn raw_line(&self) -> Option<&[u8]> {
         self.inner.raw_line().filter(|_| self.passed_through)
+    }
+
+    fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
+
+    /// Rows pass through with their lines, but the matcher reads every
+    /// row whole (a half becomes part of a `msg`; a location's end releases
+    /// what waits on it), and many of the rows it hands out it makes.
+    fn agree(&mut self, demand: Demand) -> Supply {
+        self.inner.agree(Demand::reading(Reads {
+            columns: ColumnSet::ALL,
+            raw_line: demand.reads.raw_line,
+        }));
+        Supply::WHOLE_ROWS
     }
 }
 

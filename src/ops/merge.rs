@@ -11,8 +11,8 @@ use std::collections::BinaryHeap;
 
 use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::FastMap;
-use crate::pipe::{Reads, RecordSource};
-use crate::record::{Column, ColumnSet, Kind, KindSet, Record, Sym, META_ORIGIN};
+use crate::pipe::{Demand, Reads, RecordSource, Supply};
+use crate::record::{Column, ColumnSet, Kind, Record, Sym, META_ORIGIN};
 use crate::symbol::Symbols;
 
 struct Lane {
@@ -364,13 +364,6 @@ impl RecordSource for Merger {
         Ok(true)
     }
 
-    fn location(&self) -> Location {
-        match self.last {
-            Some(i) => self.lanes[i].source.location(),
-            None => Location::File("<merge>".into()),
-        }
-    }
-
     /// The lane's mark and the lane in one number: `mark × (lanes + 1) +
     /// lane + 1`, 0 before any lane gave a row.
     fn mark(&self) -> u64 {
@@ -405,27 +398,28 @@ impl RecordSource for Merger {
             .filter(|_| self.passes_lines_of(last))
     }
 
-    fn skip_kinds(&mut self, kinds: KindSet) {
-        for lane in &mut self.lanes {
-            lane.source.skip_kinds(kinds);
-        }
+    /// Rows are merged in order, never their place in a split stream.
+    fn order(&self) -> Option<(i64, u64)> {
+        None
     }
 
-    fn read_only(&mut self, reads: Reads) {
+    fn agree(&mut self, demand: Demand) -> Supply {
+        let mut raw_lines = true;
         for i in 0..self.lanes.len() {
             // A lane whose rows are changed gives no raw lines: they are
             // read whole; prefixes are put before `loc` and `peer`.
-            let reads = match self.passes_lines_of(i) {
-                true => reads,
-                false => Reads::only(reads.without_raw_line()),
+            let passes_lines = self.passes_lines_of(i);
+            let reads = match passes_lines {
+                true => demand.reads,
+                false => Reads::only(demand.reads.without_raw_line()),
             };
-            self.lanes[i].source.read_only(reads.and(MERGE_READS));
+            let supply = self.lanes[i].source.agree(Demand {
+                reads: reads.and(MERGE_READS),
+                skip: demand.skip,
+            });
+            raw_lines &= passes_lines && supply.raw_lines;
         }
-    }
-
-    fn has_raw_lines(&self) -> bool {
-        (0..self.lanes.len())
-            .all(|i| self.passes_lines_of(i) && self.lanes[i].source.has_raw_lines())
+        Supply { raw_lines }
     }
 }
 

@@ -25,7 +25,7 @@ use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::{FastMap, FastSet, OrderedMap};
 use crate::ops::matcher::{is_posting, Matcher, Outbox, Pairing, Unmatched};
 use crate::ops::window::{parse_time, Window};
-use crate::pipe::{RecordSink, RecordSource};
+use crate::pipe::{Demand, RecordSink, RecordSource, Supply};
 use crate::record::{flags, Kind, Record, Sym, ATTR_ORIG_END, ATTR_ORIG_TIME, META_ORIGIN};
 use crate::symbol::Symbols;
 
@@ -984,10 +984,6 @@ impl RecordSource for SliceSource {
         }
     }
 
-    fn location(&self) -> Location {
-        self.inner.locate(self.mark())
-    }
-
     /// The inner source's mark of the row that the row last returned was
     /// made from (a row held to the end: the last row read).
     fn mark(&self) -> u64 {
@@ -1000,5 +996,20 @@ impl RecordSource for SliceSource {
 
     fn extra_columns(&self) -> &[String] {
         self.inner.extra_columns()
+    }
+
+    /// The rows a slice hands out are its own (a cut row differs from the
+    /// row read), so none comes with its line.
+    fn raw_line(&self) -> Option<&[u8]> {
+        None
+    }
+
+    fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
+
+    fn agree(&mut self, _: Demand) -> Supply {
+        self.inner.agree(Demand::ALL);
+        Supply::WHOLE_ROWS
     }
 }

@@ -20,7 +20,7 @@ use crate::fasthash::{FastMap, StrMap};
 use crate::io::{cut_error, Input, CUT_WARNING};
 use crate::ops::matcher::pair_halves;
 use crate::ops::reorder::{RowQueue, Ticket};
-use crate::pipe::{FormatOption, OptionValue, ReadOptions, RecordSource, Threads};
+use crate::pipe::{Demand, FormatOption, OptionValue, ReadOptions, RecordSource, Supply, Threads};
 use crate::record::{flags, Kind, Record, Sym};
 use crate::symbol::{well_known, SymCache};
 
@@ -1693,10 +1693,6 @@ impl<R: BufRead> RecordSource for PajeReader<R> {
         Ok(self.queue.pop_into(rec))
     }
 
-    fn location(&self) -> Location {
-        self.locate(self.mark())
-    }
-
     /// The line of the row released last, which may be up to a reorder
     /// window behind the line read last.
     fn mark(&self) -> u64 {
@@ -1708,5 +1704,21 @@ impl<R: BufRead> RecordSource for PajeReader<R> {
             file: self.sim.file.clone(),
             line,
         }
+    }
+
+    fn extra_columns(&self) -> &[String] {
+        &[]
+    }
+
+    fn raw_line(&self) -> Option<&[u8]> {
+        None
+    }
+
+    fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
+
+    fn agree(&mut self, _: Demand) -> Supply {
+        Supply::WHOLE_ROWS
     }
 }

@@ -22,7 +22,7 @@ use crate::fasthash::FastMap;
 use crate::io::Input;
 use crate::ops::ahead::{read_ahead, Locator};
 use crate::ops::merge::Merger;
-use crate::pipe::{ReadOptions, Reads, RecordSource, Threads, HELPERS};
+use crate::pipe::{Demand, ReadOptions, RecordSource, Supply, Threads, HELPERS};
 use crate::record::{flags, Kind, Record, Sym};
 use crate::symbol::{well_known, SymCache, Symbols};
 
@@ -322,13 +322,6 @@ impl RecordSource for PallasSource {
         self.threads.next_record(rec)
     }
 
-    fn location(&self) -> Location {
-        match self.from_threads {
-            true => self.threads.location(),
-            false => Location::File(self.name.clone()),
-        }
-    }
-
     fn mark(&self) -> u64 {
         match self.from_threads {
             true => self.threads.mark().wrapping_add(1),
@@ -340,12 +333,16 @@ impl RecordSource for PallasSource {
         self.threads.raw_line().filter(|_| self.from_threads)
     }
 
-    fn read_only(&mut self, reads: Reads) {
-        self.threads.read_only(reads);
+    fn extra_columns(&self) -> &[String] {
+        &[]
     }
 
-    fn has_raw_lines(&self) -> bool {
-        self.threads.has_raw_lines()
+    fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
+
+    fn agree(&mut self, demand: Demand) -> Supply {
+        self.threads.agree(demand)
     }
 
     fn locate(&self, mark: u64) -> Location {
@@ -1207,16 +1204,28 @@ impl RecordSource for ThreadSource {
         }
     }
 
-    fn location(&self) -> Location {
-        self.locate(self.mark)
-    }
-
     fn mark(&self) -> u64 {
         self.mark
     }
 
     fn locate(&self, mark: u64) -> Location {
         event_location(&self.events.name, mark)
+    }
+
+    fn extra_columns(&self) -> &[String] {
+        &[]
+    }
+
+    fn raw_line(&self) -> Option<&[u8]> {
+        None
+    }
+
+    fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
+
+    fn agree(&mut self, _: Demand) -> Supply {
+        Supply::WHOLE_ROWS
     }
 }
 

@@ -16,7 +16,7 @@ use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::FastSet;
 use crate::io::{Input, LineReader};
 use crate::ops::reorder::RowQueue;
-use crate::pipe::{Probe, ReadOptions, RecordSource};
+use crate::pipe::{Demand, Probe, ReadOptions, RecordSource, Supply};
 use crate::record::{Kind, Record, Sym};
 use crate::symbol::SymCache;
 
@@ -281,10 +281,6 @@ impl RecordSource for DumpReader {
         Ok(self.queue.pop_into(rec))
     }
 
-    fn location(&self) -> Location {
-        self.locate(self.mark())
-    }
-
     fn mark(&self) -> u64 {
         self.queue.released_mark()
     }
@@ -294,5 +290,21 @@ impl RecordSource for DumpReader {
             file: self.name.clone(),
             line: mark,
         }
+    }
+
+    fn extra_columns(&self) -> &[String] {
+        &[]
+    }
+
+    fn raw_line(&self) -> Option<&[u8]> {
+        None
+    }
+
+    fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
+
+    fn agree(&mut self, _: Demand) -> Supply {
+        Supply::WHOLE_ROWS
     }
 }

@@ -23,7 +23,7 @@ use crate::fasthash::FastMap;
 use crate::io::Input;
 use crate::ops::merge::Merger;
 use crate::ops::reorder::RowQueue;
-use crate::pipe::{ReadOptions, RecordSource};
+use crate::pipe::{Demand, ReadOptions, RecordSource, Supply};
 use crate::record::{Kind, Record, Sym};
 use crate::stream::{StreamCheck, Verdict};
 use crate::symbol::{SymCache, Symbols};
@@ -736,8 +736,23 @@ impl RecordSource for Rows {
             None => Ok(false),
         }
     }
-    fn location(&self) -> Location {
+    fn mark(&self) -> u64 {
+        0
+    }
+    fn locate(&self, _: u64) -> Location {
         Location::File(self.name.clone())
+    }
+    fn extra_columns(&self) -> &[String] {
+        &[]
+    }
+    fn raw_line(&self) -> Option<&[u8]> {
+        None
+    }
+    fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
+    fn agree(&mut self, _: Demand) -> Supply {
+        Supply::WHOLE_ROWS
     }
 }
 
@@ -820,10 +835,6 @@ impl RecordSource for DeclaredRows {
         Ok(false)
     }
 
-    fn location(&self) -> Location {
-        self.locate(self.at)
-    }
-
     fn mark(&self) -> u64 {
         self.at
     }
@@ -834,6 +845,22 @@ impl RecordSource for DeclaredRows {
             None => "<declarations>".to_string(),
         };
         Location::Offset { file, offset: mark }
+    }
+
+    fn extra_columns(&self) -> &[String] {
+        &[]
+    }
+
+    fn raw_line(&self) -> Option<&[u8]> {
+        None
+    }
+
+    fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
+
+    fn agree(&mut self, _: Demand) -> Supply {
+        Supply::WHOLE_ROWS
     }
 }
 
@@ -917,10 +944,6 @@ impl RecordSource for Checked {
         }
     }
 
-    fn location(&self) -> Location {
-        self.inner.location()
-    }
-
     fn mark(&self) -> u64 {
         self.inner.mark()
     }
@@ -941,16 +964,8 @@ impl RecordSource for Checked {
         self.inner.raw_line().filter(|_| self.passed)
     }
 
-    fn skip_kinds(&mut self, kinds: crate::record::KindSet) {
-        self.inner.skip_kinds(kinds)
-    }
-
-    fn read_only(&mut self, reads: crate::pipe::Reads) {
-        self.inner.read_only(reads)
-    }
-
-    fn has_raw_lines(&self) -> bool {
-        self.inner.has_raw_lines()
+    fn agree(&mut self, demand: Demand) -> Supply {
+        self.inner.agree(demand)
     }
 }
 
@@ -1653,10 +1668,6 @@ impl RecordSource for Part {
         Ok(true)
     }
 
-    fn location(&self) -> Location {
-        self.locate(self.at)
-    }
-
     fn mark(&self) -> u64 {
         self.at
     }
@@ -1670,6 +1681,18 @@ impl RecordSource for Part {
             file: self.feed.name().to_string(),
             offset: mark,
         }
+    }
+
+    fn extra_columns(&self) -> &[String] {
+        &[]
+    }
+
+    fn raw_line(&self) -> Option<&[u8]> {
+        None
+    }
+
+    fn agree(&mut self, _: Demand) -> Supply {
+        Supply::WHOLE_ROWS
     }
 }
 

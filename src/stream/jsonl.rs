@@ -12,7 +12,7 @@ use super::{is_json_number, StreamCheck, Verdict};
 use crate::error::{Location, Result, Warnings};
 use crate::io::{Input, LineReader, Output};
 use crate::number::{push_int, push_uint};
-use crate::pipe::{Probe, ReadOptions, Reads, RecordSink, RecordSource, WriteOptions};
+use crate::pipe::{Demand, Probe, ReadOptions, RecordSink, RecordSource, Supply, WriteOptions};
 use crate::record::{
     encode_attr_part, Column, ColumnSet, Kind, Record, FORMAT_VERSION, META_FORMAT,
 };
@@ -42,7 +42,7 @@ pub struct JsonlReader<R> {
     lines: LineReader<R>,
     check: StreamCheck,
     syms: SymCache,
-    /// The columns decoded (see [`RecordSource::read_only`]).
+    /// The columns decoded (see [`Demand::reads`]).
     decoded: ColumnSet,
     warnings: Warnings,
 }
@@ -87,10 +87,6 @@ impl<R: BufRead> RecordSource for JsonlReader<R> {
         }
     }
 
-    fn location(&self) -> Location {
-        self.locate(self.lines.line_number())
-    }
-
     fn mark(&self) -> u64 {
         self.lines.line_number()
     }
@@ -102,8 +98,21 @@ impl<R: BufRead> RecordSource for JsonlReader<R> {
         }
     }
 
-    fn read_only(&mut self, reads: Reads) {
-        self.decoded = reads.without_raw_line().union(ColumnSet::PLACE);
+    fn extra_columns(&self) -> &[String] {
+        &[]
+    }
+
+    fn raw_line(&self) -> Option<&[u8]> {
+        None
+    }
+
+    fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
+
+    fn agree(&mut self, demand: Demand) -> Supply {
+        self.decoded = demand.reads.without_raw_line().union(ColumnSet::PLACE);
+        Supply::WHOLE_ROWS
     }
 }
 

@@ -17,7 +17,7 @@ use crate::decimal::Decimal;
 use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::FastMap;
 use crate::io::{cut_error, Input, LineReader, CUT_WARNING};
-use crate::pipe::{FormatOption, OptionValue, ReadOptions, RecordSource};
+use crate::pipe::{Demand, FormatOption, OptionValue, ReadOptions, RecordSource, Supply};
 use crate::record::{decode_attr_part, encode_attr_part, flags, Kind, Record, Sym, META_ORIGIN};
 use crate::symbol::{well_known, SymCache};
 
@@ -1118,10 +1118,6 @@ impl RecordSource for TraceReader {
         Ok(true)
     }
 
-    fn location(&self) -> Location {
-        self.locate(self.line)
-    }
-
     fn mark(&self) -> u64 {
         self.line
     }
@@ -1131,5 +1127,21 @@ impl RecordSource for TraceReader {
             file: self.name.clone(),
             line,
         }
+    }
+
+    fn extra_columns(&self) -> &[String] {
+        &[]
+    }
+
+    fn raw_line(&self) -> Option<&[u8]> {
+        None
+    }
+
+    fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
+
+    fn agree(&mut self, _: Demand) -> Supply {
+        Supply::WHOLE_ROWS
     }
 }

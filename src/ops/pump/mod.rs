@@ -13,7 +13,7 @@ use std::sync::mpsc;
 
 use crate::error::{Error, Location, Result};
 use crate::ops::batch::RecordBatch;
-use crate::pipe::{RecordSink, RecordSource};
+use crate::pipe::{Demand, RecordSink, RecordSource};
 use crate::record::Record;
 
 /// Records per batch handed to the writer thread: enough to make the hand-over
@@ -40,10 +40,10 @@ pub fn pump(
     threads: Threads,
 ) -> Result<()> {
     let reads = sink.reads();
-    source.read_only(reads);
+    let supply = source.agree(Demand::reading(reads));
     // Lines copied as read cost no more to write than to hand to a second
     // thread: the writer has a thread of its own only when it encodes.
-    let copies = reads.raw_line_alone() && source.has_raw_lines();
+    let copies = reads.raw_line_alone() && supply.raw_lines;
     match threads {
         Threads::Two if !copies => parallel(source, sink, progress)?,
         _ => serial(source, sink, progress)?,
@@ -176,6 +176,7 @@ fn parallel(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pipe::Supply;
     use crate::record::Kind;
 
     /// Events numbered by their time; the record at index i is "line" i + 1.
@@ -195,9 +196,6 @@ mod tests {
             rec.time = Some(self.next as i64);
             Ok(true)
         }
-        fn location(&self) -> Location {
-            self.locate(self.next)
-        }
         fn mark(&self) -> u64 {
             self.next
         }
@@ -206,6 +204,18 @@ mod tests {
                 file: "numbers".into(),
                 line,
             }
+        }
+        fn extra_columns(&self) -> &[String] {
+            &[]
+        }
+        fn raw_line(&self) -> Option<&[u8]> {
+            None
+        }
+        fn order(&self) -> Option<(i64, u64)> {
+            None
+        }
+        fn agree(&mut self, _: Demand) -> Supply {
+            Supply::WHOLE_ROWS
         }
     }
 

@@ -27,10 +27,9 @@ struct RowWork {
     hints: Hints,
 }
 
-/// The kinds skipped and the columns decoded (see
-/// [`crate::pipe::RecordSource::skip_kinds`] and
-/// [`crate::pipe::RecordSource::read_only`]) as the stages above said, maybe
-/// after the helpers started: each takes them up at its next chunk.
+/// The kinds skipped and the columns decoded as the stages above agreed
+/// (see [`crate::pipe::Demand`]), maybe after the helpers started: each
+/// takes them up at its next chunk.
 type Hints = Arc<Mutex<(KindSet, ColumnSet)>>;
 
 /// The rows of a chunk: records parsed in order, the span of each row's line

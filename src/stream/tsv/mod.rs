@@ -13,7 +13,9 @@ use super::{StreamCheck, Verdict};
 use crate::error::{Error, Location, Result, Warnings};
 use crate::io::{Input, LineReader, Output};
 use crate::number::{parse_int, parse_uint, push_int, push_uint};
-use crate::pipe::{Probe, ReadOptions, Reads, RecordSink, RecordSource, Threads, WriteOptions};
+use crate::pipe::{
+    Demand, Probe, ReadOptions, Reads, RecordSink, RecordSource, Supply, Threads, WriteOptions,
+};
 use crate::record::{
     validate_attrs, validate_flags, Column, ColumnSet, Kind, KindSet, Record, COLUMNS,
     FORMAT_VERSION, META_FORMAT,
@@ -185,10 +187,10 @@ impl<R: BufRead + 'static> TsvReader<R> {
 pub(crate) struct RowParser {
     targets: Vec<Target>,
     /// Kinds whose rows are dropped unread above (see
-    /// [`RecordSource::skip_kinds`]).
+    /// [`Demand::skip`]).
     skip: KindSet,
     /// The columns decoded of a data row of the standard columns; the others
-    /// are checked and left empty (see [`RecordSource::read_only`]).
+    /// are checked and left empty (see [`Demand::reads`]).
     decoded: ColumnSet,
     /// The header is the standard columns in their order, nothing else.
     standard: bool,
@@ -548,10 +550,6 @@ impl<R: BufRead> RecordSource for TsvReader<R> {
         }
     }
 
-    fn location(&self) -> Location {
-        self.locate(self.mark())
-    }
-
     fn mark(&self) -> u64 {
         match (&self.chunks, &self.lines) {
             (Some(chunks), _) => chunks.line(),
@@ -571,23 +569,22 @@ impl<R: BufRead> RecordSource for TsvReader<R> {
         &self.parser.extra_names
     }
 
-    fn skip_kinds(&mut self, kinds: KindSet) {
-        self.parser.skip = kinds;
-        self.pass_hints();
+    fn order(&self) -> Option<(i64, u64)> {
+        None
     }
 
-    fn read_only(&mut self, reads: Reads) {
+    fn agree(&mut self, demand: Demand) -> Supply {
+        self.parser.skip = demand.skip;
         // Raw lines are given for the rows of the standard columns only.
         self.parser.decoded = match self.parser.standard {
-            true => reads.columns,
-            false => reads.without_raw_line(),
+            true => demand.reads.columns,
+            false => demand.reads.without_raw_line(),
         }
         .union(ColumnSet::PLACE);
         self.pass_hints();
-    }
-
-    fn has_raw_lines(&self) -> bool {
-        self.parser.standard
+        Supply {
+            raw_lines: self.parser.standard,
+        }
     }
 
     fn raw_line(&self) -> Option<&[u8]> {
