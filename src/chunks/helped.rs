@@ -1,22 +1,16 @@
 //! An input's chunks worked on by one helper thread ahead of the calling
-//! thread. The helper runs only on a core nothing else wants (Linux's
-//! `SCHED_IDLE`), so it never takes a core from the threads a pipeline
-//! waits on (a writer that keeps the second core busy); a chunk the helper
-//! has not started when it is needed, the calling thread works on itself.
-//! For the one chunk the helper is working on, the calling thread waits,
-//! raising the helper to the usual priority meanwhile, so a busy machine
-//! cannot leave it waiting on a thread that gets no core. Where the system
-//! does not let a thread be raised again (no `CAP_SYS_NICE`, a
-//! `RLIMIT_NICE` below 20), the helper keeps the usual priority from the
-//! start. Which thread worked on a chunk changes nothing in the results,
-//! which come in input order.
+//! thread. The helper takes the newest chunk not started (the one the
+//! calling thread needs last); a chunk the helper has not started when it
+//! is needed, the calling thread works on itself, so it only ever waits
+//! for the one chunk the helper is in the middle of. The helper runs at
+//! the usual priority, for every user: which thread worked on a chunk
+//! changes nothing in the results, which come in input order.
 //!
 //! Memory: [`DEPTH`] chunks ahead and their results.
 
 use std::collections::VecDeque;
 use std::io::Read;
-use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
 use super::{Chunk, ChunkWork, Cutter, Job};
@@ -43,17 +37,11 @@ struct Shared<O> {
     work: Condvar,
     /// Signalled when the helper has finished a chunk or stopped.
     done: Condvar,
-    /// The helper's thread id, for its priority (0 until known).
-    helper_id: AtomicI32,
-    /// The helper runs on idle time (see [`idle_helpers`]).
-    idle: bool,
 }
 
 /// The chunks cut ahead, in input order; handed out from the front.
 struct Queue<O> {
     slots: VecDeque<Slot<O>>,
-    /// The calling thread has raised the helper's priority.
-    raised: bool,
     /// The calling thread is gone: the helper stops.
     closed: bool,
     /// The helper stopped (panicked) in the middle of a chunk.
@@ -88,14 +76,11 @@ impl<W: ChunkWork> Helped<W> {
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue {
                 slots: VecDeque::new(),
-                raised: false,
                 closed: false,
                 lost: false,
             }),
             work: Condvar::new(),
             done: Condvar::new(),
-            helper_id: AtomicI32::new(0),
-            idle: idle_helpers(),
         });
         let theirs = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
@@ -131,10 +116,6 @@ impl<W: ChunkWork> Helped<W> {
                 }
                 Some(Slot::Working) => {
                     queue.slots.push_front(Slot::Working);
-                    if self.shared.idle && !queue.raised {
-                        queue.raised = true;
-                        set_priority(self.shared.helper_id.load(Ordering::Relaxed), false);
-                    }
                     queue = self
                         .shared
                         .done
@@ -184,10 +165,6 @@ fn help<W: ChunkWork>(shared: &Shared<W::Out>, mut work: W) {
         }
     }
     let _stopped = Stopped(shared);
-    shared.helper_id.store(this_thread_id(), Ordering::Relaxed);
-    if shared.idle {
-        set_priority(0, true);
-    }
     let mut queue = lock(&shared.queue);
     while !queue.closed {
         let newest = queue
@@ -213,62 +190,8 @@ fn help<W: ChunkWork>(shared: &Shared<W::Out>, mut work: W) {
         if let Some(slot) = queue.slots.iter_mut().find(|s| matches!(s, Slot::Working)) {
             *slot = Slot::Done((chunk, out));
         }
-        if queue.raised {
-            queue.raised = false;
-            set_priority(0, true);
-        }
         shared.done.notify_one();
     }
-}
-
-/// The calling thread's id for [`set_priority`].
-fn this_thread_id() -> i32 {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: a system call without arguments.
-        unsafe { libc::gettid() }
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        0
-    }
-}
-
-/// Lets thread `id` (0: the calling thread) run only on a core nothing else
-/// wants (`idle`), or as usual (Linux's `SCHED_IDLE`, `SCHED_OTHER`);
-/// whether the system allowed it. A failure leaves the thread as it was.
-#[cfg_attr(not(target_os = "linux"), allow(unused_variables))]
-fn set_priority(id: i32, idle: bool) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        let policy = if idle {
-            libc::SCHED_IDLE
-        } else {
-            libc::SCHED_OTHER
-        };
-        let param = libc::sched_param { sched_priority: 0 };
-        // SAFETY: a system call about one of this process's threads, with
-        // a valid parameter.
-        unsafe { libc::sched_setscheduler(id, policy, &param) == 0 }
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        false
-    }
-}
-
-/// Whether helpers may run on idle time: only where a thread lowered to it
-/// may be raised again (which the waiting calling thread relies on), as a
-/// thread of the process's own finds out once, lowering then raising itself.
-fn idle_helpers() -> bool {
-    static ALLOWED: OnceLock<bool> = OnceLock::new();
-    *ALLOWED.get_or_init(|| {
-        std::thread::Builder::new()
-            .spawn(|| set_priority(0, true) && set_priority(0, false))
-            .ok()
-            .and_then(|probe| probe.join().ok())
-            .unwrap_or(false)
-    })
 }
 
 impl<W: ChunkWork> Drop for Helped<W> {
@@ -285,6 +208,7 @@ impl<W: ChunkWork> Drop for Helped<W> {
 mod tests {
     use super::super::tests::{sample, Count};
     use super::*;
+    use std::sync::atomic::Ordering;
 
     /// [`Count`], taking `ms` milliseconds a chunk.
     struct Slow {

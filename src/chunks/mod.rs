@@ -10,9 +10,9 @@
 //! Memory: the chunks in flight (two per worker) and their results.
 //!
 //! [`Helped`] is the other way: one helper thread that works ahead of the
-//! calling thread on idle time only, the calling thread doing what the
-//! helper has not (for work that is a small part of the reader's, as the
-//! Pajé lexer's).
+//! calling thread, the calling thread doing what the helper has not
+//! started (for work that is a small part of the reader's, as the Pajé
+//! lexer's).
 
 use std::collections::VecDeque;
 use std::io::Read;
