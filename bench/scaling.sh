@@ -1,66 +1,43 @@
 #!/usr/bin/env bash
-# Growth check: each input shape at N and 2N; the time ratio should stay near
-# 2 (linear), never near 4 (quadratic). Shapes that made the readers
-# quadratic before: Pajé links pending while many containers close, one
-# container with many state types, and streams with many sequentially named
-# locations. Usage: bench/scaling.sh [N]   (default 100000)
+# Speed-up with threads: trace-cat of a Pallas trace, a TSV stream and a
+# Pajé trace (to TSV, and to JSON Lines, which the writer thread encodes)
+# with --threads 1, 2, ... up to the cores the process may use (at least
+# 2), best of ROUNDS runs each, side by side in one run; prints each time
+# and its ratio to one thread.
+# Usage: bench/scaling.sh [ROUNDS]   (default 5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-n=${1:-100000}
-cargo build --release --quiet --bins
-dir=bench/data/scaling
-mkdir -p "$dir"
-header=tests/data/paje/header.paje
+rounds=${1:-5}
+mkdir -p bench/data
+cargo build --release --quiet --bins --example gen-paje --example gen-stream --example gen-pallas
+paje=bench/data/paje-200.paje
+tsv=bench/data/stream-5000000.tsv
+pallas=bench/data/pallas-2000000
+[ -s "$paje" ] || target/release/examples/gen-paje 200 > "$paje"
+[ -s "$tsv" ] || target/release/examples/gen-stream 5000000 > "$tsv"
+[ -d "$pallas" ] || target/release/examples/gen-pallas "$pallas" 2000000 2 > /dev/null
+cat "$paje" "$tsv" > /dev/null
+cores=$(nproc)
+counts=$(seq 1 $((cores > 2 ? cores : 2)))
 
-gen() { # shape count -> file
-  python3 - "$1" "$2" <<'PY'
-import sys
-shape, n = sys.argv[1], int(sys.argv[2])
-out = sys.stdout
-if shape.startswith("paje"):
-    out.write(open("tests/data/paje/header.paje").read())
-    out.write("0 M 0 Machine\n0 T M Thread\n4 L 0 M M Link\n6 0 hub M 0 hub\n")
-if shape == "paje-pending-links":
-    # n links started and never ended, then n short-lived containers.
-    for i in range(n):
-        out.write(f"15 1 0 L hub v k{i} 1\n")
-    for i in range(n):
-        out.write(f"6 2 c{i} M 0 c{i}\n7 3 M c{i}\n")
-elif shape == "paje-many-types":
-    for i in range(n):
-        out.write(f"2 S{i} M S{i}\n")
-    for i in range(n):
-        out.write(f"11 1 hub S{i} x\n")
-elif shape.startswith("stream"):
-    names = {"stream-t": lambda i: f"t{i}", "stream-c": lambda i: f"c{i}",
-             "stream-PT": lambda i: f"P{i // 64}T{i % 64}"}[shape]
-    cols = "kind time end loc cat name depth peer comm tag size id value flags attrs".split()
-    out.write("\t".join(cols) + "\n")
-    out.write("meta\t\t\t\t\tformat\t\t\t\t\t\t\ttracepipe-stream/1\t\t\n")
-    for i in range(n):
-        out.write(f"container\t\t\t{names(i)}\t\t\t\t\t\t\t\t\t\t\t\n")
-    for i in range(n):
-        out.write(f"event\t{i}\t\t{names(i)}\t\te\t\t\t\t\t\t\t\t\t\n")
-PY
-}
-
-seconds() { # best of 3, in seconds
-  local best=0
-  for _ in 1 2 3; do
-    local s e; s=$(date +%s%N); "$@" > /dev/null 2>&1 || true; e=$(date +%s%N)
+best() { # nanoseconds, best of $rounds runs of "$@"
+  local best=0 s e
+  for _ in $(seq "$rounds"); do
+    s=$(date +%s%N); "$@" > /dev/null 2>&1; e=$(date +%s%N)
     if [ "$best" = 0 ] || [ $((e - s)) -lt "$best" ]; then best=$((e - s)); fi
   done
-  awk -v ns="$best" 'BEGIN { printf "%.3f", ns / 1e9 }'
+  echo "$best"
 }
 
-for shape in paje-pending-links paje-many-types stream-t stream-c stream-PT; do
-  ext=tsv; case $shape in paje*) ext=paje;; esac
-  for k in "$n" $((2 * n)); do
-    [ -s "$dir/$shape-$k.$ext" ] || gen "$shape" "$k" > "$dir/$shape-$k.$ext"
+printf '%-16s %7s %9s %7s\n' input threads seconds ratio
+for case in "pallas:$pallas" "tsv:$tsv" "paje:$paje" "paje-json:$paje"; do
+  name=${case%%:*}; file=${case#*:}
+  json=(); [ "$name" = paje-json ] && json=(--json)
+  one=0
+  for n in $counts; do
+    t=$(best target/release/trace-cat --no-progress "${json[@]}" --threads "$n" "$file")
+    [ "$one" = 0 ] && one=$t
+    awk -v c="$name" -v n="$n" -v t="$t" -v o="$one" \
+      'BEGIN { printf "%-16s %7d %9.3f %7.2f\n", c, n, t / 1e9, t / o }'
   done
-  extra=(); [ "$shape" = paje-pending-links ] && extra=(--ignore-incomplete-links)
-  a=$(seconds target/release/trace-cat "${extra[@]}" "$dir/$shape-$n.$ext")
-  b=$(seconds target/release/trace-cat "${extra[@]}" "$dir/$shape-$((2 * n)).$ext")
-  awk -v s="$shape" -v n="$n" -v a="$a" -v b="$b" \
-    'BEGIN { printf "%-20s N=%d %6.3f s  2N %6.3f s  ratio %.2f\n", s, n, a, b, b / a }'
 done

@@ -58,7 +58,7 @@ _trace__slice() {
                     return 0
                     ;;
                 --threads)
-                    COMPREPLY=($(compgen -W "auto 1 2" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --from)

@@ -46,7 +46,7 @@ _trace__stat() {
                     return 0
                     ;;
                 --threads)
-                    COMPREPLY=($(compgen -W "auto 1 2" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --by)

@@ -6,9 +6,7 @@ trace\t''
 stf\t''
 stf-dump\t''"
 complete -c trace-stat -s o -l output -d 'Write to FILE instead of standard output' -r
-complete -c trace-stat -l threads -d 'Threads: 1 does everything on one core; 2 puts helper threads to work on the input (the TSV stream\'s rows, a Pajé trace\'s words, a Pallas trace\'s threads) and encodes the output on a second thread (a copy of the rows as read stays on the reading thread); auto is 2 when the machine has two cores or more. The output is the same either way' -r -f -a "auto\t''
-1\t''
-2\t''"
+complete -c trace-stat -l threads -d 'Threads: 1 does everything on one core; N > 1 encodes the output on a second thread (a copy of the rows as read stays on the reading thread) and puts N helper threads to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads; a Pajé trace\'s words on one); auto is the number of cores the process may use. The output is the same for every N' -r
 complete -c trace-stat -l by -d 'What a row is per: profile: name, loc,name, cat,name or loc; messages: pair (sender and receiver) or comm' -r -f -a "name\t''
 loc\,name\t''
 cat\,name\t''

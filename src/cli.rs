@@ -8,6 +8,7 @@
 
 use std::cell::Cell;
 use std::io::IsTerminal;
+use std::num::NonZeroUsize;
 use std::process::ExitCode;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -156,26 +157,44 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_progress: bool,
 
-    /// Threads: 1 does everything on one core; 2 puts helper threads to work
-    /// on the input (the TSV stream's rows, a Pajé trace's words, a Pallas
-    /// trace's threads) and encodes the output on a second thread (a copy of
-    /// the rows as read stays on the reading thread); auto is 2 when the
-    /// machine has two cores or more. The output is the same either way.
-    #[arg(long, value_name = "N", default_value = "auto",
-          value_parser = PossibleValuesParser::new(["auto", "1", "2"]))]
-    pub threads: String,
+    /// Threads: 1 does everything on one core; N > 1 encodes the output on
+    /// a second thread (a copy of the rows as read stays on the reading
+    /// thread) and puts N helper threads to work on inputs that split (the
+    /// TSV stream's chunks of rows, a Pallas trace's threads; a Pajé trace's
+    /// words on one); auto is the number of cores the process may use. The
+    /// output is the same for every N.
+    #[arg(long, value_name = "N", default_value = "auto", value_parser = parse_threads)]
+    pub threads: ThreadsArg,
+}
+
+/// `--threads`: a number, or as many as the process may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThreadsArg {
+    /// The cores the process may use.
+    Auto,
+    /// That many.
+    Count(NonZeroUsize),
+}
+
+fn parse_threads(text: &str) -> std::result::Result<ThreadsArg, String> {
+    match text {
+        "auto" => Ok(ThreadsArg::Auto),
+        _ => text
+            .parse::<NonZeroUsize>()
+            .map(ThreadsArg::Count)
+            .map_err(|_| format!("expected `auto` or a number of threads from 1, found `{text}`")),
+    }
 }
 
 impl RunArgs {
-    /// How the pump uses threads: decided by the arguments and the machine's
-    /// core count, never by timing.
+    /// How many threads the pipeline uses: decided by the arguments and the
+    /// cores the process may use, never by timing.
     pub fn threads(&self) -> Threads {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        match self.threads.as_str() {
-            "1" => Threads::One,
-            "2" => Threads::Two,
-            _ if cores >= 2 => Threads::Two,
-            _ => Threads::One,
+        match self.threads {
+            ThreadsArg::Count(n) => Threads::new(n.get()),
+            ThreadsArg::Auto => {
+                Threads::new(std::thread::available_parallelism().map_or(1, NonZeroUsize::get))
+            }
         }
     }
 }

@@ -5,6 +5,8 @@
 //! This module sits below every format and operation and imports none of them;
 //! the registry (`format.rs`) sits above the formats.
 
+use std::num::NonZeroUsize;
+
 use crate::error::{Location, Result, Warnings};
 use crate::record::{ColumnSet, KindSet, Record};
 use crate::symbol::Symbols;
@@ -218,21 +220,38 @@ impl<S: RecordSource + ?Sized> RecordSource for Box<S> {
     }
 }
 
-/// How many cores a command may keep busy: the pump writes on a second
-/// thread, and a reader that can works on its input on helper threads,
-/// when it is two.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Threads {
+/// How many threads a command may keep busy, at least one: with more than
+/// one, the pump writes on a second thread and a reader whose input splits
+/// puts that many helper threads to work on it (TSV chunks, Pallas threads;
+/// a Pajé trace's words on one). The output is the same for every count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Threads(NonZeroUsize);
+
+impl Threads {
     /// Everything on the calling thread.
-    #[default]
-    One,
-    /// Up to two cores.
-    Two,
+    pub const ONE: Threads = Threads(NonZeroUsize::MIN);
+
+    /// `n` threads (one when `n` is 0).
+    pub fn new(n: usize) -> Threads {
+        Threads(NonZeroUsize::new(n).unwrap_or(NonZeroUsize::MIN))
+    }
+
+    /// The number of threads.
+    pub fn count(self) -> usize {
+        self.0.get()
+    }
+
+    /// Whether work may go to other threads at all.
+    pub fn parallel(self) -> bool {
+        self.count() > 1
+    }
 }
 
-/// Helper threads a reader puts to work with [`Threads::Two`]: its own
-/// thread hands their work out in order, so two keep both cores busy.
-pub const HELPERS: usize = 2;
+impl Default for Threads {
+    fn default() -> Threads {
+        Threads::ONE
+    }
+}
 
 /// Options every reader receives.
 #[derive(Debug, Clone, Default)]

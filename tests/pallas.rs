@@ -806,9 +806,9 @@ fn one_event_thread(
 }
 
 /// trace-cat's stderr on `dir`, asserting it failed the same way with the
-/// threads expanded on one core and on two.
+/// threads expanded on 1, 2, 3 and 8 threads.
 fn stderr_of_failure(dir: &Path) -> String {
-    let [one, two] = ["1", "2"].map(|threads| {
+    let [one, two, three, eight] = ["1", "2", "3", "8"].map(|threads| {
         let out = bin("trace-cat")
             .args(["--threads", threads])
             .arg(dir)
@@ -817,15 +817,17 @@ fn stderr_of_failure(dir: &Path) -> String {
             .code(1);
         String::from_utf8(out.get_output().stderr.clone()).unwrap()
     });
-    assert_eq!(one, two, "one thread and two disagree");
-    two
+    for (n, many) in [(2, &two), (3, &three), (8, &eight)] {
+        assert_eq!(&one, many, "one thread and {n} disagree");
+    }
+    one
 }
 
-/// The threads expanded on helper threads and merged (`--threads 2`) give
+/// The threads expanded on helper threads and merged (`--threads N`) give
 /// the bytes one thread gives: as TSV (lines encoded by the helpers) and as
 /// JSON Lines (rows handed over whole).
 #[test]
-fn two_threads_give_the_bytes_of_one() {
+fn any_number_of_threads_gives_the_bytes_of_one() {
     for (abi, compression) in [(20, Compression::Zstd), (16, Compression::None)] {
         let dir = scratch(&format!("pallas-threads-{abi}"));
         let (trace, _) = sample(abi, compression, Encoding::None);
@@ -836,7 +838,7 @@ fn two_threads_give_the_bytes_of_one() {
             } else {
                 "trace-cat"
             };
-            let [one, two] = ["1", "2"].map(|threads| {
+            let [one, two, three, eight] = ["1", "2", "3", "8"].map(|threads| {
                 let out = bin(cmd)
                     .args(&args)
                     .args(["--threads", threads])
@@ -845,11 +847,13 @@ fn two_threads_give_the_bytes_of_one() {
                 out.success().get_output().stdout.clone()
             });
             assert!(one.len() > 500, "{cmd} {args:?}");
-            assert_eq!(
-                String::from_utf8_lossy(&one),
-                String::from_utf8_lossy(&two),
-                "{cmd} {args:?} abi {abi}"
-            );
+            for (n, many) in [(2, &two), (3, &three), (8, &eight)] {
+                assert_eq!(
+                    String::from_utf8_lossy(&one),
+                    String::from_utf8_lossy(many),
+                    "{cmd} {args:?} abi {abi}, {n} threads"
+                );
+            }
         }
     }
 }

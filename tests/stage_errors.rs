@@ -85,7 +85,7 @@ fn write_stream(dir: &Path, name: &str, prefix: &str, bad: bool) -> (PathBuf, us
 /// of threads.
 fn error_of(command: &str, args: &[&str], inputs: &[&Path]) -> String {
     let mut messages: Vec<String> = Vec::new();
-    for threads in ["1", "2"] {
+    for threads in ["1", "2", "4"] {
         let out = bin(command)
             .args(args)
             .args(["-t", "paje", "--threads", threads])

@@ -464,13 +464,13 @@ fn long_stream(rows: usize) -> Vec<String> {
     out
 }
 
-/// The TSV reader on helper threads (`--threads 2`) behaves as on one
+/// The TSV reader on helper threads (`--threads 2`, 3, 8) behaves as on one
 /// thread, on inputs of many chunks: the same output, warnings, errors
 /// (naming the same line) and exit status, for a good stream, one with LF
 /// or CRLF ends, one whose last line has no newline, and ones with a bad
 /// row or a row out of order in the middle, through cat and filter.
 #[test]
-fn two_threads_read_a_stream_as_one_does() {
+fn any_number_of_threads_reads_a_stream_as_one_does() {
     let dir = scratch("threads");
     let rows = long_stream(120_000);
     let good = stream(&rows);
@@ -498,7 +498,7 @@ fn two_threads_read_a_stream_as_one_does() {
             ("trace-filter", vec!["-k", "event,state"]),
             ("trace-filter", vec!["-l", "q", "-n", "f3*"]),
         ] {
-            let runs: Vec<_> = ["1", "2"]
+            let runs: Vec<_> = ["1", "2", "3", "8"]
                 .map(|threads| {
                     let out = bin(cmd)
                         .args(&args)
@@ -510,13 +510,13 @@ fn two_threads_read_a_stream_as_one_does() {
                     (out.status.code(), stderr, out.stdout)
                 })
                 .into();
-            let (code, stderr, stdout) = &runs[1];
-            assert_eq!(runs[0].0, *code, "{cmd} {args:?} {name}");
-            assert_eq!(runs[0].1, *stderr, "{cmd} {args:?} {name}");
-            assert!(
-                runs[0].2 == *stdout,
-                "{cmd} {args:?} {name}: outputs differ"
-            );
+            let (code, stderr, stdout) = &runs[0];
+            for (threads, many) in ["2", "3", "8"].iter().zip(&runs[1..]) {
+                let at = format!("{cmd} {args:?} {name}, {threads} threads");
+                assert_eq!(many.0, *code, "{at}");
+                assert_eq!(many.1, *stderr, "{at}");
+                assert!(many.2 == *stdout, "{at}: outputs differ");
+            }
             match bad_line {
                 Some(line) => {
                     assert_eq!(*code, Some(1), "{name}");

@@ -1,10 +1,12 @@
 //! `trace-stat`: a report table over a stream (profile, messages, counters,
 //! states).
 
+use std::num::NonZeroUsize;
+
 use clap::builder::PossibleValuesParser;
 use clap::Parser;
 
-use crate::cli::{Env, InputArgs, Pipeline, TableArgs};
+use crate::cli::{Env, InputArgs, Pipeline, TableArgs, ThreadsArg};
 use crate::error::{Error, Result};
 use crate::io::{check_output_is_not_an_input, open_output};
 use crate::ops::matcher::{Matcher, Unmatched};
@@ -225,8 +227,8 @@ pub fn run(mut args: Args, env: &Env) -> Result<()> {
         // costs (bench/stat.sh): auto means one thread for the pump here; the
         // reader goes by the arguments as given.
         let mut run = args.table.run.clone();
-        if run.threads == "auto" {
-            run.threads = "1".to_string();
+        if run.threads == ThreadsArg::Auto {
+            run.threads = ThreadsArg::Count(NonZeroUsize::MIN);
         }
         let pipeline = Pipeline::open(&args.input, env, &args.table.run)?;
         check_output_is_not_an_input(args.table.output.as_deref(), &args.input.named())?;

@@ -20,7 +20,7 @@ use crate::fasthash::{FastMap, StrMap};
 use crate::io::{cut_error, Input, CUT_WARNING};
 use crate::ops::matcher::pair_halves;
 use crate::ops::reorder::{RowQueue, Ticket};
-use crate::pipe::{Demand, FormatOption, OptionValue, ReadOptions, RecordSource, Supply, Threads};
+use crate::pipe::{Demand, FormatOption, OptionValue, ReadOptions, RecordSource, Supply};
 use crate::record::{flags, Kind, Record, Sym};
 use crate::symbol::{well_known, SymCache};
 
@@ -58,9 +58,10 @@ pub const READ_OPTIONS: &[FormatOption] = &[
 /// Registry constructor.
 pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
     let (name, reader) = input.into_reader()?;
-    let lines = match opts.threads {
-        Threads::Two => Lines::ahead(&name, reader)?,
-        Threads::One => Lines::here(&name, reader),
+    // One helper: lexing is a small part of the reading thread's work.
+    let lines = match opts.threads.parallel() {
+        true => Lines::ahead(&name, reader)?,
+        false => Lines::here(&name, reader),
     };
     Ok(Box::new(PajeReader::with_lines(lines, opts)))
 }

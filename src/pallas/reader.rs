@@ -22,7 +22,7 @@ use crate::fasthash::FastMap;
 use crate::io::Input;
 use crate::ops::ahead::{read_ahead, Locator};
 use crate::ops::merge::Merger;
-use crate::pipe::{Demand, ReadOptions, RecordSource, Supply, Threads, HELPERS};
+use crate::pipe::{Demand, ReadOptions, RecordSource, Supply};
 use crate::record::{flags, Kind, Record, Sym};
 use crate::symbol::{well_known, SymCache, Symbols};
 
@@ -163,17 +163,17 @@ impl PallasSource {
             let syms = SymCache::new(symbols.clone());
             threads.push(ThreadSource::open(&main.params, place, scope, syms)?);
         }
-        let sources: Vec<Box<dyn RecordSource>> = match opts.threads {
-            Threads::Two => {
+        let sources: Vec<Box<dyn RecordSource>> = match opts.threads.parallel() {
+            true => {
                 let located = threads.into_iter().map(|t| {
                     let file = t.events.name.clone();
                     let locate: Locator = Arc::new(move |mark| event_location(&file, mark));
                     (t, locate, name.to_string())
                 });
-                let lanes = read_ahead(located.collect(), HELPERS, symbols)?;
+                let lanes = read_ahead(located.collect(), opts.threads.count(), symbols)?;
                 lanes.into_iter().map(|l| Box::new(l) as _).collect()
             }
-            Threads::One => threads.into_iter().map(|t| Box::new(t) as _).collect(),
+            false => threads.into_iter().map(|t| Box::new(t) as _).collect(),
         };
         Ok(PallasSource {
             head: layout.head,

@@ -44,9 +44,9 @@ pub fn pump(
     // Lines copied as read cost no more to write than to hand to a second
     // thread: the writer has a thread of its own only when it encodes.
     let copies = reads.raw_line_alone() && supply.raw_lines;
-    match threads {
-        Threads::Two if !copies => parallel(source, sink, progress)?,
-        _ => serial(source, sink, progress)?,
+    match threads.parallel() && !copies {
+        true => parallel(source, sink, progress)?,
+        false => serial(source, sink, progress)?,
     }
     progress(None);
     let at = Location::File(format!("{}: at end of input", source.location().file()));
@@ -249,7 +249,7 @@ mod tests {
     #[test]
     fn every_record_arrives_once_in_order() {
         for count in [0, 1, BATCH as u64, 3 * BATCH as u64 + 7] {
-            for threads in [Threads::One, Threads::Two] {
+            for threads in [Threads::ONE, Threads::new(2), Threads::new(3)] {
                 let mut source = Numbers { next: 0, count };
                 let mut sink = Collect::default();
                 pump(&mut source, &mut sink, &mut progress(), threads).unwrap();

@@ -15,7 +15,6 @@ use super::RowParser;
 use crate::chunks::{Chunk, ChunkWork, Chunked};
 use crate::error::{Error, Location, Result, Warnings};
 use crate::io::{cut_error, CUT_WARNING};
-use crate::pipe::HELPERS;
 use crate::record::{ColumnSet, KindSet, Record, Sym};
 use crate::stream::{short_row_ahead, StreamCheck, Verdict};
 use crate::symbol::{SymCache, Symbols};
@@ -114,14 +113,16 @@ pub(super) struct ChunkRows {
 impl ChunkRows {
     /// Rows of `input` (named `name`, the bytes `start` already read from
     /// it, `line` lines before them) parsed as `parser` parses them, by
-    /// [`HELPERS`] threads; their identifiers go to `symbols`.
+    /// `helpers` threads; their identifiers go to `symbols`.
     pub(super) fn new(
         name: &str,
         (start, input, line): (Vec<u8>, Box<dyn std::io::Read>, u64),
         parser: &RowParser,
         symbols: Symbols,
+        helpers: usize,
     ) -> Result<ChunkRows> {
-        let locals: Vec<Symbols> = (0..HELPERS).map(|_| Symbols::new()).collect();
+        let helpers = helpers.max(1);
+        let locals: Vec<Symbols> = (0..helpers).map(|_| Symbols::new()).collect();
         let hints = Arc::new(Mutex::new((parser.skip, parser.decoded)));
         let work = locals
             .iter()
@@ -138,7 +139,7 @@ impl ChunkRows {
             current: None,
             next: 0,
             first_line: line + 1,
-            maps: vec![Vec::new(); HELPERS],
+            maps: vec![Vec::new(); helpers],
             locals,
             syms: SymCache::new(symbols),
             hints,

@@ -14,7 +14,7 @@ use crate::error::{Error, Location, Result, Warnings};
 use crate::io::{Input, LineReader, Output};
 use crate::number::{parse_int, parse_uint, push_int, push_uint};
 use crate::pipe::{
-    Demand, Probe, ReadOptions, Reads, RecordSink, RecordSource, Supply, Threads, WriteOptions,
+    Demand, Probe, ReadOptions, Reads, RecordSink, RecordSource, Supply, WriteOptions,
 };
 use crate::record::{
     validate_attrs, validate_flags, Column, ColumnSet, Kind, KindSet, Record, COLUMNS,
@@ -39,9 +39,9 @@ pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSou
     let (name, reader) = input.into_reader()?;
     let reader =
         TsvReader::new(&name, reader, opts.symbols.clone())?.with_warnings(opts.warnings.clone());
-    Ok(match opts.threads {
-        Threads::Two => Box::new(reader.on_helpers()),
-        Threads::One => Box::new(reader),
+    Ok(match opts.threads.parallel() {
+        true => Box::new(reader.on_helpers(opts.threads.count())),
+        false => Box::new(reader),
     })
 }
 
@@ -172,12 +172,12 @@ impl<R> TsvReader<R> {
 impl<R: BufRead + 'static> TsvReader<R> {
     /// Parses the rows on helper threads from the first row on (after the
     /// stages above said what they skip), handing them out in order.
-    pub fn on_helpers(mut self) -> Self {
+    pub fn on_helpers(mut self, helpers: usize) -> Self {
         let (name, symbols) = (self.name.clone(), self.symbols.clone());
         self.to_helpers = Some(Box::new(move |lines: LineReader<R>, parser: &RowParser| {
             let (rest, inner, line) = lines.into_parts();
             let input: Box<dyn std::io::Read> = Box::new(inner);
-            ChunkRows::new(&name, (rest, input, line), parser, symbols)
+            ChunkRows::new(&name, (rest, input, line), parser, symbols, helpers)
         }));
         self
     }
