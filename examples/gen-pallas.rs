@@ -9,8 +9,8 @@
 
 use std::path::PathBuf;
 
-use tracepipe::pallas::archive::{Compression, Encoding};
-use tracepipe::pallas::writer::{
+use tracepipe::formats::pallas::archive::{Compression, Encoding};
+use tracepipe::formats::pallas::writer::{
     event_token, loop_token, sequence_token, ArchiveSpec, Defs, EventSpec, ThreadSpec, TraceSpec,
 };
 

@@ -6,10 +6,10 @@
 
 use std::io::Write;
 
+use tracepipe::formats::stream::{jsonl::JsonlWriter, tsv::TsvWriter};
 use tracepipe::io::Output;
+use tracepipe::model::record::{Kind, Record};
 use tracepipe::pipe::{RecordSink, WriteOptions};
-use tracepipe::record::{Kind, Record};
-use tracepipe::stream::{jsonl::JsonlWriter, tsv::TsvWriter};
 use tracepipe::Symbols;
 
 const FUNCTIONS: [&str; 6] = [

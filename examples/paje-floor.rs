@@ -8,8 +8,8 @@
 
 use tracepipe::decimal::plain_seconds_to_ns;
 use tracepipe::fasthash::StrMap;
+use tracepipe::formats::paje::split_words;
 use tracepipe::io::LineReader;
-use tracepipe::paje::split_words;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();

@@ -17,14 +17,14 @@ use clap::builder::PossibleValuesParser;
 use clap::{Arg, ArgAction, ArgMatches, Args, CommandFactory, FromArgMatches};
 
 use crate::error::{Error, Location, Result, Warnings};
+use crate::exec::merge::Merger;
+use crate::exec::pump::{self, Threads};
 use crate::format::{self, Format, FORMATS};
 use crate::io::{check_output_is_not_an_input, open_output, ByteCounter, Input};
-use crate::ops::merge::Merger;
-use crate::ops::pump::{self, Threads};
+use crate::model::symbol::Symbols;
 use crate::pipe::{
     FormatOption, FormatOptions, OptionValue, ReadOptions, RecordSink, RecordSource, WriteOptions,
 };
-use crate::symbol::Symbols;
 use crate::table::{self, TableFormat, TableWriter};
 
 /// Inputs of a command that reads traces or streams.
@@ -564,7 +564,7 @@ impl<'e> Pipeline<'e> {
 struct Empty;
 
 impl RecordSource for Empty {
-    fn next_record(&mut self, _: &mut crate::record::Record) -> Result<bool> {
+    fn next_record(&mut self, _: &mut crate::model::record::Record) -> Result<bool> {
         Ok(false)
     }
     fn mark(&self) -> u64 {

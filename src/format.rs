@@ -7,14 +7,14 @@
 //! `-f/--input-format` and `-t/--output-format` name a format directly.
 
 use crate::error::{Error, Result};
+use crate::formats::paje;
+use crate::formats::pallas;
+use crate::formats::stf;
+use crate::formats::stream;
+use crate::formats::trace;
+use crate::formats::viewer;
 use crate::io::{Input, Output};
-use crate::paje;
-use crate::pallas;
 use crate::pipe::{FormatOption, Probe, ReadOptions, RecordSink, RecordSource, WriteOptions};
-use crate::stf;
-use crate::stream;
-use crate::trace;
-use crate::viewer;
 
 /// Opens a reader over an input.
 pub type ReaderFn = fn(Input, &ReadOptions) -> Result<Box<dyn RecordSource>>;

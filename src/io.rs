@@ -609,7 +609,7 @@ impl Line<'_> {
 
 /// Reads newline-terminated lines into one reused buffer, counting lines.
 ///
-/// A last line without its newline is reported by [`LineReader::truncated`] so a
+/// A last line without its newline is reported by the `truncated` flag of its [`Line`] so a
 /// format can treat a cut file as an error.
 pub struct LineReader<R> {
     inner: R,

@@ -8,8 +8,8 @@
 use std::num::NonZeroUsize;
 
 use crate::error::{Location, Result, Warnings};
-use crate::record::{ColumnSet, KindSet, Record};
-use crate::symbol::Symbols;
+use crate::model::record::{ColumnSet, KindSet, Record};
+use crate::model::symbol::Symbols;
 
 /// Something that yields records in stream order: a format reader, a merge of
 /// several sources, a stage that drops or makes rows, a test fixture.
@@ -108,7 +108,7 @@ impl Supply {
 /// Something that consumes records: a writer, or a stage that transforms records
 /// and passes them to the next sink.
 pub trait RecordSink {
-    /// Consumes one record. Errors about the record itself are [`Error::Record`]
+    /// Consumes one record. Errors about the record itself are [`Error::Record`](crate::error::Error::Record)
     /// so the driver can add the source position.
     fn write(&mut self, rec: &Record) -> Result<()>;
 

@@ -5,8 +5,8 @@
 
 use crate::error::Result;
 use crate::io::Output;
+use crate::model::text::escape_tsv;
 use crate::number::{push_int, push_uint};
-use crate::stream::escape_tsv;
 
 /// The form of a report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -175,3 +175,61 @@ fn the_registry_is_imported_by_the_command_layer_only() {
         }
     }
 }
+
+/// The layers of `src/`, bottom up: a module imports only modules of its
+/// own layer or below (docs/architecture.md draws them).
+const LAYERS: [&[&str]; 9] = [
+    &["error", "number", "decimal", "swar", "fasthash"],
+    &["model"],
+    &["pipe", "io", "table"],
+    &["exec"],
+    &["stages"],
+    &["formats"],
+    &["stats"],
+    &["format"],
+    &["cli", "cmd"],
+];
+
+fn layer_of(module: &str) -> usize {
+    let top = module.split("::").next().unwrap();
+    LAYERS
+        .iter()
+        .position(|layer| layer.contains(&top))
+        .unwrap_or_else(|| panic!("module `{module}` is in no layer: add it to LAYERS"))
+}
+
+#[test]
+fn modules_import_only_their_layer_or_below() {
+    for (module, targets) in graph() {
+        for target in targets {
+            assert!(
+                layer_of(&target) <= layer_of(&module),
+                "{module} imports {target}, a layer above it"
+            );
+        }
+    }
+}
+
+/// The format of a module under `formats::`, if it is one.
+fn format_of(module: &str) -> Option<&str> {
+    module
+        .strip_prefix("formats::")
+        .map(|rest| rest.split("::").next().unwrap())
+}
+
+#[test]
+fn formats_do_not_import_each_other_but_the_stream_codec() {
+    for (module, targets) in graph() {
+        let Some(own) = format_of(&module) else {
+            continue;
+        };
+        for target in targets {
+            if let Some(other) = format_of(&target) {
+                assert!(
+                    other == own || other == "stream",
+                    "{module} imports {target}: formats share the model, the stages and exec, not each other's code"
+                );
+            }
+        }
+    }
+}

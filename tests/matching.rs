@@ -9,8 +9,8 @@ use std::path::Path;
 
 use common::{bin, corpus, row, scratch, stream, Rng};
 use tracepipe::error::Warnings;
-use tracepipe::ops::matcher::{Matcher, Unmatched};
 use tracepipe::pipe::RecordSink;
+use tracepipe::stages::matcher::{Matcher, Unmatched};
 use tracepipe::{Kind, Record};
 
 /// Runs `trace-match ARGS FILE`: (stdout, stderr, success).

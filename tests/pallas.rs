@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use common::*;
 use predicates::prelude::*;
 use serde_json::Value;
-use tracepipe::pallas::archive::{ArchiveFile, Compression, Encoding, MainFile};
-use tracepipe::pallas::writer::{
+use tracepipe::formats::pallas::archive::{ArchiveFile, Compression, Encoding, MainFile};
+use tracepipe::formats::pallas::writer::{
     event_token, loop_token, sequence_token, ArchiveSpec, Defs, EventSpec, ThreadSpec, TraceSpec,
 };
 
@@ -82,7 +82,7 @@ fn render(v: &Value, with_attrs: bool) -> Vec<(u64, String)> {
             t
         }
         ("coll", _) => {
-            let op = tracepipe::pallas::collective_op(name).unwrap();
+            let op = tracepipe::formats::pallas::collective_op(name).unwrap();
             let value = match v.get("value") {
                 Some(Value::Number(n)) => n.to_string(),
                 Some(Value::String(s)) => s.clone(),
@@ -1104,7 +1104,7 @@ fn more_threads_than_open_files_allowed() {
 fn read_all(dir: &Path) -> Result<usize, String> {
     use tracepipe::pipe::RecordSource;
     let opts = tracepipe::pipe::ReadOptions::default();
-    let mut source = tracepipe::pallas::reader::PallasSource::open("t", dir, &opts)
+    let mut source = tracepipe::formats::pallas::reader::PallasSource::open("t", dir, &opts)
         .map_err(|e| e.to_string())?;
     let mut rec = tracepipe::Record::default();
     let mut n = 0;

@@ -8,9 +8,9 @@ use std::io::Cursor;
 
 use common::scratch;
 use tracepipe::error::{Error, Result};
-use tracepipe::ops::pump::{pump, Threads};
-use tracepipe::pallas::archive::{Compression, Encoding};
-use tracepipe::pallas::writer::{
+use tracepipe::exec::pump::{pump, Threads};
+use tracepipe::formats::pallas::archive::{Compression, Encoding};
+use tracepipe::formats::pallas::writer::{
     event_token, loop_token, sequence_token, ArchiveSpec, EventSpec, ThreadSpec, TraceSpec,
 };
 use tracepipe::pipe::{ReadOptions, RecordSink, RecordSource};
@@ -71,7 +71,7 @@ fn tsv() {
         text.push_str(&format!("event\t{k}\t\tt\t\te{k}\t\t\t\t\t\t\t\t\t\n"));
     }
     let err = error_of(|opts| {
-        let reader = tracepipe::stream::tsv::TsvReader::new(
+        let reader = tracepipe::formats::stream::tsv::TsvReader::new(
             "s.tsv",
             Cursor::new(text.clone()),
             opts.symbols.clone(),
@@ -93,7 +93,7 @@ fn jsonl() {
         ));
     }
     let err = error_of(|opts| {
-        let reader = tracepipe::stream::jsonl::JsonlReader::new(
+        let reader = tracepipe::formats::stream::jsonl::JsonlReader::new(
             "s.jsonl",
             Cursor::new(text.clone()),
             opts.symbols.clone(),
@@ -138,8 +138,11 @@ fn paje_behind_the_reorder_window() {
         text.push_str(&format!("3 {k}e-6 ET t e{k}\n"));
     }
     let err = error_of(|opts| {
-        let reader =
-            tracepipe::paje::reader::PajeReader::new("p.paje", Cursor::new(text.clone()), opts);
+        let reader = tracepipe::formats::paje::reader::PajeReader::new(
+            "p.paje",
+            Cursor::new(text.clone()),
+            opts,
+        );
         Box::new(reader)
     });
     assert!(
@@ -156,8 +159,11 @@ fn trace_sorted_by_time() {
         text.push_str(&format!("E {k} {k} ; name = e{k}\n"));
     }
     let err = error_of(|opts| {
-        let reader =
-            tracepipe::trace::reader::TraceReader::new("t.etf", Cursor::new(text.clone()), opts);
+        let reader = tracepipe::formats::trace::reader::TraceReader::new(
+            "t.etf",
+            Cursor::new(text.clone()),
+            opts,
+        );
         Box::new(reader.unwrap())
     });
     // Event k (the k-th by time) is on line EVENTS - k + 2.
@@ -190,7 +196,7 @@ fn pallas_by_event_index() {
     }];
     trace.write(&dir).unwrap();
     let err = error_of(|opts| {
-        let source = tracepipe::pallas::reader::PallasSource::open("trace", &dir, opts);
+        let source = tracepipe::formats::pallas::reader::PallasSource::open("trace", &dir, opts);
         Box::new(source.unwrap())
     });
     assert!(
@@ -214,7 +220,7 @@ fn stf_by_record_offset() {
     let err = error_of(|opts| {
         let counter = tracepipe::io::ByteCounter::default();
         let input = tracepipe::io::Input::open(stf.to_str().unwrap(), &counter).unwrap();
-        tracepipe::stf::reader::open_reader(input, opts).unwrap()
+        tracepipe::formats::stf::reader::open_reader(input, opts).unwrap()
     });
     // The process file: its 9-byte header, then one 71-byte `tracepipe_row`
     // record per row, the container's first.
@@ -237,7 +243,7 @@ fn stf_dump_by_line() {
     let err = error_of(|opts| {
         let counter = tracepipe::io::ByteCounter::default();
         let input = tracepipe::io::Input::open(path.to_str().unwrap(), &counter).unwrap();
-        tracepipe::stf::dump::open_reader(input, opts).unwrap()
+        tracepipe::formats::stf::dump::open_reader(input, opts).unwrap()
     });
     // Two header lines: event k is on line k + 2.
     assert_eq!(

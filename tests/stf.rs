@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 
 use common::{accepted_traces, bin, cat, col, corpus, data, matched, output_of, scratch, HEADER};
 use predicates::prelude::*;
-use tracepipe::stf::generic::generic_keys;
-use tracepipe::stf::layout::{class_of, is_string_field, Layout, Scalar, SPEC_LAYOUTS};
-use tracepipe::stf::reader::record_specifiers;
-use tracepipe::stf::{DECLARATIONS, INDEX_ONLY};
+use tracepipe::formats::stf::generic::generic_keys;
+use tracepipe::formats::stf::layout::{class_of, is_string_field, Layout, Scalar, SPEC_LAYOUTS};
+use tracepipe::formats::stf::reader::record_specifiers;
+use tracepipe::formats::stf::{DECLARATIONS, INDEX_ONLY};
 
 /// Three processes every fixture declares.
 const CONTAINERS: &str = "container\t\t\tp0\tprocess\tP0\t\t\t\t\t\t\t\t\t\n\

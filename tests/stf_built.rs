@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{bin, cat, col, scratch};
-use tracepipe::stf::layout::SPEC_LAYOUTS;
-use tracepipe::stf::{header, Component, NONE};
+use tracepipe::formats::stf::layout::SPEC_LAYOUTS;
+use tracepipe::formats::stf::{header, Component, NONE};
 
 /// The record id the builder gives `class`: its place in the catalogue.
 fn id(class: &str) -> u8 {
@@ -291,7 +291,10 @@ fn tracepipe_records_are_checked_as_the_stream_reader_checks_rows() {
     let dir = scratch("stf-own-records");
     let meta = |name: &str, value: &str| [vec![0], text(name), text(value)].concat();
     let with_tracepipe = |files: &mut Files| {
-        for (i, spec) in tracepipe::stf::layout::TRACEPIPE_LAYOUTS.iter().enumerate() {
+        for (i, spec) in tracepipe::formats::stf::layout::TRACEPIPE_LAYOUTS
+            .iter()
+            .enumerate()
+        {
             let rid = 0xD0 + i as u8;
             files.index.extend_from_slice(&[0xFF, rid]);
             files
@@ -301,7 +304,7 @@ fn tracepipe_records_are_checked_as_the_stream_reader_checks_rows() {
         }
     };
     let own_id = |class: &str| {
-        0xD0 + tracepipe::stf::layout::TRACEPIPE_LAYOUTS
+        0xD0 + tracepipe::formats::stf::layout::TRACEPIPE_LAYOUTS
             .iter()
             .position(|s| s.starts_with(&format!("{class}(")))
             .unwrap() as u8

@@ -3,7 +3,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use tracepipe::pipe::RecordSource;
-use tracepipe::stream::jsonl::JsonlReader;
+use tracepipe::formats::stream::jsonl::JsonlReader;
 use tracepipe::Record;
 
 fuzz_target!(|data: &[u8]| {

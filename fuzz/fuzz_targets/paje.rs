@@ -3,9 +3,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tracepipe::paje::lexer::{Lexed, Lines};
-use tracepipe::paje::reader::PajeReader;
-use tracepipe::paje::WordSpan;
+use tracepipe::formats::paje::lexer::{Lexed, Lines};
+use tracepipe::formats::paje::reader::PajeReader;
+use tracepipe::formats::paje::WordSpan;
 use tracepipe::pipe::{ReadOptions, RecordSource};
 use tracepipe::Record;
 

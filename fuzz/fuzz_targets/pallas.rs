@@ -10,9 +10,9 @@ mod common;
 
 use common::edit;
 use libfuzzer_sys::fuzz_target;
-use tracepipe::pallas::archive::{Compression, Encoding};
-use tracepipe::pallas::reader::PallasSource;
-use tracepipe::pallas::writer::{
+use tracepipe::formats::pallas::archive::{Compression, Encoding};
+use tracepipe::formats::pallas::reader::PallasSource;
+use tracepipe::formats::pallas::writer::{
     event_token, loop_token, sequence_token, ArchiveSpec, EventSpec, ThreadSpec, TraceSpec,
 };
 use tracepipe::pipe::RecordSource;

@@ -10,10 +10,10 @@ mod common;
 use common::Buffer;
 use libfuzzer_sys::fuzz_target;
 use tracepipe::io::Output;
-use tracepipe::ops::slice::{Messages, SliceOptions, SliceSource};
-use tracepipe::ops::window::Window;
+use tracepipe::stages::slice::{Messages, SliceOptions, SliceSource};
+use tracepipe::stages::window::Window;
 use tracepipe::pipe::{RecordSource, WriteOptions};
-use tracepipe::stream::tsv::TsvReader;
+use tracepipe::formats::stream::tsv::TsvReader;
 use tracepipe::{Record, Symbols};
 
 fuzz_target!(|data: &[u8]| {
@@ -64,7 +64,7 @@ fuzz_target!(|data: &[u8]| {
         ..WriteOptions::default()
     };
     let mut sink =
-        tracepipe::stream::tsv::open_writer(Output::new("out", Box::new(buffer.clone())), &opts)
+        tracepipe::formats::stream::tsv::open_writer(Output::new("out", Box::new(buffer.clone())), &opts)
             .expect("a TSV writer opens");
     for r in &rows {
         if let Err(e) = sink.write(r) {

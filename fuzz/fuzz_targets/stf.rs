@@ -15,7 +15,7 @@ use common::edit;
 use libfuzzer_sys::fuzz_target;
 use tracepipe::io::{ByteCounter, Input, Output};
 use tracepipe::pipe::{ReadOptions, RecordSource, WriteOptions};
-use tracepipe::stream::tsv::TsvReader;
+use tracepipe::formats::stream::tsv::TsvReader;
 use tracepipe::Record;
 
 /// A stream with a row of each mapping (functions, messages, counters,
@@ -46,7 +46,7 @@ fn template() -> &'static Vec<(String, Vec<u8>)> {
         let file = std::fs::File::create(&index).unwrap();
         let out = Output::new(index.to_str().unwrap(), Box::new(file));
         let opts = WriteOptions::default();
-        let mut writer = tracepipe::stf::writer::open_writer(out, &opts).unwrap();
+        let mut writer = tracepipe::formats::stf::writer::open_writer(out, &opts).unwrap();
         let mut reader =
             TsvReader::new("template.tsv", Cursor::new(TEMPLATE), opts.symbols.clone()).unwrap();
         let mut rec = Record::default();
@@ -187,21 +187,21 @@ fuzz_target!(|data: &[u8]| {
     std::fs::create_dir_all(&dir).unwrap();
     let dump = dir.join("dump.txt");
     std::fs::write(&dump, data).unwrap();
-    open(&dump, tracepipe::stf::dump::open_reader);
+    open(&dump, tracepipe::formats::stf::dump::open_reader);
 
     let opts = WriteOptions::default();
     if let Ok(mut reader) = TsvReader::new("fuzz.tsv", data, opts.symbols.clone()) {
         let index = dir.join("w.stf");
         let file = std::fs::File::create(&index).unwrap();
         let out = Output::new(index.to_str().unwrap(), Box::new(file));
-        let mut writer = tracepipe::stf::writer::open_writer(out, &opts).unwrap();
+        let mut writer = tracepipe::formats::stf::writer::open_writer(out, &opts).unwrap();
         let mut rec = Record::default();
         let mut written = Ok(());
         while let (Ok(true), Ok(())) = (reader.next_record(&mut rec), &written) {
             written = writer.write(&rec);
         }
         if written.and_then(|()| writer.finish()).is_ok() {
-            open(&index, tracepipe::stf::reader::open_reader);
+            open(&index, tracepipe::formats::stf::reader::open_reader);
         }
     }
 
@@ -213,5 +213,5 @@ fuzz_target!(|data: &[u8]| {
     for (suffix, bytes) in &files {
         std::fs::write(dir.join(format!("t.stf{suffix}")), bytes).unwrap();
     }
-    open(&dir.join("t.stf"), tracepipe::stf::reader::open_reader);
+    open(&dir.join("t.stf"), tracepipe::formats::stf::reader::open_reader);
 });

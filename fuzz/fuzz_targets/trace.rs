@@ -3,7 +3,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use tracepipe::pipe::{ReadOptions, RecordSource};
-use tracepipe::trace::reader::TraceReader;
+use tracepipe::formats::trace::reader::TraceReader;
 use tracepipe::Record;
 
 fuzz_target!(|data: &[u8]| {

@@ -7,11 +7,11 @@ mod common;
 use common::Buffer;
 use libfuzzer_sys::fuzz_target;
 use tracepipe::io::Output;
-use tracepipe::paje::reader::PajeReader;
+use tracepipe::formats::paje::reader::PajeReader;
 use tracepipe::pipe::{ReadOptions, RecordSink, RecordSource, WriteOptions};
-use tracepipe::stream::jsonl::JsonlReader;
-use tracepipe::stream::tsv::TsvReader;
-use tracepipe::trace::reader::TraceReader;
+use tracepipe::formats::stream::jsonl::JsonlReader;
+use tracepipe::formats::stream::tsv::TsvReader;
+use tracepipe::formats::trace::reader::TraceReader;
 use tracepipe::{Record, Symbols};
 
 fn drain(mut source: impl RecordSource) {
@@ -36,13 +36,13 @@ fuzz_target!(|data: &[u8]| {
     };
     type Open = fn(Output, &WriteOptions) -> tracepipe::Result<Box<dyn RecordSink + Send>>;
     let writers: [(&str, Open); 7] = [
-        ("tsv", tracepipe::stream::tsv::open_writer),
-        ("jsonl", tracepipe::stream::jsonl::open_writer),
-        ("paje", tracepipe::paje::writer::open_writer),
-        ("trace", tracepipe::trace::writer::open_writer),
-        ("pjdump", tracepipe::paje::pjdump::open_writer),
-        ("chrome", tracepipe::viewer::chrome::open_writer),
-        ("perfetto", tracepipe::viewer::perfetto::open_writer),
+        ("tsv", tracepipe::formats::stream::tsv::open_writer),
+        ("jsonl", tracepipe::formats::stream::jsonl::open_writer),
+        ("paje", tracepipe::formats::paje::writer::open_writer),
+        ("trace", tracepipe::formats::trace::writer::open_writer),
+        ("pjdump", tracepipe::formats::paje::pjdump::open_writer),
+        ("chrome", tracepipe::formats::viewer::chrome::open_writer),
+        ("perfetto", tracepipe::formats::viewer::perfetto::open_writer),
     ];
     for (format, open) in writers {
         let buffer = Buffer::default();

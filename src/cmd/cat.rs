@@ -4,8 +4,8 @@ use clap::Parser;
 
 use crate::cli::{list_formats, Env, InputArgs, OutputArgs, Pipeline};
 use crate::error::Result;
-use crate::ops::spans::SpanBuilder;
 use crate::pipe::RecordSink;
+use crate::stages::spans::SpanBuilder;
 
 /// `--help` text after the options: the examples (kept as laid out), then
 /// paragraphs written as single lines so that clap wraps them to the

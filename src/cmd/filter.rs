@@ -5,11 +5,11 @@ use clap::Parser;
 
 use crate::cli::{list_formats, Env, InputArgs, OutputArgs, Pipeline};
 use crate::error::{Error, Result};
-use crate::ops::{
+use crate::model::record::Kind;
+use crate::stages::{
     filter::{compile_name, AttrCondition, FilterSource, Glob, Predicate},
     window::parse_window,
 };
-use crate::record::Kind;
 
 /// `--help` text after the options: the examples (kept as laid out), then
 /// paragraphs written as single lines so that clap wraps them to the

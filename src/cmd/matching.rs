@@ -7,8 +7,8 @@ use clap::{Parser, ValueEnum};
 
 use crate::cli::{list_formats, Env, InputArgs, OutputArgs, Pipeline};
 use crate::error::Result;
-use crate::ops::collectives::Instances;
-use crate::ops::matcher::{MatchOptions, MatchSource, MatchSummary, Unmatched};
+use crate::stages::collectives::Instances;
+use crate::stages::matcher::{MatchOptions, MatchSource, MatchSummary, Unmatched};
 
 /// `--help` text after the options: the examples (kept as laid out), then
 /// paragraphs written as single lines so that clap wraps them.

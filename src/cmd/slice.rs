@@ -4,8 +4,8 @@ use clap::{Parser, ValueEnum};
 
 use crate::cli::{list_formats, Env, InputArgs, OutputArgs, Pipeline};
 use crate::error::{Error, Result};
-use crate::ops::slice::{Messages, SliceOptions, SliceSource};
-use crate::ops::window::{parse_time, parse_window, Window, TIME_SYNTAX};
+use crate::stages::slice::{Messages, SliceOptions, SliceSource};
+use crate::stages::window::{parse_time, parse_window, Window, TIME_SYNTAX};
 
 /// `--help` text after the options: the examples (kept as laid out), then
 /// paragraphs written as single lines so that clap wraps them.

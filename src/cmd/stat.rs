@@ -9,7 +9,7 @@ use clap::Parser;
 use crate::cli::{Env, InputArgs, Pipeline, TableArgs, ThreadsArg};
 use crate::error::{Error, Result};
 use crate::io::{check_output_is_not_an_input, open_output};
-use crate::ops::matcher::{Matcher, Unmatched};
+use crate::stages::matcher::{Matcher, Unmatched};
 use crate::stats::counters::Counters;
 use crate::stats::labels::Labels;
 use crate::stats::messages::{self, Messages};

@@ -11,12 +11,12 @@
 use crate::decimal::Decimal;
 use crate::error::{Error, Result, Warnings};
 use crate::fasthash::FastMap;
+use crate::model::record::{Column, ColumnSet, Kind, Record, Sym};
+use crate::model::symbol::Symbols;
 use crate::pipe::{Reads, RecordSink};
-use crate::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::stats::labels::{Labels, Role};
 use crate::stats::partial::{ordered, PartialRow};
 use crate::stats::{elapsed, key_of_fields, key_texts, Key, Report, Style};
-use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
 
 /// What the key columns hold: the location and the counter's name.

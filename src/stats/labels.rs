@@ -15,8 +15,8 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::fasthash::FastMap;
-use crate::record::{Kind, Record, Sym};
-use crate::symbol::{well_known, Symbols};
+use crate::model::record::{Kind, Record, Sym};
+use crate::model::symbol::{well_known, Symbols};
 
 /// What a key column holds, so its label is found the right way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

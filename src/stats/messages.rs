@@ -4,8 +4,8 @@
 
 use crate::error::Result;
 use crate::fasthash::FastMap;
+use crate::model::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::pipe::{Reads, RecordSink};
-use crate::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::stats::labels::{Labels, Role};
 use crate::stats::partial::{ordered, PartialRow};
 use crate::stats::{add_to, elapsed, key_of_fields, key_texts, Key, Report, Style};

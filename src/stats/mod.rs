@@ -14,9 +14,9 @@ pub mod summary;
 
 use crate::decimal::format_scaled;
 use crate::error::Result;
+use crate::model::record::{Record, Sym};
+use crate::model::symbol::Symbols;
 use crate::pipe::{Reads, RecordSink};
-use crate::record::{Record, Sym};
-use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
 use labels::{Labels, Role};
 
@@ -59,7 +59,7 @@ pub trait Report: RecordSink + Send {
 
     /// What matching found (the command pairs halves in front of some
     /// reports).
-    fn note_matching(&mut self, _matching: &crate::ops::matcher::MatchSummary) {}
+    fn note_matching(&mut self, _matching: &crate::stages::matcher::MatchSummary) {}
 
     /// Its state as rows of text fields, to be merged with other parts'
     /// (`trace-stat --partial`); `None` when the report cannot be merged.

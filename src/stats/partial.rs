@@ -9,8 +9,8 @@ use std::io::BufRead;
 
 use crate::error::{Error, Location, Result};
 use crate::io::{LineReader, Output};
+use crate::model::text::{escape_tsv, unescape_tsv};
 use crate::stats::Report;
-use crate::stream::{escape_tsv, unescape_tsv};
 
 /// The first field of a partial report's first line.
 const MAGIC: &str = "tracepipe-stat-partial/2";

@@ -14,13 +14,13 @@
 
 use crate::error::{Error, Result, Warnings};
 use crate::fasthash::FastMap;
+use crate::model::record::{Column, ColumnSet, Kind, Record, Sym};
+use crate::model::symbol::Symbols;
 use crate::pipe::{Reads, RecordSink};
-use crate::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::stats::labels::{Labels, Role};
 use crate::stats::partial::{ordered, PartialRow};
 use crate::stats::sketch::Sketch;
 use crate::stats::{add_to, elapsed, key_of_fields, key_texts, Key, Report, Style};
-use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
 
 /// What a profile row is per.

@@ -10,11 +10,11 @@
 
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
+use crate::model::record::{Column, ColumnSet, Kind, Record, Sym};
+use crate::model::symbol::Symbols;
 use crate::pipe::{Reads, RecordSink};
-use crate::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::stats::partial::{ordered, PartialRow};
 use crate::stats::{elapsed, Report, Style};
-use crate::symbol::Symbols;
 use crate::table::{Cell, TableWriter};
 
 /// One resource: name, capacity, and its claims (start, end, amount), or

@@ -4,12 +4,12 @@
 
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
+use crate::model::record::{Column, ColumnSet, Kind, Record, Sym};
+use crate::model::symbol::{well_known, Symbols};
 use crate::pipe::{Reads, RecordSink};
-use crate::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::stats::labels::{Labels, Role};
 use crate::stats::partial::PartialRow;
 use crate::stats::{add_to, elapsed, key_of_fields, key_texts, Key, Report, Style};
-use crate::symbol::{well_known, Symbols};
 use crate::table::{Cell, TableWriter};
 
 /// What the key columns hold: the container, the state's type and value.

@@ -5,9 +5,9 @@
 
 use crate::error::Result;
 use crate::fasthash::FastSet;
-use crate::ops::matcher::MatchSummary;
+use crate::model::record::{ColumnSet, Kind, Record, Sym};
 use crate::pipe::{Reads, RecordSink};
-use crate::record::{ColumnSet, Kind, Record, Sym};
+use crate::stages::matcher::MatchSummary;
 use crate::stats::labels::Labels;
 use crate::stats::profile::{By, Profile};
 use crate::stats::{Report, Style};

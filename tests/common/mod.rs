@@ -236,8 +236,8 @@ pub fn pajeng_accepts(file: &Path) -> bool {
 /// A stream (TSV) through the library's matcher as the STF writer runs it
 /// (`stf::writer::match_options`): what an STF file stores.
 pub fn matched(stream: &str) -> String {
-    use tracepipe::ops::matcher::Matcher;
     use tracepipe::pipe::{RecordSink, RecordSource, WriteOptions};
+    use tracepipe::stages::matcher::Matcher;
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("matched");
     std::fs::create_dir_all(&dir).unwrap();
     static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -250,11 +250,12 @@ pub fn matched(stream: &str) -> String {
         symbols: symbols.clone(),
         ..WriteOptions::default()
     };
-    let writer = tracepipe::stream::tsv::TsvWriter::new(out, &opts);
-    let options = tracepipe::stf::writer::match_options();
+    let writer = tracepipe::formats::stream::tsv::TsvWriter::new(out, &opts);
+    let options = tracepipe::formats::stf::writer::match_options();
     let mut sink = Matcher::with_options(writer, options, symbols.clone(), Default::default());
     let mut reader =
-        tracepipe::stream::tsv::TsvReader::new("s.tsv", stream.as_bytes(), symbols).unwrap();
+        tracepipe::formats::stream::tsv::TsvReader::new("s.tsv", stream.as_bytes(), symbols)
+            .unwrap();
     let mut rec = tracepipe::Record::default();
     while reader.next_record(&mut rec).unwrap() {
         sink.write(&rec).unwrap();

@@ -1,0 +1,243 @@
+//! The Pajé reader's first steps: lines found, cut into words and checked
+//! to be UTF-8, either on the reading thread or a chunk of lines ahead on a
+//! helper thread ([`crate::exec::chunks`]), so that with two cores the simulation
+//! has the reading thread to itself. Both ways give the same lines, with
+//! the same numbers.
+
+use super::{append_words, split_words, WordSpan};
+use crate::error::Result;
+use crate::exec::chunks::{Chunk, ChunkWork, Helped};
+use crate::io::LineReader;
+
+/// A line cut into words.
+pub struct Lexed<'a> {
+    /// The line's bytes, without its newline.
+    pub text: &'a [u8],
+    /// The words, as byte ranges of `text` (see [`split_words`]).
+    pub words: &'a [WordSpan],
+    /// 1-based line number.
+    pub number: u64,
+    /// The input ended before the line's newline.
+    pub truncated: bool,
+    utf8: bool,
+}
+
+impl<'a> Lexed<'a> {
+    /// The line as text, or `None` when it is not UTF-8.
+    pub fn text(&self) -> Option<&'a str> {
+        // SAFETY: `utf8` is set only for bytes checked to be UTF-8 (see
+        // `is_utf8`), and `text` is not changed after.
+        self.utf8
+            .then(|| unsafe { std::str::from_utf8_unchecked(self.text) })
+    }
+}
+
+fn is_utf8(text: &[u8]) -> bool {
+    text.is_ascii() || std::str::from_utf8(text).is_ok()
+}
+
+/// The lines of a Pajé input, cut into words.
+pub enum Lines<R> {
+    /// Read and cut on this thread.
+    Here {
+        /// The input's lines.
+        lines: LineReader<R>,
+        /// The words of the line last read.
+        words: Vec<WordSpan>,
+    },
+    /// Cut a chunk ahead on a helper thread.
+    Ahead(Box<AheadLines>),
+}
+
+/// The state of [`Lines::Ahead`].
+pub struct AheadLines {
+    name: String,
+    chunks: Helped<Lex>,
+    /// The chunk being read, and the index of its next line.
+    current: Option<(Chunk, LexedChunk)>,
+    next: usize,
+    /// The number of the line last returned.
+    number: u64,
+}
+
+impl<R: std::io::Read> Lines<R> {
+    /// The lines of `inner`, cut on this thread.
+    pub fn here(name: &str, inner: R) -> Lines<R> {
+        Lines::Here {
+            lines: LineReader::new(name, inner),
+            words: Vec::new(),
+        }
+    }
+
+    /// The lines of `inner`, cut on a helper thread.
+    pub fn ahead(name: &str, inner: R) -> Result<Lines<R>>
+    where
+        R: 'static,
+    {
+        let chunks = Helped::new(name, Vec::new(), Box::new(inner), Lex, Lex)?;
+        Ok(Lines::Ahead(Box::new(AheadLines {
+            name: name.to_string(),
+            chunks,
+            current: None,
+            next: 0,
+            number: 0,
+        })))
+    }
+
+    /// The input's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Lines::Here { lines, .. } => lines.name(),
+            Lines::Ahead(ahead) => &ahead.name,
+        }
+    }
+
+    /// The next line, or `None` at the end of the input.
+    pub fn next_lexed(&mut self) -> Result<Option<Lexed<'_>>> {
+        match self {
+            Lines::Here { lines, words } => {
+                let Some(line) = lines.next_located()? else {
+                    return Ok(None);
+                };
+                split_words(line.text, words);
+                Ok(Some(Lexed {
+                    text: line.text,
+                    words,
+                    number: line.number,
+                    truncated: line.truncated,
+                    utf8: is_utf8(line.text),
+                }))
+            }
+            Lines::Ahead(ahead) => ahead.next_lexed(),
+        }
+    }
+}
+
+impl AheadLines {
+    fn next_lexed(&mut self) -> Result<Option<Lexed<'_>>> {
+        while self
+            .current
+            .as_ref()
+            .is_none_or(|(_, lexed)| self.next == lexed.lines.len())
+        {
+            if let Some((chunk, lexed)) = self.current.take() {
+                self.chunks.recycle(chunk, lexed);
+            }
+            self.next = 0;
+            match self.chunks.next_done()? {
+                Some(done) => self.current = Some(done),
+                None => return Ok(None),
+            }
+        }
+        let (chunk, lexed) = self.current.as_ref().expect("a chunk with lines left");
+        let i = self.next;
+        self.next += 1;
+        self.number += 1;
+        let line = &lexed.lines[i];
+        let first_word = if i == 0 { 0 } else { lexed.lines[i - 1].words };
+        Ok(Some(Lexed {
+            text: &chunk.bytes()[line.start as usize..line.end as usize],
+            words: &lexed.words[first_word as usize..line.words as usize],
+            number: self.number,
+            truncated: chunk.cut && i + 1 == lexed.lines.len(),
+            utf8: line.utf8,
+        }))
+    }
+}
+
+/// The helper's work: a chunk's lines cut into words.
+pub struct Lex;
+
+/// A chunk's lines and their words.
+#[derive(Default)]
+pub struct LexedChunk {
+    lines: Vec<LineSpan>,
+    /// The words of every line, one line's after the other's.
+    words: Vec<WordSpan>,
+}
+
+/// A line of a chunk.
+struct LineSpan {
+    /// Its bytes in the chunk, without the newline (a chunk is at most a
+    /// few [`crate::io::MAX_LINE`]s long).
+    start: u32,
+    end: u32,
+    /// The end of its words in [`LexedChunk::words`].
+    words: u32,
+    utf8: bool,
+}
+
+impl ChunkWork for Lex {
+    type Out = LexedChunk;
+
+    fn run(&mut self, chunk: &Chunk, out: &mut LexedChunk) {
+        out.lines.clear();
+        out.words.clear();
+        let mut start = 0;
+        for text in chunk.lines() {
+            append_words(text, &mut out.words);
+            let end = start + text.len() as u32;
+            out.lines.push(LineSpan {
+                start,
+                end,
+                words: out.words.len() as u32,
+                utf8: is_utf8(text),
+            });
+            start = end + 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every line as (number, text, words, truncated, UTF-8).
+    type Seen = (u64, Vec<u8>, Vec<WordSpan>, bool, bool);
+
+    fn all(mut lines: Lines<std::io::Cursor<Vec<u8>>>) -> Vec<Seen> {
+        let mut seen = Vec::new();
+        while let Some(line) = lines.next_lexed().unwrap() {
+            let utf8 = line.text().is_some();
+            seen.push((
+                line.number,
+                line.text.to_vec(),
+                line.words.to_vec(),
+                line.truncated,
+                utf8,
+            ));
+        }
+        seen
+    }
+
+    #[test]
+    fn ahead_gives_the_lines_read_here() {
+        let odd: [&[u8]; 8] = [
+            b"",
+            b"6 0.5 C1 ST \"two words\" # comment",
+            b"\t7 1\r",
+            b"# only a comment",
+            b"8 2 \xff\xfe not UTF-8",
+            b"9 3 caf\xc3\xa9",
+            b"   ",
+            b"10 4 a#b",
+        ];
+        for (lines, last) in [(0, ""), (1, ""), (30_000, ""), (30_000, "11 5 cut")] {
+            let mut text = Vec::new();
+            for i in 0..lines {
+                text.extend_from_slice(odd[i % odd.len()]);
+                if i % 9_999 == 0 {
+                    // Longer than a chunk.
+                    text.extend(std::iter::repeat_n(b'x', 100_000));
+                }
+                text.push(b'\n');
+            }
+            text.extend_from_slice(last.as_bytes());
+            let here = all(Lines::here("t", std::io::Cursor::new(text.clone())));
+            let ahead = all(Lines::ahead("t", std::io::Cursor::new(text)).unwrap());
+            assert_eq!(here.len(), lines + usize::from(!last.is_empty()));
+            assert!(here == ahead, "{lines} lines, last {last:?}");
+            assert_eq!(here.last().is_some_and(|l| l.3), !last.is_empty());
+        }
+    }
+}

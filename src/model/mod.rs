@@ -1,0 +1,10 @@
+//! The record model every reader, stage and writer speaks: the row
+//! ([`record::Record`]: kinds, columns, attributes, flags, the attribute
+//! prefixes of each format), the interned identifiers rows carry
+//! ([`symbol`]), the stream's rules on rows ([`check`]) and how values are
+//! written as text ([`text`]).
+
+pub mod check;
+pub mod record;
+pub mod symbol;
+pub mod text;
