@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::bytes::Bytes;
+use super::RecordId;
 use crate::error::{Error, Result};
 
 /// Oldest on-disk ABI this reader understands.
@@ -14,10 +15,6 @@ pub const MIN_ABI: u8 = 16;
 /// Newest on-disk ABI this reader understands.
 pub const MAX_ABI: u8 = 20;
 
-/// Record number of a dead ("dummy") event slot.
-pub const RECORD_DUMMY: u32 = 60;
-/// Record number of a buffer flush from ABI 19 on (it was 0 before).
-pub const RECORD_BUFFER_FLUSH: u32 = 59;
 
 /// Block compression of every `.dat` block of a trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -703,7 +700,7 @@ fn parse_event(b: &mut Bytes, abi: u8) -> Result<Option<EventDef>> {
     let offset = b.offset();
     let mut record = b.u32("event record")?;
     if abi <= 18 && record == 0 {
-        record = RECORD_BUFFER_FLUSH;
+        record = RecordId::BufferFlush.number();
     }
     let at = b.offset();
     let size = b.u8("event size")?;
@@ -715,7 +712,7 @@ fn parse_event(b: &mut Bytes, abi: u8) -> Result<Option<EventDef>> {
     let attributes_offset = b.offset();
     let attributes = b.take(n, "attribute buffer")?.to_vec();
     let timestamps = parse_vector(b, abi, false)?;
-    if record == RECORD_DUMMY {
+    if record == RecordId::Dummy.number() {
         return Ok(None);
     }
     Ok(Some(EventDef {

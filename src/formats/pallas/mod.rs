@@ -25,41 +25,142 @@ pub fn sniff(probe: &Probe) -> bool {
     probe.is_dir && probe.entries.iter().any(|name| name.ends_with(".pallas"))
 }
 
-/// Pallas's name of an event record, as its print tool spells it.
-pub fn record_name(record: u32) -> &'static str {
-    match record {
-        2 => "ENTER",
-        3 => "LEAVE",
-        4 => "MPI_SEND",
-        5 => "MPI_ISEND",
-        6 => "MPI_ISEND_COMPLETE",
-        7 => "MPI_IRECV_REQUEST",
-        8 => "MPI_RECV",
-        9 => "MPI_IRECV",
-        12 => "MPI_COLLECTIVE_BEGIN",
-        13 => "MPI_COLLECTIVE_END",
-        14 => "OMP_FORK",
-        15 => "OMP_JOIN",
-        16 => "OMP_ACQUIRE_LOCK",
-        17 => "OMP_RELEASE_LOCK",
-        18 => "OMP_TASK_CREATE",
-        19 => "OMP_TASK_SWITCH",
-        20 => "OMP_TASK_COMPLETE",
-        25 => "THREAD_FORK",
-        26 => "THREAD_JOIN",
-        27 => "THREAD_TEAM_BEGIN",
-        28 => "THREAD_TEAM_END",
-        29 => "THREAD_ACQUIRE_LOCK",
-        30 => "THREAD_RELEASE_LOCK",
-        31 => "THREAD_TASK_CREATE",
-        32 => "THREAD_TASK_SWITCH",
-        33 => "THREAD_TASK_COMPLETE",
-        35 => "THREAD_BEGIN",
-        37 => "THREAD_END",
-        58 => "GENERIC",
-        59 => "BUFFER_FLUSH",
-        _ => "record",
+/// The event records of Pallas (its `enum Record`) tracepipe knows, by
+/// their number in the files; the reader maps them and the writer writes
+/// them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum RecordId {
+    /// A region's block begins.
+    Enter = 2,
+    /// It ends.
+    Leave = 3,
+    /// MPI point-to-point: a blocking send,
+    MpiSend = 4,
+    /// a nonblocking one (with its request),
+    MpiIsend = 5,
+    /// its completion,
+    MpiIsendComplete = 6,
+    /// a nonblocking receive posted,
+    MpiIrecvRequest = 7,
+    /// a blocking receive,
+    MpiRecv = 8,
+    /// a nonblocking one completed.
+    MpiIrecv = 9,
+    /// An MPI collective begins,
+    MpiCollectiveBegin = 12,
+    /// and ends with its operation, communicator, root and sizes.
+    MpiCollectiveEnd = 13,
+    /// OpenMP: a parallel region forks,
+    OmpFork = 14,
+    /// joins,
+    OmpJoin = 15,
+    /// a lock is acquired,
+    OmpAcquireLock = 16,
+    /// released,
+    OmpReleaseLock = 17,
+    /// a task created,
+    OmpTaskCreate = 18,
+    /// switched to,
+    OmpTaskSwitch = 19,
+    /// completed.
+    OmpTaskComplete = 20,
+    /// Threads: a fork,
+    ThreadFork = 25,
+    /// a join,
+    ThreadJoin = 26,
+    /// a team begins,
+    ThreadTeamBegin = 27,
+    /// ends,
+    ThreadTeamEnd = 28,
+    /// a lock is acquired,
+    ThreadAcquireLock = 29,
+    /// released,
+    ThreadReleaseLock = 30,
+    /// a task created,
+    ThreadTaskCreate = 31,
+    /// switched to,
+    ThreadTaskSwitch = 32,
+    /// completed,
+    ThreadTaskComplete = 33,
+    /// a thread begins,
+    ThreadBegin = 35,
+    /// ends.
+    ThreadEnd = 37,
+    /// A generic event named by a string.
+    Generic = 58,
+    /// The tracer flushed its buffer (0 before ABI 19).
+    BufferFlush = 59,
+    /// A placeholder event, skipped.
+    Dummy = 60,
+}
+
+impl RecordId {
+    const ALL: [RecordId; 31] = {
+        use RecordId::*;
+        [
+            Enter, Leave, MpiSend, MpiIsend, MpiIsendComplete, MpiIrecvRequest, MpiRecv,
+            MpiIrecv, MpiCollectiveBegin, MpiCollectiveEnd, OmpFork, OmpJoin, OmpAcquireLock,
+            OmpReleaseLock, OmpTaskCreate, OmpTaskSwitch, OmpTaskComplete, ThreadFork,
+            ThreadJoin, ThreadTeamBegin, ThreadTeamEnd, ThreadAcquireLock, ThreadReleaseLock,
+            ThreadTaskCreate, ThreadTaskSwitch, ThreadTaskComplete, ThreadBegin, ThreadEnd,
+            Generic, BufferFlush, Dummy,
+        ]
+    };
+
+    /// The record of number `n`, when tracepipe knows it.
+    pub fn from_number(n: u32) -> Option<RecordId> {
+        RecordId::ALL.into_iter().find(|&r| r as u32 == n)
     }
+
+    /// Its number in the files.
+    pub fn number(self) -> u32 {
+        self as u32
+    }
+
+    /// Its name, as Pallas's print tool spells it.
+    pub fn name(self) -> &'static str {
+        use RecordId::*;
+        match self {
+            Enter => "ENTER",
+            Leave => "LEAVE",
+            MpiSend => "MPI_SEND",
+            MpiIsend => "MPI_ISEND",
+            MpiIsendComplete => "MPI_ISEND_COMPLETE",
+            MpiIrecvRequest => "MPI_IRECV_REQUEST",
+            MpiRecv => "MPI_RECV",
+            MpiIrecv => "MPI_IRECV",
+            MpiCollectiveBegin => "MPI_COLLECTIVE_BEGIN",
+            MpiCollectiveEnd => "MPI_COLLECTIVE_END",
+            OmpFork => "OMP_FORK",
+            OmpJoin => "OMP_JOIN",
+            OmpAcquireLock => "OMP_ACQUIRE_LOCK",
+            OmpReleaseLock => "OMP_RELEASE_LOCK",
+            OmpTaskCreate => "OMP_TASK_CREATE",
+            OmpTaskSwitch => "OMP_TASK_SWITCH",
+            OmpTaskComplete => "OMP_TASK_COMPLETE",
+            ThreadFork => "THREAD_FORK",
+            ThreadJoin => "THREAD_JOIN",
+            ThreadTeamBegin => "THREAD_TEAM_BEGIN",
+            ThreadTeamEnd => "THREAD_TEAM_END",
+            ThreadAcquireLock => "THREAD_ACQUIRE_LOCK",
+            ThreadReleaseLock => "THREAD_RELEASE_LOCK",
+            ThreadTaskCreate => "THREAD_TASK_CREATE",
+            ThreadTaskSwitch => "THREAD_TASK_SWITCH",
+            ThreadTaskComplete => "THREAD_TASK_COMPLETE",
+            ThreadBegin => "THREAD_BEGIN",
+            ThreadEnd => "THREAD_END",
+            Generic => "GENERIC",
+            BufferFlush => "BUFFER_FLUSH",
+            Dummy => "DUMMY",
+        }
+    }
+}
+
+/// Pallas's name of event record `record`, as its print tool spells it
+/// (`record` for one tracepipe does not know).
+pub fn record_name(record: u32) -> &'static str {
+    RecordId::from_number(record).map_or("record", RecordId::name)
 }
 
 /// Collective operations by their OTF2 number, which Pallas stores.

@@ -13,10 +13,10 @@ use std::sync::Arc;
 
 use super::archive::{
     find_main, read_file, token, ArchiveData, ArchiveFile, Definitions, EventDef, LocationEntry,
-    MainFile, Parameters, Scope, ThreadFile, TokenKind, RECORD_BUFFER_FLUSH,
+    MainFile, Parameters, Scope, ThreadFile, TokenKind,
 };
 use super::codec::{BlockDecoder, DatFile};
-use super::{collective_name, record_name, PREFIX};
+use super::{collective_name, record_name, RecordId, PREFIX};
 use crate::error::{Error, Location, Result};
 use crate::exec::ahead::{read_ahead, Locator};
 use crate::exec::merge::Merger;
@@ -696,7 +696,7 @@ impl Names {
             Name::Collective(op) => text = collective_name(op),
             Name::Text(s) => text.push_str(scope.string(s).ok_or(s)?),
             Name::Process(lg) => text = process_loc(lg),
-            Name::Other(RECORD_BUFFER_FLUSH) => text.push_str("BUFFER_FLUSH"),
+            Name::Other(n) if n == RecordId::BufferFlush.number() => text.push_str("BUFFER_FLUSH"),
             Name::Other(record) => text = format!("record_{record}"),
         }
         let sym = self.syms.intern(&text);
@@ -829,208 +829,57 @@ impl ThreadSource {
         let event = self.events.file.events[o.slot].as_ref().expect("live slot");
         let at = event.offset as u64;
         let file = &self.events.name;
-        let p = Payload {
-            bytes: &event.payload,
-            file,
-            at,
-            record: event.record,
-        };
-        let time = i64::try_from(o.time).map_err(|_| {
-            Error::offset(
-                file,
-                at,
-                format!(
-                    "timestamp {} is beyond the stream's range (2^63-1 ns)",
-                    o.time
-                ),
-            )
-        })?;
-        let mut time = time;
-        let raw_time = time;
-        if time < self.last_time {
-            if !self.events.lossy {
-                return Err(Error::offset(
-                    file,
-                    at,
-                    format!(
-                        "timestamps go backwards ({} after {}) in a lossless trace",
-                        time, self.last_time
-                    ),
-                ));
-            }
-            time = self.last_time;
-        }
-        self.last_time = time;
+        let (time, raw_time) = emitted_time(o.time, &mut self.last_time, self.events.lossy)
+            .map_err(|msg| Error::offset(file, at, msg))?;
         rec.clear();
         rec.time = Some(time);
-        let record = event.record;
-        let names = &mut self.names;
-        let ranks = &self.ranks;
-        let thread = &self.loc_text;
-        // MPI records on `comm` happen on the thread when the communicator's
-        // ranks are threads, else on the process.
-        let (loc, process) = (self.loc, self.process);
-        let mpi_loc = |comm: u32| if ranks.by_thread(comm) { loc } else { process };
         rec.loc = self.loc;
-        match record {
-            2 | 3 => {
-                let region = p.u32(0)?;
-                rec.name = names.name(Name::Region(region));
-                if record == 2 {
-                    rec.kind = Kind::Enter;
-                    rec.depth = Some(self.frames.len() as u32);
-                    self.frames.push(OpenFrame::Region(region));
-                } else {
-                    rec.kind = Kind::Leave;
-                    let text = |sym| names.syms.symbols().text(sym).to_string();
-                    match self.frames.pop() {
-                        Some(OpenFrame::Region(r)) if r == region => {}
-                        Some(f) => {
-                            let mut open = String::new();
-                            f.push_name(&mut open, names.scope());
-                            let msg =
-                                format!("LEAVE of `{}` while `{open}` is open", text(rec.name));
-                            return Err(Error::offset(file, at, msg));
-                        }
-                        None => {
-                            let msg = format!("LEAVE of `{}` with no open block", text(rec.name));
-                            return Err(Error::offset(file, at, msg));
-                        }
-                    }
-                    rec.depth = Some(self.frames.len() as u32);
-                }
-            }
-            4 | 5 | 8 | 9 => {
-                let send = record == 4 || record == 5;
-                rec.kind = if send { Kind::Send } else { Kind::Recv };
-                let comm = p.u32(4)?;
-                rec.loc = mpi_loc(comm);
-                rec.cat = well_known::MPI;
-                rec.name = names.name(Name::Record(record));
-                Self::set_peer(ranks, names, rec, comm, p.u32(0)?);
-                rec.comm = names.syms.intern(itoa::Buffer::new().format(comm));
-                rec.tag = Some(p.u32(8)? as i64);
-                rec.size = Some(p.u64(12)?);
-                if record == 5 || record == 9 {
-                    let _ = write!(rec.id, "{}", p.u64(20)?);
-                }
-                rec.push_attr("thread", thread);
-            }
-            6 | 7 => {
-                rec.kind = Kind::Event;
-                rec.cat = well_known::MPI;
-                rec.name = names.name(Name::Record(record));
-                let _ = write!(rec.id, "{}", p.u64(0)?);
-                if record == 7 {
-                    // Receives complete later, matched in posting order.
-                    rec.push_attr(crate::model::record::ATTR_POSTS, "recv");
-                }
-            }
-            12 => {
+        let mut m = Mapper {
+            p: Payload {
+                bytes: &event.payload,
+                file,
+                at,
+                record: event.record,
+            },
+            names: &mut self.names,
+            frames: &mut self.frames,
+            ranks: &self.ranks,
+            loc: self.loc,
+            process: self.process,
+            thread: &self.loc_text,
+            value: &mut self.value,
+        };
+        use RecordId::*;
+        match RecordId::from_number(event.record) {
+            Some(Enter) => m.enter(rec)?,
+            Some(Leave) => m.leave(rec)?,
+            Some(id @ (MpiSend | MpiIsend | MpiRecv | MpiIrecv)) => m.half(rec, id)?,
+            Some(id @ (MpiIsendComplete | MpiIrecvRequest)) => m.request(rec, id)?,
+            Some(MpiCollectiveBegin) => {
                 self.collective_begin = Some((time, raw_time));
                 return Ok(false);
             }
-            13 => {
-                rec.kind = Kind::Coll;
-                let (begin, raw_begin) = self.collective_begin.take().unwrap_or((time, raw_time));
-                rec.time = Some(begin);
-                if raw_begin != begin {
-                    rec.push_attr("raw_time", &raw_begin.to_string());
-                }
-                if raw_time != time {
-                    rec.push_attr("raw_end", &raw_time.to_string());
-                }
-                rec.end = Some(time);
-                let comm = p.u32(4)?;
-                rec.loc = mpi_loc(comm);
-                rec.cat = well_known::MPI;
-                rec.name = names.name(Name::Collective(p.u32(0)?));
-                rec.comm = names.syms.intern(itoa::Buffer::new().format(comm));
-                let root = p.u32(8)?;
-                if root != u32::MAX {
-                    Self::set_peer(ranks, names, rec, comm, root);
-                }
-                rec.size = Some(p.u64(12)?);
-                let _ = write!(rec.value, "{}", p.u64(20)?);
-                rec.push_attr("thread", thread);
+            Some(MpiCollectiveEnd) => {
+                let begin = self.collective_begin.take().unwrap_or((time, raw_time));
+                m.collective(rec, begin, (time, raw_time))?;
             }
-            14 | 25 | 27 | 35 => {
-                rec.kind = Kind::Enter;
-                rec.cat = names.name(Name::BlockCat(record));
-                rec.name = names.name(Name::Record(record));
-                rec.depth = Some(self.frames.len() as u32);
-                if record == 14 || record == 25 {
-                    self.value.clear();
-                    let _ = write!(self.value, "{}", p.u32(0)?);
-                    rec.push_attr("nthreads", &self.value);
-                }
-                self.frames.push(OpenFrame::Block(record));
+            Some(id @ (OmpFork | ThreadFork | ThreadTeamBegin | ThreadBegin)) => {
+                m.block_begin(rec, id)?
             }
-            15 | 26 | 28 | 37 => {
-                let Some(f) = self.frames.pop() else {
-                    return Err(Error::offset(
-                        file,
-                        at,
-                        format!("{} with no open block", record_name(record)),
-                    ));
-                };
-                if let OpenFrame::Region(_) = f {
-                    let mut open = String::new();
-                    f.push_name(&mut open, names.scope());
-                    return Err(Error::offset(
-                        file,
-                        at,
-                        format!("{} while `{open}` is open", record_name(record)),
-                    ));
-                }
-                rec.kind = Kind::Leave;
-                rec.cat = names.frame_cat(f);
-                rec.name = names.name(f.name());
-                rec.depth = Some(self.frames.len() as u32);
-                rec.push_attr("record", record_name(record));
-            }
-            16 | 17 | 29 | 30 => {
-                rec.kind = Kind::Event;
-                rec.cat = names.name(Name::BlockCat(record));
-                rec.name = names.name(Name::Record(record));
-                let _ = write!(rec.id, "{}", p.u32(0)?);
-            }
-            18..=20 | 31..=33 => {
-                rec.kind = Kind::Event;
-                rec.cat = names.name(Name::BlockCat(record));
-                rec.name = names.name(Name::Record(record));
-                if record <= 20 {
-                    let _ = write!(rec.id, "{}", p.u64(0)?);
-                }
-            }
-            58 => {
-                let s = p.u32(0)?;
-                rec.kind = Kind::Event;
-                rec.name = names.sym(Name::Text(s)).map_err(|s| {
-                    Error::offset(
-                        file,
-                        at,
-                        format!("GENERIC event names undefined string {s}"),
-                    )
-                })?;
-            }
-            _ => {
-                rec.kind = Kind::Event;
-                rec.name = names.name(Name::Other(record));
-                if !event.payload.is_empty() {
-                    let mut hex = String::with_capacity(2 * event.payload.len());
-                    for b in &event.payload {
-                        let _ = write!(hex, "{b:02x}");
-                    }
-                    rec.push_attr("payload", &hex);
-                }
-            }
+            Some(id @ (OmpJoin | ThreadJoin | ThreadTeamEnd | ThreadEnd)) => m.block_end(rec, id)?,
+            Some(
+                id @ (OmpAcquireLock | OmpReleaseLock | ThreadAcquireLock | ThreadReleaseLock
+                | OmpTaskCreate | OmpTaskSwitch | OmpTaskComplete | ThreadTaskCreate
+                | ThreadTaskSwitch | ThreadTaskComplete),
+            ) => m.block_event(rec, id)?,
+            Some(Generic) => m.generic(rec)?,
+            Some(BufferFlush | Dummy) | None => m.other(rec),
         }
         if let Some((start, end)) = o.attributes {
             push_attributes(
                 rec,
                 &event.attributes[start..end],
-                names.scope(),
+                self.names.scope(),
                 (&mut self.key, &mut self.value),
                 file,
                 (event.attributes_offset + start) as u64,
@@ -1043,6 +892,222 @@ impl ThreadSource {
             }
         }
         Ok(true)
+    }
+}
+
+/// The time an occurrence at `raw` ns is emitted at, and `raw` itself:
+/// a lossy trace's times that go backwards are raised to the last one
+/// (`last`, updated), a lossless trace's are an error.
+fn emitted_time(raw: u64, last: &mut i64, lossy: bool) -> std::result::Result<(i64, i64), String> {
+    let raw = i64::try_from(raw)
+        .map_err(|_| format!("timestamp {raw} is beyond the stream's range (2^63-1 ns)"))?;
+    if raw < *last && !lossy {
+        return Err(format!(
+            "timestamps go backwards ({raw} after {last}) in a lossless trace"
+        ));
+    }
+    *last = raw.max(*last);
+    Ok((*last, raw))
+}
+
+/// What mapping one event needs of its thread, borrowed for the event.
+struct Mapper<'a> {
+    p: Payload<'a>,
+    names: &'a mut Names,
+    frames: &'a mut Vec<OpenFrame>,
+    ranks: &'a RankMap,
+    loc: Sym,
+    process: Sym,
+    thread: &'a str,
+    value: &'a mut String,
+}
+
+impl Mapper<'_> {
+    /// The location of MPI records on `comm`: the thread when the
+    /// communicator's ranks are threads, else the process.
+    fn mpi_loc(&self, comm: u32) -> Sym {
+        match self.ranks.by_thread(comm) {
+            true => self.loc,
+            false => self.process,
+        }
+    }
+
+    fn error(&self, msg: String) -> Error {
+        Error::offset(self.p.file, self.p.at, msg)
+    }
+
+    fn enter(&mut self, rec: &mut Record) -> Result<()> {
+        let region = self.p.u32(0)?;
+        rec.name = self.names.name(Name::Region(region));
+        rec.kind = Kind::Enter;
+        rec.depth = Some(self.frames.len() as u32);
+        self.frames.push(OpenFrame::Region(region));
+        Ok(())
+    }
+
+    fn leave(&mut self, rec: &mut Record) -> Result<()> {
+        let region = self.p.u32(0)?;
+        rec.name = self.names.name(Name::Region(region));
+        rec.kind = Kind::Leave;
+        let name = |names: &Names| names.syms.symbols().text(rec.name).to_string();
+        match self.frames.pop() {
+            Some(OpenFrame::Region(r)) if r == region => {}
+            Some(f) => {
+                let mut open = String::new();
+                f.push_name(&mut open, self.names.scope());
+                let name = name(self.names);
+                return Err(self.error(format!("LEAVE of `{name}` while `{open}` is open")));
+            }
+            None => {
+                let name = name(self.names);
+                return Err(self.error(format!("LEAVE of `{name}` with no open block")));
+            }
+        }
+        rec.depth = Some(self.frames.len() as u32);
+        Ok(())
+    }
+
+    /// A point-to-point send or receive: a half with its peer, channel and
+    /// size (and request id for the nonblocking ones).
+    fn half(&mut self, rec: &mut Record, id: RecordId) -> Result<()> {
+        let send = matches!(id, RecordId::MpiSend | RecordId::MpiIsend);
+        rec.kind = if send { Kind::Send } else { Kind::Recv };
+        let comm = self.p.u32(4)?;
+        rec.loc = self.mpi_loc(comm);
+        rec.cat = well_known::MPI;
+        rec.name = self.names.name(Name::Record(id.number()));
+        ThreadSource::set_peer(self.ranks, self.names, rec, comm, self.p.u32(0)?);
+        rec.comm = self.names.syms.intern(itoa::Buffer::new().format(comm));
+        rec.tag = Some(self.p.u32(8)? as i64);
+        rec.size = Some(self.p.u64(12)?);
+        if matches!(id, RecordId::MpiIsend | RecordId::MpiIrecv) {
+            let _ = write!(rec.id, "{}", self.p.u64(20)?);
+        }
+        rec.push_attr("thread", self.thread);
+        Ok(())
+    }
+
+    /// A request's completion or a receive posted: an event with its id.
+    fn request(&mut self, rec: &mut Record, id: RecordId) -> Result<()> {
+        rec.kind = Kind::Event;
+        rec.cat = well_known::MPI;
+        rec.name = self.names.name(Name::Record(id.number()));
+        let _ = write!(rec.id, "{}", self.p.u64(0)?);
+        if id == RecordId::MpiIrecvRequest {
+            // Receives complete later, matched in posting order.
+            rec.push_attr(crate::model::record::ATTR_POSTS, "recv");
+        }
+        Ok(())
+    }
+
+    /// A collective from its begin to this end, each (as emitted, as read).
+    fn collective(
+        &mut self,
+        rec: &mut Record,
+        (begin, raw_begin): (i64, i64),
+        (end, raw_end): (i64, i64),
+    ) -> Result<()> {
+        rec.kind = Kind::Coll;
+        rec.time = Some(begin);
+        if raw_begin != begin {
+            rec.push_attr("raw_time", &raw_begin.to_string());
+        }
+        if raw_end != end {
+            rec.push_attr("raw_end", &raw_end.to_string());
+        }
+        rec.end = Some(end);
+        let comm = self.p.u32(4)?;
+        rec.loc = self.mpi_loc(comm);
+        rec.cat = well_known::MPI;
+        rec.name = self.names.name(Name::Collective(self.p.u32(0)?));
+        rec.comm = self.names.syms.intern(itoa::Buffer::new().format(comm));
+        let root = self.p.u32(8)?;
+        if root != u32::MAX {
+            ThreadSource::set_peer(self.ranks, self.names, rec, comm, root);
+        }
+        rec.size = Some(self.p.u64(12)?);
+        let _ = write!(rec.value, "{}", self.p.u64(20)?);
+        rec.push_attr("thread", self.thread);
+        Ok(())
+    }
+
+    /// An OpenMP or thread block opens (a fork's thread count with it).
+    fn block_begin(&mut self, rec: &mut Record, id: RecordId) -> Result<()> {
+        let record = id.number();
+        rec.kind = Kind::Enter;
+        rec.cat = self.names.name(Name::BlockCat(record));
+        rec.name = self.names.name(Name::Record(record));
+        rec.depth = Some(self.frames.len() as u32);
+        if matches!(id, RecordId::OmpFork | RecordId::ThreadFork) {
+            self.value.clear();
+            let _ = write!(self.value, "{}", self.p.u32(0)?);
+            rec.push_attr("nthreads", self.value);
+        }
+        self.frames.push(OpenFrame::Block(record));
+        Ok(())
+    }
+
+    /// The innermost open block closes, which must not be a region.
+    fn block_end(&mut self, rec: &mut Record, id: RecordId) -> Result<()> {
+        let Some(f) = self.frames.pop() else {
+            return Err(self.error(format!("{} with no open block", id.name())));
+        };
+        if let OpenFrame::Region(_) = f {
+            let mut open = String::new();
+            f.push_name(&mut open, self.names.scope());
+            return Err(self.error(format!("{} while `{open}` is open", id.name())));
+        }
+        rec.kind = Kind::Leave;
+        rec.cat = self.names.frame_cat(f);
+        rec.name = self.names.name(f.name());
+        rec.depth = Some(self.frames.len() as u32);
+        rec.push_attr("record", id.name());
+        Ok(())
+    }
+
+    /// A lock or task event of an OpenMP or thread block, with the lock's
+    /// or the task's id where the record has one.
+    fn block_event(&mut self, rec: &mut Record, id: RecordId) -> Result<()> {
+        use RecordId::*;
+        let record = id.number();
+        rec.kind = Kind::Event;
+        rec.cat = self.names.name(Name::BlockCat(record));
+        rec.name = self.names.name(Name::Record(record));
+        match id {
+            OmpAcquireLock | OmpReleaseLock | ThreadAcquireLock | ThreadReleaseLock => {
+                let _ = write!(rec.id, "{}", self.p.u32(0)?);
+            }
+            OmpTaskCreate | OmpTaskSwitch | OmpTaskComplete => {
+                let _ = write!(rec.id, "{}", self.p.u64(0)?);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A generic event, named by a defined string.
+    fn generic(&mut self, rec: &mut Record) -> Result<()> {
+        let s = self.p.u32(0)?;
+        rec.kind = Kind::Event;
+        rec.name = self
+            .names
+            .sym(Name::Text(s))
+            .map_err(|s| self.error(format!("GENERIC event names undefined string {s}")))?;
+        Ok(())
+    }
+
+    /// A record with no row of its own: an event named after it, its
+    /// payload in hex.
+    fn other(&mut self, rec: &mut Record) {
+        rec.kind = Kind::Event;
+        rec.name = self.names.name(Name::Other(self.p.record));
+        if !self.p.bytes.is_empty() {
+            let mut hex = String::with_capacity(2 * self.p.bytes.len());
+            for b in self.p.bytes {
+                let _ = write!(hex, "{b:02x}");
+            }
+            rec.push_attr("payload", &hex);
+        }
     }
 }
 

@@ -5,7 +5,8 @@
 
 use std::path::Path;
 
-use super::archive::{make_token, Compression, Encoding, Parameters, TokenKind, RECORD_DUMMY};
+use super::archive::{make_token, Compression, Encoding, Parameters, TokenKind};
+use super::RecordId;
 use super::codec::encode_block;
 use crate::error::{Error, Result};
 
@@ -329,7 +330,7 @@ impl TraceSpec {
         for e in &t.events {
             match e {
                 None => {
-                    o.u32(RECORD_DUMMY);
+                    o.u32(RecordId::Dummy.number());
                     o.u8(5);
                     o.u64(0);
                     o.u64(0);
@@ -339,7 +340,7 @@ impl TraceSpec {
                 }
                 Some(e) => {
                     // ABI ≤ 18 wrote buffer flushes as record 0.
-                    let record = if abi <= 18 && e.record == super::archive::RECORD_BUFFER_FLUSH {
+                    let record = if abi <= 18 && e.record == RecordId::BufferFlush.number() {
                         0
                     } else {
                         e.record
