@@ -13,9 +13,10 @@ use tracepipe::formats::pallas::archive::{Compression, Encoding};
 use tracepipe::formats::pallas::writer::{
     event_token, loop_token, sequence_token, ArchiveSpec, Defs, EventSpec, ThreadSpec, TraceSpec,
 };
+use tracepipe::formats::pallas::RecordId;
 
-fn event(record: u32, fields: &[(u64, usize)]) -> Option<EventSpec> {
-    Some(EventSpec::new(record, fields))
+fn event(record: RecordId, fields: &[(u64, usize)]) -> Option<EventSpec> {
+    Some(EventSpec::new(record.number(), fields))
 }
 
 fn codec(name: &str) -> (Compression, Encoding) {
@@ -70,15 +71,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 id: t,
                 name: 200 + t,
                 events: vec![
-                    event(2, &[(0, 4)]),
-                    event(3, &[(0, 4)]),
-                    event(2, &[(1, 4)]),
-                    event(3, &[(1, 4)]),
-                    event(2, &[(2, 4)]),
-                    event(3, &[(2, 4)]),
-                    event(58, &[(3, 4)]),
-                    event(4, &[(next_rank, 4), (0, 4), (t as u64, 4), (4096, 8)]),
-                    event(8, &[(prev_rank, 4), (0, 4), (t as u64, 4), (4096, 8)]),
+                    event(RecordId::Enter, &[(0, 4)]),
+                    event(RecordId::Leave, &[(0, 4)]),
+                    event(RecordId::Enter, &[(1, 4)]),
+                    event(RecordId::Leave, &[(1, 4)]),
+                    event(RecordId::Enter, &[(2, 4)]),
+                    event(RecordId::Leave, &[(2, 4)]),
+                    event(RecordId::Generic, &[(3, 4)]),
+                    event(
+                        RecordId::MpiSend,
+                        &[(next_rank, 4), (0, 4), (t as u64, 4), (4096, 8)],
+                    ),
+                    event(
+                        RecordId::MpiRecv,
+                        &[(prev_rank, 4), (0, 4), (t as u64, 4), (4096, 8)],
+                    ),
                 ],
                 sequences: vec![
                     Some(vec![event_token(0), loop_token(0), event_token(1)]),

@@ -46,7 +46,9 @@ fn long_functions(path: &Path) -> Vec<(usize, String, String)> {
         .unwrap_or(lines.len());
     let mut out = Vec::new();
     for i in 0..end {
-        let Some(name) = declared_fn(lines[i]) else { continue };
+        let Some(name) = declared_fn(lines[i]) else {
+            continue;
+        };
         let indent = &lines[i][..lines[i].len() - lines[i].trim_start().len()];
         let close = format!("{indent}}}");
         // A declaration without a body (a trait's) ends with `;` before any `{`.
@@ -62,7 +64,11 @@ fn long_functions(path: &Path) -> Vec<(usize, String, String)> {
         if let Some(k) = lines[i + open..end].iter().position(|l| *l == close) {
             let len = open + k + 1;
             if len > MAX_LINES {
-                out.push((len, format!("{}:{}", path.display(), i + 1), name.to_string()));
+                out.push((
+                    len,
+                    format!("{}:{}", path.display(), i + 1),
+                    name.to_string(),
+                ));
             }
         }
     }
@@ -93,7 +99,9 @@ fn the_check_finds_a_long_function() {
     let dir = std::env::temp_dir().join(format!("function-length-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("long.rs");
-    let body: String = (0..MAX_LINES).map(|i| format!("    let x{i} = {i};\n")).collect();
+    let body: String = (0..MAX_LINES)
+        .map(|i| format!("    let x{i} = {i};\n"))
+        .collect();
     let text = format!(
         "trait T {{\n    fn declared(&self) -> u8;\n}}\n\npub(crate) fn long() {{\n{body}}}\n\nfn short() {{\n    let y = 1;\n}}\n"
     );

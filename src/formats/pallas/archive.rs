@@ -15,7 +15,6 @@ pub const MIN_ABI: u8 = 16;
 /// Newest on-disk ABI this reader understands.
 pub const MAX_ABI: u8 = 20;
 
-
 /// Block compression of every `.dat` block of a trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compression {

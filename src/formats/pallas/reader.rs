@@ -866,7 +866,9 @@ impl ThreadSource {
             Some(id @ (OmpFork | ThreadFork | ThreadTeamBegin | ThreadBegin)) => {
                 m.block_begin(rec, id)?
             }
-            Some(id @ (OmpJoin | ThreadJoin | ThreadTeamEnd | ThreadEnd)) => m.block_end(rec, id)?,
+            Some(id @ (OmpJoin | ThreadJoin | ThreadTeamEnd | ThreadEnd)) => {
+                m.block_end(rec, id)?
+            }
             Some(
                 id @ (OmpAcquireLock | OmpReleaseLock | ThreadAcquireLock | ThreadReleaseLock
                 | OmpTaskCreate | OmpTaskSwitch | OmpTaskComplete | ThreadTaskCreate

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use super::archive::{make_token, Compression, Encoding, Parameters, TokenKind};
-use super::RecordId;
 use super::codec::encode_block;
+use super::RecordId;
 use crate::error::{Error, Result};
 
 /// Values per `.dat` block, as Pallas writes them.
