@@ -85,92 +85,123 @@ fn parallel(
     let (empty_tx, empty_rx) = mpsc::channel::<RecordBatch>();
     // A sink that wants raw lines alone gets them so, when the source has.
     let raw_only = sink.reads().raw_line_alone();
-    let (read, written, marks, acknowledged) = std::thread::scope(|scope| {
-        let write = move || -> std::result::Result<(), (Error, u64)> {
-            let mut rec = Record::default();
-            let mut index = 0u64;
-            for mut batch in full_rx {
-                let mut rows = batch.reader();
-                while let Some(raw) = rows.next_entry(&mut rec) {
-                    let written = match raw {
-                        Some(raw) => sink.write_raw(&rec, raw),
-                        None => sink.write(&rec),
-                    };
-                    written.map_err(|e| (e, index))?;
-                    index += 1;
-                }
-                batch.clear();
-                // The reader may have stopped (the end of its stretch).
-                let _ = empty_tx.send(batch);
-            }
-            Ok(())
-        };
-        let writer = match std::thread::Builder::new()
+    let (read, written) = std::thread::scope(|scope| {
+        let writer = std::thread::Builder::new()
             .name("writer".into())
-            .spawn_scoped(scope, write)
-        {
+            .spawn_scoped(scope, move || write_batches(full_rx, empty_tx, sink));
+        let writer = match writer {
             Ok(writer) => writer,
             Err(e) => {
-                let failed = Err(Error::io("starting the writer thread", e));
-                return (failed, Ok(()), VecDeque::new(), 0);
+                let failed = Err((Error::io("starting the writer thread", e), None));
+                return (Ok(()), failed);
             }
         };
-        // Marks of the records sent and not yet known to be written, oldest
-        // first, so an error about one of them can be located.
-        let mut marks: VecDeque<u64> = VecDeque::new();
-        let mut acknowledged = 0u64;
-        let mut rec = Record::default();
-        let mut batch = RecordBatch::new();
-        let mut rows = 0u64;
-        let read = loop {
-            match source.next_record(&mut rec) {
-                Ok(true) => {}
-                Ok(false) => break Ok(()),
-                Err(e) => break Err(e),
-            }
-            match source.raw_line().filter(|_| raw_only) {
-                Some(raw) => batch.push_raw(raw),
-                None => batch.push(&rec),
-            }
-            marks.push_back(source.mark());
-            rows += 1;
-            if rows % PROGRESS_EVERY == 0 {
-                progress(Some(rows));
-            }
-            if batch.len() >= BATCH {
-                let next = match empty_rx.try_recv() {
-                    Ok(b) => {
-                        // A returned batch: its records are written.
-                        acknowledged += BATCH as u64;
-                        marks.drain(..BATCH);
-                        b
-                    }
-                    Err(_) => RecordBatch::new(),
-                };
-                if full_tx.send(std::mem::replace(&mut batch, next)).is_err() {
-                    break Ok(()); // the writer failed; its error follows
-                }
-            }
-        };
-        // Rows read before a read error are written, as on one thread.
-        if !batch.is_empty() {
-            let _ = full_tx.send(batch);
-        }
-        drop(full_tx);
+        let mut sent = Sent::default();
+        let read = send_batches(source, (full_tx, empty_rx), progress, raw_only, &mut sent);
         let written = writer.join().expect("the writer thread does not panic");
-        (read, written, marks, acknowledged)
+        // Locate a write error by the mark of the row it is about.
+        (read, written.map_err(|(e, index)| (e, sent.mark_of(index))))
     });
-    if let Err((e, index)) = written {
-        let at = match index
-            .checked_sub(acknowledged)
-            .and_then(|i| marks.get(i as usize))
-        {
-            Some(&mark) => source.locate(mark),
+    if let Err((e, mark)) = written {
+        let at = match mark {
+            Some(mark) => source.locate(mark),
             None => source.location(),
         };
         return Err(e.at(at));
     }
     read
+}
+
+/// The rows sent to the writer and not yet known to be written, by their
+/// marks, oldest first, so an error about one of them can be located.
+#[derive(Default)]
+struct Sent {
+    marks: VecDeque<u64>,
+    /// Rows known to be written (their batches came back).
+    acknowledged: u64,
+}
+
+impl Sent {
+    /// The mark of the row at `index` in the order sent, if still known.
+    fn mark_of(&self, index: u64) -> Option<u64> {
+        let i = index.checked_sub(self.acknowledged)?;
+        self.marks.get(usize::try_from(i).ok()?).copied()
+    }
+}
+
+/// The reading side: packs the source's rows into batches for the writer,
+/// taking back the batches it is done with; rows read before a read error
+/// are sent all the same.
+fn send_batches(
+    source: &mut dyn RecordSource,
+    (full_tx, empty_rx): (mpsc::SyncSender<RecordBatch>, mpsc::Receiver<RecordBatch>),
+    progress: &mut dyn FnMut(Option<u64>),
+    raw_only: bool,
+    sent: &mut Sent,
+) -> Result<()> {
+    let mut rec = Record::default();
+    let mut batch = RecordBatch::new();
+    let mut rows = 0u64;
+    let read = loop {
+        match source.next_record(&mut rec) {
+            Ok(true) => {}
+            Ok(false) => break Ok(()),
+            Err(e) => break Err(e),
+        }
+        match source.raw_line().filter(|_| raw_only) {
+            Some(raw) => batch.push_raw(raw),
+            None => batch.push(&rec),
+        }
+        sent.marks.push_back(source.mark());
+        rows += 1;
+        if rows % PROGRESS_EVERY == 0 {
+            progress(Some(rows));
+        }
+        if batch.len() >= BATCH {
+            let next = match empty_rx.try_recv() {
+                Ok(b) => {
+                    // A returned batch: its records are written.
+                    sent.acknowledged += BATCH as u64;
+                    sent.marks.drain(..BATCH);
+                    b
+                }
+                Err(_) => RecordBatch::new(),
+            };
+            if full_tx.send(std::mem::replace(&mut batch, next)).is_err() {
+                break Ok(()); // the writer failed; its error follows
+            }
+        }
+    };
+    if !batch.is_empty() {
+        let _ = full_tx.send(batch);
+    }
+    read
+}
+
+/// The writing side: writes each batch's rows into the sink and gives the
+/// batch back; an error comes with the index of its row in the order sent.
+fn write_batches(
+    full_rx: mpsc::Receiver<RecordBatch>,
+    empty_tx: mpsc::Sender<RecordBatch>,
+    sink: &mut (dyn RecordSink + Send),
+) -> std::result::Result<(), (Error, u64)> {
+    let mut rec = Record::default();
+    let mut index = 0u64;
+    for mut batch in full_rx {
+        let mut rows = batch.reader();
+        while let Some(raw) = rows.next_entry(&mut rec) {
+            let written = match raw {
+                Some(raw) => sink.write_raw(&rec, raw),
+                None => sink.write(&rec),
+            };
+            written.map_err(|e| (e, index))?;
+            index += 1;
+        }
+        batch.clear();
+        // The reader may have stopped (the end of its stretch).
+        let _ = empty_tx.send(batch);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -405,6 +405,83 @@ impl PjdumpWriter {
     }
 }
 
+impl PjdumpWriter {
+    /// A container, whose line is written when it ends.
+    fn declare(&mut self, rec: &Record) {
+        let extras = self.extras(rec);
+        let name = if rec.name.is_empty() {
+            rec.loc
+        } else {
+            rec.name
+        };
+        self.containers.insert(
+            rec.loc,
+            ContainerEntry {
+                name,
+                type_: rec.cat,
+                parent: rec.peer,
+                start: rec.time.unwrap_or_default(),
+                lane_of: (rec.cat == LANE).then_some(rec.peer),
+                extras,
+                ended: false,
+            },
+        );
+    }
+
+    fn state_line(&mut self, rec: &Record) -> Result<()> {
+        let mut line = std::mem::take(&mut self.line);
+        self.line_head("State", self.owner(rec.loc), rec.cat, &mut line);
+        self.span(
+            rec.time.unwrap_or_default(),
+            rec.end.unwrap_or_default(),
+            &mut line,
+        );
+        line.push_str(", ");
+        self.fixed_ns(i64::from(rec.depth.unwrap_or(0)) * 1_000_000_000, &mut line);
+        line.push_str(", ");
+        line.push_str(self.symbols.text(rec.name));
+        self.push_extras(rec, &mut line);
+        self.line = line;
+        self.emit()
+    }
+
+    fn event_line(&mut self, rec: &Record) -> Result<()> {
+        let mut line = std::mem::take(&mut self.line);
+        self.line_head("Event", self.owner(rec.loc), rec.cat, &mut line);
+        self.fixed_ns(rec.time.unwrap_or_default(), &mut line);
+        line.push_str(", ");
+        line.push_str(self.symbols.text(rec.name));
+        self.push_extras(rec, &mut line);
+        self.line = line;
+        self.emit()
+    }
+
+    fn link_line(&mut self, rec: &Record) -> Result<()> {
+        let mut line = std::mem::take(&mut self.line);
+        self.line_head("Link", rec.comm, rec.cat, &mut line);
+        self.span(
+            rec.time.unwrap_or_default(),
+            rec.end.unwrap_or_default(),
+            &mut line,
+        );
+        for part in [
+            ", ",
+            self.symbols.text(rec.name),
+            ", ",
+            self.container_name(rec.loc),
+            ", ",
+            self.container_name(rec.peer),
+            ", ",
+            &rec.id,
+        ] {
+            line.push_str(part);
+        }
+        self.push_extras(rec, &mut line);
+        self.line = line;
+        self.emit()
+    }
+}
+
 impl RecordSink for PjdumpWriter {
     fn write(&mut self, rec: &Record) -> Result<()> {
         if let Some(t) = rec.completion() {
@@ -420,82 +497,16 @@ impl RecordSink for PjdumpWriter {
             }
             // Pajé's root container: its line is written at the end.
             Kind::Container if rec.loc == well_known::ZERO && rec.cat == well_known::ZERO => {}
-            Kind::Container => {
-                let extras = self.extras(rec);
-                let name = if rec.name.is_empty() {
-                    rec.loc
-                } else {
-                    rec.name
-                };
-                self.containers.insert(
-                    rec.loc,
-                    ContainerEntry {
-                        name,
-                        type_: rec.cat,
-                        parent: rec.peer,
-                        start: rec.time.unwrap_or_default(),
-                        lane_of: (rec.cat == LANE).then_some(rec.peer),
-                        extras,
-                        ended: false,
-                    },
-                );
-            }
+            Kind::Container => self.declare(rec),
             Kind::Destroy => {
                 let t = rec.time.unwrap_or_default();
                 self.close_pieces_of(rec.loc, t)?;
                 self.container_line(rec.loc, t)?;
             }
-            Kind::State => {
-                let mut line = std::mem::take(&mut self.line);
-                self.line_head("State", self.owner(rec.loc), rec.cat, &mut line);
-                self.span(
-                    rec.time.unwrap_or_default(),
-                    rec.end.unwrap_or_default(),
-                    &mut line,
-                );
-                line.push_str(", ");
-                self.fixed_ns(i64::from(rec.depth.unwrap_or(0)) * 1_000_000_000, &mut line);
-                line.push_str(", ");
-                line.push_str(self.symbols.text(rec.name));
-                self.push_extras(rec, &mut line);
-                self.line = line;
-                self.emit()?;
-            }
-            Kind::Event => {
-                let mut line = std::mem::take(&mut self.line);
-                self.line_head("Event", self.owner(rec.loc), rec.cat, &mut line);
-                self.fixed_ns(rec.time.unwrap_or_default(), &mut line);
-                line.push_str(", ");
-                line.push_str(self.symbols.text(rec.name));
-                self.push_extras(rec, &mut line);
-                self.line = line;
-                self.emit()?;
-            }
+            Kind::State => self.state_line(rec)?,
+            Kind::Event => self.event_line(rec)?,
             Kind::Counter => self.counter(rec)?,
-            Kind::Msg => {
-                let mut line = std::mem::take(&mut self.line);
-                self.line_head("Link", rec.comm, rec.cat, &mut line);
-                self.span(
-                    rec.time.unwrap_or_default(),
-                    rec.end.unwrap_or_default(),
-                    &mut line,
-                );
-                for part in [
-                    ", ",
-                    self.symbols.text(rec.name),
-                    ", ",
-                    self.container_name(rec.loc),
-                    ", ",
-                    self.container_name(rec.peer),
-                    ", ",
-                    &rec.id,
-                ] {
-                    line.push_str(part);
-                }
-                self.push_extras(rec, &mut line);
-                self.line = line;
-                self.emit()?;
-            }
+            Kind::Msg => self.link_line(rec)?,
             _ => {}
         }
         Ok(())

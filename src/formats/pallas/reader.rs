@@ -259,15 +259,15 @@ impl Layout {
         }
         self.head.push_back(c);
         // A thread is listed by the archive, by the main file, or both.
-        let mut locations: Vec<(&LocationEntry, &str)> = archive
+        let mut locations: Vec<(LocationEntry, bool)> = archive
             .locations
             .iter()
-            .map(|l| (l, archive_name.as_str()))
+            .map(|&l| (l, false))
             .chain(
                 main_locations
                     .iter()
                     .filter(|l| l.parent == group.id)
-                    .map(|l| (l, self.main_name.as_str())),
+                    .map(|&l| (l, true)),
             )
             .collect();
         locations.sort_by_key(|(l, _)| l.id);
@@ -283,34 +283,51 @@ impl Layout {
             ));
         }
         let defs = Arc::new(archive.defs);
-        let mut places = Vec::with_capacity(locations.len());
-        for (l, listed_in) in locations {
-            let symbols = &self.symbols;
-            let mut c = Record::new(Kind::Container);
-            c.loc = symbols.intern(&thread_loc(group.id, l.id));
-            c.cat = symbols.intern("thread");
-            let scope = Scope {
-                local: &defs,
-                global: &self.global,
+        for (l, in_main) in locations {
+            let listed_in = if in_main {
+                &self.main_name
+            } else {
+                &archive_name
             };
-            let mut name = String::new();
-            push_defined(&mut name, scope.string(l.name), "string", l.name);
-            c.name = symbols.intern(&name);
-            c.peer = symbols.intern(&process_loc(group.id));
-            self.head.push_back(c);
-            places.push(ThreadPlace {
-                process: group.id,
-                thread: l.id,
-                dir: archive_dir.join(format!("thread_{}", l.id)),
-                defs: defs.clone(),
-                listed_at: Location::Offset {
-                    file: listed_in.to_string(),
-                    offset: l.at as u64,
-                },
-            });
+            let listed_at = Location::Offset {
+                file: listed_in.clone(),
+                offset: l.at as u64,
+            };
+            self.add_thread(group.id, &l, listed_at, &archive_dir, &defs);
         }
-        self.places.append(&mut places);
         Ok(())
+    }
+
+    /// Declares thread `l` of process `process` (its definitions in `defs`,
+    /// its folder under `archive_dir`) and where its events are.
+    fn add_thread(
+        &mut self,
+        process: u32,
+        l: &LocationEntry,
+        listed_at: Location,
+        archive_dir: &Path,
+        defs: &Arc<Definitions>,
+    ) {
+        let symbols = &self.symbols;
+        let mut c = Record::new(Kind::Container);
+        c.loc = symbols.intern(&thread_loc(process, l.id));
+        c.cat = symbols.intern("thread");
+        let scope = Scope {
+            local: defs,
+            global: &self.global,
+        };
+        let mut name = String::new();
+        push_defined(&mut name, scope.string(l.name), "string", l.name);
+        c.name = symbols.intern(&name);
+        c.peer = symbols.intern(&process_loc(process));
+        self.head.push_back(c);
+        self.places.push(ThreadPlace {
+            process,
+            thread: l.id,
+            dir: archive_dir.join(format!("thread_{}", l.id)),
+            defs: defs.clone(),
+            listed_at,
+        });
     }
 }
 

@@ -328,44 +328,7 @@ impl TraceSpec {
             .unwrap_or(0);
         o.u64(first);
         for e in &t.events {
-            match e {
-                None => {
-                    o.u32(RecordId::Dummy.number());
-                    o.u8(5);
-                    o.u64(0);
-                    o.u64(0);
-                    if abi >= 18 {
-                        o.u64(1);
-                    }
-                }
-                Some(e) => {
-                    // ABI ≤ 18 wrote buffer flushes as record 0.
-                    let record = if abi <= 18 && e.record == RecordId::BufferFlush.number() {
-                        0
-                    } else {
-                        e.record
-                    };
-                    o.u32(record);
-                    o.u8(5 + e.payload.len() as u8);
-                    o.0.extend_from_slice(&e.payload);
-                    let mut attrs = Out::default();
-                    for (index, values) in &e.attributes {
-                        let size: usize =
-                            7 + values.iter().map(|(_, v)| 6 + v.len()).sum::<usize>();
-                        attrs.i32(*index);
-                        attrs.u16(size as u16);
-                        attrs.u8(values.len() as u8);
-                        for (r, v) in values {
-                            attrs.u16(6 + v.len() as u16);
-                            attrs.u32(*r);
-                            attrs.0.extend_from_slice(v);
-                        }
-                    }
-                    o.len(attrs.0.len());
-                    o.0.extend_from_slice(&attrs.0);
-                    write_timestamps(&mut o, &mut dat, params, &e.timestamps)?;
-                }
-            }
+            write_event(&mut o, &mut dat, params, abi, e.as_ref())?;
         }
         let identity = |n: usize| (0..n as u32).collect::<Vec<u32>>();
         let maps = t.maps.clone().unwrap_or_else(|| {
@@ -385,23 +348,7 @@ impl TraceSpec {
         };
         write_map(&mut o, &maps[0]);
         for s in &t.sequences {
-            o.u32(1);
-            match s {
-                None => o.len(0),
-                Some(tokens) => {
-                    o.len(tokens.len());
-                    for tok in tokens {
-                        o.u32(*tok);
-                    }
-                    // Sequence timing is not needed to read events: empty vectors.
-                    for _ in 0..3 {
-                        o.u64(0);
-                        if abi >= 18 {
-                            o.u64(1);
-                        }
-                    }
-                }
-            }
+            write_sequence(&mut o, abi, s.as_deref());
         }
         write_map(&mut o, &maps[1]);
         for l in &t.loops {
@@ -416,6 +363,71 @@ impl TraceSpec {
         write(&dir.join("thread.pallas"), &o.0)?;
         write(&dir.join("event_durations.dat"), &dat)?;
         write(&dir.join("sequence_durations.dat"), &[])
+    }
+}
+
+/// An event of a thread file (`None`: a dead slot), its timestamps into
+/// `dat`.
+fn write_event(
+    o: &mut Out,
+    dat: &mut Vec<u8>,
+    params: &Parameters,
+    abi: u8,
+    event: Option<&EventSpec>,
+) -> Result<()> {
+    let Some(e) = event else {
+        o.u32(RecordId::Dummy.number());
+        o.u8(5);
+        o.u64(0);
+        o.u64(0);
+        if abi >= 18 {
+            o.u64(1);
+        }
+        return Ok(());
+    };
+    // ABI ≤ 18 wrote buffer flushes as record 0.
+    let record = if abi <= 18 && e.record == RecordId::BufferFlush.number() {
+        0
+    } else {
+        e.record
+    };
+    o.u32(record);
+    o.u8(5 + e.payload.len() as u8);
+    o.0.extend_from_slice(&e.payload);
+    let mut attrs = Out::default();
+    for (index, values) in &e.attributes {
+        let size: usize = 7 + values.iter().map(|(_, v)| 6 + v.len()).sum::<usize>();
+        attrs.i32(*index);
+        attrs.u16(size as u16);
+        attrs.u8(values.len() as u8);
+        for (r, v) in values {
+            attrs.u16(6 + v.len() as u16);
+            attrs.u32(*r);
+            attrs.0.extend_from_slice(v);
+        }
+    }
+    o.len(attrs.0.len());
+    o.0.extend_from_slice(&attrs.0);
+    write_timestamps(o, dat, params, &e.timestamps)
+}
+
+/// A sequence of a thread file (`None`: a dead slot).
+fn write_sequence(o: &mut Out, abi: u8, tokens: Option<&[u32]>) {
+    o.u32(1);
+    let Some(tokens) = tokens else {
+        o.len(0);
+        return;
+    };
+    o.len(tokens.len());
+    for tok in tokens {
+        o.u32(*tok);
+    }
+    // Sequence timing is not needed to read events: empty vectors.
+    for _ in 0..3 {
+        o.u64(0);
+        if abi >= 18 {
+            o.u64(1);
+        }
     }
 }
 

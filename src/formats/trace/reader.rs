@@ -358,8 +358,8 @@ fn element_index(trace: &Trace) -> Result<u32, String> {
         .map_err(|_| "more than 4 billion elements in one TRACE file".to_string())
 }
 
-fn read_trace<R: BufRead>(name: &str, inner: R, problems: &mut Problems) -> Result<Trace> {
-    let mut trace = Trace {
+fn empty_trace() -> Trace {
+    Trace {
         arena: String::new(),
         unit: DEFAULT_UNIT,
         offset_ms: None,
@@ -374,7 +374,12 @@ fn read_trace<R: BufRead>(name: &str, inner: R, problems: &mut Problems) -> Resu
         deps: Ids::default(),
         key: String::new(),
         value: String::new(),
-    };
+    }
+}
+
+/// Reads every line of a TRACE file, problems reported as `problems` says.
+fn read_trace<R: BufRead>(name: &str, inner: R, problems: &mut Problems) -> Result<Trace> {
+    let mut trace = empty_trace();
     let mut tu_line: Option<u64> = None;
     let mut o_line: Option<u64> = None;
     let mut lines = LineReader::new(name, inner);
@@ -403,29 +408,7 @@ fn read_trace<R: BufRead>(name: &str, inner: R, problems: &mut Problems) -> Resu
         let (token, rest) = text.split_at(token_end);
         let outcome: Result<(), String> = match token.as_bytes() {
             b"TU" => read_unit(&mut trace, rest, number, &mut tu_line),
-            b"O" => match (o_line, Fields::split(rest)) {
-                (Some(first), _) => Err(format!(
-                    "duplicate offset: a second `O` line (the first is line {first}); O may appear at most once"
-                )),
-                (None, f) if f.count == 1 && f.attrs.is_empty() => {
-                    let value = f.tokens[0];
-                    match value.parse::<i64>() {
-                        // The stream's origin is integer ns in an i64.
-                        Ok(ms) if ms.checked_mul(1_000_000).is_none() => Err(format!(
-                            "offset `{value}` ms is beyond the range of the stream's origin (i64 nanoseconds, about ±292 years from 1970)"
-                        )),
-                        Ok(ms) if !value.starts_with('+') => {
-                            trace.offset_ms = Some(ms);
-                            o_line = Some(number);
-                            Ok(())
-                        }
-                        _ => Err(format!(
-                            "offset `{value}` is not an integer (O is integer milliseconds since the Unix epoch)"
-                        )),
-                    }
-                }
-                (None, _) => Err("expected `O <integer milliseconds>`".into()),
-            },
+            b"O" => read_offset(&mut trace, rest, number, &mut o_line),
             b"T" => read_trace_attrs(&mut trace, rest, problems, number),
             b"R" => read_resource(&mut trace, rest, number),
             b"S" => read_signal(&mut trace, rest, number),
@@ -450,6 +433,40 @@ fn read_trace<R: BufRead>(name: &str, inner: R, problems: &mut Problems) -> Resu
         problems.warn(line, CUT_WARNING);
     }
     Ok(trace)
+}
+
+/// The `O` line: the trace's offset, integer ms since the Unix epoch, at
+/// most once (`seen`: the line of the first).
+fn read_offset(
+    trace: &mut Trace,
+    rest: &str,
+    line: u64,
+    seen: &mut Option<u64>,
+) -> Result<(), String> {
+    if let Some(first) = seen {
+        return Err(format!(
+            "duplicate offset: a second `O` line (the first is line {first}); O may appear at most once"
+        ));
+    }
+    let f = Fields::split(rest);
+    if f.count != 1 || !f.attrs.is_empty() {
+        return Err("expected `O <integer milliseconds>`".into());
+    }
+    let value = f.tokens[0];
+    match value.parse::<i64>() {
+        // The stream's origin is integer ns in an i64.
+        Ok(ms) if ms.checked_mul(1_000_000).is_none() => Err(format!(
+            "offset `{value}` ms is beyond the range of the stream's origin (i64 nanoseconds, about ±292 years from 1970)"
+        )),
+        Ok(ms) if !value.starts_with('+') => {
+            trace.offset_ms = Some(ms);
+            *seen = Some(line);
+            Ok(())
+        }
+        _ => Err(format!(
+            "offset `{value}` is not an integer (O is integer milliseconds since the Unix epoch)"
+        )),
+    }
 }
 
 fn read_unit(
@@ -767,91 +784,43 @@ impl Trace {
     }
 }
 
+/// A problem found once the whole file is read: its line, the message, and
+/// the element it drops in lenient mode.
+type Finding = (u64, String, Option<usize>);
+
+/// A dependency's endpoint times and their claims' resource slots.
+type ResolvedDep = ((i64, i64), [u32; 2]);
+
 /// Checks what needs the whole file (references, offsets, signals with
 /// fragments) and resolves dependency times. Problems are reported in line
 /// order. Returns which elements to drop (lenient mode only).
 fn check_references(trace: &mut Trace, problems: &mut Problems) -> Result<Vec<bool>> {
-    let mut findings: Vec<(u64, String, Option<usize>)> = Vec::new();
-    for s in &trace.signals {
-        if s.line != 0 && s.fragments == 0 {
-            findings.push((
-                s.line,
-                format!(
-                    "signal {} has no fragment: every signal needs at least one `F` line",
-                    trace.text(s.id)
-                ),
-                None,
-            ));
-        }
-    }
+    let mut findings = signals_without_fragments(trace);
     let mut resolved = Vec::new();
     for (index, e) in trace.elements.iter().enumerate() {
-        match &e.item {
+        let problem = match &e.item {
             Item::Claim {
                 resource, offset, ..
-            } => match trace.resource_index.get(resource) {
-                None => findings.push((
-                    e.line,
-                    format!("claim on unknown resource {resource} (no `R {resource}` line)"),
-                    Some(index),
-                )),
-                Some(&r) => {
-                    let uses = trace.resources[r as usize].uses_offset;
-                    if uses && offset.is_none() {
-                        findings.push((e.line, format!("claim offset missing: resource {resource} uses offsets, so its claims need `<offset> <amount>`"), Some(index)));
-                    } else if !uses && offset.is_some() {
-                        findings.push((e.line, format!("unexpected claim offset: resource {resource} does not use offsets, so its claims give only `<amount>`"), Some(index)));
-                    }
+            } => claim_problem(trace, *resource, offset.is_some()),
+            Item::Dep { kind, src, dst, .. } => match resolve_dep(trace, *kind, *src, *dst) {
+                Ok(dep) => {
+                    resolved.push((index, dep));
+                    None
                 }
+                Err(msg) => Some(msg),
             },
-            Item::Dep { kind, src, dst, .. } => {
-                let (src_kind, dst_kind) = DEP_TYPES[usize::from(*kind)];
-                let (src_id, dst_id) = (trace.text(*src), trace.text(*dst));
-                match (
-                    trace.endpoint(src_id, src_kind),
-                    trace.endpoint(dst_id, dst_kind),
-                ) {
-                    (Some(a), Some(b)) => {
-                        let slot = |r: Option<u64>| {
-                            r.and_then(|r| trace.resource_index.get(&r).copied())
-                                .unwrap_or(NO_RESOURCE)
-                        };
-                        resolved.push((index, (a.0, b.0), [slot(a.1), slot(b.1)]));
-                    }
-                    (a, _) => {
-                        let (which, id, k) = if a.is_none() {
-                            ("source", src_id, src_kind)
-                        } else {
-                            ("destination", dst_id, dst_kind)
-                        };
-                        findings.push((
-                            e.line,
-                            format!(
-                                "dependency {which} is an unknown {} `{id}` (type {kind} links {} to {})",
-                                k.noun(),
-                                src_kind.noun(),
-                                dst_kind.noun()
-                            ),
-                            Some(index),
-                        ));
-                    }
-                }
-            }
             Item::Fragment { signal, .. } => {
                 let s = &trace.signals[*signal as usize];
-                if s.line == 0 {
-                    let id = trace.text(s.id);
-                    findings.push((
-                        e.line,
-                        format!("fragment of unknown signal {id} (no `S {id}` line)"),
-                        Some(index),
-                    ));
-                }
+                let id = trace.text(s.id);
+                (s.line == 0).then(|| format!("fragment of unknown signal {id} (no `S {id}` line)"))
             }
-            Item::Event { .. } => {}
+            Item::Event { .. } => None,
+        };
+        if let Some(msg) = problem {
+            findings.push((e.line, msg, Some(index)));
         }
     }
-    for (index, times, slots) in resolved {
+    for (index, (times, slots)) in resolved {
         let e = &mut trace.elements[index];
         e.times = times;
         if let Item::Dep { resources, .. } = &mut e.item {
@@ -866,28 +835,94 @@ fn check_references(trace: &mut Trace, problems: &mut Problems) -> Result<Vec<bo
             dropped[i] = true;
         }
     }
-    // A dependency on a dropped claim goes too (lenient mode).
-    if dropped.iter().any(|&d| d) {
-        for i in 0..trace.elements.len() {
-            let e = &trace.elements[i];
-            let Item::Dep { kind, src, dst, .. } = e.item else {
-                continue;
-            };
-            let (sk, dk) = DEP_TYPES[usize::from(kind)];
-            let gone = |id: Span, k: Endpoint| {
-                k != Endpoint::Event
-                    && natural(trace.text(id), "")
-                        .ok()
-                        .and_then(|c| trace.claims.get(&c))
-                        .is_some_and(|&c| dropped[c as usize])
-            };
-            if !dropped[i] && (gone(src, sk) || gone(dst, dk)) {
-                problems.warn(e.line, "dependency dropped with the claim it names");
-                dropped[i] = true;
-            }
-        }
+    if dropped.contains(&true) {
+        drop_dependencies_on_dropped_claims(trace, &mut dropped, problems);
     }
     Ok(dropped)
+}
+
+/// Every signal declared without a fragment.
+fn signals_without_fragments(trace: &Trace) -> Vec<Finding> {
+    let bare = trace
+        .signals
+        .iter()
+        .filter(|s| s.line != 0 && s.fragments == 0);
+    bare.map(|s| {
+        let id = trace.text(s.id);
+        let msg = format!("signal {id} has no fragment: every signal needs at least one `F` line");
+        (s.line, msg, None)
+    })
+    .collect()
+}
+
+/// What is wrong with a claim on `resource`, with an offset or not.
+fn claim_problem(trace: &Trace, resource: u64, has_offset: bool) -> Option<String> {
+    let Some(&r) = trace.resource_index.get(&resource) else {
+        return Some(format!(
+            "claim on unknown resource {resource} (no `R {resource}` line)"
+        ));
+    };
+    match (trace.resources[r as usize].uses_offset, has_offset) {
+        (true, false) => Some(format!("claim offset missing: resource {resource} uses offsets, so its claims need `<offset> <amount>`")),
+        (false, true) => Some(format!("unexpected claim offset: resource {resource} does not use offsets, so its claims give only `<amount>`")),
+        _ => None,
+    }
+}
+
+/// A dependency of type `kind` from `src` to `dst`: its endpoints' times
+/// and resource slots, or why an endpoint is unknown.
+fn resolve_dep(
+    trace: &Trace,
+    kind: u8,
+    src: Span,
+    dst: Span,
+) -> std::result::Result<ResolvedDep, String> {
+    let (src_kind, dst_kind) = DEP_TYPES[usize::from(kind)];
+    let (src_id, dst_id) = (trace.text(src), trace.text(dst));
+    let (a, b) = (
+        trace.endpoint(src_id, src_kind),
+        trace.endpoint(dst_id, dst_kind),
+    );
+    if let (Some(a), Some(b)) = (a, b) {
+        let slot = |r: Option<u64>| {
+            r.and_then(|r| trace.resource_index.get(&r).copied())
+                .unwrap_or(NO_RESOURCE)
+        };
+        return Ok(((a.0, b.0), [slot(a.1), slot(b.1)]));
+    }
+    let (which, id, k) = match a {
+        None => ("source", src_id, src_kind),
+        Some(_) => ("destination", dst_id, dst_kind),
+    };
+    Err(format!(
+        "dependency {which} is an unknown {} `{id}` (type {kind} links {} to {})",
+        k.noun(),
+        src_kind.noun(),
+        dst_kind.noun()
+    ))
+}
+
+/// Drops, with a warning, each dependency that names a dropped claim
+/// (lenient mode).
+fn drop_dependencies_on_dropped_claims(trace: &Trace, dropped: &mut [bool], problems: &Problems) {
+    for i in 0..trace.elements.len() {
+        let e = &trace.elements[i];
+        let Item::Dep { kind, src, dst, .. } = e.item else {
+            continue;
+        };
+        let (sk, dk) = DEP_TYPES[usize::from(kind)];
+        let gone = |id: Span, k: Endpoint| {
+            k != Endpoint::Event
+                && natural(trace.text(id), "")
+                    .ok()
+                    .and_then(|c| trace.claims.get(&c))
+                    .is_some_and(|&c| dropped[c as usize])
+        };
+        if !dropped[i] && (gone(src, sk) || gone(dst, dk)) {
+            problems.warn(e.line, "dependency dropped with the claim it names");
+            dropped[i] = true;
+        }
+    }
 }
 
 /// The TRACE reader: validates the whole file at construction, then yields rows.
