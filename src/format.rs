@@ -70,7 +70,7 @@ pub static FORMATS: &[Format] = &[
     },
     Format {
         name: "paje",
-        description: "Pajé traces (SimGrid, StarPU, poti; what PajeNG and ViTE read)",
+        description: "Pajé traces (SimGrid, StarPU, poti; what PajeNG and ViTE read); `.trace` files are Pajé (SimGrid names them so), not TRACE",
         extensions: &["paje", "trace"],
         sniff: paje::sniff,
         reader: Some(paje::reader::open_reader),
@@ -103,7 +103,7 @@ pub static FORMATS: &[Format] = &[
     },
     Format {
         name: "trace",
-        description: "TRACE (.etf, TNO-ESI TRACE4CPS); not time-ordered, so read whole: memory up to 9 times the file",
+        description: "TRACE (TNO-ESI TRACE4CPS): `.etf` files (a `.trace` file is Pajé); not time-ordered, so read whole",
         extensions: &["etf"],
         sniff: trace::sniff,
         reader: Some(trace::reader::open_reader),

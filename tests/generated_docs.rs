@@ -40,8 +40,9 @@ fn rendered() -> Vec<(PathBuf, Vec<u8>)> {
 }
 
 /// A man page from the clap definition: clap_mangen's sections, with a
-/// SYNOPSIS that shows the placeholders (clap's usage line), and the text
-/// after the options split into EXAMPLES (kept as laid out) and NOTES.
+/// SYNOPSIS that shows the placeholders (clap's usage line), the text
+/// after the options split into EXAMPLES (kept as laid out) and NOTES, and
+/// what the command holds in memory (MEMORY, not in `--help`).
 fn man_page(cmd: &clap::Command) -> Vec<u8> {
     let man = clap_mangen::Man::new(cmd.clone());
     let mut out = Vec::new();
@@ -72,6 +73,8 @@ fn man_page(cmd: &clap::Command) -> Vec<u8> {
             out.extend(format!(".PP\n{}\n", roff(p)).bytes());
         }
     }
+    let memory = tracepipe::cmd::memory(cmd.get_name()).expect("every command says its memory");
+    out.extend(format!(".SH MEMORY\n.PP\n{}\n", roff(memory)).bytes());
     man.render_version_section(&mut out).unwrap();
     out
 }
@@ -172,4 +175,20 @@ fn readme_install_lines_reach_man_and_the_shell() {
     let manpath = String::from_utf8_lossy(&out.stdout);
     let want = home.join(".cargo/share/man").display().to_string();
     assert!(manpath.split(':').any(|d| d.trim() == want), "{manpath}");
+}
+
+/// `--help` keeps to usage and examples: what a command holds in memory is
+/// in its man page only.
+#[test]
+fn help_keeps_to_usage_and_the_man_page_says_the_memory() {
+    for mut cmd in tracepipe::cmd::all_commands() {
+        let name = cmd.get_name().to_string();
+        let help = cmd.render_long_help().to_string();
+        let memory = tracepipe::cmd::memory(&name).unwrap();
+        assert!(!help.contains("Memory"), "{name} --help: {help}");
+        let start: String = memory.chars().take(40).collect();
+        assert!(!help.contains(&start), "{name} --help repeats its memory");
+        let man = String::from_utf8(man_page(&cmd)).unwrap();
+        assert!(man.contains(".SH MEMORY"), "{name}.1");
+    }
 }

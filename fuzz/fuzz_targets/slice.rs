@@ -10,7 +10,7 @@ mod common;
 use common::Buffer;
 use libfuzzer_sys::fuzz_target;
 use tracepipe::io::Output;
-use tracepipe::stages::slice::{Messages, SliceOptions, SliceSource};
+use tracepipe::stages::slice::{MessageScope, SliceOptions, SliceSource};
 use tracepipe::stages::window::Window;
 use tracepipe::pipe::{RecordSource, WriteOptions};
 use tracepipe::formats::stream::tsv::TsvReader;
@@ -35,9 +35,9 @@ fuzz_target!(|data: &[u8]| {
             _ => Window::new(Some(start), Some(start + width)),
         },
         messages: if (h >> 40) % 2 == 0 {
-            Messages::Overlap
+            MessageScope::Overlap
         } else {
-            Messages::Inside
+            MessageScope::Inside
         },
         rebase: (h >> 32) % 4 != 0 && (h >> 41) % 2 == 0,
     };

@@ -22,12 +22,15 @@ Examples:
   trace-cat -t trace run.tsv > run.etf      write a TRACE file for TRACE4CPS
   trace-cat -t paje plant.etf > plant.paje  open TRACE data in Pajé viewers
   trace-cat -o run.pftrace run.paje         open it at ui.perfetto.dev (-t chrome: JSON)
+";
 
-Memory: streams and Pajé traces are read in one pass (on two cores in chunks \
-of 64 to 288 KiB of lines, four in flight). Pajé keeps open states, pending links, about 0.5 KiB per container ever created (140 MiB for \
+/// What the command holds in memory, for its man page (not `--help`).
+pub const MEMORY: &str = "\
+Streams and Pajé traces are read in one pass (with N threads, in chunks \
+of 64 to 288 KiB of lines, two in flight per helper). Pajé keeps open states, pending links, about 0.5 KiB per container ever created (140 MiB for \
 300 000), and --reorder-window rows (at most 16 MiB of their text). Merging \
 keeps one row per input; Pallas traces each thread's grammar and one decoded \
-block per distinct event (on two cores, up to 16 384 rows read ahead); --spans the open frames; -t pjdump also the message \
+block per distinct event (with N threads, up to 16 384 rows read ahead); --spans the open frames; -t pjdump also the message \
 halves still waiting for their partner (0.4 to 0.8 KiB each, bench/memory.sh; \
 halves waiting on a destroyed container are released). TRACE files list elements in any \
 order, so they are read whole and sorted: up to 9 times the file (terse lines \

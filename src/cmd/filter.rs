@@ -31,7 +31,11 @@ out when the enter is not (before the window, say); trace-slice cuts a window \
 that stands on its own instead (frames cut at its edges, counter values \
 carried in, messages in flight kept). `meta` rows, and the \
 `container` rows of kept rows (with their parents), are always written, so \
-the output is a valid stream. Memory: one row per container, and the open \
+the output is a valid stream.";
+
+/// What the command holds in memory, for its man page (not `--help`).
+pub const MEMORY: &str = "\
+One row per container, and the open \
 frames.";
 
 /// Keep the rows of a record stream that match every given condition.

@@ -32,7 +32,11 @@ halves are kept, in arrival order; a key both give with different values becomes
 recv.KEY; halves whose sizes differ keep the send's, both in send.size and \
 recv.size. The k-th `coll` of a (comm, name) on each location is instance k: \
 its id, and attrs first_arrival, last_arrival and wait (last arrival minus \
-this participant's). A summary goes to stderr. Memory: the halves in flight \
+this participant's). A summary goes to stderr.";
+
+/// What the command holds in memory, for its man page (not `--help`).
+pub const MEMORY: &str = "\
+The halves in flight \
 (0.4 to 0.8 KiB each; those waiting on a destroyed location are released), and \
 the rows after a collective until all its participants are in (0.45 KiB each; \
 --max-held bounds them).";

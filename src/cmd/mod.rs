@@ -7,6 +7,19 @@ pub mod matching;
 pub mod slice;
 pub mod stat;
 
+/// What command `name` holds in memory, for its man page: `--help` keeps to
+/// usage and examples.
+pub fn memory(name: &str) -> Option<&'static str> {
+    match name {
+        "trace-cat" => Some(cat::MEMORY),
+        "trace-filter" => Some(filter::MEMORY),
+        "trace-match" => Some(matching::MEMORY),
+        "trace-slice" => Some(slice::MEMORY),
+        "trace-stat" => Some(stat::MEMORY),
+        _ => None,
+    }
+}
+
 /// The clap definitions of every command (with the format options), for docs
 /// and completions.
 pub fn all_commands() -> Vec<clap::Command> {

@@ -4,7 +4,7 @@ use clap::{Parser, ValueEnum};
 
 use crate::cli::{list_formats, Env, InputArgs, OutputArgs, Pipeline};
 use crate::error::{Error, Result};
-use crate::stages::slice::{Messages, SliceOptions, SliceSource};
+use crate::stages::slice::{MessageScope, SliceOptions, SliceSource};
 use crate::stages::window::{parse_time, parse_window, Window, TIME_SYNTAX};
 
 /// `--help` text after the options: the examples (kept as laid out), then
@@ -36,7 +36,11 @@ partner comes or the window ends). Halves pair exactly as trace-match pairs \
 them (its matcher runs inside); the posting of a nonblocking receive \
 (posts=recv) is kept with its receive. trace-slice reads its input to the end: a row that completes \
 after TO (a leave, a state, a claim, a message) may have begun in the window, \
-and its true end is recorded. Memory: the container rows, the open frames, \
+and its true end is recorded.";
+
+/// What the command holds in memory, for its man page (not `--help`).
+pub const MEMORY: &str = "\
+The container rows, the open frames, \
 the last sample of each counter, the halves in flight and the rows crossing \
 TO; never the window (but the rows behind a half whose partner has not come \
 yet, with inside, or behind a posting whose receive has not).";
@@ -130,8 +134,8 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
     let options = SliceOptions {
         window,
         messages: match args.messages {
-            MessagesArg::Overlap => Messages::Overlap,
-            MessagesArg::Inside => Messages::Inside,
+            MessagesArg::Overlap => MessageScope::Overlap,
+            MessagesArg::Inside => MessageScope::Inside,
         },
         rebase: args.rebase,
     };

@@ -58,14 +58,17 @@ Slurm array, xargs -P), then `trace-stat REPORT --merge part.*`: exact figures e
 over the whole; quantiles too (the sketch merges exactly). profile, states, messages (of msg \
 rows: run trace-match first), counters and resources (split by resource) merge. states: per container (a lane counts for its container), \
 state type and value, frames and total time. With --threads auto the report runs on the reading \
-thread (it does less per row than handing the row over costs); the reader still parses on two. resources: per TRACE resource, claims, claimed \
+thread (it does less per row than handing the row over costs); the reader still puts its helpers to work. resources: per TRACE resource, claims, claimed \
 time, busy time (union of the claims), amount x time, utilisation of the capacity over the \
 trace's span, peak concurrent amount, and Little's law (throughput per second, mean time in the \
 system, L = throughput x mean time, and L measured). Locations and types print as the trace names them: a container's name (where names repeat, \
 its path of names from the root, then ` [ID]` if even those repeat; a Pajé lane as its \
 container), a type's name for a Pajé type id; --ids prints the stream's ids instead, for joins \
-with the stream. Times are integer ns, or exact decimals with --unit. \
-Memory: a few numbers per key, and the open frames.";
+with the stream. Times are integer ns, or exact decimals with --unit.";
+
+/// What the command holds in memory, for its man page (not `--help`).
+pub const MEMORY: &str = "\
+A few numbers per key, and the open frames.";
 
 /// Print a report over a trace: per-function profile, messages, counters,
 /// or time per state.

@@ -166,7 +166,7 @@ impl Drop for Workers {
 }
 
 /// One source read ahead: its rows in its order, as the source gave them.
-pub struct Lane {
+pub struct AheadSource {
     full: Receiver<Batch>,
     empties: Sender<Empty>,
     /// The lane's index among its worker's.
@@ -191,7 +191,7 @@ pub fn read_ahead<S>(
     sources: Vec<(S, Locator, String)>,
     workers: usize,
     encoder: MakeEncoder,
-) -> Result<Vec<Lane>>
+) -> Result<Vec<AheadSource>>
 where
     S: RecordSource + Send + 'static,
 {
@@ -206,7 +206,7 @@ where
     for (i, (source, locate, name)) in sources.into_iter().enumerate() {
         let w = i % workers;
         let (full_tx, full) = mpsc::channel();
-        lanes.push(Lane {
+        lanes.push(AheadSource {
             full,
             empties: empty_txs[w].clone(),
             index: producers[w].len(),
@@ -243,7 +243,7 @@ where
     Ok(lanes)
 }
 
-impl RecordSource for Lane {
+impl RecordSource for AheadSource {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
         loop {
             if let Some(batch) = &mut self.current {

@@ -15,7 +15,7 @@ use crate::model::record::{Column, ColumnSet, Kind, Record, Sym, META_ORIGIN};
 use crate::model::symbol::Symbols;
 use crate::pipe::{Demand, Reads, RecordSource, Supply};
 
-struct Lane {
+struct MergeInput {
     source: Box<dyn RecordSource>,
     head: Record,
     /// Completion time of the last row read from this input (the key that
@@ -33,7 +33,7 @@ struct Lane {
 /// When inputs declare different `origin` meta values, their times are shifted
 /// to the earliest origin so that they are compared on one clock.
 pub struct Merger {
-    lanes: Vec<Lane>,
+    lanes: Vec<MergeInput>,
     heap: BinaryHeap<Reverse<(i64, u64, usize)>>,
     metas: std::vec::IntoIter<Record>,
     /// Input whose head was handed out and must be refilled before the next pop.
@@ -99,7 +99,7 @@ impl Merger {
                 }
             }
             metas.push(own);
-            lanes.push(Lane {
+            lanes.push(MergeInput {
                 source,
                 head,
                 clock: i64::MIN,
@@ -214,7 +214,7 @@ impl Merger {
     }
 }
 
-impl Lane {
+impl MergeInput {
     /// Where the head goes: the order its source gives, else its time
     /// (a declaration rides with the row before it), rank 0.
     fn key(&self) -> (i64, u64) {
@@ -248,7 +248,7 @@ fn shift(rec: &mut Record, by: i64) -> Result<()> {
 /// Decides per-input shifts from their `origin` rows and returns the merged meta
 /// rows: identical rows once, one `origin` row for the common origin.
 fn align_origins(
-    lanes: &mut [Lane],
+    lanes: &mut [MergeInput],
     metas: Vec<Vec<Record>>,
     warnings: &Warnings,
 ) -> Result<Vec<Record>> {

@@ -31,7 +31,7 @@ use crate::stages::window::{parse_time, Window};
 
 /// Which messages a slice keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Messages {
+pub enum MessageScope {
     /// Those in flight during the window (an end inside, or both ends on
     /// either side); the ends outside are kept as they are, flagged `O`.
     Overlap,
@@ -46,7 +46,7 @@ pub struct SliceOptions {
     /// The window.
     pub window: Window,
     /// Which messages stay.
-    pub messages: Messages,
+    pub messages: MessageScope,
     /// Shift every time so that the window starts at 0 (the `origin` meta row
     /// moves the other way).
     pub rebase: bool,
@@ -251,7 +251,7 @@ impl Slicer {
     /// message is in flight during the window.
     fn half(&mut self, rec: &Record) -> Result<()> {
         self.halves_seen += 1;
-        let overlap = self.options.messages == Messages::Overlap;
+        let overlap = self.options.messages == MessageScope::Overlap;
         let mut flight = Flight {
             at: self.phase,
             row: None,
@@ -536,7 +536,7 @@ impl Slicer {
         self.declare_held()?;
         // Halves not paired before T0 are in flight: written, in time order.
         let mut flying: Vec<(i64, u64, Record)> = Vec::new();
-        if self.options.messages == Messages::Overlap {
+        if self.options.messages == MessageScope::Overlap {
             for (n, mut row) in self.pairer.waiting_halves() {
                 if let Some(flight) = self.flights.get_mut(&n) {
                     row.add_flag(flags::OUTSIDE);
@@ -618,7 +618,7 @@ impl Slicer {
                     .zip(rec.end)
                     .is_some_and(|(t, e)| t.min(e) < self.start());
                 if starts_before {
-                    if self.options.messages == Messages::Inside {
+                    if self.options.messages == MessageScope::Inside {
                         return Ok(());
                     }
                     return self.keep_changed(rec, false, outside);
@@ -657,7 +657,7 @@ impl Slicer {
                 }
             }
             Kind::Msg => {
-                let overlap = self.options.messages == Messages::Overlap;
+                let overlap = self.options.messages == MessageScope::Overlap;
                 let first_end = rec.time.zip(rec.end).map(|(t, e)| t.min(e));
                 if overlap && first_end.is_some_and(|t| t < self.end()) {
                     return self.keep_changed(rec, true, outside);

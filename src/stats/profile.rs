@@ -132,7 +132,7 @@ impl Figures {
 
 /// An open frame.
 #[derive(Default)]
-struct Frame {
+struct OpenCall {
     key: Key,
     name: Sym,
     start: i64,
@@ -144,7 +144,7 @@ struct Frame {
 /// depth.
 #[derive(Default)]
 struct Stack {
-    frames: Vec<Frame>,
+    frames: Vec<OpenCall>,
     depth: usize,
     open: FastMap<Key, u32>,
     children_at: Vec<i64>,
@@ -194,7 +194,7 @@ impl Profile {
         let stack = self.stacks.entry(rec.loc).or_default();
         stack.last = stack.last.max(time);
         if stack.depth == stack.frames.len() {
-            stack.frames.push(Frame::default());
+            stack.frames.push(OpenCall::default());
         }
         let frame = &mut stack.frames[stack.depth];
         frame.key = key;

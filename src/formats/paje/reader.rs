@@ -141,24 +141,24 @@ struct ContainerInfo {
 }
 
 #[derive(Debug)]
-struct Frame {
+struct StateEntry {
     name: Sym,
     value: String,
 }
 
 #[derive(Debug)]
-struct Lane {
+struct StateStack {
     loc: Sym,
     decl: Option<Ticket>,
     /// Open frames are `stack[..depth]`; slots above keep their buffers.
-    stack: Vec<Frame>,
+    stack: Vec<StateEntry>,
     depth: usize,
 }
 
-impl Lane {
+impl StateStack {
     fn push(&mut self, name: Sym, value: &str) {
         if self.depth == self.stack.len() {
-            self.stack.push(Frame {
+            self.stack.push(StateEntry {
                 name: Sym::EMPTY,
                 value: String::new(),
             });
@@ -171,7 +171,7 @@ impl Lane {
     }
 
     /// Pops the top frame (false on an empty stack); it stays readable as
-    /// [`Lane::popped`] until the next push.
+    /// [`StateStack::popped`] until the next push.
     fn pop(&mut self) -> bool {
         match self.depth.checked_sub(1) {
             Some(d) => {
@@ -182,7 +182,7 @@ impl Lane {
         }
     }
 
-    fn popped(&self) -> &Frame {
+    fn popped(&self) -> &StateEntry {
         &self.stack[self.depth]
     }
 }
@@ -210,7 +210,7 @@ struct Sim {
     type_index: StrMap<u32>,
     containers: Vec<ContainerInfo>,
     container_index: StrMap<u32>,
-    lanes: Vec<Lane>,
+    lanes: Vec<StateStack>,
     lane_index: StrMap<u32>,
     pending: FastMap<String, PendingLink>,
     /// The slots of containers with more than [`LINEAR_SLOTS`] types.
@@ -1222,7 +1222,7 @@ impl Sim {
             ..Row::new(Kind::Container)
         };
         let ticket = out.row(row, |_| {})?;
-        self.lanes.push(Lane {
+        self.lanes.push(StateStack {
             loc,
             decl: Some(ticket),
             stack: Vec::new(),

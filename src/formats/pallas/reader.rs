@@ -385,7 +385,7 @@ pub struct Occurrence {
     pub attributes: Option<(usize, usize)>,
 }
 
-struct Frame {
+struct GrammarFrame {
     sequence: usize,
     pos: usize,
     remaining: u32,
@@ -409,7 +409,7 @@ pub struct ThreadEvents {
     decoder: BlockDecoder,
     lossy: bool,
     cursors: Vec<EventCursor>,
-    stack: Vec<Frame>,
+    stack: Vec<GrammarFrame>,
 }
 
 impl ThreadEvents {
@@ -434,7 +434,7 @@ impl ThreadEvents {
         let root = ThreadFile::physical(&t.file.sequence_map, t.file.root)
             .filter(|&s| t.file.sequences.get(s).is_some_and(Option::is_some));
         match root {
-            Some(s) => t.stack.push(Frame {
+            Some(s) => t.stack.push(GrammarFrame {
                 sequence: s,
                 pos: 0,
                 remaining: 0,
@@ -529,7 +529,7 @@ impl ThreadEvents {
                 "grammar nests deeper than {MAX_DEPTH} (a sequence that contains itself?)"
             )));
         }
-        self.stack.push(Frame {
+        self.stack.push(GrammarFrame {
             sequence,
             pos: 0,
             remaining,

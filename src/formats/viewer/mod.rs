@@ -197,7 +197,7 @@ pub fn for_each_arg(rec: &Record, symbols: &Symbols, mut f: impl FnMut(&str, &st
 }
 
 /// A location's track and how many of its frames are open.
-struct Location {
+struct LocTrack {
     track: Track,
     open: u32,
 }
@@ -230,7 +230,7 @@ pub struct Timeline<E> {
     names: Names,
     next_uuid: u64,
     next_flow: u64,
-    locations: FastMap<Sym, Location>,
+    locations: FastMap<Sym, LocTrack>,
     /// The lanes of each location and what they hold.
     lanes: FastMap<(Sym, LaneOf), Vec<Lane>>,
     /// The counter tracks by location and counter name.
@@ -301,7 +301,7 @@ impl<E: Encoder> Timeline<E> {
         loc: Sym,
         name: &str,
         parent: Option<(u64, u64)>,
-    ) -> Result<&Location> {
+    ) -> Result<&LocTrack> {
         let uuid = self.uuid();
         let track = Track {
             uuid,
@@ -316,12 +316,12 @@ impl<E: Encoder> Timeline<E> {
         };
         self.enc.track(&track)?;
         let entry = self.locations.entry(loc);
-        Ok(entry.or_insert(Location { track, open: 0 }))
+        Ok(entry.or_insert(LocTrack { track, open: 0 }))
     }
 
     /// The location `loc`, made a process of its own when the stream did
     /// not declare it (rows without a location go to one global track).
-    fn location(&mut self, loc: Sym) -> Result<&mut Location> {
+    fn location(&mut self, loc: Sym) -> Result<&mut LocTrack> {
         if !self.locations.contains_key(&loc) {
             let symbols = self.names.symbols.clone();
             let name = if loc.is_empty() {

@@ -1,10 +1,10 @@
 //! The TSV form of the stream: one header line, then one row per line.
 
-mod chunks;
+mod helpers;
 
 use std::io::BufRead;
 
-use chunks::ChunkRows;
+use helpers::ChunkRows;
 
 use super::{ascii_and_backslash, short_row, short_row_ahead, Fields, ShortRow};
 use crate::error::{Error, Location, Result, Warnings};
