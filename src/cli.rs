@@ -573,18 +573,7 @@ impl RecordSource for Empty {
     fn locate(&self, _: u64) -> crate::error::Location {
         crate::error::Location::File(String::new())
     }
-    fn extra_columns(&self) -> &[String] {
-        &[]
-    }
-    fn raw_line(&self) -> Option<&[u8]> {
-        None
-    }
-    fn order(&self) -> Option<(i64, u64)> {
-        None
-    }
-    fn agree(&mut self, _: crate::pipe::Demand) -> crate::pipe::Supply {
-        crate::pipe::Supply::WHOLE_ROWS
-    }
+    crate::whole_rows!();
 }
 
 /// The one-line progress indicator on stderr, drawn only when stderr is a

@@ -60,6 +60,32 @@ pub trait RecordSource {
     fn agree(&mut self, demand: Demand) -> Supply;
 }
 
+/// The [`RecordSource`] methods of a source whose rows are whole and its
+/// own: no extra columns, no raw lines, no place in a split stream, and a
+/// [`Demand`] it does not act on (its rows are whole anyway). Written in a
+/// reader's `impl RecordSource` (`crate::whole_rows!();`), so choosing them
+/// is a decision in the code, not a default a wrapper inherits.
+#[macro_export]
+macro_rules! whole_rows {
+    () => {
+        fn extra_columns(&self) -> &[String] {
+            &[]
+        }
+
+        fn raw_line(&self) -> Option<&[u8]> {
+            None
+        }
+
+        fn order(&self) -> Option<(i64, u64)> {
+            None
+        }
+
+        fn agree(&mut self, _: $crate::pipe::Demand) -> $crate::pipe::Supply {
+            $crate::pipe::Supply::WHOLE_ROWS
+        }
+    };
+}
+
 /// What the consumer of a source's rows asks of it (see
 /// [`RecordSource::agree`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

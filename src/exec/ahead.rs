@@ -348,18 +348,7 @@ mod tests {
         fn locate(&self, mark: u64) -> Location {
             Location::File(format!("count {mark}"))
         }
-        fn extra_columns(&self) -> &[String] {
-            &[]
-        }
-        fn raw_line(&self) -> Option<&[u8]> {
-            None
-        }
-        fn order(&self) -> Option<(i64, u64)> {
-            None
-        }
-        fn agree(&mut self, _: Demand) -> Supply {
-            Supply::WHOLE_ROWS
-        }
+        crate::whole_rows!();
     }
 
     #[test]

@@ -208,7 +208,6 @@ fn write_batches(
 mod tests {
     use super::*;
     use crate::model::record::Kind;
-    use crate::pipe::Supply;
 
     /// Events numbered by their time; the record at index i is "line" i + 1.
     struct Numbers {
@@ -236,18 +235,7 @@ mod tests {
                 line,
             }
         }
-        fn extra_columns(&self) -> &[String] {
-            &[]
-        }
-        fn raw_line(&self) -> Option<&[u8]> {
-            None
-        }
-        fn order(&self) -> Option<(i64, u64)> {
-            None
-        }
-        fn agree(&mut self, _: Demand) -> Supply {
-            Supply::WHOLE_ROWS
-        }
+        crate::whole_rows!();
     }
 
     /// Keeps the numbers it sees; fails on `bad`.

@@ -21,7 +21,7 @@ use crate::fasthash::{FastMap, StrMap};
 use crate::io::{cut_error, Input, CUT_WARNING};
 use crate::model::record::{flags, Kind, Record, Sym};
 use crate::model::symbol::{well_known, SymCache};
-use crate::pipe::{Demand, FormatOption, OptionValue, ReadOptions, RecordSource, Supply};
+use crate::pipe::{FormatOption, OptionValue, ReadOptions, RecordSource};
 use crate::stages::matcher::pair_halves;
 
 const IGNORE_INCOMPLETE_LINKS: &str = "ignore-incomplete-links";
@@ -1707,19 +1707,5 @@ impl<R: BufRead> RecordSource for PajeReader<R> {
         }
     }
 
-    fn extra_columns(&self) -> &[String] {
-        &[]
-    }
-
-    fn raw_line(&self) -> Option<&[u8]> {
-        None
-    }
-
-    fn order(&self) -> Option<(i64, u64)> {
-        None
-    }
-
-    fn agree(&mut self, _: Demand) -> Supply {
-        Supply::WHOLE_ROWS
-    }
+    crate::whole_rows!();
 }

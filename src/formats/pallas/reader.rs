@@ -1298,21 +1298,7 @@ impl RecordSource for ThreadSource {
         event_location(&self.events.name, mark)
     }
 
-    fn extra_columns(&self) -> &[String] {
-        &[]
-    }
-
-    fn raw_line(&self) -> Option<&[u8]> {
-        None
-    }
-
-    fn order(&self) -> Option<(i64, u64)> {
-        None
-    }
-
-    fn agree(&mut self, _: Demand) -> Supply {
-        Supply::WHOLE_ROWS
-    }
+    crate::whole_rows!();
 }
 
 /// The location of mark `mark` of the thread whose events file is `file`:

@@ -18,7 +18,7 @@ use crate::fasthash::FastSet;
 use crate::io::{Input, LineReader};
 use crate::model::record::{Kind, Record, Sym};
 use crate::model::symbol::SymCache;
-use crate::pipe::{Demand, Probe, ReadOptions, RecordSource, Supply};
+use crate::pipe::{Probe, ReadOptions, RecordSource};
 
 /// Header keywords the dump is known to start with.
 const HEADER: [&str; 5] = ["NCPUS", "CLKPERIOD", "DURATION", "EVENTBITS", "DEFGROUP"];
@@ -292,19 +292,5 @@ impl RecordSource for DumpReader {
         }
     }
 
-    fn extra_columns(&self) -> &[String] {
-        &[]
-    }
-
-    fn raw_line(&self) -> Option<&[u8]> {
-        None
-    }
-
-    fn order(&self) -> Option<(i64, u64)> {
-        None
-    }
-
-    fn agree(&mut self, _: Demand) -> Supply {
-        Supply::WHOLE_ROWS
-    }
+    crate::whole_rows!();
 }

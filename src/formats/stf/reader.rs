@@ -742,18 +742,7 @@ impl RecordSource for Rows {
     fn locate(&self, _: u64) -> Location {
         Location::File(self.name.clone())
     }
-    fn extra_columns(&self) -> &[String] {
-        &[]
-    }
-    fn raw_line(&self) -> Option<&[u8]> {
-        None
-    }
-    fn order(&self) -> Option<(i64, u64)> {
-        None
-    }
-    fn agree(&mut self, _: Demand) -> Supply {
-        Supply::WHOLE_ROWS
-    }
+    crate::whole_rows!();
 }
 
 /// The records of the index and the declaration file that no table takes
@@ -847,21 +836,7 @@ impl RecordSource for DeclaredRows {
         Location::Offset { file, offset: mark }
     }
 
-    fn extra_columns(&self) -> &[String] {
-        &[]
-    }
-
-    fn raw_line(&self) -> Option<&[u8]> {
-        None
-    }
-
-    fn order(&self) -> Option<(i64, u64)> {
-        None
-    }
-
-    fn agree(&mut self, _: Demand) -> Supply {
-        Supply::WHOLE_ROWS
-    }
+    crate::whole_rows!();
 }
 
 /// The reader's last stage: every row passes the stream's rules as the TSV

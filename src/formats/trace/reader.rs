@@ -21,7 +21,7 @@ use crate::model::record::{
     decode_attr_part, encode_attr_part, flags, Kind, Record, Sym, META_ORIGIN,
 };
 use crate::model::symbol::{well_known, SymCache};
-use crate::pipe::{Demand, FormatOption, OptionValue, ReadOptions, RecordSource, Supply};
+use crate::pipe::{FormatOption, OptionValue, ReadOptions, RecordSource};
 
 const LENIENT: &str = "lenient";
 
@@ -435,6 +435,25 @@ fn read_trace<R: BufRead>(name: &str, inner: R, problems: &mut Problems) -> Resu
     Ok(trace)
 }
 
+/// The one value of a header line that appears at most once (`seen`: the
+/// line of the first); `what` names it, its keyword and its value's form.
+fn header_value<'a>(
+    rest: &'a str,
+    seen: Option<u64>,
+    (what, keyword, form): (&str, &str, &str),
+) -> Result<&'a str, String> {
+    if let Some(first) = seen {
+        return Err(format!(
+            "duplicate {what}: a second `{keyword}` line (the first is line {first}); {keyword} may appear at most once"
+        ));
+    }
+    let f = Fields::split(rest);
+    if f.count != 1 || !f.attrs.is_empty() {
+        return Err(format!("expected `{keyword} {form}`"));
+    }
+    Ok(f.tokens[0])
+}
+
 /// The `O` line: the trace's offset, integer ms since the Unix epoch, at
 /// most once (`seen`: the line of the first).
 fn read_offset(
@@ -443,16 +462,7 @@ fn read_offset(
     line: u64,
     seen: &mut Option<u64>,
 ) -> Result<(), String> {
-    if let Some(first) = seen {
-        return Err(format!(
-            "duplicate offset: a second `O` line (the first is line {first}); O may appear at most once"
-        ));
-    }
-    let f = Fields::split(rest);
-    if f.count != 1 || !f.attrs.is_empty() {
-        return Err("expected `O <integer milliseconds>`".into());
-    }
-    let value = f.tokens[0];
+    let value = header_value(rest, *seen, ("offset", "O", "<integer milliseconds>"))?;
     match value.parse::<i64>() {
         // The stream's origin is integer ns in an i64.
         Ok(ms) if ms.checked_mul(1_000_000).is_none() => Err(format!(
@@ -475,16 +485,7 @@ fn read_unit(
     line: u64,
     seen: &mut Option<u64>,
 ) -> Result<(), String> {
-    if let Some(first) = seen {
-        return Err(format!(
-            "duplicate time unit: a second `TU` line (the first is line {first}); TU may appear at most once"
-        ));
-    }
-    let f = Fields::split(rest);
-    if f.count != 1 || !f.attrs.is_empty() {
-        return Err("expected `TU <unit>`".into());
-    }
-    let unit = f.tokens[0];
+    let unit = header_value(rest, *seen, ("time unit", "TU", "<unit>"))?;
     let Some(u) = UNITS.iter().position(|(n, _, _)| *n == unit) else {
         return Err(format!(
             "unknown time unit `{unit}` (expected one of {})",
@@ -1166,19 +1167,5 @@ impl RecordSource for TraceReader {
         }
     }
 
-    fn extra_columns(&self) -> &[String] {
-        &[]
-    }
-
-    fn raw_line(&self) -> Option<&[u8]> {
-        None
-    }
-
-    fn order(&self) -> Option<(i64, u64)> {
-        None
-    }
-
-    fn agree(&mut self, _: Demand) -> Supply {
-        Supply::WHOLE_ROWS
-    }
+    crate::whole_rows!();
 }
