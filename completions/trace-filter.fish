@@ -19,7 +19,7 @@ complete -c trace-filter -l unit -d 'Write times in UNIT as exact decimals (1.5 
 us\t''
 ms\t''
 s\t''"
-complete -c trace-filter -l threads -d 'Threads: 1 does everything on one core; N > 1 encodes the output on a second thread (a copy of the rows as read stays on the reading thread) and puts N helper threads to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads; a Pajé trace\'s words on one); auto is the number of cores the process may use. The output is the same for every N' -r
+complete -c trace-filter -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use. The output is the same for every N' -r
 complete -c trace-filter -s k -l kind -d 'Keep rows of these kinds (comma-separated or repeated)' -r -f -a "meta\t''
 container\t''
 enter\t''

@@ -19,7 +19,7 @@ complete -c trace-slice -l unit -d 'Write times in UNIT as exact decimals (1.5 f
 us\t''
 ms\t''
 s\t''"
-complete -c trace-slice -l threads -d 'Threads: 1 does everything on one core; N > 1 encodes the output on a second thread (a copy of the rows as read stays on the reading thread) and puts N helper threads to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads; a Pajé trace\'s words on one); auto is the number of cores the process may use. The output is the same for every N' -r
+complete -c trace-slice -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use. The output is the same for every N' -r
 complete -c trace-slice -l from -d 'The window starts at TIME: nanoseconds from the trace\'s origin. A bare number is ns (15, 1e9); a decimal with a unit is exact (1.5ms, 2s, 10us, 1min, 1h); a negative time is before the origin' -r
 complete -c trace-slice -l to -d 'The window ends before TIME (same syntax as --from)' -r
 complete -c trace-slice -l around -d 'The window is centred on TIME (with --width)' -r

@@ -18,13 +18,15 @@ use clap::{Arg, ArgAction, ArgMatches, Args, CommandFactory, FromArgMatches};
 
 use crate::error::{Error, Location, Result, Warnings};
 use crate::exec::merge::Merger;
-use crate::exec::pump::{self, Threads};
+use crate::exec::pump;
 use crate::format::{self, Format, FORMATS};
+use crate::formats::stream::tsv::RowEncoder;
 use crate::io::{check_output_is_not_an_input, open_output, ByteCounter, Input};
 use crate::model::symbol::Symbols;
 use crate::pipe::{
     FormatOption, FormatOptions, OptionValue, ReadOptions, RecordSink, RecordSource, WriteOptions,
 };
+use crate::pool::{Pool, Threads};
 use crate::table::{self, TableFormat, TableWriter};
 
 /// Inputs of a command that reads traces or streams.
@@ -157,12 +159,12 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_progress: bool,
 
-    /// Threads: 1 does everything on one core; N > 1 encodes the output on
-    /// a second thread (a copy of the rows as read stays on the reading
-    /// thread) and puts N helper threads to work on inputs that split (the
-    /// TSV stream's chunks of rows, a Pallas trace's threads; a Pajé trace's
-    /// words on one); auto is the number of cores the process may use. The
-    /// output is the same for every N.
+    /// Threads: 1 does everything on one core; N > 1 puts N − 1 more to work
+    /// on inputs that split (the TSV stream's chunks of rows, a Pallas
+    /// trace's threads, a Pajé trace's lines cut into words) and encodes the
+    /// output on a thread of its own (a copy of the rows as read stays on
+    /// the reading thread); auto is the number of cores the process may
+    /// use. The output is the same for every N.
     #[arg(long, value_name = "N", default_value = "auto", value_parser = parse_threads)]
     pub threads: ThreadsArg,
 }
@@ -414,6 +416,7 @@ pub struct Pipeline<'e> {
     env: &'e Env,
     counter: ByteCounter,
     inputs: Vec<String>,
+    pool: Pool,
 }
 
 impl<'e> Pipeline<'e> {
@@ -421,8 +424,9 @@ impl<'e> Pipeline<'e> {
     /// readers using threads as `run` says.
     pub fn open(args: &InputArgs, env: &'e Env, run: &RunArgs) -> Result<Pipeline<'e>> {
         let counter: ByteCounter = Rc::new(Cell::new(0));
+        let pool = Pool::new(run.threads());
         let opts = ReadOptions {
-            threads: run.threads(),
+            pool: pool.clone(),
             symbols: env.symbols.clone(),
             format: env.format_options.clone(),
             warnings: env.warnings.clone(),
@@ -481,6 +485,7 @@ impl<'e> Pipeline<'e> {
             env,
             counter,
             inputs,
+            pool,
         })
     }
 
@@ -552,11 +557,14 @@ impl<'e> Pipeline<'e> {
         open(out, &opts)
     }
 
-    /// Runs every record into `sink` (threads and progress as `args` say).
+    /// Runs every record into `sink` on the pipeline's threads, progress
+    /// as `args` says.
     pub fn run(mut self, sink: &mut (dyn RecordSink + Send), args: &RunArgs) -> Result<()> {
         let mut progress = Progress::new(self.counter.clone(), !args.no_progress);
         let mut report = |rows: Option<u64>| progress.report(rows);
-        pump::pump(&mut *self.source, sink, &mut report, args.threads())
+        let symbols = &self.env.symbols;
+        let lines = || Box::new(RowEncoder::standard(symbols.clone())) as _;
+        pump::pump(&mut *self.source, sink, &mut report, (&self.pool, &lines))
     }
 }
 

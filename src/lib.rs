@@ -38,6 +38,7 @@ pub mod io;
 pub mod model;
 pub mod number;
 pub mod pipe;
+pub mod pool;
 pub mod stages;
 pub mod stats;
 pub mod swar;

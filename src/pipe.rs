@@ -5,11 +5,10 @@
 //! This module sits below every format and operation and imports none of them;
 //! the registry (`format.rs`) sits above the formats.
 
-use std::num::NonZeroUsize;
-
 use crate::error::{Location, Result, Warnings};
 use crate::model::record::{ColumnSet, KindSet, Record};
 use crate::model::symbol::Symbols;
+use crate::pool::Pool;
 
 /// Something that yields records in stream order: a format reader, a merge of
 /// several sources, a stage that drops or makes rows, a test fixture.
@@ -246,44 +245,25 @@ impl<S: RecordSource + ?Sized> RecordSource for Box<S> {
     }
 }
 
-/// How many threads a command may keep busy, at least one: with more than
-/// one, the pump writes on a second thread and a reader whose input splits
-/// puts that many helper threads to work on it (TSV chunks, Pallas threads;
-/// a Pajé trace's words on one). The output is the same for every count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Threads(NonZeroUsize);
-
-impl Threads {
-    /// Everything on the calling thread.
-    pub const ONE: Threads = Threads(NonZeroUsize::MIN);
-
-    /// `n` threads (one when `n` is 0).
-    pub fn new(n: usize) -> Threads {
-        Threads(NonZeroUsize::new(n).unwrap_or(NonZeroUsize::MIN))
-    }
-
-    /// The number of threads.
-    pub fn count(self) -> usize {
-        self.0.get()
-    }
-
-    /// Whether work may go to other threads at all.
-    pub fn parallel(self) -> bool {
-        self.count() > 1
-    }
+/// How a row's line in the stream's TSV form of the standard columns is
+/// made where a consumer copies lines (see [`Supply::raw_lines`]) and the
+/// rows come from elsewhere: given by the command layer or a reader, used
+/// by `exec` (which imports no format) on the pool's threads.
+pub trait LineEncoder: Send {
+    /// Appends the line of `rec`, with its newline; an error for a row the
+    /// form cannot hold.
+    fn encode(&mut self, rec: &Record, line: &mut Vec<u8>) -> Result<()>;
 }
 
-impl Default for Threads {
-    fn default() -> Threads {
-        Threads::ONE
-    }
-}
+/// Makes a [`LineEncoder`] for each thread or source that encodes.
+pub type MakeEncoder<'a> = &'a dyn Fn() -> Box<dyn LineEncoder>;
 
 /// Options every reader receives.
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
-    /// Whether the reader may put helper threads to work.
-    pub threads: Threads,
+    /// The pipeline's pool, where a reader whose input splits puts its work
+    /// (and how many threads it has).
+    pub pool: Pool,
     /// The pipeline's symbol table, which the reader interns identifiers in.
     pub symbols: Symbols,
     /// The values of the format's own options (see [`FormatOption`]).

@@ -609,11 +609,12 @@ fn deep_nesting_does_not_overflow_the_stack() {
     assert_eq!(col(state, "end"), "2000000000");
 }
 
-/// With two cores the lines are cut into words on a helper thread, a chunk
-/// ahead: a trace of many chunks reads as on one thread, with the same rows,
-/// warnings and errors (naming the same line), whatever line the trouble is on.
+/// With more threads the lines are cut into words as jobs of the pool,
+/// chunks ahead, and the rows' lines encoded as jobs too: a trace of many
+/// chunks reads as on one thread, with the same rows, warnings and errors
+/// (naming the same line), whatever line the trouble is on.
 #[test]
-fn one_thread_or_two_read_a_long_trace_alike() {
+fn any_number_of_threads_read_a_long_trace_alike() {
     let mut body = String::new();
     for i in 0..40_000 {
         let t = format!("{}.{:03}", i / 1000, i % 1000);
@@ -656,13 +657,16 @@ fn one_thread_or_two_read_a_long_trace_alike() {
                     .unwrap();
                 (out.status.code(), out.stdout, out.stderr)
             };
-            let (one, two) = (run("1"), run("2"));
+            let one = run("1");
             let stderr = String::from_utf8_lossy(&one.2).to_string();
-            assert!(
-                one == two,
-                "{what} (middle {middle}): one thread and two differ\n{stderr}\n{}",
-                String::from_utf8_lossy(&two.2)
-            );
+            for threads in ["2", "3", "8"] {
+                let more = run(threads);
+                assert!(
+                    one == more,
+                    "{what} (middle {middle}): one thread and {threads} differ\n{stderr}\n{}",
+                    String::from_utf8_lossy(&more.2)
+                );
+            }
             let failed = matches!(what, "undefined id" | "not UTF-8");
             assert_eq!(one.0 == Some(0), !failed, "{what}: {stderr}");
             if failed {

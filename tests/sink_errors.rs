@@ -8,12 +8,14 @@ use std::io::Cursor;
 
 use common::scratch;
 use tracepipe::error::{Error, Result};
-use tracepipe::exec::pump::{pump, Threads};
+use tracepipe::exec::pump::pump;
 use tracepipe::formats::pallas::archive::{Compression, Encoding};
 use tracepipe::formats::pallas::writer::{
     event_token, loop_token, sequence_token, ArchiveSpec, EventSpec, ThreadSpec, TraceSpec,
 };
+use tracepipe::formats::stream::tsv::RowEncoder;
 use tracepipe::pipe::{ReadOptions, RecordSink, RecordSource};
+use tracepipe::pool::{Pool, Threads};
 use tracepipe::{Kind, Record, Symbols};
 
 /// Events in every fixture, and the one the sink refuses.
@@ -42,18 +44,22 @@ impl RecordSink for RefuseEvent {
     }
 }
 
-/// The error for each way of threading, which must be the same; `open`
-/// opens the reader with its options (the symbol table the sink reads).
+/// The error for each way of threading (the reader's and the pump's),
+/// which must be the same; `open` opens the reader with its options (the symbol table the sink reads).
 fn error_of(mut open: impl FnMut(&ReadOptions) -> Box<dyn RecordSource>) -> String {
     let mut messages = Vec::new();
     for threads in [Threads::ONE, Threads::new(2), Threads::new(4)] {
-        let opts = ReadOptions::default();
+        let opts = ReadOptions {
+            pool: Pool::new(threads),
+            ..ReadOptions::default()
+        };
         let mut source = open(&opts);
         let mut sink = RefuseEvent {
             seen: 0,
             symbols: opts.symbols.clone(),
         };
-        let err = pump(&mut *source, &mut sink, &mut |_| {}, threads).unwrap_err();
+        let lines = || Box::new(RowEncoder::standard(opts.symbols.clone())) as _;
+        let err = pump(&mut *source, &mut sink, &mut |_| {}, (&opts.pool, &lines)).unwrap_err();
         messages.push(err.to_string());
     }
     assert!(

@@ -1,12 +1,15 @@
 //! The Pajé reader on arbitrary bytes: errors, never panics; and its lines
-//! cut into words on a helper thread are those cut on the reading thread.
+//! cut into words as jobs of a pool are those cut on the reading thread.
 #![no_main]
+
+use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use tracepipe::formats::paje::lexer::{Lexed, Lines};
 use tracepipe::formats::paje::reader::PajeReader;
 use tracepipe::formats::paje::WordSpan;
 use tracepipe::pipe::{ReadOptions, RecordSource};
+use tracepipe::pool::{Pool, Threads};
 use tracepipe::Record;
 
 /// What a line is made of: number, bytes, words, cut, UTF-8.
@@ -31,8 +34,10 @@ fuzz_target!(|data: &[u8]| {
     while let Ok(true) = reader.next_record(&mut rec) {}
 
     let mut here = Lines::here("fuzz.paje", data);
-    let mut ahead = Lines::ahead("fuzz.paje", std::io::Cursor::new(data.to_vec()))
-        .expect("a helper thread starts");
+    // One pool for every run: a worker thread and this one.
+    static POOL: OnceLock<Pool> = OnceLock::new();
+    let pool = POOL.get_or_init(|| Pool::new(Threads::new(2)));
+    let mut ahead = Lines::ahead("fuzz.paje", std::io::Cursor::new(data.to_vec()), pool);
     loop {
         let one = seen(here.next_lexed().expect("bytes in memory read"));
         let two = seen(ahead.next_lexed().expect("bytes in memory read"));

@@ -1,35 +1,39 @@
-//! Sources read ahead on helper threads: each source's rows are produced in
-//! batches by one of a few worker threads and handed out, in the source's
+//! Sources read ahead on the pipeline's pool: each source's rows are
+//! produced in batches by jobs of the pool and handed out, in the source's
 //! own order, by a lane on the calling thread. How a reader of several
-//! independent streams (the threads of a Pallas trace) expands them on two
-//! cores while one merge on the calling thread puts them in order.
+//! independent streams (the threads of a Pallas trace) expands them on N
+//! cores while one merge on the calling thread puts them in order; any
+//! thread of the pool fills any source, so sources of unequal length keep
+//! every thread busy.
 //!
 //! When the consumer copies rows as TSV lines (see
-//! [`RecordSource::agree`]), the workers also encode each row's line, so
-//! the encoding too runs on both cores and the lanes hand the lines out as
+//! [`RecordSource::agree`]), the jobs also encode each row's line, so the
+//! encoding too runs on every thread and the lanes hand the lines out as
 //! raw lines ([`RecordSource::raw_line`]).
 //!
-//! Flow control by credit: each lane owns a fixed number of batches, which
-//! circulate between its worker (filling) and the lane (emptying); a worker
-//! fills a lane's batch only when the lane has given one back. Memory: at
-//! most [`ROWS_IN_FLIGHT`] rows (or 64 a batch with very many sources),
-//! whatever the input.
+//! Each lane owns two batches: while it hands out the rows of one, a job
+//! fills the other from the source, which travels with the job (one job per
+//! source at a time, so a source needs no lock). A lane that needs the
+//! batch its job is to fill, when no worker has started it, fills it
+//! itself. Memory: at most
+//! [`ROWS_IN_FLIGHT`] rows (or 64 a batch with very many sources), whatever
+//! the input.
 
-use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
-use std::thread::JoinHandle;
+
+use crossbeam_channel::{Receiver, Sender};
 
 use crate::error::{Error, Location, Result};
 use crate::model::record::Record;
-use crate::pipe::{Demand, RecordSource, Supply};
+use crate::pipe::{Demand, LineEncoder, MakeEncoder, RecordSource, Supply};
+use crate::pool::{Done, Pool, Task};
 
 /// Rows in flight over all the lanes together (their batches).
 pub const ROWS_IN_FLIGHT: usize = 16 * 1024;
 
 /// Batches each lane owns: one being emptied, one being filled.
-const CREDITS: usize = 2;
+const BATCHES: usize = 2;
 
 /// Fewest rows a batch holds, however many the sources.
 const MIN_BATCH: usize = 64;
@@ -37,18 +41,6 @@ const MIN_BATCH: usize = 64;
 /// Turns a source's mark into its location (see [`RecordSource::locate`])
 /// without the source, which lives on a worker thread.
 pub type Locator = Arc<dyn Fn(u64) -> Location + Send + Sync>;
-
-/// What a worker encodes each row's line with when the consumer copies
-/// lines (see [`Supply::raw_lines`]): the stream's TSV form of the
-/// standard columns, given by the reader that reads ahead.
-pub trait LineEncoder: Send {
-    /// Appends the line of `rec`, with its newline; an error for a row the
-    /// form cannot hold.
-    fn encode(&mut self, rec: &Record, line: &mut Vec<u8>) -> Result<()>;
-}
-
-/// Makes one [`LineEncoder`] per source read ahead.
-pub type MakeEncoder<'a> = &'a dyn Fn() -> Box<dyn LineEncoder>;
 
 /// Rows of one source, with their marks, and how the source went on.
 #[derive(Default)]
@@ -66,14 +58,9 @@ struct Batch {
     error: Option<Error>,
 }
 
-/// A batch given back to its worker, with its lane's index there.
-type Empty = (usize, Batch);
-
-/// A source as its worker holds it.
+/// A source as a job holds it while filling a batch.
 struct Producer<S> {
     source: S,
-    full: Sender<Batch>,
-    done: bool,
     /// Set when the consumer wants the rows' lines.
     lines_wanted: Arc<AtomicBool>,
     encoder: Box<dyn LineEncoder>,
@@ -115,11 +102,11 @@ impl<S: RecordSource> Producer<S> {
                     batch.len += 1;
                 }
                 Ok(false) => {
-                    (batch.last, self.done) = (true, true);
+                    batch.last = true;
                     return;
                 }
                 Err(e) => {
-                    (batch.error, self.done) = (Some(e), true);
+                    batch.error = Some(e);
                     return;
                 }
             }
@@ -127,89 +114,53 @@ impl<S: RecordSource> Producer<S> {
     }
 }
 
-/// A worker's loop: fills the batches its lanes gave back, in the order
-/// they came, until every source is done or every lane is gone.
-fn work<S: RecordSource>(mut producers: Vec<Producer<S>>, empties: Receiver<Empty>, rows: usize) {
-    let mut ready: VecDeque<Empty> = (0..CREDITS)
-        .flat_map(|_| (0..producers.len()).map(|i| (i, Batch::default())))
-        .collect();
-    loop {
-        while let Some((i, mut batch)) = ready.pop_front() {
-            let producer = &mut producers[i];
-            if producer.done {
-                continue;
-            }
-            producer.fill(&mut batch, rows);
-            if producer.full.send(batch).is_err() {
-                producer.done = true; // its lane is gone
-            }
-        }
-        if producers.iter().all(|p| p.done) {
-            return;
-        }
-        match empties.recv() {
-            Ok(empty) => ready.push_back(empty),
-            Err(_) => return,
-        }
-    }
-}
-
-/// Joins the workers once the last lane is gone (its channels first).
-struct Workers(Vec<JoinHandle<()>>);
-
-impl Drop for Workers {
-    fn drop(&mut self) {
-        for worker in self.0.drain(..) {
-            let _ = worker.join();
-        }
-    }
-}
+/// What a job gives back: the source and the batch it filled.
+type Filled<S> = Done<(Producer<S>, Batch)>;
 
 /// One source read ahead: its rows in its order, as the source gave them.
-pub struct AheadSource {
-    full: Receiver<Batch>,
-    empties: Sender<Empty>,
-    /// The lane's index among its worker's.
-    index: usize,
+pub struct AheadSource<S> {
+    pool: Pool,
+    filled_tx: Sender<Filled<S>>,
+    filled: Receiver<Filled<S>>,
+    /// The job filling the next batch.
+    task: Option<Task<(Producer<S>, Batch)>>,
+    /// Rows a batch is filled to.
+    rows: usize,
+    /// The batch being handed out, and its next row.
     current: Option<Batch>,
     next: usize,
+    /// The source is done (or failed): no job is filling.
     finished: bool,
     mark: u64,
     locate: Locator,
     name: String,
-    /// Shared with the workers: encode the rows' lines.
+    /// Shared with the jobs: encode the rows' lines.
     lines_wanted: Arc<AtomicBool>,
-    /// Last, so the channels above close before the workers are joined.
-    _workers: Option<Arc<Workers>>,
 }
 
 /// Reads each of `sources` (with the locator of its marks, and its name
-/// for errors) ahead on up to `workers` threads, the sources shared out
-/// in turn; the lanes come back in the sources' order. When lines are
-/// wanted, each source's rows are encoded by an encoder `encoder` makes.
+/// for errors) ahead on `pool`; the lanes come back in the sources' order.
+/// When lines are wanted, each source's rows are encoded by an encoder
+/// `encoder` makes.
 pub fn read_ahead<S>(
     sources: Vec<(S, Locator, String)>,
-    workers: usize,
+    pool: &Pool,
     encoder: MakeEncoder,
-) -> Result<Vec<AheadSource>>
+) -> Result<Vec<AheadSource<S>>>
 where
     S: RecordSource + Send + 'static,
 {
     let lines_wanted = Arc::new(AtomicBool::new(false));
-    let count = sources.len();
-    let workers = workers.clamp(1, count.max(1));
-    let rows = (ROWS_IN_FLIGHT / (count.max(1) * CREDITS)).max(MIN_BATCH);
-    let mut producers: Vec<Vec<Producer<S>>> = (0..workers).map(|_| Vec::new()).collect();
-    let (empty_txs, empty_rxs): (Vec<Sender<Empty>>, Vec<Receiver<Empty>>) =
-        (0..workers).map(|_| mpsc::channel()).unzip();
-    let mut lanes = Vec::with_capacity(count);
-    for (i, (source, locate, name)) in sources.into_iter().enumerate() {
-        let w = i % workers;
-        let (full_tx, full) = mpsc::channel();
-        lanes.push(AheadSource {
-            full,
-            empties: empty_txs[w].clone(),
-            index: producers[w].len(),
+    let rows = (ROWS_IN_FLIGHT / (sources.len().max(1) * BATCHES)).max(MIN_BATCH);
+    let mut lanes = Vec::with_capacity(sources.len());
+    for (source, locate, name) in sources {
+        let (filled_tx, filled) = crossbeam_channel::bounded(1);
+        let mut lane = AheadSource {
+            pool: pool.clone(),
+            filled_tx,
+            filled,
+            task: None,
+            rows,
             current: None,
             next: 0,
             finished: false,
@@ -217,33 +168,52 @@ where
             locate,
             name,
             lines_wanted: lines_wanted.clone(),
-            _workers: None,
-        });
-        producers[w].push(Producer {
+        };
+        let producer = Producer {
             source,
-            full: full_tx,
-            done: false,
             lines_wanted: lines_wanted.clone(),
             encoder: encoder(),
-        });
-    }
-    drop(empty_txs);
-    let mut handles = Vec::with_capacity(workers);
-    for (w, (producers, empty_rx)) in producers.into_iter().zip(empty_rxs).enumerate() {
-        let handle = std::thread::Builder::new()
-            .name(format!("reader-{w}"))
-            .spawn(move || work(producers, empty_rx, rows))
-            .map_err(|e| Error::io("starting a reader thread", e))?;
-        handles.push(handle);
-    }
-    let workers = Arc::new(Workers(handles));
-    for lane in &mut lanes {
-        lane._workers = Some(workers.clone());
+        };
+        lane.fill(producer, Batch::default())?;
+        lanes.push(lane);
     }
     Ok(lanes)
 }
 
-impl RecordSource for AheadSource {
+impl<S: RecordSource + Send + 'static> AheadSource<S> {
+    /// Queues a job filling `batch` from the source.
+    fn fill(&mut self, mut producer: Producer<S>, mut batch: Batch) -> Result<()> {
+        let rows = self.rows;
+        let job = move || {
+            producer.fill(&mut batch, rows);
+            (producer, batch)
+        };
+        self.task = Some(self.pool.spawn(job, self.filled_tx.clone())?);
+        Ok(())
+    }
+
+    /// Takes the batch being filled, and sends the source on to fill the
+    /// one emptied (when it goes on).
+    fn next_batch(&mut self) -> Result<()> {
+        if let Some(task) = self.task.take() {
+            // Not started: sooner done here than behind the queue.
+            task.run_here();
+        }
+        let lost = || Error::file(self.name.clone(), "a worker thread stopped");
+        let done = self.filled.recv().map_err(|_| lost())?;
+        let (producer, batch) = done.map_err(|_| lost())?;
+        let emptied = self.current.replace(batch).unwrap_or_default();
+        self.next = 0;
+        let current = self.current.as_ref().expect("a current batch");
+        self.finished = current.last || current.error.is_some();
+        match self.finished {
+            true => Ok(()),
+            false => self.fill(producer, emptied),
+        }
+    }
+}
+
+impl<S: RecordSource + Send + 'static> RecordSource for AheadSource<S> {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
         loop {
             if let Some(batch) = &mut self.current {
@@ -254,21 +224,13 @@ impl RecordSource for AheadSource {
                     return Ok(true);
                 }
                 if let Some(e) = batch.error.take() {
-                    self.finished = true;
                     return Err(e);
                 }
-                self.finished |= batch.last;
-                let batch = self.current.take().expect("a current batch");
-                // The worker may have stopped (its sources all done).
-                let _ = self.empties.send((self.index, batch));
+                if self.finished {
+                    return Ok(false);
+                }
             }
-            if self.finished {
-                return Ok(false);
-            }
-            match self.full.recv() {
-                Ok(batch) => (self.current, self.next) = (Some(batch), 0),
-                Err(_) => return Err(Error::file(self.name.clone(), "a reader thread stopped")),
-            }
+            self.next_batch()?;
         }
     }
 
@@ -310,6 +272,7 @@ impl RecordSource for AheadSource {
 mod tests {
     use super::*;
     use crate::model::record::Kind;
+    use crate::pool::Threads;
 
     /// Lines of a row's time.
     struct Times;
@@ -353,6 +316,12 @@ mod tests {
 
     #[test]
     fn lanes_give_each_source_whole_and_in_order() {
+        for threads in [1, 2, 3] {
+            lanes_give_each_source_whole_and_in_order_on(&Pool::new(Threads::new(threads)));
+        }
+    }
+
+    fn lanes_give_each_source_whole_and_in_order_on(pool: &Pool) {
         let locate: Locator = Arc::new(|mark| Location::File(format!("row {mark}")));
         let lens = [0u64, 1, 5000, 100_000, 12_345];
         let sources = lens
@@ -366,7 +335,7 @@ mod tests {
                 (count, locate.clone(), "count".to_string())
             })
             .collect();
-        let mut lanes = read_ahead(sources, 2, &|| Box::new(Times)).unwrap();
+        let mut lanes = read_ahead(sources, pool, &|| Box::new(Times)).unwrap();
         // Read the lanes interleaved, as a merge would.
         let mut rec = Record::default();
         let mut seen = vec![0u64; lens.len()];
@@ -393,6 +362,7 @@ mod tests {
 
     #[test]
     fn dropping_lanes_early_stops_the_workers() {
+        let pool = Pool::new(Threads::new(2));
         let locate: Locator = Arc::new(|_| Location::File("count".into()));
         let sources = (0..3)
             .map(|_| {
@@ -404,9 +374,13 @@ mod tests {
                 (count, locate.clone(), "count".to_string())
             })
             .collect();
-        let mut lanes = read_ahead(sources, 2, &|| Box::new(Times)).unwrap();
+        let mut lanes = read_ahead(sources, &pool, &|| Box::new(Times)).unwrap();
         let mut rec = Record::default();
         assert!(lanes[1].next_record(&mut rec).unwrap());
-        drop(lanes); // joins the workers; a hang here fails the test by timeout
+        // Dropping the lanes and the pool joins the workers once each
+        // source's one job in flight is done; a hang here fails the test
+        // by timeout.
+        drop(lanes);
+        drop(pool);
     }
 }

@@ -1,41 +1,29 @@
-//! An input cut into chunks of whole lines, each chunk worked on by a helper
-//! thread, the results handed back in input order: how a text reader puts a
-//! second core to work on its lines (the TSV reader parses rows so).
+//! An input cut into chunks of whole lines, each chunk worked on as a job
+//! of the pipeline's pool ([`crate::exec::ordered`]), the results handed
+//! back in input order: how a text reader puts more cores to work on its
+//! lines (the TSV reader parses rows so, the Pajé reader cuts lines into
+//! words).
 //!
-//! The calling thread reads the input and cuts it at newlines; each chunk
-//! goes to the next worker in turn, with a result buffer to fill. Results
-//! come back in the order the chunks were cut, whatever order the workers
-//! finish in. Buffers circulate: a chunk and its result given back with
-//! [`Chunked::recycle`] are filled again, so a steady run allocates nothing.
-//! Memory: the chunks in flight (two per worker) and their results.
-//!
-//! [`Helped`] is the other way: one helper thread that works ahead of the
-//! calling thread, the calling thread doing what the helper has not
-//! started (for work that is a small part of the reader's, as the Pajé
-//! lexer's).
+//! The calling thread reads the input and cuts it at newlines, a chunk for
+//! each copy of the work that is free; a chunk it needs that no worker has
+//! started, it works on itself. Memory: one chunk and its result per copy
+//! of the work (the chunks in flight), and the one being read.
 
-use std::collections::VecDeque;
 use std::io::Read;
-use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::thread::JoinHandle;
 
 use crate::error::{Error, Result};
+use crate::exec::ordered::{Ordered, OrderedWork};
 use crate::io::MAX_LINE;
-
-mod helped;
-pub use helped::Helped;
+use crate::pool::Pool;
 
 /// Bytes a chunk is read to, at least, before it is cut at its last
 /// newline. A read fills the chunk's whole buffer, which is 1.5 times this,
 /// or more for a buffer that once held a longer start (the first chunk of a
 /// TSV stream carries what the header's reader had buffered, up to 256 KiB):
-/// the TSV helper that gets that buffer back parses about twice the rows of
-/// the other, which measured faster on two cores than equal chunks (1.2
-/// times the time), the reading thread sharing a core with the other one.
+/// the job that gets that buffer back parses about twice the rows of the
+/// others, which measured faster on two cores than equal chunks (1.2 times
+/// the time), the reading thread sharing a core with the other one.
 pub const CHUNK: usize = 64 * 1024;
-
-/// Chunks each worker holds at once (one being worked on, one waiting).
-const DEPTH: usize = 2;
 
 /// Whole lines of an input.
 #[derive(Debug, Default)]
@@ -64,34 +52,48 @@ impl Chunk {
     }
 }
 
-/// What a worker does with a chunk.
-pub trait ChunkWork: Send + 'static {
-    /// What it makes of a chunk; reused from chunk to chunk.
-    type Out: Send + Default + 'static;
-
-    /// Works on `chunk`, filling `out` (which holds the previous chunk's
-    /// result: clear what must not be kept).
-    fn run(&mut self, chunk: &Chunk, out: &mut Self::Out);
-}
-
-type Job<O> = (Chunk, O);
-
-/// A worker thread and its two channels.
-struct Worker<O> {
-    jobs: Option<SyncSender<Job<O>>>,
-    done: Receiver<Job<O>>,
-    thread: Option<JoinHandle<()>>,
-}
-
-/// An input whose chunks are worked on by helper threads, in order.
-pub struct Chunked<W: ChunkWork> {
-    name: String,
+/// An input whose chunks are worked on by the pool's threads, handed back
+/// in order.
+pub struct Chunked<W: OrderedWork<In = Chunk>> {
     cutter: Cutter,
-    workers: Vec<Worker<W::Out>>,
-    /// Worker of each chunk in flight, oldest first.
-    in_flight: VecDeque<usize>,
-    next_worker: usize,
-    spare: Vec<Job<W::Out>>,
+    ordered: Ordered<W>,
+}
+
+impl<W: OrderedWork<In = Chunk>> Chunked<W> {
+    /// Works on the lines of `input` (named `name` in errors), starting
+    /// with `start`, bytes already read from it, on `pool`: a chunk in
+    /// flight for each copy of the work in `work`.
+    pub fn new(
+        name: &str,
+        start: Vec<u8>,
+        input: Box<dyn Read>,
+        work: Vec<W>,
+        pool: &Pool,
+    ) -> Chunked<W> {
+        Chunked {
+            cutter: Cutter::new(name, start, input),
+            ordered: Ordered::new(name, work, pool),
+        }
+    }
+
+    /// The next chunk and what was made of it, in input order; `None` at
+    /// the end of the input.
+    pub fn next_done(&mut self) -> Result<Option<(Chunk, W::Out)>> {
+        while self.ordered.has_room() && !self.cutter.is_done() {
+            let (mut chunk, out) = self.ordered.buffers();
+            if !self.cutter.cut(&mut chunk)? {
+                self.ordered.recycle(chunk, out);
+                break;
+            }
+            self.ordered.submit(chunk, out)?;
+        }
+        self.ordered.next_done()
+    }
+
+    /// Gives a chunk and its result back, to be filled again.
+    pub fn recycle(&mut self, chunk: Chunk, out: W::Out) {
+        self.ordered.recycle(chunk, out);
+    }
 }
 
 /// Reads an input and cuts it into chunks of whole lines.
@@ -101,75 +103,6 @@ pub struct Cutter {
     /// Bytes read after the last newline of the last chunk cut.
     carry: Vec<u8>,
     eof: bool,
-}
-
-impl<W: ChunkWork> Chunked<W> {
-    /// Starts a worker thread for each of `work` on the lines of `input`
-    /// (named `name` in errors), starting with `start`, bytes already read
-    /// from it.
-    pub fn new(name: &str, start: Vec<u8>, input: Box<dyn Read>, work: Vec<W>) -> Result<Self> {
-        let mut workers = Vec::with_capacity(work.len());
-        for (i, mut w) in work.into_iter().enumerate() {
-            let (jobs, their_jobs) = mpsc::sync_channel::<Job<W::Out>>(DEPTH);
-            let (their_done, done) = mpsc::channel::<Job<W::Out>>();
-            let thread = std::thread::Builder::new()
-                .name(format!("reader-{i}"))
-                .spawn(move || {
-                    for (chunk, mut out) in their_jobs {
-                        w.run(&chunk, &mut out);
-                        if their_done.send((chunk, out)).is_err() {
-                            return;
-                        }
-                    }
-                })
-                .map_err(|e| Error::io("starting a reader thread", e))?;
-            workers.push(Worker {
-                jobs: Some(jobs),
-                done,
-                thread: Some(thread),
-            });
-        }
-        Ok(Chunked {
-            name: name.to_string(),
-            cutter: Cutter::new(name, start, input),
-            workers,
-            in_flight: VecDeque::new(),
-            next_worker: 0,
-            spare: Vec::new(),
-        })
-    }
-
-    /// The next chunk and what its worker made of it, in input order;
-    /// `None` at the end of the input.
-    pub fn next_done(&mut self) -> Result<Option<(Chunk, W::Out)>> {
-        // Keep every worker busy, DEPTH chunks each.
-        while !self.cutter.is_done() && self.in_flight.len() < DEPTH * self.workers.len() {
-            let (mut chunk, out) = self.spare.pop().unwrap_or_default();
-            if !self.cutter.cut(&mut chunk)? {
-                self.spare.push((chunk, out));
-                break;
-            }
-            let w = self.next_worker;
-            self.next_worker = (w + 1) % self.workers.len();
-            let jobs = self.workers[w].jobs.as_ref().expect("open until drop");
-            if jobs.send((chunk, out)).is_err() {
-                return Err(Error::file(self.name.clone(), "a reader thread stopped"));
-            }
-            self.in_flight.push_back(w);
-        }
-        let Some(w) = self.in_flight.pop_front() else {
-            return Ok(None);
-        };
-        match self.workers[w].done.recv() {
-            Ok(job) => Ok(Some(job)),
-            Err(_) => Err(Error::file(self.name.clone(), "a reader thread stopped")),
-        }
-    }
-
-    /// Gives a chunk and its result back, to be filled again.
-    pub fn recycle(&mut self, chunk: Chunk, out: W::Out) {
-        self.spare.push((chunk, out));
-    }
 }
 
 impl Cutter {
@@ -239,20 +172,6 @@ impl Cutter {
     }
 }
 
-impl<W: ChunkWork> Drop for Chunked<W> {
-    fn drop(&mut self) {
-        for w in &mut self.workers {
-            w.jobs.take();
-        }
-        for w in &mut self.workers {
-            while w.done.try_recv().is_ok() {}
-            if let Some(t) = w.thread.take() {
-                let _ = t.join();
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,7 +179,8 @@ mod tests {
     /// Counts the lines of a chunk and their bytes, and says if it is cut.
     pub(super) struct Count;
 
-    impl ChunkWork for Count {
+    impl OrderedWork for Count {
+        type In = Chunk;
         type Out = (usize, usize, bool);
         fn run(&mut self, chunk: &Chunk, out: &mut (usize, usize, bool)) {
             *out = (
@@ -285,27 +205,85 @@ mod tests {
         text
     }
 
+    /// [`Count`], taking `ms` milliseconds on every `every`-th chunk it
+    /// is given, or panicking there when `ms` is `None`.
+    struct Uneven {
+        ms: Option<u64>,
+        every: usize,
+        seen: usize,
+    }
+
+    impl OrderedWork for Uneven {
+        type In = Chunk;
+        type Out = (usize, usize, bool);
+        fn run(&mut self, chunk: &Chunk, out: &mut Self::Out) {
+            self.seen += 1;
+            if self.seen % self.every == 0 {
+                match self.ms {
+                    Some(ms) => std::thread::sleep(std::time::Duration::from_millis(ms)),
+                    None => panic!("deliberate"),
+                }
+            }
+            Count.run(chunk, out);
+        }
+    }
+
+    /// Every chunk once, in input order, and whole, for pools of 1 to 3
+    /// threads, copies of the work finishing out of turn.
     #[test]
     fn chunks_come_back_in_order_and_whole() {
-        for (lines, cut) in [(0, false), (1, false), (200_000, false), (200_000, true)] {
-            let text = sample(lines, cut);
-            let (head, rest) = text.as_bytes().split_at(text.len().min(10));
-            let input: Box<dyn Read> = Box::new(std::io::Cursor::new(rest.to_vec()));
-            let mut chunked = Chunked::new("t", head.to_vec(), input, vec![Count, Count]).unwrap();
-            let (mut n, mut bytes, mut chunks, mut last_cut) = (0, 0, 0, false);
-            while let Some((chunk, (l, b, c))) = chunked.next_done().unwrap() {
-                assert!(chunk.cut || chunk.bytes().ends_with(b"\n"));
-                n += l;
-                bytes += b;
-                chunks += 1;
-                last_cut = c;
-                chunked.recycle(chunk, (0, 0, false));
+        for threads in [1, 2, 3] {
+            let pool = Pool::new(crate::pool::Threads::new(threads));
+            for (lines, cut) in [(0, false), (1, false), (200_000, false), (200_000, true)] {
+                let text = sample(lines, cut);
+                let (head, rest) = text.as_bytes().split_at(text.len().min(10));
+                let input: Box<dyn Read> = Box::new(std::io::Cursor::new(rest.to_vec()));
+                let work = (1..=3)
+                    .map(|every| Uneven {
+                        ms: Some(2),
+                        every,
+                        seen: 0,
+                    })
+                    .collect();
+                let mut chunked = Chunked::new("t", head.to_vec(), input, work, &pool);
+                let (mut n, mut whole, mut chunks, mut last_cut) = (0, Vec::new(), 0, false);
+                while let Some((chunk, (l, _, c))) = chunked.next_done().unwrap() {
+                    assert!(chunk.cut || chunk.bytes().ends_with(b"\n"));
+                    n += l;
+                    whole.extend_from_slice(chunk.bytes());
+                    chunks += 1;
+                    last_cut = c;
+                    chunked.recycle(chunk, (0, 0, false));
+                }
+                assert_eq!(n, lines + usize::from(cut));
+                assert!(whole == text.as_bytes());
+                assert_eq!(last_cut, cut);
+                assert!(chunks >= text.len() / (2 * CHUNK), "{chunks}");
             }
-            let want_lines = lines + usize::from(cut);
-            assert_eq!(n, want_lines);
-            assert_eq!(bytes, text.len() - lines);
-            assert_eq!(last_cut, cut);
-            assert!(chunks >= text.len() / (2 * CHUNK), "{chunks}");
+        }
+    }
+
+    #[test]
+    fn a_job_that_panics_is_an_error_not_a_hang() {
+        for threads in [1, 2] {
+            let pool = Pool::new(crate::pool::Threads::new(threads));
+            let input: Box<dyn Read> = Box::new(std::io::Cursor::new(sample(200_000, false)));
+            let work = (0..2)
+                .map(|_| Uneven {
+                    ms: None,
+                    every: 3,
+                    seen: 0,
+                })
+                .collect();
+            let mut chunked = Chunked::new("t.tsv", Vec::new(), input, work, &pool);
+            let err = loop {
+                match chunked.next_done() {
+                    Ok(Some((chunk, out))) => chunked.recycle(chunk, out),
+                    Ok(None) => panic!("every chunk came back, one of them from a panicked job"),
+                    Err(e) => break e.to_string(),
+                }
+            };
+            assert_eq!(err, "t.tsv: a worker thread stopped");
         }
     }
 }

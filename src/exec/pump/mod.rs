@@ -1,7 +1,8 @@
-//! Driving a source into a sink, on one core or two.
+//! Driving a source into a sink, on one thread or two.
 //!
-//! With two threads the sink (the writer and the stages in front of it) runs
-//! on a second thread and records cross in [`RecordBatch`]es; stages that
+//! With more than one thread the sink (the writer and the stages in front
+//! of it) runs on a thread of its own and records cross in
+//! [`RecordBatch`]es over a bounded channel. Stages that
 //! shrink the stream wrap the source instead, so the rows they drop never
 //! cross. A writer that copies the lines its source read (a TSV writer
 //! after a TSV reader) stays on the reading thread: handing a line over costs
@@ -9,12 +10,16 @@
 //! the pipeline alone, never from timing.
 
 use std::collections::VecDeque;
-use std::sync::mpsc;
+
+use crossbeam_channel::{Receiver, Sender};
 
 use crate::error::{Error, Location, Result};
 use crate::exec::batch::RecordBatch;
 use crate::model::record::Record;
-use crate::pipe::{Demand, RecordSink, RecordSource};
+use crate::pipe::{Demand, MakeEncoder, RecordSink, RecordSource};
+use crate::pool::Pool;
+
+mod encode;
 
 /// Records per batch handed to the writer thread: enough to make the hand-over
 /// rare, few enough to stay in the cache.
@@ -22,14 +27,16 @@ const BATCH: usize = 2048;
 /// Batches filled ahead of the writer.
 const AHEAD: usize = 4;
 
-pub use crate::pipe::Threads;
+pub use crate::pool::Threads;
 
 /// Rows between two calls of the progress callback.
 pub const PROGRESS_EVERY: u64 = 65_536;
 
 /// Moves every record from `source` into `sink`, then finishes the sink,
-/// using threads as `threads` says; `progress` hears the number of rows read
-/// every [`PROGRESS_EVERY`] rows, and once with `None` at the end.
+/// using the threads of `pool`; `progress` hears the number of rows read
+/// every [`PROGRESS_EVERY`] rows, and once with `None` at the end. When the
+/// sink copies lines the source does not have, `lines` makes what encodes
+/// them on the pool's threads.
 ///
 /// Errors a sink raises about a record get the source position of that
 /// record; errors raised at the end name the source.
@@ -37,16 +44,21 @@ pub fn pump(
     source: &mut dyn RecordSource,
     sink: &mut (dyn RecordSink + Send),
     progress: &mut dyn FnMut(Option<u64>),
-    threads: Threads,
+    (pool, lines): (&Pool, MakeEncoder),
 ) -> Result<()> {
     let reads = sink.reads();
     let supply = source.agree(Demand::reading(reads));
-    // Lines copied as read cost no more to write than to hand to a second
-    // thread: the writer has a thread of its own only when it encodes.
-    let copies = reads.raw_line_alone() && supply.raw_lines;
-    match threads.parallel() && !copies {
-        true => parallel(source, sink, progress)?,
-        false => serial(source, sink, progress)?,
+    // Lines copied as read cost no more to write than to hand to another
+    // thread; lines to encode are encoded as jobs and copied here; any
+    // other writer has a thread of its own.
+    match (
+        pool.threads().parallel(),
+        reads.raw_line_alone(),
+        supply.raw_lines,
+    ) {
+        (false, _, _) | (true, true, true) => serial(source, sink, progress)?,
+        (true, true, false) => encode::encoded(source, sink, progress, (pool, lines))?,
+        (true, false, _) => parallel(source, sink, progress)?,
     }
     progress(None);
     let at = Location::File(format!("{}: at end of input", source.location().file()));
@@ -75,20 +87,20 @@ fn serial(
     Ok(())
 }
 
-/// Moves every record with the sink on a second thread.
+/// Moves every record with the sink on a thread of its own.
 fn parallel(
     source: &mut dyn RecordSource,
     sink: &mut (dyn RecordSink + Send),
     progress: &mut dyn FnMut(Option<u64>),
 ) -> Result<()> {
-    let (full_tx, full_rx) = mpsc::sync_channel::<RecordBatch>(AHEAD);
-    let (empty_tx, empty_rx) = mpsc::channel::<RecordBatch>();
+    let (full_tx, full_rx) = crossbeam_channel::bounded::<RecordBatch>(AHEAD);
+    let (empty_tx, empty_rx) = crossbeam_channel::unbounded::<RecordBatch>();
     // A sink that wants raw lines alone gets them so, when the source has.
     let raw_only = sink.reads().raw_line_alone();
     let (read, written) = std::thread::scope(|scope| {
         let writer = std::thread::Builder::new()
             .name("writer".into())
-            .spawn_scoped(scope, move || write_batches(full_rx, empty_tx, sink));
+            .spawn_scoped(scope, move || write_batches((full_rx, empty_tx), sink));
         let writer = match writer {
             Ok(writer) => writer,
             Err(e) => {
@@ -97,7 +109,8 @@ fn parallel(
             }
         };
         let mut sent = Sent::default();
-        let read = send_batches(source, (full_tx, empty_rx), progress, raw_only, &mut sent);
+        let ends = (full_tx, empty_rx);
+        let read = send_batches(source, ends, progress, raw_only, &mut sent);
         let written = writer.join().expect("the writer thread does not panic");
         // Locate a write error by the mark of the row it is about.
         (read, written.map_err(|(e, index)| (e, sent.mark_of(index))))
@@ -134,7 +147,7 @@ impl Sent {
 /// are sent all the same.
 fn send_batches(
     source: &mut dyn RecordSource,
-    (full_tx, empty_rx): (mpsc::SyncSender<RecordBatch>, mpsc::Receiver<RecordBatch>),
+    (full_tx, empty_rx): (Sender<RecordBatch>, Receiver<RecordBatch>),
     progress: &mut dyn FnMut(Option<u64>),
     raw_only: bool,
     sent: &mut Sent,
@@ -181,8 +194,7 @@ fn send_batches(
 /// The writing side: writes each batch's rows into the sink and gives the
 /// batch back; an error comes with the index of its row in the order sent.
 fn write_batches(
-    full_rx: mpsc::Receiver<RecordBatch>,
-    empty_tx: mpsc::Sender<RecordBatch>,
+    (full_rx, empty_tx): (Receiver<RecordBatch>, Sender<RecordBatch>),
     sink: &mut (dyn RecordSink + Send),
 ) -> std::result::Result<(), (Error, u64)> {
     let mut rec = Record::default();
@@ -208,6 +220,7 @@ fn write_batches(
 mod tests {
     use super::*;
     use crate::model::record::Kind;
+    use crate::pipe::LineEncoder;
 
     /// Events numbered by their time; the record at index i is "line" i + 1.
     struct Numbers {
@@ -265,13 +278,111 @@ mod tests {
         |_| {}
     }
 
+    /// Encodes a row's time as its line; refuses `bad`; takes a
+    /// millisecond on every `slow`-th row, so that batches finish out of
+    /// turn.
+    struct Times {
+        bad: Option<i64>,
+        slow: i64,
+    }
+
+    impl LineEncoder for Times {
+        fn encode(&mut self, rec: &Record, line: &mut Vec<u8>) -> Result<()> {
+            if rec.time.unwrap_or(0) % self.slow == 0 {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            if rec.time == self.bad {
+                return Err(Error::Record("cannot encode".into()));
+            }
+            line.extend_from_slice(format!("{}\n", rec.time.unwrap_or(0)).as_bytes());
+            Ok(())
+        }
+    }
+
+    /// Copies the lines it is given, and encodes a row given whole as
+    /// [`Times`] does, but for `bad`, which it refuses.
+    #[derive(Default)]
+    struct CopyLines {
+        out: Vec<u8>,
+        bad: Option<i64>,
+    }
+
+    impl RecordSink for CopyLines {
+        fn write(&mut self, rec: &Record) -> Result<()> {
+            let time = rec.time.unwrap();
+            if Some(time) == self.bad {
+                return Err(Error::Record(format!("no line for {time}")));
+            }
+            self.write_raw(rec, time.to_string().as_bytes())
+        }
+        fn write_raw(&mut self, _: &Record, raw: &[u8]) -> Result<()> {
+            self.out.extend_from_slice(raw);
+            self.out.push(b'\n');
+            Ok(())
+        }
+        fn finish(&mut self) -> Result<()> {
+            Ok(())
+        }
+        fn reads(&self) -> crate::pipe::Reads {
+            crate::pipe::Reads::RAW_LINE
+        }
+    }
+
+    /// A sink that copies lines the source has not: encoded on the pool,
+    /// in order, for every number of threads (by the sink on one); a row
+    /// the encoder refuses reaches the sink whole, and its error names
+    /// the row.
+    #[test]
+    fn lines_encoded_on_the_pool_arrive_in_order() {
+        let count = 40 * BATCH as u64 + 5;
+        let want: String = (1..=count).map(|n| format!("{n}\n")).collect();
+        for threads in [1, 2, 3, 8] {
+            let pool = Pool::new(Threads::new(threads));
+            let mut source = Numbers { next: 0, count };
+            let mut sink = CopyLines::default();
+            let lines = || {
+                Box::new(Times {
+                    bad: None,
+                    slow: 3001,
+                }) as _
+            };
+            pump(&mut source, &mut sink, &mut progress(), (&pool, &lines)).unwrap();
+            assert!(sink.out == want.as_bytes(), "{threads} threads");
+            for bad in [1, BATCH as i64 + 1, count as i64] {
+                let mut source = Numbers { next: 0, count };
+                let mut sink = CopyLines {
+                    bad: Some(bad),
+                    ..CopyLines::default()
+                };
+                let lines = || {
+                    Box::new(Times {
+                        bad: Some(bad),
+                        slow: 3001,
+                    }) as _
+                };
+                let err = pump(&mut source, &mut sink, &mut progress(), (&pool, &lines));
+                let err = err.unwrap_err().to_string();
+                assert_eq!(err, format!("numbers:{bad}: no line for {bad}"));
+                let before: String = (1..bad).map(|n| format!("{n}\n")).collect();
+                assert!(sink.out == before.as_bytes(), "{threads} threads, {bad}");
+            }
+        }
+    }
+
     #[test]
     fn every_record_arrives_once_in_order() {
         for count in [0, 1, BATCH as u64, 3 * BATCH as u64 + 7] {
             for threads in [Threads::ONE, Threads::new(2), Threads::new(3)] {
                 let mut source = Numbers { next: 0, count };
                 let mut sink = Collect::default();
-                pump(&mut source, &mut sink, &mut progress(), threads).unwrap();
+                let lines = || {
+                    Box::new(Times {
+                        bad: None,
+                        slow: i64::MAX,
+                    }) as Box<dyn LineEncoder>
+                };
+                let pool = Pool::new(threads);
+                pump(&mut source, &mut sink, &mut progress(), (&pool, &lines)).unwrap();
                 assert!(sink.finished);
                 assert!(sink.seen.iter().copied().eq(1..=count), "{count}");
             }

@@ -1,13 +1,16 @@
 //! The Pajé reader's first steps: lines found, cut into words and checked
-//! to be UTF-8, either on the reading thread or a chunk of lines ahead on a
-//! helper thread ([`crate::exec::chunks`]), so that with two cores the simulation
-//! has the reading thread to itself. Both ways give the same lines, with
-//! the same numbers.
+//! to be UTF-8, either on the reading thread or chunks of lines ahead as
+//! jobs of the pipeline's pool ([`crate::exec::chunks`]), so that with more
+//! cores the simulation has the reading thread to itself (the reading
+//! thread cuts what no worker has started when it needs it). Both ways
+//! give the same lines, with the same numbers.
 
 use super::{append_words, split_words, WordSpan};
 use crate::error::Result;
-use crate::exec::chunks::{Chunk, ChunkWork, Helped};
+use crate::exec::chunks::{Chunk, Chunked};
+use crate::exec::ordered::OrderedWork;
 use crate::io::LineReader;
+use crate::pool::Pool;
 
 /// A line cut into words.
 pub struct Lexed<'a> {
@@ -45,14 +48,14 @@ pub enum Lines<R> {
         /// The words of the line last read.
         words: Vec<WordSpan>,
     },
-    /// Cut a chunk ahead on a helper thread.
+    /// Cut chunks ahead on the pool.
     Ahead(Box<AheadLines>),
 }
 
 /// The state of [`Lines::Ahead`].
 pub struct AheadLines {
     name: String,
-    chunks: Helped<Lex>,
+    chunks: Chunked<Lex>,
     /// The chunk being read, and the index of its next line.
     current: Option<(Chunk, LexedChunk)>,
     next: usize,
@@ -69,19 +72,20 @@ impl<R: std::io::Read> Lines<R> {
         }
     }
 
-    /// The lines of `inner`, cut on a helper thread.
-    pub fn ahead(name: &str, inner: R) -> Result<Lines<R>>
+    /// The lines of `inner`, cut [`AHEAD`] chunks ahead on `pool`.
+    pub fn ahead(name: &str, inner: R, pool: &Pool) -> Lines<R>
     where
         R: 'static,
     {
-        let chunks = Helped::new(name, Vec::new(), Box::new(inner), Lex, Lex)?;
-        Ok(Lines::Ahead(Box::new(AheadLines {
+        let work = (0..AHEAD).map(|_| Lex).collect();
+        let chunks = Chunked::new(name, Vec::new(), Box::new(inner), work, pool);
+        Lines::Ahead(Box::new(AheadLines {
             name: name.to_string(),
             chunks,
             current: None,
             next: 0,
             number: 0,
-        })))
+        }))
     }
 
     /// The input's name.
@@ -145,7 +149,11 @@ impl AheadLines {
     }
 }
 
-/// The helper's work: a chunk's lines cut into words.
+/// Chunks cut ahead of the one the simulation reads: lexing is a small part
+/// of the reading thread's work, so a few keep one worker busy.
+const AHEAD: usize = 4;
+
+/// The work of a job: a chunk's lines cut into words.
 pub struct Lex;
 
 /// A chunk's lines and their words.
@@ -167,7 +175,8 @@ struct LineSpan {
     utf8: bool,
 }
 
-impl ChunkWork for Lex {
+impl OrderedWork for Lex {
+    type In = Chunk;
     type Out = LexedChunk;
 
     fn run(&mut self, chunk: &Chunk, out: &mut LexedChunk) {
@@ -234,9 +243,15 @@ mod tests {
             }
             text.extend_from_slice(last.as_bytes());
             let here = all(Lines::here("t", std::io::Cursor::new(text.clone())));
-            let ahead = all(Lines::ahead("t", std::io::Cursor::new(text)).unwrap());
+            for threads in [1, 2, 3] {
+                let pool = Pool::new(crate::pool::Threads::new(threads));
+                let ahead = all(Lines::ahead("t", std::io::Cursor::new(text.clone()), &pool));
+                assert!(
+                    here == ahead,
+                    "{lines} lines, last {last:?}, {threads} threads"
+                );
+            }
             assert_eq!(here.len(), lines + usize::from(!last.is_empty()));
-            assert!(here == ahead, "{lines} lines, last {last:?}");
             assert_eq!(here.last().is_some_and(|l| l.3), !last.is_empty());
         }
     }

@@ -58,9 +58,8 @@ pub const READ_OPTIONS: &[FormatOption] = &[
 /// Registry constructor.
 pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
     let (name, reader) = input.into_reader()?;
-    // One helper: lexing is a small part of the reading thread's work.
-    let lines = match opts.threads.parallel() {
-        true => Lines::ahead(&name, reader)?,
+    let lines = match opts.pool.threads().parallel() {
+        true => Lines::ahead(&name, reader, &opts.pool),
         false => Lines::here(&name, reader),
     };
     Ok(Box::new(PajeReader::with_lines(lines, opts)))

@@ -134,8 +134,9 @@ pub struct PallasSource {
 impl PallasSource {
     /// Reads the main file and archives of the trace at `path` and opens every
     /// thread, interning its identifiers in the symbols of `opts`; `name` is
-    /// how the input is named in messages and `meta`. With two threads, the
-    /// trace's threads expand on helper threads, merged on this one.
+    /// how the input is named in messages and `meta`. With more than one
+    /// thread, the trace's threads expand as jobs on the pool, merged on
+    /// this one.
     pub fn open(name: &str, path: &Path, opts: &ReadOptions) -> Result<PallasSource> {
         let (symbols, warnings) = (&opts.symbols, &opts.warnings);
         let main_path = find_main(path)?;
@@ -164,7 +165,7 @@ impl PallasSource {
             let syms = SymCache::new(symbols.clone());
             threads.push(ThreadSource::open(&main.params, place, scope, syms)?);
         }
-        let sources: Vec<Box<dyn RecordSource>> = match opts.threads.parallel() {
+        let sources: Vec<Box<dyn RecordSource>> = match opts.pool.threads().parallel() {
             true => {
                 let located = threads.into_iter().map(|t| {
                     let file = t.events.name.clone();
@@ -172,7 +173,7 @@ impl PallasSource {
                     (t, locate, name.to_string())
                 });
                 let encoder = || Box::new(RowEncoder::standard(symbols.clone())) as _;
-                let lanes = read_ahead(located.collect(), opts.threads.count(), &encoder)?;
+                let lanes = read_ahead(located.collect(), &opts.pool, &encoder)?;
                 lanes.into_iter().map(|l| Box::new(l) as _).collect()
             }
             false => threads.into_iter().map(|t| Box::new(t) as _).collect(),

@@ -1,10 +1,10 @@
 //! The TSV form of the stream: one header line, then one row per line.
 
-mod helpers;
+mod chunk_rows;
 
 use std::io::BufRead;
 
-use helpers::ChunkRows;
+use chunk_rows::ChunkRows;
 
 use super::{ascii_and_backslash, short_row, short_row_ahead, Fields, ShortRow};
 use crate::error::{Error, Location, Result, Warnings};
@@ -21,6 +21,7 @@ use crate::number::{parse_int, parse_uint, push_int, push_uint};
 use crate::pipe::{
     Demand, Probe, ReadOptions, Reads, RecordSink, RecordSource, Supply, WriteOptions,
 };
+use crate::pool::Pool;
 
 /// True when the first line is a stream header: tab-separated column names
 /// (any printable text without spaces, as extra columns may be named), one of
@@ -33,14 +34,14 @@ pub fn sniff(p: &Probe) -> bool {
     cols.clone().all(is_name) && cols.any(|c| c == b"kind")
 }
 
-/// Registry constructor for [`TsvReader`]: rows parsed by helper threads
-/// when the command may use two cores.
+/// Registry constructor for [`TsvReader`]: rows parsed on the pool when
+/// the command may use more than one thread.
 pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
     let (name, reader) = input.into_reader()?;
     let reader =
         TsvReader::new(&name, reader, opts.symbols.clone())?.with_warnings(opts.warnings.clone());
-    Ok(match opts.threads.parallel() {
-        true => Box::new(reader.on_helpers(opts.threads.count())),
+    Ok(match opts.pool.threads().parallel() {
+        true => Box::new(reader.on_pool(&opts.pool)),
         false => Box::new(reader),
     })
 }
@@ -63,16 +64,16 @@ pub struct TsvReader<R> {
     symbols: Symbols,
     /// The input, read line by line on this thread...
     lines: Option<LineReader<R>>,
-    /// ... or by helper threads, from the first row on when this is set.
+    /// ... or on the pool, from the first row on when this is set.
     chunks: Option<ChunkRows>,
-    to_helpers: Option<ToHelpers<R>>,
+    to_pool: Option<ToPool<R>>,
     parser: RowParser,
     check: StreamCheck,
     warnings: Warnings,
 }
 
-/// How a reader hands its input to helper threads.
-type ToHelpers<R> = Box<dyn FnOnce(LineReader<R>, &RowParser) -> Result<ChunkRows>>;
+/// How a reader hands its input to the pool.
+type ToPool<R> = Box<dyn FnOnce(LineReader<R>, &RowParser) -> ChunkRows>;
 
 impl<R: BufRead> TsvReader<R> {
     /// Reads the header of `inner`, whose identifiers go to `symbols`. An
@@ -133,7 +134,7 @@ impl<R: BufRead> TsvReader<R> {
             symbols: symbols.clone(),
             lines: Some(lines),
             chunks: None,
-            to_helpers: None,
+            to_pool: None,
             check: StreamCheck::new(symbols.clone()),
             parser: RowParser {
                 skip: KindSet::NONE,
@@ -160,7 +161,7 @@ impl<R: BufRead> TsvReader<R> {
 }
 
 impl<R> TsvReader<R> {
-    /// Passes what the stages above said to the helpers, when they have
+    /// Passes what the stages above said to the jobs, when they have
     /// started already (a merge reads its inputs' first rows first).
     fn pass_hints(&self) {
         if let Some(chunks) = &self.chunks {
@@ -170,14 +171,15 @@ impl<R> TsvReader<R> {
 }
 
 impl<R: BufRead + 'static> TsvReader<R> {
-    /// Parses the rows on helper threads from the first row on (after the
-    /// stages above said what they skip), handing them out in order.
-    pub fn on_helpers(mut self, helpers: usize) -> Self {
+    /// Parses the rows on `pool` from the first row on (after the stages
+    /// above said what they skip), handing them out in order.
+    pub fn on_pool(mut self, pool: &Pool) -> Self {
+        let pool = pool.clone();
         let (name, symbols) = (self.name.clone(), self.symbols.clone());
-        self.to_helpers = Some(Box::new(move |lines: LineReader<R>, parser: &RowParser| {
+        self.to_pool = Some(Box::new(move |lines: LineReader<R>, parser: &RowParser| {
             let (rest, inner, line) = lines.into_parts();
             let input: Box<dyn std::io::Read> = Box::new(inner);
-            ChunkRows::new(&name, (rest, input, line), parser, symbols, helpers)
+            ChunkRows::new(&name, (rest, input, line), parser, symbols, &pool)
         }));
         self
     }
@@ -526,9 +528,9 @@ fn uint_field(field: &str, col: &str) -> Result<Option<u64>, String> {
 
 impl<R: BufRead> RecordSource for TsvReader<R> {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
-        if let Some(start) = self.to_helpers.take() {
+        if let Some(start) = self.to_pool.take() {
             let lines = self.lines.take().expect("rows not read yet");
-            self.chunks = Some(start(lines, &self.parser)?);
+            self.chunks = Some(start(lines, &self.parser));
         }
         if let Some(chunks) = &mut self.chunks {
             let skip = self.parser.skip;
@@ -668,7 +670,7 @@ pub struct RowEncoder {
     fields: Vec<u8>,
 }
 
-impl crate::exec::ahead::LineEncoder for RowEncoder {
+impl crate::pipe::LineEncoder for RowEncoder {
     fn encode(&mut self, rec: &Record, line: &mut Vec<u8>) -> Result<()> {
         RowEncoder::encode(self, rec, line)
     }

@@ -1,26 +1,29 @@
-//! The TSV reader on two cores: rows parsed a chunk of lines at a time by
-//! two helper threads ([`crate::exec::chunks`]), handed out in input order by the
-//! reading thread, which checks the stream's rules on them as the one-thread
-//! reader does.
+//! The TSV reader on N cores: rows parsed a chunk of lines at a time as
+//! jobs of the pipeline's pool ([`crate::exec::chunks`]), handed out in
+//! input order by the reading thread, which checks the stream's rules on
+//! them as the one-thread reader does.
 //!
-//! Each helper interns the identifiers of its rows in a table of its own;
+//! Each copy of the parsing work (two per thread: one chunk being parsed,
+//! one waiting) interns the identifiers of its rows in a table of its own;
 //! the reading thread turns its symbols into the pipeline's as it hands the
-//! rows out (an index into a table per helper), so the pipeline's symbols
-//! are numbered in input order whatever the helpers' timing: the output
+//! rows out (an index into a table per copy), so the pipeline's symbols
+//! are numbered in input order whatever the threads' timing: the output
 //! and the symbol numbers are the same as on one thread.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::RowParser;
 use crate::error::{Error, Location, Result, Warnings};
-use crate::exec::chunks::{Chunk, ChunkWork, Chunked};
+use crate::exec::chunks::{Chunk, Chunked};
+use crate::exec::ordered::OrderedWork;
 use crate::formats::stream::short_row_ahead;
 use crate::io::{cut_error, CUT_WARNING};
 use crate::model::check::{StreamCheck, Verdict};
 use crate::model::record::{ColumnSet, KindSet, Record, Sym};
 use crate::model::symbol::{SymCache, Symbols};
+use crate::pool::Pool;
 
-/// A helper's work: the rows of a chunk.
+/// A copy of the parsing work: the rows of a chunk.
 struct RowWork {
     parser: RowParser,
     id: usize,
@@ -28,7 +31,7 @@ struct RowWork {
 }
 
 /// The kinds skipped and the columns decoded as the stages above agreed
-/// (see [`crate::pipe::Demand`]), maybe after the helpers started: each
+/// (see [`crate::pipe::Demand`]), maybe after the jobs started: each
 /// takes them up at its next chunk.
 type Hints = Arc<Mutex<(KindSet, ColumnSet)>>;
 
@@ -44,7 +47,8 @@ struct Rows {
     error: Option<String>,
 }
 
-impl ChunkWork for RowWork {
+impl OrderedWork for RowWork {
+    type In = Chunk;
     type Out = Rows;
 
     fn run(&mut self, chunk: &Chunk, out: &mut Rows) {
@@ -95,7 +99,7 @@ impl ChunkWork for RowWork {
     }
 }
 
-/// The rows of a TSV input parsed by helper threads, handed out in order.
+/// The rows of a TSV input parsed on the pool, handed out in order.
 pub(super) struct ChunkRows {
     name: String,
     chunked: Chunked<RowWork>,
@@ -103,7 +107,7 @@ pub(super) struct ChunkRows {
     /// The next row of the current chunk, and its first line's number.
     next: usize,
     first_line: u64,
-    /// Each helper's symbol table, and the pipeline's symbol of each of
+    /// Each copy of the work's symbol table, and the pipeline's symbol of each of
     /// its symbols met so far (its number + 1; 0 for not met yet).
     locals: Vec<Symbols>,
     maps: Vec<Vec<u32>>,
@@ -113,17 +117,17 @@ pub(super) struct ChunkRows {
 
 impl ChunkRows {
     /// Rows of `input` (named `name`, the bytes `start` already read from
-    /// it, `line` lines before them) parsed as `parser` parses them, by
-    /// `helpers` threads; their identifiers go to `symbols`.
+    /// it, `line` lines before them) parsed as `parser` parses them, on
+    /// `pool`; their identifiers go to `symbols`.
     pub(super) fn new(
         name: &str,
         (start, input, line): (Vec<u8>, Box<dyn std::io::Read>, u64),
         parser: &RowParser,
         symbols: Symbols,
-        helpers: usize,
-    ) -> Result<ChunkRows> {
-        let helpers = helpers.max(1);
-        let locals: Vec<Symbols> = (0..helpers).map(|_| Symbols::new()).collect();
+        pool: &Pool,
+    ) -> ChunkRows {
+        let copies = 2 * pool.threads().count();
+        let locals: Vec<Symbols> = (0..copies).map(|_| Symbols::new()).collect();
         let hints = Arc::new(Mutex::new((parser.skip, parser.decoded)));
         let work = locals
             .iter()
@@ -134,20 +138,20 @@ impl ChunkRows {
                 hints: hints.clone(),
             })
             .collect();
-        Ok(ChunkRows {
+        ChunkRows {
             name: name.to_string(),
-            chunked: Chunked::new(name, start, input, work)?,
+            chunked: Chunked::new(name, start, input, work, pool),
             current: None,
             next: 0,
             first_line: line + 1,
-            maps: vec![Vec::new(); helpers],
+            maps: vec![Vec::new(); copies],
             locals,
             syms: SymCache::new(symbols),
             hints,
-        })
+        }
     }
 
-    /// Tells the helpers the kinds skipped and the columns decoded from
+    /// Tells the copies of the work the kinds skipped and the columns decoded from
     /// their next chunk on.
     pub(super) fn set_hints(&self, skip: KindSet, decoded: ColumnSet) {
         *self.hints.lock().unwrap_or_else(PoisonError::into_inner) = (skip, decoded);
@@ -166,7 +170,7 @@ impl ChunkRows {
     }
 
     /// Hands out the next row into `rec`, after `check` took it (the rules
-    /// between rows; the helpers checked each row's own), but the rows of
+    /// between rows; the jobs checked each row's own), but the rows of
     /// `skip`, which are checked and dropped; false at the end.
     pub(super) fn next_record(
         &mut self,
@@ -213,7 +217,7 @@ impl ChunkRows {
     }
 }
 
-/// Turns the symbols of a helper's table `local` in `rec` into the
+/// Turns the symbols of a copy of the work's table `local` in `rec` into the
 /// pipeline's: `map` holds those met so far (number + 1; 0 for not yet).
 fn translate(rec: &mut Record, map: &mut Vec<u32>, local: &Symbols, syms: &mut SymCache) {
     for sym in rec.syms_mut() {
