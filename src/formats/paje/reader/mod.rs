@@ -1,0 +1,694 @@
+//! Reads a Pajé trace as a stream, simulating it the way PajeNG does.
+//!
+//! One pass, line by line. Memory holds the definitions, the type hierarchy,
+//! one entry per container (live or destroyed), the open states, the current
+//! value of each variable, the links waiting for their other half, and a
+//! bounded reorder buffer: Pajé orders events per container and type only, so
+//! rows are released by time once the buffer is full (`--reorder-window`).
+//!
+//! Here: the options, the simulation's state, the dispatch of each line to
+//! its event family and the reader around it; each family in a module of
+//! its own (`definitions`, `containers`, `states`, `values`, `links`).
+
+use std::fmt::Write as _;
+use std::io::BufRead;
+
+use super::catalogue::{Catalogue, Line};
+use super::lexer::Lines;
+use super::{
+    Event, Field, ATTR_COLOR, ATTR_END_TYPE, ATTR_OP, ATTR_OPERAND, ATTR_START_TYPE, LANE,
+};
+use crate::decimal::Decimal;
+use crate::error::{Error, Location, Result, Warnings};
+use crate::exec::reorder::{RowQueue, Ticket};
+use crate::fasthash::{FastMap, StrMap};
+use crate::io::{cut_error, Input, CUT_WARNING};
+use crate::model::record::{flags, Kind, Record, Sym};
+use crate::model::symbol::{well_known, SymCache};
+use crate::pipe::{FormatOption, OptionValue, ReadOptions, RecordSource};
+use crate::stages::matcher::pair_halves;
+
+mod containers;
+mod definitions;
+mod links;
+mod states;
+mod values;
+
+const IGNORE_INCOMPLETE_LINKS: &str = "ignore-incomplete-links";
+const REORDER_WINDOW: &str = "reorder-window";
+const TIME_UNIT: &str = "time-unit";
+
+/// The units `--time-unit` takes, with nanoseconds per unit.
+const TIME_UNITS: [(&str, u64); 4] = [
+    ("s", 1_000_000_000),
+    ("ms", 1_000_000),
+    ("us", 1_000),
+    ("ns", 1),
+];
+
+/// The options of the Pajé reader.
+pub const READ_OPTIONS: &[FormatOption] = &[
+    FormatOption {
+        name: IGNORE_INCOMPLETE_LINKS,
+        help: "Drop links whose other half never comes, as pj_dump -z does, instead of failing (a warning counts them)",
+        value: OptionValue::Switch,
+    },
+    FormatOption {
+        name: REORDER_WINDOW,
+        help: "Rows held to put events of different containers back in time order (default 4096; memory grows with it)",
+        value: OptionValue::Number("ROWS"),
+    },
+    FormatOption {
+        name: TIME_UNIT,
+        help: "Unit of the file's times, which Pajé does not state (default s; StarPU's FxT tools write ms)",
+        value: OptionValue::Choice("UNIT", &["s", "ms", "us", "ns"]),
+    },
+];
+
+/// Registry constructor.
+pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
+    let (name, reader) = input.into_reader()?;
+    let lines = match opts.pool.threads().parallel() {
+        true => Lines::ahead(&name, reader, &opts.pool),
+        false => Lines::here(&name, reader),
+    };
+    Ok(Box::new(PajeReader::with_lines(lines, opts)))
+}
+
+/// Nanoseconds per second: Pajé times are seconds.
+const NS: u64 = 1_000_000_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Nature {
+    Container,
+    State,
+    EventType,
+    Variable,
+    Link,
+}
+
+impl Nature {
+    /// The `cat` of the `type` row declaring a type of this nature.
+    fn sym(self, syms: &mut SymCache) -> Sym {
+        match self {
+            Nature::Container => well_known::CONTAINER,
+            Nature::EventType => well_known::EVENT,
+            Nature::Link => well_known::LINK,
+            _ => syms.intern(self.as_str()),
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Nature::Container => "container",
+            Nature::State => "state",
+            Nature::EventType => "event",
+            Nature::Variable => "variable",
+            Nature::Link => "link",
+        }
+    }
+}
+
+#[derive(Debug)]
+struct TypeInfo {
+    id: String,
+    /// The identifier and the name, interned.
+    sym: Sym,
+    name: Sym,
+    nature: Nature,
+    parent: u32,
+    /// Link types: start and end container types.
+    ends: (u32, u32),
+    /// Entity values: identifier → name and queued declaration.
+    values: StrMap<(Sym, Option<Ticket>)>,
+    /// The queued declaration row, while it may still need to move earlier.
+    decl: Option<Ticket>,
+}
+
+#[derive(Debug, Default)]
+struct Slot {
+    type_: u32,
+    last: i64,
+    lane: Option<u32>,
+    var: Option<Decimal>,
+}
+
+#[derive(Debug)]
+struct ContainerInfo {
+    id: String,
+    sym: Sym,
+    /// The queued declaration row, while it may still need to move earlier.
+    decl: Option<Ticket>,
+    parent: u32,
+    type_: u32,
+    children: Vec<u32>,
+    alive: bool,
+    last: i64,
+    slots: Vec<Slot>,
+    /// Links of this container waiting for their other half.
+    pending: u32,
+}
+
+#[derive(Debug)]
+struct StateEntry {
+    name: Sym,
+    value: String,
+}
+
+#[derive(Debug)]
+struct StateStack {
+    loc: Sym,
+    decl: Option<Ticket>,
+    /// Open frames are `stack[..depth]`; slots above keep their buffers.
+    stack: Vec<StateEntry>,
+    depth: usize,
+}
+
+#[derive(Debug)]
+struct PendingLink {
+    start: bool,
+    line: u64,
+    value: String,
+    container: u32,
+    /// The half's row, made into a `msg` with the other half's (boxed:
+    /// it moves through the pending map).
+    half: Box<Record>,
+}
+
+/// The two halves of a completed link: the one that waited, then the one
+/// that completed it.
+type LinkHalves = (Box<Record>, Box<Record>);
+
+/// The simulation state.
+struct Sim {
+    file: String,
+    syms: SymCache,
+    types: Vec<TypeInfo>,
+    type_index: StrMap<u32>,
+    containers: Vec<ContainerInfo>,
+    container_index: StrMap<u32>,
+    lanes: Vec<StateStack>,
+    lane_index: StrMap<u32>,
+    pending: FastMap<String, PendingLink>,
+    /// The slots of containers with more than [`LINEAR_SLOTS`] types.
+    slot_index: FastMap<(u32, u32), u32>,
+    /// Entries of `pending` whose container is closed (with
+    /// `--ignore-incomplete-links`), swept in bulk.
+    stale: usize,
+    ignore_incomplete: bool,
+    /// Nanoseconds per unit of the file's times.
+    ns_per_unit: u64,
+    lossy: u64,
+    dropped: u64,
+    first_dropped: u64,
+    ignored_links: u64,
+    key: String,
+    /// Reused for the text of variable values.
+    number: String,
+    /// Buffers of matched links' keys and values, reused by the next ones.
+    spare_strings: Vec<String>,
+    /// Rows of matched links' halves, reused likewise (their boxes too:
+    /// a half moves through the pending map as a pointer).
+    #[allow(clippy::vec_box)]
+    spare_halves: Vec<Box<Record>>,
+    warnings: Warnings,
+}
+
+const ROOT: u32 = 0;
+
+/// Slots of a container found by a scan; more go through `Sim::slot_index`.
+const LINEAR_SLOTS: usize = 16;
+
+impl Sim {
+    fn new(file: &str, ignore_incomplete: bool, mut syms: SymCache, warnings: Warnings) -> Sim {
+        let zero = syms.intern("0");
+        let mut sim = Sim {
+            warnings,
+            file: file.to_string(),
+            syms,
+            types: Vec::new(),
+            type_index: StrMap::default(),
+            containers: Vec::new(),
+            container_index: StrMap::default(),
+            lanes: Vec::new(),
+            lane_index: StrMap::default(),
+            pending: FastMap::default(),
+            slot_index: FastMap::default(),
+            stale: 0,
+            ignore_incomplete,
+            ns_per_unit: NS,
+            lossy: 0,
+            dropped: 0,
+            first_dropped: 0,
+            ignored_links: 0,
+            key: String::new(),
+            number: String::new(),
+            spare_strings: Vec::new(),
+            spare_halves: Vec::new(),
+        };
+        sim.types.push(TypeInfo {
+            id: "0".into(),
+            sym: zero,
+            name: zero,
+            nature: Nature::Container,
+            parent: ROOT,
+            ends: (0, 0),
+            values: StrMap::default(),
+            decl: None,
+        });
+        sim.type_index.insert("0".into(), ROOT);
+        sim.containers.push(ContainerInfo {
+            id: "0".into(),
+            sym: zero,
+            decl: None,
+            parent: ROOT,
+            type_: ROOT,
+            children: Vec::new(),
+            alive: true,
+            last: 0,
+            slots: Vec::new(),
+            pending: 0,
+        });
+        sim.container_index.insert("0".into(), ROOT);
+        sim
+    }
+
+    fn time(&mut self, text: &str) -> Result<(i64, bool), String> {
+        if self.ns_per_unit == NS {
+            if let Some(ns) = crate::decimal::plain_seconds_to_ns(text) {
+                return Ok((ns, false));
+            }
+        }
+        let d = Decimal::parse(text)
+            .ok_or_else(|| format!("bad time `{text}`: expected a decimal number"))?;
+        let (t, lossy) = d
+            .scaled(self.ns_per_unit)
+            .ok_or_else(|| format!("time `{text}` is out of range"))?;
+        if lossy {
+            self.lossy += 1;
+        }
+        Ok((t, lossy))
+    }
+
+    fn type_of(&self, id: &str) -> Result<u32, String> {
+        self.type_index
+            .get(id)
+            .copied()
+            .ok_or_else(|| format!("unknown type `{id}`"))
+    }
+
+    fn container_of(&self, id: &str) -> Result<u32, String> {
+        self.container_index
+            .get(id)
+            .copied()
+            .ok_or_else(|| format!("unknown container `{id}`"))
+    }
+
+    /// Checks that type `t` has `nature` and belongs to the type of container `c`.
+    fn check_entity(&self, c: u32, t: u32, nature: Nature) -> Result<(), String> {
+        let ty = &self.types[t as usize];
+        if ty.nature != nature {
+            return Err(format!(
+                "type `{}` is a {} type, not a {} type",
+                ty.id,
+                ty.nature.as_str(),
+                nature.as_str()
+            ));
+        }
+        let ct = self.containers[c as usize].type_;
+        if ty.parent != ct {
+            return Err(format!(
+                "type `{}` is not a child type of container type `{}`",
+                ty.id, self.types[ct as usize].id
+            ));
+        }
+        Ok(())
+    }
+
+    /// Handles an event line: checks its length, then simulates it.
+    fn event(
+        &mut self,
+        line: &Line,
+        extra: Option<usize>,
+        number: u64,
+        out: &mut Out,
+    ) -> Result<(), String> {
+        if let Some(given) = extra {
+            let msg = format!(
+                "{given} fields where {} (id {}) has {}; the extra words are ignored",
+                line.def.event.name(),
+                line.words[0],
+                line.def.fields.len()
+            );
+            self.warn(number, msg);
+        }
+        match line.def.event {
+            Event::DefineContainerType
+            | Event::DefineStateType
+            | Event::DefineEventType
+            | Event::DefineVariableType
+            | Event::DefineLinkType => self.define_type(line, out),
+            Event::DefineEntityValue => self.define_value(line, out),
+            Event::CreateContainer => self.create_container(line, out),
+            Event::DestroyContainer => self.destroy_container(line, number, out),
+            Event::SetState | Event::PushState | Event::PopState | Event::ResetState => {
+                self.state(line, number, out)
+            }
+            Event::NewEvent => self.new_event(line, number, out),
+            Event::SetVariable | Event::AddVariable | Event::SubVariable => {
+                self.variable(line, number, out)
+            }
+            Event::StartLink | Event::EndLink => self.link(line, number, out),
+            Event::TraceFile => {
+                let msg = format!(
+                    "PajeTraceFile `{}` is not followed (multi-file traces are read one file at a time)",
+                    line.get(Field::Filename)
+                );
+                self.warn(number, msg);
+                Ok(())
+            }
+        }
+    }
+
+    /// Reports a warning about line `line`.
+    fn warn(&self, line: u64, msg: String) {
+        let at = Location::Line {
+            file: self.file.clone(),
+            line,
+        };
+        self.warnings.warn_at(at, msg);
+    }
+}
+
+/// How states are closed: by which type, with which event's user fields.
+struct Closing<'a> {
+    /// The state type.
+    type_: u32,
+    /// The line whose user fields the closing rows carry.
+    extras: Option<&'a Line<'a>>,
+    lossy: bool,
+    /// `S` when the trace implies the closing (a destruction, the end).
+    flag: &'a str,
+}
+
+/// Where the simulator's rows go: the reorder queue, with located errors.
+struct Out<'a> {
+    queue: &'a mut RowQueue,
+    /// Latest time of the rows produced so far (where declarations wait, and
+    /// where the trace ends).
+    max_time: &'a mut Option<i64>,
+}
+
+/// The columns of a row made from a Pajé line (empty unless set), and the
+/// line whose user-defined fields become its attributes.
+struct Row<'a> {
+    kind: Kind,
+    time: Option<i64>,
+    /// The time was rounded to the nanosecond (flag `E`).
+    lossy: bool,
+    loc: Sym,
+    cat: Sym,
+    name: Sym,
+    value: &'a str,
+    id: &'a str,
+    peer: Sym,
+    comm: Sym,
+    extras: Option<&'a Line<'a>>,
+}
+
+impl Row<'_> {
+    fn new(kind: Kind) -> Row<'static> {
+        Row {
+            kind,
+            time: None,
+            lossy: false,
+            loc: Sym::EMPTY,
+            cat: Sym::EMPTY,
+            name: Sym::EMPTY,
+            value: "",
+            id: "",
+            peer: Sym::EMPTY,
+            comm: Sym::EMPTY,
+            extras: None,
+        }
+    }
+}
+
+/// Fills the empty record `r` with `row`; `more` sets what else it carries
+/// (before the `E` flag and the user fields, which come last).
+fn fill_row(r: &mut Record, row: Row, more: impl FnOnce(&mut Record)) {
+    r.kind = row.kind;
+    r.time = row.time;
+    (r.loc, r.cat, r.name, r.peer, r.comm) = (row.loc, row.cat, row.name, row.peer, row.comm);
+    r.value.push_str(row.value);
+    r.id.push_str(row.id);
+    more(r);
+    if row.lossy {
+        r.add_flag(flags::LOSSY);
+    }
+    if let Some(line) = row.extras.filter(|l| l.has_extras()) {
+        for (k, v) in line.extras() {
+            r.push_attr(k, v);
+        }
+    }
+}
+
+/// Where and when an entity line happens (see [`Sim::entity`]).
+struct Entity {
+    time: i64,
+    lossy: bool,
+    /// Container, type, and the (container, type) slot.
+    c: u32,
+    t: u32,
+    s: usize,
+}
+
+/// The identifier a definition line gives: its alias, else its name.
+fn identifier<'a>(line: &Line<'a>) -> &'a str {
+    match line.get(Field::Alias) {
+        "" => line.get(Field::Name),
+        alias => alias,
+    }
+}
+
+impl Out<'_> {
+    /// Queues `row`; `more` sets what else it carries (before the `E` flag
+    /// and the user fields, which come last).
+    fn row(&mut self, row: Row, more: impl FnOnce(&mut Record)) -> Result<Ticket, String> {
+        self.declare(|r| fill_row(r, row, more))
+    }
+
+    /// Queues a row; a declaration waits at the latest time produced so far,
+    /// to be moved earlier by its first use if that is older.
+    fn declare(&mut self, fill: impl FnOnce(&mut Record)) -> Result<Ticket, String> {
+        let slot = self.queue.slot();
+        let rec = self.queue.get(slot);
+        fill(rec);
+        for t in [rec.time, rec.end].into_iter().flatten() {
+            *self.max_time = Some(self.max_time.map_or(t, |m| m.max(t)));
+        }
+        let key = self.max_time.unwrap_or(i64::MIN);
+        self.queue.commit(slot, key).map_err(|t| {
+            format!(
+                "event at {} s comes after rows up to {} s were released: the trace is out of time order by more than the reorder window (raise --reorder-window)",
+                crate::model::record::format_seconds(t),
+                crate::model::record::format_seconds(self.queue.released())
+            )
+        })
+    }
+}
+
+/// The Pajé reader.
+pub struct PajeReader<R> {
+    lines: Lines<R>,
+    catalogue: Catalogue,
+    sim: Sim,
+    queue: RowQueue,
+    max_time: Option<i64>,
+    word_buf: Vec<&'static str>,
+    done: bool,
+    /// The last line, when it has no final newline.
+    cut: Option<u64>,
+}
+
+/// Default number of rows the reorder buffer holds.
+pub const DEFAULT_REORDER_WINDOW: usize = 4_096;
+
+impl<R: BufRead> PajeReader<R> {
+    /// A reader over `inner`, on this thread.
+    pub fn new(name: &str, inner: R, opts: &ReadOptions) -> PajeReader<R> {
+        PajeReader::with_lines(Lines::here(name, inner), opts)
+    }
+
+    /// A reader of `lines`.
+    fn with_lines(lines: Lines<R>, opts: &ReadOptions) -> PajeReader<R> {
+        let name = lines.name().to_string();
+        let name = name.as_str();
+        let window = match opts.format.number(REORDER_WINDOW) {
+            Some(rows) if rows > 0 => usize::try_from(rows).unwrap_or(usize::MAX),
+            _ => DEFAULT_REORDER_WINDOW,
+        };
+        let mut queue = RowQueue::new(window);
+        let mut syms = SymCache::new(opts.symbols.clone());
+        let unit = opts.format.choice(TIME_UNIT).unwrap_or("s");
+        let ns_per_unit = TIME_UNITS
+            .iter()
+            .find(|(u, _)| *u == unit)
+            .map_or(NS, |&(_, ns)| ns);
+        for (k, v) in [
+            ("source_format", "paje"),
+            ("source", name),
+            ("time_unit", unit),
+        ] {
+            let slot = queue.slot();
+            *queue.get(slot) = Record::meta(syms.intern(k), v);
+            let _ = queue.commit(slot, i64::MIN);
+        }
+        let mut sim = Sim::new(
+            name,
+            opts.format.switch(IGNORE_INCOMPLETE_LINKS),
+            syms,
+            opts.warnings.clone(),
+        );
+        sim.ns_per_unit = ns_per_unit;
+        PajeReader {
+            lines,
+            catalogue: Catalogue::default(),
+            sim,
+            queue,
+            max_time: None,
+            word_buf: Vec::new(),
+            done: false,
+            cut: None,
+        }
+    }
+
+    /// Reads one line into the queue; false at the end of the input.
+    fn step(&mut self) -> Result<bool> {
+        let Some(line) = self.lines.next_lexed()? else {
+            return Ok(false);
+        };
+        let number = line.number;
+        self.queue.set_mark(number);
+        let cut = line.truncated && !line.text.iter().all(u8::is_ascii_whitespace);
+        if cut {
+            self.cut = Some(number);
+        }
+        if line.words.is_empty() {
+            return Ok(true);
+        }
+        let file = self.sim.file.as_str();
+        let text = line
+            .text()
+            .ok_or_else(|| Error::line(file, number, "invalid UTF-8: text must be UTF-8"))?;
+        // Reuse one allocation for the words of every line (the collect from an
+        // emptied vector of the same layout keeps its buffer).
+        let mut words: Vec<&str> = std::mem::take(&mut self.word_buf)
+            .into_iter()
+            .map(|_| "")
+            .collect();
+        for &(a, b) in line.words {
+            // Words are cut at ASCII bytes, so at char boundaries.
+            words.push(text.get(a as usize..b as usize).unwrap_or_default());
+        }
+        let mut out = Out {
+            queue: &mut self.queue,
+            max_time: &mut self.max_time,
+        };
+        let result = if words[0].starts_with('%') {
+            self.catalogue.definition(&words, number)
+        } else if let Some((id, _)) = self.catalogue.open() {
+            Err(format!(
+                "event line inside the definition of event {id} (missing `%EndEventDef`)"
+            ))
+        } else {
+            match self.catalogue.line(&words) {
+                Ok((line, extra)) => self.sim.event(&line, extra, number, &mut out),
+                Err(msg) => Err(msg),
+            }
+        };
+        words.clear();
+        self.word_buf = words.into_iter().map(|_| "").collect();
+        result.map_err(|msg| {
+            let msg = if cut { cut_error(&msg) } else { msg };
+            Error::line(self.lines.name(), number, msg)
+        })?;
+        Ok(true)
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        let sim = &mut self.sim;
+        if let Some(line) = self.cut {
+            sim.warn(line, CUT_WARNING.to_string());
+        }
+        if let Some((id, line)) = self.catalogue.open() {
+            let msg = format!(
+                "the definition of event {id} is never closed (no `%EndEventDef`); ignored"
+            );
+            sim.warn(line, msg);
+        }
+        let end = self.max_time.unwrap_or(0);
+        let mut out = Out {
+            queue: &mut self.queue,
+            max_time: &mut self.max_time,
+        };
+        let file = sim.file.clone();
+        sim.close(ROOT, end, true, &mut out)
+            .map_err(|msg| Error::file(format!("{file}: at end of input"), msg))?;
+        if sim.dropped > 0 {
+            sim.warnings.warn_at(
+                Location::File(file.clone()),
+                format!(
+                    "{} event(s) on destroyed containers ignored, as PajeNG does (first on line {})",
+                    sim.dropped, sim.first_dropped
+                ),
+            );
+        }
+        if sim.ignored_links > 0 {
+            sim.warnings.warn_at(
+                Location::File(file.clone()),
+                format!(
+                    "{} incomplete link(s) dropped, as pj_dump -z does",
+                    sim.ignored_links
+                ),
+            );
+        }
+        if sim.lossy > 0 {
+            sim.warnings.warn_at(
+                Location::File(file),
+                format!(
+                    "{} time(s) finer than a nanosecond were rounded (rows flagged E)",
+                    sim.lossy
+                ),
+            );
+        }
+        Ok(())
+    }
+}
+
+impl<R: BufRead> RecordSource for PajeReader<R> {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        while !self.done && !self.queue.is_full() {
+            if !self.step()? {
+                self.finish()?;
+                self.done = true;
+            }
+        }
+        Ok(self.queue.pop_into(rec))
+    }
+
+    /// The line of the row released last, which may be up to a reorder
+    /// window behind the line read last.
+    fn mark(&self) -> u64 {
+        self.queue.released_mark()
+    }
+
+    fn locate(&self, line: u64) -> Location {
+        Location::Line {
+            file: self.sim.file.clone(),
+            line,
+        }
+    }
+
+    crate::whole_rows!();
+}

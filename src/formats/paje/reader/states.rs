@@ -1,0 +1,175 @@
+//! States: set, pushed, popped and reset on a container's stack of a
+//! state type, each leaving a `state` row when it ends.
+
+use super::*;
+
+impl StateStack {
+    pub(super) fn push(&mut self, name: Sym, value: &str) {
+        if self.depth == self.stack.len() {
+            self.stack.push(StateEntry {
+                name: Sym::EMPTY,
+                value: String::new(),
+            });
+        }
+        let f = &mut self.stack[self.depth];
+        f.name = name;
+        f.value.clear();
+        f.value.push_str(value);
+        self.depth += 1;
+    }
+
+    /// Pops the top frame (false on an empty stack); it stays readable as
+    /// [`StateStack::popped`] until the next push.
+    pub(super) fn pop(&mut self) -> bool {
+        match self.depth.checked_sub(1) {
+            Some(d) => {
+                self.depth = d;
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub(super) fn popped(&self) -> &StateEntry {
+        &self.stack[self.depth]
+    }
+}
+
+impl Sim {
+    /// `PajeSetState`, `PajePushState`, `PajePopState`, `PajeResetState`.
+    pub(super) fn state(&mut self, line: &Line, number: u64, out: &mut Out) -> Result<(), String> {
+        let event = line.def.event;
+        let Some(Entity {
+            time,
+            lossy,
+            c,
+            t,
+            s,
+        }) = self.entity(line, Nature::State, number, out)?
+        else {
+            return Ok(());
+        };
+        // A lane is declared when a state first needs it, not by a reset
+        // of an empty stack (which leaves nothing in the stream).
+        let existing = self.containers[c as usize].slots[s].lane;
+        let lane = match (existing, event) {
+            (Some(l), _) => l,
+            (None, Event::SetState | Event::PushState) => self.lane(c, s, t, out)?,
+            (None, Event::PopState) => return Err(self.empty_stack(t, line)),
+            (None, _) => return Ok(()),
+        };
+        self.touch_lane(lane, c, time, out);
+        let close = Closing {
+            type_: t,
+            extras: (event != Event::SetState).then_some(line),
+            lossy,
+            flag: "",
+        };
+        match event {
+            Event::PopState => {
+                if !self.pop_one(lane, time, &close, out)? {
+                    return Err(self.empty_stack(t, line));
+                }
+                Ok(())
+            }
+            Event::ResetState => self.pop_all(lane, time, &close, out),
+            _ => {
+                if event == Event::SetState {
+                    self.pop_all(lane, time, &close, out)?;
+                }
+                self.push(lane, t, time, lossy, line, out)
+            }
+        }
+    }
+
+    pub(super) fn empty_stack(&self, t: u32, line: &Line) -> String {
+        format!(
+            "pop on an empty stack: no open state of type `{}` in container `{}`",
+            self.types[t as usize].id,
+            line.get(Field::Container)
+        )
+    }
+
+    /// Opens a state on a lane, as an `enter` row.
+    pub(super) fn push(
+        &mut self,
+        lane: u32,
+        t: u32,
+        time: i64,
+        lossy: bool,
+        line: &Line,
+        out: &mut Out,
+    ) -> Result<(), String> {
+        let value = line.get(Field::Value);
+        let at = self.use_value(t, value, time, out);
+        let (name, value_col) = self.value_name(t, at, value);
+        let l = &mut self.lanes[lane as usize];
+        let depth = l.depth;
+        l.push(name, value_col);
+        let row = Row {
+            time: Some(time),
+            lossy,
+            loc: l.loc,
+            cat: self.types[t as usize].sym,
+            name,
+            value: value_col,
+            extras: Some(line),
+            ..Row::new(Kind::Enter)
+        };
+        out.row(row, |r| {
+            r.depth = Some(depth as u32);
+            for f in [Field::Line, Field::File] {
+                if !line.get(f).is_empty() {
+                    r.push_attr(
+                        &format!("paje.{}", f.name().to_ascii_lowercase()),
+                        line.get(f),
+                    );
+                }
+            }
+        })
+        .map(drop)
+    }
+
+    /// Closes the top state of a lane at `time` (false if none is open).
+    /// `flag` marks closings the trace implies rather than states (`S`).
+    pub(super) fn pop_one(
+        &mut self,
+        lane: u32,
+        time: i64,
+        close: &Closing,
+        out: &mut Out,
+    ) -> Result<bool, String> {
+        if !self.lanes[lane as usize].pop() {
+            return Ok(false);
+        }
+        let l = &self.lanes[lane as usize];
+        let frame = l.popped();
+        let row = Row {
+            time: Some(time),
+            lossy: close.lossy,
+            loc: l.loc,
+            cat: self.types[close.type_ as usize].sym,
+            name: frame.name,
+            value: &frame.value,
+            extras: close.extras,
+            ..Row::new(Kind::Leave)
+        };
+        out.row(row, |r| {
+            r.depth = Some(l.depth as u32);
+            r.flags.push_str(close.flag);
+        })?;
+        Ok(true)
+    }
+
+    /// Closes every open state of a lane at `time`, innermost first.
+    pub(super) fn pop_all(
+        &mut self,
+        lane: u32,
+        time: i64,
+        close: &Closing,
+        out: &mut Out,
+    ) -> Result<(), String> {
+        while self.pop_one(lane, time, close, out)? {}
+        Ok(())
+    }
+}

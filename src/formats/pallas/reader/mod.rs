@@ -1,0 +1,519 @@
+//! Pallas trace → record stream.
+//!
+//! Each thread's grammar is expanded lazily by [`ThreadEvents`] (a stack of
+//! cursors; loops repeat their body), each distinct event's timestamps are
+//! decoded one block at a time, and [`ThreadSource`] maps occurrences to rows.
+//! Threads are merged by time with [`crate::exec::merge::Merger`]. Memory: the
+//! grammars, one decoded block per distinct event, the open frames.
+//!
+//! Here: the trace's layout (processes, threads, ranks) and the source over
+//! its threads; `grammar` expands a thread's grammar, `thread` is a
+//! thread's source, `records` maps each event record to a row.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::archive::{
+    find_main, read_file, token, ArchiveData, ArchiveFile, Definitions, EventDef, LocationEntry,
+    MainFile, Parameters, Scope, ThreadFile, TokenKind,
+};
+use super::codec::{BlockDecoder, DatFile};
+use super::{collective_name, record_name, RecordId, PREFIX};
+use crate::error::{Error, Location, Result};
+use crate::exec::ahead::{read_ahead, Locator};
+use crate::exec::merge::Merger;
+use crate::fasthash::FastMap;
+use crate::formats::stream::tsv::RowEncoder;
+use crate::io::Input;
+use crate::model::record::{flags, Kind, Record, Sym};
+use crate::model::symbol::{well_known, SymCache, Symbols};
+use crate::pipe::{Demand, ReadOptions, RecordSource, Supply};
+
+mod grammar;
+mod records;
+mod thread;
+
+use records::{attribute_list, push_attributes};
+
+/// Deepest grammar nesting accepted; deeper means a cycle or a corrupt file.
+const MAX_DEPTH: usize = 4096;
+
+/// Grammar steps allowed between two events; more means loops that repeat
+/// nothing (a corrupt file), which would otherwise spin for a very long time.
+const MAX_IDLE_STEPS: u64 = 1 << 26;
+
+/// Location name of process (location group) `lg`.
+pub fn process_loc(lg: u32) -> String {
+    format!("P{lg}")
+}
+
+/// Location name of thread `t` of process `lg`.
+pub fn thread_loc(lg: u32, t: u32) -> String {
+    format!("P{lg}T{t}")
+}
+
+/// Appends a definition's text, or `WHAT REF` when the trace does not define it.
+fn push_defined(out: &mut String, text: Option<&str>, what: &str, r: u32) {
+    match text {
+        Some(t) => out.push_str(t),
+        None => {
+            let _ = write!(out, "{what} {r}");
+        }
+    }
+}
+
+/// Opens a Pallas trace (its folder or its main file) as a record source.
+pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
+    let path = input.path.ok_or_else(|| {
+        Error::file(
+            input.name.clone(),
+            "a Pallas trace is a folder: name the folder or its main .pallas file",
+        )
+    })?;
+    Ok(Box::new(PallasSource::open(&input.name, &path, opts)?))
+}
+
+/// Where a thread's files are and how to name it.
+struct ThreadPlace {
+    process: u32,
+    thread: u32,
+    dir: PathBuf,
+    defs: Arc<Definitions>,
+    /// The location entry that names the thread: a missing thread file is
+    /// reported there, since the bad reference is what the user can act on.
+    listed_at: Location,
+}
+
+/// Where the ranks of each communicator are: the locations an MPI record
+/// names by rank. A communicator whose group lists locations (OTF2 group
+/// type 4, as EZTrace's OTF2 path writes) has threads as ranks, and its
+/// records happen on the thread; any other has processes (location groups),
+/// rank r being member r of its group, or process r when the trace does not
+/// define the communicator.
+#[derive(Default)]
+struct RankMap {
+    /// Per communicator: its ranks' locations, and whether they are threads.
+    comms: HashMap<u32, (Vec<Sym>, bool)>,
+}
+
+impl RankMap {
+    fn new(defs: &Definitions, places: &[ThreadPlace], symbols: &Symbols) -> RankMap {
+        let process_of: HashMap<u32, u32> = places.iter().map(|p| (p.thread, p.process)).collect();
+        let mut comms = HashMap::new();
+        for (&c, comm) in &defs.comms {
+            let Some(group) = defs.groups.get(&comm.group) else {
+                continue;
+            };
+            let threads = group.kind == 4;
+            let names = group
+                .members
+                .iter()
+                .map(|&m| match (threads, process_of.get(&m)) {
+                    (true, Some(&lg)) => symbols.intern(&thread_loc(lg, m)),
+                    _ => symbols.intern(&process_loc(m)),
+                })
+                .collect();
+            comms.insert(c, (names, threads));
+        }
+        RankMap { comms }
+    }
+
+    /// Whether the ranks of `comm` are threads.
+    fn by_thread(&self, comm: u32) -> bool {
+        self.comms.get(&comm).is_some_and(|(_, threads)| *threads)
+    }
+
+    /// The location of `rank` in `comm`, when the trace defines it.
+    fn location(&self, comm: u32, rank: u32) -> Option<Sym> {
+        let (names, _) = self.comms.get(&comm)?;
+        names.get(rank as usize).copied()
+    }
+}
+
+/// A whole Pallas trace as one time-ordered stream.
+pub struct PallasSource {
+    head: VecDeque<Record>,
+    threads: Merger,
+    /// The row last returned came from the threads, not the head.
+    from_threads: bool,
+    name: String,
+}
+
+impl PallasSource {
+    /// Reads the main file and archives of the trace at `path` and opens every
+    /// thread, interning its identifiers in the symbols of `opts`; `name` is
+    /// how the input is named in messages and `meta`. With more than one
+    /// thread, the trace's threads expand as jobs on the pool, merged on
+    /// this one.
+    pub fn open(name: &str, path: &Path, opts: &ReadOptions) -> Result<PallasSource> {
+        let (symbols, warnings) = (&opts.symbols, &opts.warnings);
+        let main_path = find_main(path)?;
+        let dir = main_path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let main_name = main_path.display().to_string();
+        let main = MainFile::parse(&main_name, &read_file(&main_path)?)?;
+        let mut layout = Layout {
+            dir,
+            main_name,
+            abi: main.params.abi,
+            global: Arc::new(main.data.defs),
+            head: trace_head(name, &main.params, &main.data.metadata, symbols),
+            places: Vec::new(),
+            symbols: symbols.clone(),
+        };
+        for group in &main.data.location_groups {
+            layout.add_group(group, &main.data.location_groups, &main.data.locations)?;
+        }
+        let ranks = Arc::new(RankMap::new(&layout.global, &layout.places, symbols));
+        let mut threads = Vec::with_capacity(layout.places.len());
+        for place in layout.places {
+            let scope = (layout.global.clone(), ranks.clone());
+            let syms = SymCache::new(symbols.clone());
+            threads.push(ThreadSource::open(&main.params, place, scope, syms)?);
+        }
+        let sources: Vec<Box<dyn RecordSource>> = match opts.pool.threads().parallel() {
+            true => {
+                let located = threads.into_iter().map(|t| {
+                    let file = t.events.name.clone();
+                    let locate: Locator = Arc::new(move |mark| event_location(&file, mark));
+                    (t, locate, name.to_string())
+                });
+                let encoder = || Box::new(RowEncoder::standard(symbols.clone())) as _;
+                let lanes = read_ahead(located.collect(), &opts.pool, &encoder)?;
+                lanes.into_iter().map(|l| Box::new(l) as _).collect()
+            }
+            false => threads.into_iter().map(|t| Box::new(t) as _).collect(),
+        };
+        Ok(PallasSource {
+            head: layout.head,
+            threads: Merger::new(sources, symbols, warnings)?,
+            from_threads: false,
+            name: name.to_string(),
+        })
+    }
+}
+
+/// The `meta` rows that describe the whole trace.
+fn trace_head(
+    name: &str,
+    params: &Parameters,
+    metadata: &[(String, String)],
+    symbols: &Symbols,
+) -> VecDeque<Record> {
+    let abi = params.abi.to_string();
+    let mut rows: Vec<(String, &str)> = vec![
+        ("source_format".into(), "pallas"),
+        ("source".into(), name),
+        ("time_unit".into(), "ns"),
+        (format!("{PREFIX}abi"), &abi),
+        (format!("{PREFIX}compression"), params.compression.name()),
+        (format!("{PREFIX}encoding"), params.encoding.name()),
+    ];
+    for (k, v) in metadata {
+        rows.push((format!("{PREFIX}meta.{k}"), v));
+    }
+    rows.into_iter()
+        .map(|(k, v)| Record::meta(symbols.intern(&k), v))
+        .collect()
+}
+
+/// The trace's processes and threads as they are found: container rows, and
+/// where each thread's files are.
+struct Layout {
+    dir: PathBuf,
+    main_name: String,
+    abi: u8,
+    global: Arc<Definitions>,
+    head: VecDeque<Record>,
+    places: Vec<ThreadPlace>,
+    symbols: Symbols,
+}
+
+impl Layout {
+    /// Reads the archive of location group `group` (when it has one) and adds
+    /// the process and its threads.
+    fn add_group(
+        &mut self,
+        group: &LocationEntry,
+        groups: &[LocationEntry],
+        main_locations: &[LocationEntry],
+    ) -> Result<()> {
+        let archive_dir = self.dir.join(format!("archive_{}", group.id));
+        let archive_path = archive_dir.join("archive.pallas");
+        let archive_name = archive_path.display().to_string();
+        let archive = if archive_path.exists() {
+            ArchiveFile::parse(&archive_name, &read_file(&archive_path)?, self.abi)?.data
+        } else {
+            ArchiveData::default()
+        };
+        let symbols = &self.symbols;
+        let mut c = Record::new(Kind::Container);
+        c.loc = symbols.intern(&process_loc(group.id));
+        c.cat = symbols.intern("process");
+        let scope = Scope {
+            local: &archive.defs,
+            global: &self.global,
+        };
+        let mut name = String::new();
+        push_defined(&mut name, scope.string(group.name), "string", group.name);
+        c.name = symbols.intern(&name);
+        if group.parent != group.id && groups.binary_search_by_key(&group.parent, |g| g.id).is_ok()
+        {
+            c.peer = symbols.intern(&process_loc(group.parent));
+        }
+        for (k, v) in &archive.metadata {
+            c.push_attr(k, v);
+        }
+        self.head.push_back(c);
+        // A thread is listed by the archive, by the main file, or both.
+        let mut locations: Vec<(LocationEntry, bool)> = archive
+            .locations
+            .iter()
+            .map(|&l| (l, false))
+            .chain(
+                main_locations
+                    .iter()
+                    .filter(|l| l.parent == group.id)
+                    .map(|&l| (l, true)),
+            )
+            .collect();
+        locations.sort_by_key(|(l, _)| l.id);
+        locations.dedup_by_key(|(l, _)| l.id);
+        if locations.is_empty() && !archive_path.exists() {
+            return Err(Error::offset(
+                &self.main_name,
+                group.at as u64,
+                format!(
+                    "location group {} has neither threads nor an archive file ({archive_name} does not exist)",
+                    group.id
+                ),
+            ));
+        }
+        let defs = Arc::new(archive.defs);
+        for (l, in_main) in locations {
+            let listed_in = if in_main {
+                &self.main_name
+            } else {
+                &archive_name
+            };
+            let listed_at = Location::Offset {
+                file: listed_in.clone(),
+                offset: l.at as u64,
+            };
+            self.add_thread(group.id, &l, listed_at, &archive_dir, &defs);
+        }
+        Ok(())
+    }
+
+    /// Declares thread `l` of process `process` (its definitions in `defs`,
+    /// its folder under `archive_dir`) and where its events are.
+    fn add_thread(
+        &mut self,
+        process: u32,
+        l: &LocationEntry,
+        listed_at: Location,
+        archive_dir: &Path,
+        defs: &Arc<Definitions>,
+    ) {
+        let symbols = &self.symbols;
+        let mut c = Record::new(Kind::Container);
+        c.loc = symbols.intern(&thread_loc(process, l.id));
+        c.cat = symbols.intern("thread");
+        let scope = Scope {
+            local: defs,
+            global: &self.global,
+        };
+        let mut name = String::new();
+        push_defined(&mut name, scope.string(l.name), "string", l.name);
+        c.name = symbols.intern(&name);
+        c.peer = symbols.intern(&process_loc(process));
+        self.head.push_back(c);
+        self.places.push(ThreadPlace {
+            process,
+            thread: l.id,
+            dir: archive_dir.join(format!("thread_{}", l.id)),
+            defs: defs.clone(),
+            listed_at,
+        });
+    }
+}
+
+impl RecordSource for PallasSource {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        if let Some(r) = self.head.pop_front() {
+            *rec = r;
+            return Ok(true);
+        }
+        self.from_threads = true;
+        self.threads.next_record(rec)
+    }
+
+    fn mark(&self) -> u64 {
+        match self.from_threads {
+            true => self.threads.mark().wrapping_add(1),
+            false => 0,
+        }
+    }
+
+    fn raw_line(&self) -> Option<&[u8]> {
+        self.threads.raw_line().filter(|_| self.from_threads)
+    }
+
+    fn extra_columns(&self) -> &[String] {
+        &[]
+    }
+
+    fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
+
+    fn agree(&mut self, demand: Demand) -> Supply {
+        self.threads.agree(demand)
+    }
+
+    fn locate(&self, mark: u64) -> Location {
+        match mark {
+            0 => Location::File(self.name.clone()),
+            m => self.threads.locate(m - 1),
+        }
+    }
+}
+
+/// One occurrence of an event in a thread's expansion.
+#[derive(Debug, Clone, Copy)]
+pub struct Occurrence {
+    /// Physical event slot.
+    pub slot: usize,
+    /// How many times this event occurred before in the thread.
+    pub index: u64,
+    /// Decoded timestamp (ns).
+    pub time: u64,
+    /// Byte range of its attribute list in the event's attribute buffer.
+    pub attributes: Option<(usize, usize)>,
+}
+
+struct GrammarFrame {
+    sequence: usize,
+    pos: usize,
+    remaining: u32,
+}
+
+#[derive(Default)]
+struct EventCursor {
+    occurrences: u64,
+    block: usize,
+    pos: usize,
+    values: Vec<u64>,
+    attr_pos: usize,
+}
+
+/// The events of one thread in order, expanded from its grammar.
+pub struct ThreadEvents {
+    /// The thread's grammar.
+    pub file: ThreadFile,
+    name: String,
+    dat: DatFile,
+    decoder: BlockDecoder,
+    lossy: bool,
+    cursors: Vec<EventCursor>,
+    stack: Vec<GrammarFrame>,
+}
+
+/// A frame opened by a block-opening record; its name and category are
+/// derived from it when the frame closes.
+#[derive(Clone, Copy)]
+enum OpenFrame {
+    /// `ENTER` of a region.
+    Region(u32),
+    /// An OpenMP or thread block, by its opening record.
+    Block(u32),
+}
+
+/// What a row's name (or category) is made from: interned once per thread,
+/// then found by this key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Name {
+    /// A region's name (`region R` when undefined).
+    Region(u32),
+    /// A record's name (`ENTER`, `MPI_SEND`...).
+    Record(u32),
+    /// The category of a block opened by a record.
+    BlockCat(u32),
+    /// A collective operation's name.
+    Collective(u32),
+    /// A defined string (a GENERIC event's name).
+    Text(u32),
+    /// Process `P<lg>`.
+    Process(u32),
+    /// A record the reader has no row kind for: `record_N`, or
+    /// `BUFFER_FLUSH`.
+    Other(u32),
+}
+
+/// A thread's definitions, and the names made from them interned: each
+/// once per thread, then found by its [`Name`].
+struct Names {
+    syms: SymCache,
+    cache: FastMap<Name, Sym>,
+    local: Arc<Definitions>,
+    global: Arc<Definitions>,
+}
+
+/// One thread's occurrences as stream rows.
+pub struct ThreadSource {
+    events: ThreadEvents,
+    ranks: Arc<RankMap>,
+    names: Names,
+    loc: Sym,
+    loc_text: String,
+    process: Sym,
+    frames: Vec<OpenFrame>,
+    /// Time (as emitted, as decoded) of a collective's begin awaiting its end.
+    collective_begin: Option<(i64, i64)>,
+    last_time: i64,
+    pending: VecDeque<Record>,
+    finished: bool,
+    /// Occurrences read, and the one the last row came from (0: the rows
+    /// closing the thread at its end).
+    occurrences: u64,
+    mark: u64,
+    /// Reused text buffers (attribute keys and values, numbers).
+    key: String,
+    value: String,
+}
+
+/// What mapping one event needs of its thread, borrowed for the event.
+struct Mapper<'a> {
+    p: Payload<'a>,
+    names: &'a mut Names,
+    frames: &'a mut Vec<OpenFrame>,
+    ranks: &'a RankMap,
+    loc: Sym,
+    process: Sym,
+    thread: &'a str,
+    value: &'a mut String,
+}
+
+/// A record's payload with located, bounds-checked field reads.
+struct Payload<'a> {
+    bytes: &'a [u8],
+    file: &'a str,
+    at: u64,
+    record: u32,
+}
+
+/// The location of mark `mark` of the thread whose events file is `file`:
+/// the occurrence's index, 0 for the rows closing the thread.
+fn event_location(file: &str, mark: u64) -> Location {
+    match mark {
+        0 => Location::File(format!("{file}: at the end of the thread")),
+        index => Location::Event {
+            file: file.to_string(),
+            index,
+        },
+    }
+}

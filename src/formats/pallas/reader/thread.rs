@@ -1,0 +1,291 @@
+//! A thread of the trace as a source of rows: occurrences of its events
+//! in order, mapped to rows by [`Mapper`], the frames open at the end
+//! closed, the names of regions, blocks and strings interned.
+
+use super::*;
+
+/// The category of rows of a block opened by `record`.
+fn block_cat(record: u32) -> &'static str {
+    if (14..=20).contains(&record) {
+        "OMP"
+    } else {
+        "THREAD"
+    }
+}
+
+/// The time an occurrence at `raw` ns is emitted at, and `raw` itself:
+/// a lossy trace's times that go backwards are raised to the last one
+/// (`last`, updated), a lossless trace's are an error.
+fn emitted_time(raw: u64, last: &mut i64, lossy: bool) -> std::result::Result<(i64, i64), String> {
+    let raw = i64::try_from(raw)
+        .map_err(|_| format!("timestamp {raw} is beyond the stream's range (2^63-1 ns)"))?;
+    if raw < *last && !lossy {
+        return Err(format!(
+            "timestamps go backwards ({raw} after {last}) in a lossless trace"
+        ));
+    }
+    *last = raw.max(*last);
+    Ok((*last, raw))
+}
+
+impl RecordSource for ThreadSource {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        loop {
+            if let Some(r) = self.pending.pop_front() {
+                *rec = r;
+                self.mark = 0;
+                return Ok(true);
+            }
+            if self.finished {
+                return Ok(false);
+            }
+            match self.events.next_occurrence()? {
+                Some(o) => {
+                    self.occurrences += 1;
+                    if self.map(o, rec)? {
+                        self.mark = self.occurrences;
+                        return Ok(true);
+                    }
+                }
+                None => {
+                    self.finished = true;
+                    self.finish();
+                }
+            }
+        }
+    }
+
+    fn mark(&self) -> u64 {
+        self.mark
+    }
+
+    fn locate(&self, mark: u64) -> Location {
+        event_location(&self.events.name, mark)
+    }
+
+    crate::whole_rows!();
+}
+
+impl OpenFrame {
+    pub(super) fn push_name(self, out: &mut String, scope: Scope) {
+        match self {
+            OpenFrame::Region(r) => push_defined(out, scope.region(r), "region", r),
+            OpenFrame::Block(record) => out.push_str(record_name(record)),
+        }
+    }
+
+    /// What its name is made from.
+    pub(super) fn name(self) -> Name {
+        match self {
+            OpenFrame::Region(r) => Name::Region(r),
+            OpenFrame::Block(record) => Name::Record(record),
+        }
+    }
+}
+
+impl Names {
+    pub(super) fn scope(&self) -> Scope<'_> {
+        Scope {
+            local: &self.local,
+            global: &self.global,
+        }
+    }
+
+    /// The symbol of `name`; `Err(s)` for a string `s` the trace does not
+    /// define.
+    pub(super) fn sym(&mut self, name: Name) -> Result<Sym, u32> {
+        if let Some(&sym) = self.cache.get(&name) {
+            return Ok(sym);
+        }
+        let scope = self.scope();
+        let mut text = String::new();
+        match name {
+            Name::Region(r) => push_defined(&mut text, scope.region(r), "region", r),
+            Name::Record(record) => text.push_str(record_name(record)),
+            Name::BlockCat(record) => text.push_str(block_cat(record)),
+            Name::Collective(op) => text = collective_name(op),
+            Name::Text(s) => text.push_str(scope.string(s).ok_or(s)?),
+            Name::Process(lg) => text = process_loc(lg),
+            Name::Other(n) if n == RecordId::BufferFlush.number() => text.push_str("BUFFER_FLUSH"),
+            Name::Other(record) => text = format!("record_{record}"),
+        }
+        let sym = self.syms.intern(&text);
+        self.cache.insert(name, sym);
+        Ok(sym)
+    }
+
+    /// [`Names::sym`] of a name that always has a text.
+    pub(super) fn name(&mut self, name: Name) -> Sym {
+        self.sym(name).unwrap_or_default()
+    }
+
+    /// The category of the rows of frame `f`.
+    pub(super) fn frame_cat(&mut self, f: OpenFrame) -> Sym {
+        match f {
+            OpenFrame::Region(_) => Sym::EMPTY,
+            OpenFrame::Block(record) => self.name(Name::BlockCat(record)),
+        }
+    }
+}
+
+impl ThreadSource {
+    pub(super) fn open(
+        params: &Parameters,
+        place: ThreadPlace,
+        (global, ranks): (Arc<Definitions>, Arc<RankMap>),
+        mut syms: SymCache,
+    ) -> Result<Self> {
+        let thread_file = place.dir.join("thread.pallas");
+        if !thread_file.exists() {
+            return Err(Error::Data {
+                at: place.listed_at,
+                msg: format!(
+                    "location {} of group {} has no thread file ({} does not exist)",
+                    place.thread,
+                    place.process,
+                    thread_file.display()
+                ),
+            });
+        }
+        let loc_text = thread_loc(place.process, place.thread);
+        Ok(ThreadSource {
+            events: ThreadEvents::open(params, &place.dir)?,
+            ranks,
+            loc: syms.intern(&loc_text),
+            loc_text,
+            process: syms.intern(&process_loc(place.process)),
+            names: Names {
+                syms,
+                cache: FastMap::default(),
+                local: place.defs,
+                global,
+            },
+            frames: Vec::new(),
+            collective_begin: None,
+            last_time: i64::MIN,
+            pending: VecDeque::new(),
+            occurrences: 0,
+            mark: 0,
+            finished: false,
+            key: String::new(),
+            value: String::new(),
+        })
+    }
+
+    /// Sets `rec.peer` to the location of `rank` in `comm`; a rank that
+    /// does not name process `P<rank>` is kept in the attribute `rank`.
+    pub(super) fn set_peer(
+        ranks: &RankMap,
+        names: &mut Names,
+        rec: &mut Record,
+        comm: u32,
+        rank: u32,
+    ) {
+        let process = names.name(Name::Process(rank));
+        rec.peer = ranks.location(comm, rank).unwrap_or(process);
+        if rec.peer != process {
+            rec.push_attr("rank", &rank.to_string());
+        }
+    }
+
+    /// Closes what is still open at the end of the thread, at its last time.
+    pub(super) fn finish(&mut self) {
+        let t = self.last_time.max(0);
+        if let Some((begin, raw)) = self.collective_begin.take() {
+            let mut r = Record::new(Kind::Coll);
+            r.time = Some(begin);
+            if raw != begin {
+                r.push_attr("raw_time", &raw.to_string());
+            }
+            r.end = Some(t);
+            r.loc = self.process;
+            r.cat = well_known::MPI;
+            r.add_flag(flags::UNMATCHED);
+            r.push_attr("thread", &self.loc_text);
+            self.pending.push_back(r);
+        }
+        while let Some(f) = self.frames.pop() {
+            let mut r = Record::new(Kind::Leave);
+            r.time = Some(t);
+            r.loc = self.loc;
+            r.cat = self.names.frame_cat(f);
+            r.name = self.names.name(f.name());
+            r.depth = Some(self.frames.len() as u32);
+            r.add_flag(flags::SYNTHETIC);
+            self.pending.push_back(r);
+        }
+    }
+
+    /// Maps one occurrence into `rec`; `false` when it yields no row (a
+    /// collective's begin, held until its end).
+    pub(super) fn map(&mut self, o: Occurrence, rec: &mut Record) -> Result<bool> {
+        let event = self.events.file.events[o.slot].as_ref().expect("live slot");
+        let at = event.offset as u64;
+        let file = &self.events.name;
+        let (time, raw_time) = emitted_time(o.time, &mut self.last_time, self.events.lossy)
+            .map_err(|msg| Error::offset(file, at, msg))?;
+        rec.clear();
+        rec.time = Some(time);
+        rec.loc = self.loc;
+        let mut m = Mapper {
+            p: Payload {
+                bytes: &event.payload,
+                file,
+                at,
+                record: event.record,
+            },
+            names: &mut self.names,
+            frames: &mut self.frames,
+            ranks: &self.ranks,
+            loc: self.loc,
+            process: self.process,
+            thread: &self.loc_text,
+            value: &mut self.value,
+        };
+        use RecordId::*;
+        match RecordId::from_number(event.record) {
+            Some(Enter) => m.enter(rec)?,
+            Some(Leave) => m.leave(rec)?,
+            Some(id @ (MpiSend | MpiIsend | MpiRecv | MpiIrecv)) => m.half(rec, id)?,
+            Some(id @ (MpiIsendComplete | MpiIrecvRequest)) => m.request(rec, id)?,
+            Some(MpiCollectiveBegin) => {
+                self.collective_begin = Some((time, raw_time));
+                return Ok(false);
+            }
+            Some(MpiCollectiveEnd) => {
+                let begin = self.collective_begin.take().unwrap_or((time, raw_time));
+                m.collective(rec, begin, (time, raw_time))?;
+            }
+            Some(id @ (OmpFork | ThreadFork | ThreadTeamBegin | ThreadBegin)) => {
+                m.block_begin(rec, id)?
+            }
+            Some(id @ (OmpJoin | ThreadJoin | ThreadTeamEnd | ThreadEnd)) => {
+                m.block_end(rec, id)?
+            }
+            Some(
+                id @ (OmpAcquireLock | OmpReleaseLock | ThreadAcquireLock | ThreadReleaseLock
+                | OmpTaskCreate | OmpTaskSwitch | OmpTaskComplete | ThreadTaskCreate
+                | ThreadTaskSwitch | ThreadTaskComplete),
+            ) => m.block_event(rec, id)?,
+            Some(Generic) => m.generic(rec)?,
+            Some(BufferFlush | Dummy) | None => m.other(rec),
+        }
+        if let Some((start, end)) = o.attributes {
+            push_attributes(
+                rec,
+                &event.attributes[start..end],
+                self.names.scope(),
+                (&mut self.key, &mut self.value),
+                file,
+                (event.attributes_offset + start) as u64,
+            )?;
+        }
+        if self.events.lossy {
+            rec.add_flag(flags::LOSSY);
+            if raw_time != time && rec.kind != Kind::Coll {
+                rec.push_attr("raw_time", &raw_time.to_string());
+            }
+        }
+        Ok(true)
+    }
+}

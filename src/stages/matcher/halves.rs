@@ -1,0 +1,191 @@
+//! A half's way through the matcher: paired at once with a half waiting
+//! on its channel or key, or held (in posting order, for receives that
+//! name `posts=recv`) until its partner comes; the pair made one `msg`.
+
+use super::*;
+
+/// The attributes of a message: the first half's, then the second's (in
+/// arrival order, as PajeNG lists a link's user fields); a key both give
+/// with different values is written `send.KEY` and `recv.KEY`.
+pub(super) fn merge_attrs(out: &mut Record, first: &Record, second: &Record) {
+    if first.attrs.is_empty() || second.attrs.is_empty() {
+        out.attrs.push_str(if first.attrs.is_empty() {
+            &second.attrs
+        } else {
+            &first.attrs
+        });
+        return;
+    }
+    let lists: [(Vec<(String, String)>, &str); 2] = [first, second].map(|r| {
+        let side = if r.kind == Kind::Send { "send" } else { "recv" };
+        (r.attrs().collect(), side)
+    });
+    for (n, (list, side)) in lists.iter().enumerate() {
+        let other = &lists[1 - n].0;
+        for (k, v) in list {
+            let clash = other.iter().any(|(key, value)| key == k && value != v);
+            if clash {
+                out.push_attr(&format!("{side}.{k}"), v);
+            } else if n == 0 || !other.iter().any(|(key, _)| key == k) {
+                out.push_attr(k, v);
+            }
+        }
+    }
+}
+
+/// Fills `out` with the message made of two halves of it, `first` (arrived
+/// earlier) and `second` (arrived now), as `trace-match` writes it; returns
+/// whether their sizes disagree. The Pajé reader makes its links with it.
+pub fn pair_halves(out: &mut Record, first: &Record, second: &Record) -> bool {
+    let (send, recv) = if first.kind == Kind::Send {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    out.clear();
+    out.kind = Kind::Msg;
+    out.time = send.time;
+    out.end = recv.time;
+    out.loc = send.loc;
+    out.peer = recv.loc;
+    for (to, a, b) in [
+        (&mut out.cat, send.cat, recv.cat),
+        (&mut out.name, send.name, recv.name),
+        (&mut out.comm, send.comm, recv.comm),
+    ] {
+        *to = if a.is_empty() { b } else { a };
+    }
+    for (to, a, b) in [
+        (&mut out.id, &send.id, &recv.id),
+        (&mut out.value, &send.value, &recv.value),
+    ] {
+        to.push_str(if a.is_empty() { b } else { a });
+    }
+    out.tag = send.tag.or(recv.tag);
+    out.size = send.size.or(recv.size);
+    for c in send.flags.chars().chain(recv.flags.chars()) {
+        out.add_flag(c);
+    }
+    if recv.time < send.time {
+        out.add_flag(flags::REVERSED);
+    }
+    merge_attrs(out, first, second);
+    match (send.size, recv.size) {
+        (Some(a), Some(b)) if a != b => {
+            out.push_attr("send.size", &a.to_string());
+            out.push_attr("recv.size", &b.to_string());
+            true
+        }
+        _ => false,
+    }
+}
+
+/// A half the rules can match ([`Record::check_half`]): readers refuse
+/// others, but a stage may be given rows made by any code.
+pub(super) fn check_half(rec: &Record) -> Result<()> {
+    rec.check_half().map_err(|e| Error::Record(e.to_string()))
+}
+
+impl<S: RecordSink> Matcher<S> {
+    /// A send or a receive: paired with the oldest waiting half of the other
+    /// kind on its channel, or queued.
+    pub(super) fn half(&mut self, rec: &Record) -> Result<()> {
+        check_half(rec)?;
+        if self.options.halves {
+            self.next.write(rec)?;
+        }
+        self.key.set(rec);
+        if let Some(queue) = self.pending.get_mut(&self.key) {
+            if queue.kind != rec.kind {
+                let mut first = queue.halves.pop_front().expect("queues are never empty");
+                if queue.halves.is_empty() {
+                    if let Some((key, queue)) = self.pending.remove_entry(&self.key) {
+                        self.spare_keys.push(key);
+                        self.spare_queues.push(queue.halves);
+                    }
+                }
+                first.packed.reader().next_into(&mut self.first);
+                first.packed.clear();
+                self.spare_halves.push(first.packed);
+                self.pending_halves -= 1;
+                uncount(&mut self.waiting, awaited(&self.first));
+                if let Some(observed) = &mut self.observed {
+                    // Observed pairings are all that is wanted: no message.
+                    observed.push(Pairing::Paired(first.mark, self.mark));
+                    self.summary.matched += 1;
+                    return Ok(());
+                }
+                let sizes_differ = pair_halves(&mut self.out, &self.first, rec);
+                self.summary.matched += 1;
+                self.summary.reversed += u64::from(self.out.flags.contains(flags::REVERSED));
+                self.summary.size_mismatches += u64::from(sizes_differ);
+                return self.next.write(&self.out);
+            }
+        }
+        self.enqueue(rec)
+    }
+
+    /// A nonblocking receive is posted on `rec.loc`: its completion will be
+    /// matched after those posted before it there (MPI's non-overtaking rule).
+    pub(super) fn post(&mut self, rec: &Record) {
+        self.posted
+            .entry(self.poster(rec))
+            .or_default()
+            .push_back((rec.id.clone(), None));
+    }
+
+    /// A receive with a request id: when it was posted, it waits for the
+    /// receives posted before it by the same poster (its `thread`, else its
+    /// location), then all that are complete are matched in posting order.
+    pub(super) fn completed(&mut self, rec: &Record) -> Result<()> {
+        let poster = self.poster(rec);
+        let Some(queue) = self.posted.get_mut(&poster) else {
+            return self.half(rec);
+        };
+        let Some(slot) = queue
+            .iter_mut()
+            .find(|(id, done)| *id == rec.id && done.is_none())
+        else {
+            return self.half(rec);
+        };
+        let mut packed = self.spare_halves.pop().unwrap_or_default();
+        packed.push(rec);
+        slot.1 = Some(Half {
+            packed,
+            mark: self.mark,
+        });
+        self.held_receives += 1;
+        let mut ready = Vec::new();
+        while queue.front().is_some_and(|(_, done)| done.is_some()) {
+            let (_, done) = queue.pop_front().expect("front exists");
+            ready.push(done.expect("checked"));
+        }
+        if queue.is_empty() {
+            self.posted.remove(&poster);
+        }
+        let mut recv = Record::default();
+        for Half { mut packed, mark } in ready {
+            self.held_receives -= 1;
+            packed.reader().next_into(&mut recv);
+            packed.clear();
+            self.spare_halves.push(packed);
+            self.half_marked(&recv, mark)?;
+        }
+        Ok(())
+    }
+
+    /// Who posts and completes the nonblocking receive of `rec`: its
+    /// `thread` attribute, else its location.
+    pub(super) fn poster(&self, rec: &Record) -> String {
+        rec.attr("thread")
+            .unwrap_or_else(|| self.symbols.text(rec.loc).to_string())
+    }
+
+    /// [`Matcher::half`] for a receive held since the row of `mark`.
+    pub(super) fn half_marked(&mut self, rec: &Record, mark: u64) -> Result<()> {
+        let now = std::mem::replace(&mut self.mark, mark);
+        let result = self.half(rec);
+        self.mark = now;
+        result
+    }
+}

@@ -1,0 +1,132 @@
+//! Rows held until they can be decided: containers declared when they
+//! are first needed in the window, and the rows behind a gate (a half or
+//! a posting whose fate is not known yet), released in order.
+
+use super::*;
+
+impl Slicer {
+    /// A `container` row: held before T0, written in the window unless it is
+    /// created after it.
+    pub(super) fn container(&mut self, rec: &Record) -> Result<()> {
+        // Created after the window, or below one that is not declared:
+        // declared only if a kept row needs it.
+        if rec.time.is_some_and(|t| t >= self.end()) || self.dead.contains_key(&rec.peer) {
+            self.dead.insert(rec.loc, rec.clone());
+            return Ok(());
+        }
+        if self.phase == Phase::Before {
+            if !self.held.contains_key(&rec.loc) {
+                self.held.insert(rec.loc, rec.clone());
+            }
+            return Ok(());
+        }
+        self.declare(rec)
+    }
+
+    /// Declares the containers held before T0, but those below a container
+    /// gone before T0, which wait until a kept row needs them.
+    pub(super) fn declare_held(&mut self) -> Result<()> {
+        for (_, rec) in std::mem::take(&mut self.held) {
+            if self.dead.contains_key(&rec.peer) {
+                self.dead.insert(rec.loc, rec);
+            } else {
+                self.declare(&rec)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a container row (after its parent, if that one is dead and
+    /// not declared yet).
+    pub(super) fn declare(&mut self, rec: &Record) -> Result<()> {
+        self.revive(rec.peer)?;
+        self.alive.insert(rec.loc, true);
+        self.out.write(rec)
+    }
+
+    /// Declares `loc` when it is a container gone before T0 that a kept row
+    /// needs (it stays dead: no destroy is written for it at the end).
+    pub(super) fn revive(&mut self, loc: Sym) -> Result<()> {
+        if self.dead.is_empty() {
+            return Ok(());
+        }
+        let Some(rec) = self.dead.remove(&loc) else {
+            return Ok(());
+        };
+        self.revive(rec.peer)?;
+        self.alive.insert(rec.loc, false);
+        self.out.write(&rec)
+    }
+
+    /// Writes a kept row of the window.
+    pub(super) fn keep(&mut self, rec: &Record) -> Result<()> {
+        self.revive(rec.loc)?;
+        if self.gate.is_empty() {
+            return self.out.write(rec);
+        }
+        self.gate.push_back((rec.clone(), Gate::Ready));
+        Ok(())
+    }
+
+    /// Settles the half at `slot` of the gate, then lets out what is settled.
+    pub(super) fn decide(&mut self, slot: u64, gate: Gate) -> Result<()> {
+        if let Some(entry) = slot
+            .checked_sub(self.gate_base)
+            .and_then(|i| self.gate.get_mut(i as usize))
+        {
+            entry.1 = gate;
+        }
+        while let Some((_, gate)) = self.gate.front() {
+            match gate {
+                Gate::Waiting => break,
+                Gate::Ready => {
+                    let (row, _) = self.gate.pop_front().expect("has a front");
+                    self.out.write(&row)?;
+                }
+                Gate::Dropped => {
+                    self.gate.pop_front();
+                }
+            }
+            self.gate_base += 1;
+        }
+        Ok(())
+    }
+
+    /// The window ends: halves still waiting there lose their message.
+    pub(super) fn close_gate(&mut self) -> Result<()> {
+        self.postings.clear();
+        for entry in &mut self.gate {
+            if entry.1 == Gate::Waiting {
+                entry.1 = Gate::Dropped;
+            }
+        }
+        self.decide(u64::MAX, Gate::Dropped)
+    }
+
+    /// Writes a kept row that crosses T1 (sorted with the others at the end).
+    pub(super) fn keep_late(&mut self, rec: &Record) -> Result<()> {
+        self.revive(rec.loc)?;
+        self.tail.write(rec)
+    }
+
+    /// Writes a copy of `rec` changed by `change` (in the window, or with
+    /// the rows crossing T1 when `late`); the copy's buffers are reused.
+    pub(super) fn keep_changed(
+        &mut self,
+        rec: &Record,
+        late: bool,
+        change: impl FnOnce(&mut Record) -> Result<()>,
+    ) -> Result<()> {
+        let mut row = std::mem::take(&mut self.scratch);
+        row.clone_from(rec);
+        let result = change(&mut row).and_then(|()| {
+            if late {
+                self.keep_late(&row)
+            } else {
+                self.keep(&row)
+            }
+        });
+        self.scratch = row;
+        result
+    }
+}
