@@ -557,14 +557,20 @@ impl<'e> Pipeline<'e> {
         open(out, &opts)
     }
 
-    /// Runs every record into `sink` on the pipeline's threads, progress
-    /// as `args` says.
+    /// Runs every record into `sink`, threads and progress as `args` says
+    /// (the readers keep the threads they were opened with).
     pub fn run(mut self, sink: &mut (dyn RecordSink + Send), args: &RunArgs) -> Result<()> {
         let mut progress = Progress::new(self.counter.clone(), !args.no_progress);
         let mut report = |rows: Option<u64>| progress.report(rows);
         let symbols = &self.env.symbols;
         let lines = || Box::new(RowEncoder::standard(symbols.clone())) as _;
-        pump::pump(&mut *self.source, sink, &mut report, (&self.pool, &lines))
+        // The pump may be given fewer threads than the readers (a report
+        // keeps its rows on the reading thread): its own pool then.
+        let pool = match args.threads() == self.pool.threads() {
+            true => self.pool.clone(),
+            false => Pool::new(args.threads()),
+        };
+        pump::pump(&mut *self.source, sink, &mut report, (&pool, &lines))
     }
 }
 
