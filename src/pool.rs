@@ -8,11 +8,11 @@
 //! k inputs does not start k sets of helpers. A pool for one thread has no
 //! workers: a job runs on the thread that queues it, at once.
 //!
-//! A job queued is a [`Task`] its owner may still take back: the owner that
-//! needs a result whose job no worker has started runs it itself
+//! A job queued is a [`Task`] its owner may still take back: an owner that
+//! waits for a result runs its own jobs that no worker has started
 //! ([`Task::run_here`]) rather than wait behind other owners' jobs; it never
-//! runs another owner's job, which could hold up the thread the others wait
-//! on. Jobs never wait (for a channel, a lock held across work, another
+//! runs another owner's job, which could hold up the thread the others
+//! wait on. Jobs never wait (for a channel, a lock held across work, another
 //! job), so the workers always get through the queue; and a job does not
 //! hold the pool, so the pool's last handle is dropped on the thread that
 //! owns it, which joins the workers. A job delivers what it made on its
@@ -72,6 +72,15 @@ type Slot<T> = Mutex<Option<Box<dyn FnOnce() -> T + Send>>>;
 pub struct Task<T> {
     slot: Arc<Slot<T>>,
     reply: Sender<Done<T>>,
+}
+
+impl<T> Clone for Task<T> {
+    fn clone(&self) -> Task<T> {
+        Task {
+            slot: self.slot.clone(),
+            reply: self.reply.clone(),
+        }
+    }
 }
 
 impl<T> Task<T> {
@@ -161,27 +170,41 @@ impl Pool {
         T: Send + 'static,
         F: FnOnce() -> T + Send + 'static,
     {
+        let task = Pool::task(work, reply);
+        let queued = task.clone();
+        self.queue(move || {
+            queued.run_here();
+        })?;
+        Ok(task)
+    }
+
+    /// A task for `work`, not queued yet.
+    fn task<T, F>(work: F, reply: Sender<Done<T>>) -> Task<T>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
         let work: Box<dyn FnOnce() -> T + Send> = Box::new(work);
-        let task = Task {
+        Task {
             slot: Arc::new(Mutex::new(Some(work))),
             reply,
-        };
+        }
+    }
+
+    /// Queues `job`, which runs a task; with no workers it runs here, now.
+    fn queue(&self, job: impl FnOnce() + Send + 'static) -> Result<()> {
         if !self.inner.threads.parallel() {
-            task.run_here();
-            return Ok(task);
+            job();
+            return Ok(());
         }
         self.start_workers()?;
-        let (slot, reply) = (task.slot.clone(), task.reply.clone());
-        let job: Job = Box::new(move || {
-            run(&slot, &reply);
-        });
         let jobs = self
             .inner
             .jobs
             .as_ref()
             .expect("jobs open while the pool lives");
-        jobs.send(job).expect("the pool holds its queue");
-        Ok(task)
+        jobs.send(Box::new(job)).expect("the pool holds its queue");
+        Ok(())
     }
 
     /// Starts the workers, once.

@@ -13,14 +13,15 @@
 //!
 //! Each lane owns two batches: while it hands out the rows of one, a job
 //! fills the other from the source, which travels with the job (one job per
-//! source at a time, so a source needs no lock). A lane that needs the
-//! batch its job is to fill, when no worker has started it, fills it
-//! itself. Memory: at most
+//! source at a time, so a source needs no lock). A lane that waits for its
+//! batch fills, rather than sit idle, a batch no worker has started: its
+//! own if it can, else another lane's of the same reader (the merge needs
+//! them all). Memory: at most
 //! [`ROWS_IN_FLIGHT`] rows (or 64 a batch with very many sources), whatever
 //! the input.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crossbeam_channel::{Receiver, Sender};
 
@@ -117,13 +118,23 @@ impl<S: RecordSource> Producer<S> {
 /// What a job gives back: the source and the batch it filled.
 type Filled<S> = Done<(Producer<S>, Batch)>;
 
+/// A job filling a lane's batch.
+type FillTask<S> = Task<(Producer<S>, Batch)>;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// One source read ahead: its rows in its order, as the source gave them.
 pub struct AheadSource<S> {
     pool: Pool,
     filled_tx: Sender<Filled<S>>,
     filled: Receiver<Filled<S>>,
-    /// The job filling the next batch.
-    task: Option<Task<(Producer<S>, Batch)>>,
+    /// The job filling the next batch of each lane of this reader, this
+    /// one's at `index`: a lane that waits does those no worker has
+    /// started, the merge needing them all.
+    tasks: Arc<Mutex<Vec<Option<FillTask<S>>>>>,
+    index: usize,
     /// Rows a batch is filled to.
     rows: usize,
     /// The batch being handed out, and its next row.
@@ -153,13 +164,15 @@ where
     let lines_wanted = Arc::new(AtomicBool::new(false));
     let rows = (ROWS_IN_FLIGHT / (sources.len().max(1) * BATCHES)).max(MIN_BATCH);
     let mut lanes = Vec::with_capacity(sources.len());
+    let tasks = Arc::new(Mutex::new(vec![None; sources.len()]));
     for (source, locate, name) in sources {
         let (filled_tx, filled) = crossbeam_channel::bounded(1);
         let mut lane = AheadSource {
             pool: pool.clone(),
             filled_tx,
             filled,
-            task: None,
+            tasks: tasks.clone(),
+            index: lanes.len(),
             rows,
             current: None,
             next: 0,
@@ -188,19 +201,34 @@ impl<S: RecordSource + Send + 'static> AheadSource<S> {
             producer.fill(&mut batch, rows);
             (producer, batch)
         };
-        self.task = Some(self.pool.spawn(job, self.filled_tx.clone())?);
+        let task = self.pool.spawn(job, self.filled_tx.clone())?;
+        lock(&self.tasks)[self.index] = Some(task);
         Ok(())
+    }
+
+    /// Does a fill no worker has started, this lane's first; false when
+    /// every one is started.
+    fn fill_here(&self) -> bool {
+        let own = lock(&self.tasks)[self.index].clone();
+        if own.is_some_and(|task| task.run_here()) {
+            return true;
+        }
+        let others: Vec<_> = lock(&self.tasks).iter().flatten().cloned().collect();
+        others.iter().any(Task::run_here)
     }
 
     /// Takes the batch being filled, and sends the source on to fill the
     /// one emptied (when it goes on).
     fn next_batch(&mut self) -> Result<()> {
-        if let Some(task) = self.task.take() {
-            // Not started: sooner done here than behind the queue.
-            task.run_here();
-        }
         let lost = || Error::file(self.name.clone(), "a worker thread stopped");
-        let done = self.filled.recv().map_err(|_| lost())?;
+        let done = loop {
+            if let Ok(done) = self.filled.try_recv() {
+                break done;
+            }
+            if !self.fill_here() {
+                break self.filled.recv().map_err(|_| lost())?;
+            }
+        };
         let (producer, batch) = done.map_err(|_| lost())?;
         let emptied = self.current.replace(batch).unwrap_or_default();
         self.next = 0;
