@@ -21,7 +21,7 @@
 
 use std::num::NonZeroUsize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, Sender};
@@ -88,22 +88,26 @@ impl<T> Task<T> {
     /// result goes to the owner's channel as a worker's would); false when
     /// a worker has it.
     pub fn run_here(&self) -> bool {
-        run(&self.slot, &self.reply)
+        // The lock is held to take the work, never while it runs.
+        let Some(work) = lock(&self.slot).take() else {
+            return false;
+        };
+        let done = catch_unwind(AssertUnwindSafe(work)).map_err(|_| Lost);
+        // An owner that has gone no longer wants it.
+        let _ = self.reply.try_send(done);
+        true
+    }
+
+    /// Whether no one has started the job yet.
+    pub fn is_pending(&self) -> bool {
+        lock(&self.slot).is_some()
     }
 }
 
-/// Runs the work in `slot`, if still there, sending what it made (or
-/// [`Lost`]) on `reply`; whether it was there.
-fn run<T>(slot: &Slot<T>, reply: &Sender<Done<T>>) -> bool {
-    // The lock is held to take the work, never while it runs.
-    let work = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
-    let Some(work) = work else {
-        return false;
-    };
-    let done = catch_unwind(AssertUnwindSafe(work)).map_err(|_| Lost);
-    // An owner that has gone no longer wants it.
-    let _ = reply.try_send(done);
-    true
+/// Locks `m`; a holder that panicked left data these locks guard whole
+/// (each is changed by a single assignment or take).
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// What a job delivers: what it made, or [`Lost`] when it panicked.
@@ -136,7 +140,7 @@ impl std::fmt::Debug for Pool {
 }
 
 impl Default for Pool {
-    /// A pool for one thread: no workers; waiting threads run the jobs.
+    /// A pool for one thread: no workers; a job runs where it is queued.
     fn default() -> Pool {
         Pool::new(Threads::ONE)
     }
@@ -170,50 +174,32 @@ impl Pool {
         T: Send + 'static,
         F: FnOnce() -> T + Send + 'static,
     {
-        let task = Pool::task(work, reply);
-        let queued = task.clone();
-        self.queue(move || {
-            queued.run_here();
-        })?;
-        Ok(task)
-    }
-
-    /// A task for `work`, not queued yet.
-    fn task<T, F>(work: F, reply: Sender<Done<T>>) -> Task<T>
-    where
-        T: Send + 'static,
-        F: FnOnce() -> T + Send + 'static,
-    {
         let work: Box<dyn FnOnce() -> T + Send> = Box::new(work);
-        Task {
+        let task = Task {
             slot: Arc::new(Mutex::new(Some(work))),
             reply,
-        }
-    }
-
-    /// Queues `job`, which runs a task; with no workers it runs here, now.
-    fn queue(&self, job: impl FnOnce() + Send + 'static) -> Result<()> {
+        };
         if !self.inner.threads.parallel() {
-            job();
-            return Ok(());
+            task.run_here();
+            return Ok(task);
         }
         self.start_workers()?;
+        let queued = task.clone();
+        let job: Job = Box::new(move || {
+            queued.run_here();
+        });
         let jobs = self
             .inner
             .jobs
             .as_ref()
             .expect("jobs open while the pool lives");
-        jobs.send(Box::new(job)).expect("the pool holds its queue");
-        Ok(())
+        jobs.send(job).expect("the pool holds its queue");
+        Ok(task)
     }
 
     /// Starts the workers, once.
     fn start_workers(&self) -> Result<()> {
-        let mut workers = self
-            .inner
-            .workers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut workers = lock(&self.inner.workers);
         if workers.is_some() {
             return Ok(());
         }

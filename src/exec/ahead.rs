@@ -21,14 +21,14 @@
 //! the input.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use crossbeam_channel::{Receiver, Sender};
 
 use crate::error::{Error, Location, Result};
 use crate::model::record::Record;
 use crate::pipe::{Demand, LineEncoder, MakeEncoder, RecordSource, Supply};
-use crate::pool::{Done, Pool, Task};
+use crate::pool::{lock, Done, Pool, Task};
 
 /// Rows in flight over all the lanes together (their batches).
 pub const ROWS_IN_FLIGHT: usize = 16 * 1024;
@@ -121,10 +121,6 @@ type Filled<S> = Done<(Producer<S>, Batch)>;
 /// A job filling a lane's batch.
 type FillTask<S> = Task<(Producer<S>, Batch)>;
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// One source read ahead: its rows in its order, as the source gave them.
 pub struct AheadSource<S> {
     pool: Pool,
@@ -209,12 +205,21 @@ impl<S: RecordSource + Send + 'static> AheadSource<S> {
     /// Does a fill no worker has started, this lane's first; false when
     /// every one is started.
     fn fill_here(&self) -> bool {
-        let own = lock(&self.tasks)[self.index].clone();
-        if own.is_some_and(|task| task.run_here()) {
-            return true;
+        loop {
+            // Found under the lock, run without it; a worker may take it
+            // in between, and then the next is looked for.
+            let pending = {
+                let tasks = lock(&self.tasks);
+                let own = tasks[self.index].as_ref().filter(|t| t.is_pending());
+                own.or_else(|| tasks.iter().flatten().find(|t| t.is_pending()))
+                    .cloned()
+            };
+            match pending {
+                Some(task) if task.run_here() => return true,
+                Some(_) => continue,
+                None => return false,
+            }
         }
-        let others: Vec<_> = lock(&self.tasks).iter().flatten().cloned().collect();
-        others.iter().any(Task::run_here)
     }
 
     /// Takes the batch being filled, and sends the source on to fill the

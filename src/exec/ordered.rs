@@ -13,7 +13,6 @@
 //! ([`crate::pool::Task::run_here`]).
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crossbeam_channel::{Receiver, Sender};
 
@@ -32,10 +31,6 @@ pub trait OrderedWork: Send + 'static {
     fn run(&mut self, input: &Self::In, out: &mut Self::Out);
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// An input worked on: its number in order, the copy of the work that
 /// did it, the input and what was made of it.
 type Worked<W> = (u64, W, <W as OrderedWork>::In, <W as OrderedWork>::Out);
@@ -52,7 +47,7 @@ pub struct Ordered<W: OrderedWork> {
     done_tx: Sender<Done<Worked<W>>>,
     done_rx: Receiver<Done<Worked<W>>>,
     /// The jobs in flight, from `next` on.
-    tasks: Arc<Mutex<VecDeque<Task<Worked<W>>>>>,
+    tasks: VecDeque<Task<Worked<W>>>,
     /// Results that came ahead of their turn, from `next` on.
     early: VecDeque<Option<(W::In, W::Out)>>,
     /// The number of the next result to hand out, and of the next input.
@@ -72,7 +67,7 @@ impl<W: OrderedWork> Ordered<W> {
             spare: Vec::new(),
             done_tx,
             done_rx,
-            tasks: Arc::default(),
+            tasks: VecDeque::new(),
             early: VecDeque::new(),
             next: 0,
             queued: 0,
@@ -102,7 +97,7 @@ impl<W: OrderedWork> Ordered<W> {
             (seq, work, input, out)
         };
         let task = self.pool.spawn(job, self.done_tx.clone())?;
-        lock(&self.tasks).push_back(task);
+        self.tasks.push_back(task);
         Ok(())
     }
 
@@ -112,10 +107,10 @@ impl<W: OrderedWork> Ordered<W> {
         loop {
             if let Some(Some(_)) = self.early.front() {
                 self.next += 1;
-                lock(&self.tasks).pop_front();
+                self.tasks.pop_front();
                 return Ok(self.early.pop_front().flatten());
             }
-            let Some(awaited) = lock(&self.tasks).front().cloned() else {
+            let Some(awaited) = self.tasks.front() else {
                 return Ok(None);
             };
             // Not started: sooner done here than behind the queue. (Doing a

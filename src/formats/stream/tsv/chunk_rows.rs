@@ -10,7 +10,7 @@
 //! are numbered in input order whatever the threads' timing: the output
 //! and the symbol numbers are the same as on one thread.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use super::RowParser;
 use crate::error::{Error, Location, Result, Warnings};
@@ -21,7 +21,7 @@ use crate::io::{cut_error, CUT_WARNING};
 use crate::model::check::{StreamCheck, Verdict};
 use crate::model::record::{ColumnSet, KindSet, Record, Sym};
 use crate::model::symbol::{SymCache, Symbols};
-use crate::pool::Pool;
+use crate::pool::{lock, Pool};
 
 /// A copy of the parsing work: the rows of a chunk.
 struct RowWork {
@@ -52,7 +52,7 @@ impl OrderedWork for RowWork {
     type Out = Rows;
 
     fn run(&mut self, chunk: &Chunk, out: &mut Rows) {
-        let hints = *self.hints.lock().unwrap_or_else(PoisonError::into_inner);
+        let hints = *lock(&self.hints);
         (self.parser.skip, self.parser.decoded) = hints;
         out.worker = self.id;
         out.count = 0;
@@ -154,7 +154,7 @@ impl ChunkRows {
     /// Tells the copies of the work the kinds skipped and the columns decoded from
     /// their next chunk on.
     pub(super) fn set_hints(&self, skip: KindSet, decoded: ColumnSet) {
-        *self.hints.lock().unwrap_or_else(PoisonError::into_inner) = (skip, decoded);
+        *lock(&self.hints) = (skip, decoded);
     }
 
     /// The line of the row last handed out.
