@@ -26,6 +26,7 @@
 
 #![warn(missing_docs)]
 
+pub mod bytes;
 pub mod cli;
 pub mod cmd;
 pub mod decimal;

@@ -179,7 +179,9 @@ fn the_registry_is_imported_by_the_command_layer_only() {
 /// The layers of `src/`, bottom up: a module imports only modules of its
 /// own layer or below (docs/architecture.md draws them).
 const LAYERS: [&[&str]; 9] = [
-    &["error", "number", "decimal", "swar", "fasthash", "pool"],
+    &[
+        "error", "bytes", "number", "decimal", "swar", "fasthash", "pool",
+    ],
     &["model"],
     &["pipe", "io", "table"],
     &["exec"],

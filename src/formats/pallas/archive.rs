@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::bytes::Bytes;
 use super::RecordId;
+use crate::bytes::Bytes;
 use crate::error::{Error, Result};
 
 /// Oldest on-disk ABI this reader understands.

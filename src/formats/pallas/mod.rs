@@ -2,14 +2,13 @@
 //! main file, one archive per process and, per thread, a grammar of events,
 //! sequences and loops whose timestamps are stored as encoded blocks.
 //!
-//! `bytes.rs` is the bounds-checked cursor, `archive.rs` the `.pallas` file
-//! layouts (ABI 16 to 20), `codec.rs` the `.dat` block codecs, `reader.rs` the
-//! lazy grammar expansion and the mapping to the stream, `writer.rs` writes
-//! archives (for the generator and the tests). The mapping is documented in
-//! `docs/formats.md`.
+//! `archive.rs` is the `.pallas` file layouts (ABI 16 to 20), read through
+//! the bounds-checked cursor `crate::bytes`, `codec.rs` the `.dat` block
+//! codecs, `reader.rs` the lazy grammar expansion and the mapping to the
+//! stream, `writer.rs` writes archives (for the generator and the tests). The
+//! mapping is documented in `docs/formats.md`.
 
 pub mod archive;
-pub mod bytes;
 pub mod codec;
 pub mod reader;
 pub mod writer;

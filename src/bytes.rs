@@ -11,17 +11,35 @@ pub struct Bytes<'a> {
     data: &'a [u8],
     pos: usize,
     file: &'a str,
+    /// The file offset of `data[0]`, for data read from the middle of a file.
+    base: u64,
 }
 
 impl<'a> Bytes<'a> {
     /// A cursor at the start of `data`, which was read from `file`.
     pub fn new(file: &'a str, data: &'a [u8]) -> Bytes<'a> {
-        Bytes { data, pos: 0, file }
+        Bytes::at(file, data, 0)
     }
 
-    /// The current byte offset.
+    /// A cursor at the start of `data`, which was read from byte `base` of
+    /// `file` (errors name file offsets).
+    pub fn at(file: &'a str, data: &'a [u8], base: u64) -> Bytes<'a> {
+        Bytes {
+            data,
+            pos: 0,
+            file,
+            base,
+        }
+    }
+
+    /// The current offset in `data`.
     pub fn offset(&self) -> usize {
         self.pos
+    }
+
+    /// Moves to offset `pos` of `data` (at most its length).
+    pub fn seek(&mut self, pos: usize) {
+        self.pos = pos.min(self.data.len());
     }
 
     /// Bytes not read yet.
@@ -29,9 +47,14 @@ impl<'a> Bytes<'a> {
         self.data.len() - self.pos
     }
 
-    /// An error at byte `offset` of this file.
+    /// The bytes not read yet.
+    pub fn rest(&self) -> &'a [u8] {
+        &self.data[self.pos..]
+    }
+
+    /// An error at offset `offset` of `data`, named by its file offset.
     pub fn error_at(&self, offset: usize, msg: impl Into<String>) -> Error {
-        Error::offset(self.file, offset as u64, msg)
+        Error::offset(self.file, self.base + offset as u64, msg)
     }
 
     /// An error at the current offset.
