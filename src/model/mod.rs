@@ -2,9 +2,11 @@
 //! ([`record::Record`]: kinds, columns, attributes, flags, the attribute
 //! prefixes of each format), the interned identifiers rows carry
 //! ([`symbol`]), the stream's rules on rows ([`check`]) and how values are
-//! written as text ([`text`]).
+//! written as text ([`text`]), and OTF2's enumerations, which the formats
+//! built on OTF2's records share ([`hpc`]).
 
 pub mod check;
+pub mod hpc;
 pub mod record;
 pub mod symbol;
 pub mod text;

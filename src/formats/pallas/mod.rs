@@ -187,46 +187,4 @@ pub fn record_name(record: u32) -> &'static str {
     RecordId::from_number(record).map_or("record", RecordId::name)
 }
 
-/// Collective operations by their OTF2 number, which Pallas stores.
-pub const COLLECTIVE_OPS: [&str; 23] = [
-    "BARRIER",
-    "BCAST",
-    "GATHER",
-    "GATHERV",
-    "SCATTER",
-    "SCATTERV",
-    "ALLGATHER",
-    "ALLGATHERV",
-    "ALLTOALL",
-    "ALLTOALLV",
-    "ALLTOALLW",
-    "ALLREDUCE",
-    "REDUCE",
-    "REDUCE_SCATTER",
-    "SCAN",
-    "EXSCAN",
-    "REDUCE_SCATTER_BLOCK",
-    "CREATE_HANDLE",
-    "DESTROY_HANDLE",
-    "ALLOCATE",
-    "DEALLOCATE",
-    "CREATE_HANDLE_AND_ALLOCATE",
-    "DESTROY_HANDLE_AND_DEALLOCATE",
-];
-
-/// The name of collective operation `op` (its number when it has none).
-pub fn collective_name(op: u32) -> String {
-    COLLECTIVE_OPS
-        .get(op as usize)
-        .map(|s| s.to_string())
-        .unwrap_or_else(|| op.to_string())
-}
-
-/// The number of a collective operation named by [`collective_name`].
-pub fn collective_op(name: &str) -> Option<u32> {
-    COLLECTIVE_OPS
-        .iter()
-        .position(|n| *n == name)
-        .map(|i| i as u32)
-        .or_else(|| name.parse().ok())
-}
+pub use crate::model::hpc::{collective_name, collective_op};
