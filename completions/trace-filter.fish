@@ -2,6 +2,7 @@ complete -c trace-filter -s f -l input-format -d 'Read every input as FORMAT ins
 jsonl\t''
 paje\t''
 pallas\t''
+otf2\t''
 trace\t''
 stf\t''
 stf-dump\t''"

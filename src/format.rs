@@ -7,6 +7,7 @@
 //! `-f/--input-format` and `-t/--output-format` name a format directly.
 
 use crate::error::{Error, Result};
+use crate::formats::otf2;
 use crate::formats::paje;
 use crate::formats::pallas;
 use crate::formats::stf;
@@ -102,6 +103,17 @@ pub static FORMATS: &[Format] = &[
         folder_sign: Some("a `.pallas` file (Pallas)"),
     },
     Format {
+        name: "otf2",
+        description: "OTF2 archives (Score-P, EZTrace, TAU; what Vampir and Scalasca read), versions 2 and 3; name the anchor .otf2 file or its folder",
+        extensions: &["otf2"],
+        sniff: otf2::sniff,
+        reader: Some(otf2::reader::open_reader),
+        writer: None,
+        read_options: &[],
+        write_options: &[],
+        folder_sign: Some("a `.otf2` anchor file (OTF2)"),
+    },
+    Format {
         name: "trace",
         description: "TRACE (TNO-ESI TRACE4CPS): `.etf` files (a `.trace` file is Pajé); not time-ordered, so read whole",
         extensions: &["etf"],
@@ -184,15 +196,6 @@ pub struct Foreign {
 
 /// The formats recognised but not read.
 pub const FOREIGN: &[Foreign] = &[
-    Foreign {
-        name: "otf2",
-        what: "an OTF2 archive",
-        advice: "tracepipe does not read OTF2 yet",
-        sign: |p| match p.is_dir {
-            true => p.entries.iter().find(|e| e.ends_with(".otf2")).cloned(),
-            false => (p.extension == Some("otf2")).then(String::new),
-        },
-    },
     Foreign {
         name: "chrome",
         what: "a Chrome trace JSON file",

@@ -60,7 +60,7 @@ fn a_folder_is_claimed_only_by_what_it_holds() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains(
-            "a folder that no format recognises (looked for a `.pallas` file (Pallas))",
+            "a folder that no format recognises (looked for a `.pallas` file (Pallas), a `.otf2` anchor file (OTF2))",
         ));
 }
 
@@ -634,8 +634,9 @@ fn compressed_inputs_are_read_transparently() {
 }
 
 /// Formats tracepipe recognises but does not read are named, not taken for
-/// another format (an OTF2 folder is no Pallas folder, a Chrome trace no
-/// JSON Lines stream).
+/// another format (a Chrome trace is no JSON Lines stream); an OTF2 folder
+/// is read as OTF2 (not as another folder format), so a broken anchor file
+/// is an OTF2 error.
 #[test]
 fn formats_recognised_but_not_read_are_named() {
     let dir = scratch("foreign");
@@ -663,20 +664,25 @@ fn formats_recognised_but_not_read_are_named() {
             .code(code)
             .stderr(predicate::str::contains(says));
     };
-    fails(&[], &archive, 1, "this is an OTF2 archive (traces.otf2)");
     fails(
         &[],
+        &archive,
+        1,
+        "traces.otf2: byte 0: not an OTF2 anchor file",
+    );
+    fails(
+        &["-f", "otf2"],
         &archive.join("traces.otf2"),
         1,
-        "this is an OTF2 archive",
+        "traces.otf2: byte 0: not an OTF2 anchor file",
     );
     fails(&[], &chrome, 1, "this is a Chrome trace JSON file");
     fails(&[], &array, 1, "this is a Chrome trace JSON file");
     fails(
-        &["-f", "otf2"],
+        &["-f", "paraver"],
         &chrome,
         2,
-        "tracepipe does not read OTF2 yet",
+        "tracepipe does not read Paraver traces",
     );
     fails(
         &["-f", "chrome"],

@@ -451,6 +451,8 @@ pub mod prefix {
     pub const PAJE: &str = "paje.";
     /// Pallas's.
     pub const PALLAS: &str = "pallas.";
+    /// OTF2's.
+    pub const OTF2: &str = "otf2.";
     /// Intel STF's.
     pub const STF: &str = "stf.";
     /// TRACE's.
@@ -458,7 +460,7 @@ pub mod prefix {
 
     /// Whether `key` names a field of one of the formats, not the user's.
     pub fn is_format_field(key: &str) -> bool {
-        [PAJE, PALLAS, STF, TRACE]
+        [OTF2, PAJE, PALLAS, STF, TRACE]
             .iter()
             .any(|p| key.starts_with(p))
     }

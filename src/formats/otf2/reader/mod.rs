@@ -1,0 +1,336 @@
+//! OTF2 archive → record stream.
+//!
+//! The anchor file and the global definitions are read first: they give
+//! the `meta` rows, the containers (system tree, location groups,
+//! locations) and, interned once, every name a row takes ([`Scope`]). Each
+//! location's events are then a [`LocationSource`] (`location.rs`; the
+//! record → row mapping in `records.rs`), merged by time with
+//! [`crate::exec::merge::Merger`], read ahead as jobs on the pool when the
+//! pipeline has more than one thread. Memory: the definitions, one window
+//! of each location's event file, the open frames.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::anchor::{self, Anchor};
+use super::defs::Definitions;
+use super::local::Local;
+use super::PREFIX;
+use crate::error::{Error, Location, Result};
+use crate::exec::ahead::{read_ahead, Locator};
+use crate::exec::merge::Merger;
+use crate::fasthash::{FastMap, FastSet};
+use crate::formats::stream::tsv::RowEncoder;
+use crate::io::Input;
+use crate::model::hpc::location_kind;
+use crate::model::record::{Kind, Record, Sym};
+use crate::model::symbol::Symbols;
+use crate::pipe::{Demand, ReadOptions, RecordSource, Supply};
+
+mod location;
+mod records;
+mod scope;
+
+pub use location::LocationSource;
+pub use scope::{Scope, Timebase};
+
+/// Opens an OTF2 archive (its anchor file, or a folder holding one).
+pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
+    let path = input.path.ok_or_else(|| {
+        Error::file(
+            input.name.clone(),
+            "an OTF2 archive is a set of files: name its anchor `.otf2` file or its folder",
+        )
+    })?;
+    Ok(Box::new(Otf2Source::open(&input.name, &path, opts)?))
+}
+
+/// Reads a whole file, naming it in errors.
+fn read_file(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| Error::io(path.display().to_string(), e))
+}
+
+/// The files of an archive whose anchor file is `anchor`.
+pub struct Files {
+    /// `NAME.def`.
+    pub global_defs: PathBuf,
+    /// `NAME/`, holding `LOC.evt` and `LOC.def`.
+    pub locations: PathBuf,
+}
+
+impl Files {
+    /// The files beside anchor file `anchor`.
+    pub fn of(anchor: &Path) -> Files {
+        Files {
+            global_defs: anchor.with_extension("def"),
+            locations: anchor.with_extension(""),
+        }
+    }
+
+    /// The event file of location `loc`.
+    pub fn events(&self, loc: u64) -> PathBuf {
+        self.locations.join(format!("{loc}.evt"))
+    }
+
+    /// The local definitions of location `loc`.
+    pub fn local_defs(&self, loc: u64) -> PathBuf {
+        self.locations.join(format!("{loc}.def"))
+    }
+}
+
+/// A whole OTF2 archive as one time-ordered stream.
+pub struct Otf2Source {
+    head: VecDeque<Record>,
+    locations: Merger,
+    from_locations: bool,
+    name: String,
+}
+
+impl Otf2Source {
+    /// Reads the anchor and the definitions of the archive at `path` and
+    /// opens every location's events.
+    pub fn open(name: &str, path: &Path, opts: &ReadOptions) -> Result<Otf2Source> {
+        let symbols = &opts.symbols;
+        let anchor_path = anchor::find(path)?;
+        let anchor_name = anchor_path.display().to_string();
+        let anchor = Anchor::parse(&anchor_name, &read_file(&anchor_path)?)?;
+        let files = Files::of(&anchor_path);
+        let defs_name = files.global_defs.display().to_string();
+        let defs = Definitions::parse(
+            &defs_name,
+            &read_file(&files.global_defs)?,
+            anchor.chunk_size_defs,
+        )?;
+        let clock = defs.clock.ok_or_else(|| {
+            Error::file(
+                defs_name.clone(),
+                "no clock properties in the global definitions",
+            )
+        })?;
+        let mut head = trace_head(name, &anchor, &defs, symbols);
+        let containers = Containers::declare(&defs, symbols, &mut head);
+        let scope = Arc::new(Scope::new(
+            defs,
+            containers.locations,
+            Timebase::of(&clock),
+            symbols,
+        ));
+        let mut sources = Vec::new();
+        for &(loc, _) in &scope.defs.locations {
+            sources.push(LocationSource::open(
+                &files,
+                loc,
+                &anchor,
+                scope.clone(),
+                opts,
+            )?);
+        }
+        let sources: Vec<Box<dyn RecordSource>> = match opts.pool.threads().parallel() {
+            true => {
+                let located = sources.into_iter().map(|s| {
+                    let file = s.file_name().to_string();
+                    let locate: Locator =
+                        Arc::new(move |mark| location::event_location(&file, mark));
+                    (s, locate, name.to_string())
+                });
+                let encoder = || Box::new(RowEncoder::standard(symbols.clone())) as _;
+                let lanes = read_ahead(located.collect(), &opts.pool, &encoder)?;
+                lanes.into_iter().map(|l| Box::new(l) as _).collect()
+            }
+            false => sources.into_iter().map(|s| Box::new(s) as _).collect(),
+        };
+        Ok(Otf2Source {
+            head,
+            locations: Merger::new(sources, symbols, &opts.warnings)?,
+            from_locations: false,
+            name: name.to_string(),
+        })
+    }
+}
+
+/// The `meta` rows that describe the archive.
+fn trace_head(
+    name: &str,
+    anchor: &Anchor,
+    defs: &Definitions,
+    symbols: &Symbols,
+) -> VecDeque<Record> {
+    let clock = defs.clock.expect("checked by the caller");
+    let mut rows: Vec<(String, String)> = vec![
+        ("source_format".into(), "otf2".into()),
+        ("source".into(), name.into()),
+        ("time_unit".into(), format!("ticks@{}", clock.resolution)),
+    ];
+    if let Some(t) = clock.realtime {
+        rows.push(("origin".into(), t.to_string()));
+    }
+    rows.push((format!("{PREFIX}version"), anchor.version_text()));
+    for (key, value) in [
+        ("creator", &anchor.creator),
+        ("machine", &anchor.machine),
+        ("description", &anchor.description),
+    ] {
+        if !value.is_empty() {
+            rows.push((format!("{PREFIX}{key}"), value.clone()));
+        }
+    }
+    rows.push((format!("{PREFIX}global_offset"), clock.offset.to_string()));
+    for (k, v) in &anchor.properties {
+        rows.push((format!("{PREFIX}property.{k}"), v.clone()));
+    }
+    rows.into_iter()
+        .map(|(k, v)| Record::meta(symbols.intern(&k), &v))
+        .collect()
+}
+
+/// The containers of the archive: system tree nodes, location groups and
+/// locations. A node or group is named by its name, a location by its
+/// group's and its own (`MPI Rank 0/Master thread`), made unique with
+/// ` #REF` when taken; each keeps its OTF2 reference in `attrs` (`otf2.id`;
+/// a location's names its event file).
+struct Containers {
+    /// Each location's `loc`.
+    locations: FastMap<u64, Sym>,
+    taken: FastSet<String>,
+}
+
+impl Containers {
+    /// `name`, or `name #REF` when another container has it.
+    fn unique(&mut self, name: String, r: u64) -> String {
+        match self.taken.insert(name.clone()) {
+            true => name,
+            false => {
+                let alt = format!("{name} #{r}");
+                self.taken.insert(alt.clone());
+                alt
+            }
+        }
+    }
+
+    /// Declares every container (parents first) into `head`.
+    fn declare(defs: &Definitions, symbols: &Symbols, head: &mut VecDeque<Record>) -> Containers {
+        let mut all = Containers {
+            locations: FastMap::default(),
+            taken: FastSet::default(),
+        };
+        let text = |r: u32, what: &str, id: u64| match defs.string(r) {
+            Some(s) if !s.is_empty() => s.to_string(),
+            _ => format!("{what} {id}"),
+        };
+        let mut nodes: FastMap<u32, String> = FastMap::default();
+        for (r, n) in &defs.nodes {
+            let name = text(n.name, "node", *r as u64);
+            let loc = all.unique(name.clone(), *r as u64);
+            let class = defs
+                .string(n.class)
+                .filter(|c| !c.is_empty())
+                .unwrap_or("node");
+            let parent = nodes.get(&n.parent).map(String::as_str);
+            head.push_back(container(symbols, [&loc, class, &name], parent, *r as u64));
+            nodes.insert(*r, loc);
+        }
+        let mut groups: FastMap<u32, String> = FastMap::default();
+        for (r, g) in &defs.location_groups {
+            let name = text(g.name, "group", *r as u64);
+            let loc = all.unique(name.clone(), *r as u64);
+            let cat = match g.kind {
+                1 => "process",
+                2 => "accelerator",
+                _ => "group",
+            };
+            let parent = nodes.get(&g.parent).map(String::as_str);
+            head.push_back(container(symbols, [&loc, cat, &name], parent, *r as u64));
+            groups.insert(*r, loc);
+        }
+        for (r, l) in &defs.locations {
+            let name = text(l.name, "location", *r);
+            let parent = groups.get(&l.group).map(String::as_str);
+            let path = match parent {
+                Some(p) => format!("{p}/{name}"),
+                None => name.clone(),
+            };
+            let loc = all.unique(path, *r);
+            head.push_back(container(
+                symbols,
+                [&loc, location_kind(l.kind), &name],
+                parent,
+                *r,
+            ));
+            all.locations.insert(*r, symbols.intern(&loc));
+        }
+        all
+    }
+}
+
+/// A `container` row: `loc`, `cat`, `name`, its parent, its OTF2 reference.
+fn container(
+    symbols: &Symbols,
+    [loc, cat, name]: [&str; 3],
+    parent: Option<&str>,
+    r: u64,
+) -> Record {
+    let mut c = Record::new(Kind::Container);
+    c.loc = symbols.intern(loc);
+    c.cat = symbols.intern(cat);
+    c.name = symbols.intern(name);
+    if let Some(p) = parent {
+        c.peer = symbols.intern(p);
+    }
+    c.push_attr(ID_ATTR, itoa::Buffer::new().format(r));
+    c
+}
+
+/// The attribute of a container that keeps its OTF2 reference.
+pub const ID_ATTR: &str = "otf2.id";
+
+impl RecordSource for Otf2Source {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        if let Some(r) = self.head.pop_front() {
+            *rec = r;
+            return Ok(true);
+        }
+        self.from_locations = true;
+        self.locations.next_record(rec)
+    }
+
+    fn mark(&self) -> u64 {
+        match self.from_locations {
+            true => self.locations.mark().wrapping_add(1),
+            false => 0,
+        }
+    }
+
+    fn locate(&self, mark: u64) -> Location {
+        match mark {
+            0 => Location::File(self.name.clone()),
+            m => self.locations.locate(m - 1),
+        }
+    }
+
+    fn raw_line(&self) -> Option<&[u8]> {
+        self.locations.raw_line().filter(|_| self.from_locations)
+    }
+
+    fn extra_columns(&self) -> &[String] {
+        &[]
+    }
+
+    fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
+
+    fn agree(&mut self, demand: Demand) -> Supply {
+        self.locations.agree(demand)
+    }
+}
+
+/// Reads the local definitions of `loc`, when it has any.
+fn local_defs(files: &Files, loc: u64, chunk_size: u64) -> Result<Local> {
+    let path = files.local_defs(loc);
+    match std::fs::read(&path) {
+        Ok(data) => Local::parse(&path.display().to_string(), &data, chunk_size),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Local::default()),
+        Err(e) => Err(Error::io(path.display().to_string(), e)),
+    }
+}

@@ -1,0 +1,484 @@
+//! Each OTF2 event record as rows (docs/formats.md, "OTF2"): regions and
+//! blocks as frames, MPI halves and requests, collectives, metrics as
+//! counters, parameters, and every other record as an `event` carrying its
+//! fields; attribute lists go to the row's `attrs`.
+
+use std::fmt::Write as _;
+
+use super::super::catalogue::{id, spec_of, F, N, R};
+use super::super::events::AttrValue;
+use super::location::{Frame, LocationSource};
+use crate::error::Result;
+use crate::model::hpc::{collective_name, paradigm_name};
+use crate::model::record::{flags, Kind, Record, Sym, ATTR_POSTS};
+use crate::model::symbol::well_known;
+
+/// The category of the rows of records of family `id`.
+fn family(id: u8) -> &'static str {
+    match id {
+        14..=23 | 85..=88 => "MPI",
+        24..=30 => "OMP",
+        35..=52 => "RMA",
+        53..=65 => "THREAD",
+        66..=68 => "SAMPLING",
+        69..=82 => "IO",
+        32..=34 => "PARAMETER",
+        _ => "MEASUREMENT",
+    }
+}
+
+impl LocationSource {
+    fn value(&self, i: usize) -> u64 {
+        self.events.event.values.get(i).copied().unwrap_or(0)
+    }
+
+    /// Maps the event just read into `rec` (time and loc set); false when
+    /// it makes no row of its own (a collective's begin).
+    pub(super) fn map(&mut self, rec: &mut Record) -> Result<bool> {
+        let event_id = self.events.event.id;
+        match event_id {
+            id::ENTER => self.enter(rec),
+            id::LEAVE => self.leave(rec)?,
+            id::MPI_SEND | id::MPI_ISEND | id::MPI_RECV | id::MPI_IRECV => self.half(rec, event_id),
+            id::MPI_ISEND_COMPLETE
+            | id::MPI_IRECV_REQUEST
+            | id::MPI_REQUEST_TEST
+            | id::MPI_REQUEST_CANCELLED
+            | id::NON_BLOCKING_COLLECTIVE_REQUEST => self.request(rec, event_id),
+            id::MPI_COLLECTIVE_BEGIN => {
+                self.collectives.push(rec.time.unwrap_or(0));
+                return Ok(false);
+            }
+            id::MPI_COLLECTIVE_END | id::NON_BLOCKING_COLLECTIVE_COMPLETE => {
+                self.collective(rec, event_id)
+            }
+            id::OMP_FORK | id::THREAD_FORK | id::THREAD_TEAM_BEGIN | id::THREAD_BEGIN => {
+                self.block_begin(rec, event_id)
+            }
+            id::OMP_JOIN | id::THREAD_JOIN | id::THREAD_TEAM_END | id::THREAD_END => {
+                self.block_end(rec, event_id)?
+            }
+            id::METRIC => self.metric(rec),
+            id::PARAMETER_STRING..=id::PARAMETER_UNSIGNED_INT => self.parameter(rec, event_id),
+            _ => self.generic(rec, event_id),
+        }
+        self.push_attributes(rec);
+        Ok(true)
+    }
+
+    fn record_name(&self, event_id: u8) -> Sym {
+        self.scope.records[(event_id - super::super::catalogue::FIRST_ID) as usize]
+    }
+
+    fn enter(&mut self, rec: &mut Record) {
+        let region = self.value(0) as u32;
+        rec.kind = Kind::Enter;
+        (rec.name, rec.cat) = self.frame_names(Frame::Region(region));
+        rec.depth = Some(self.frames.len() as u32);
+        self.frames.push(Frame::Region(region));
+    }
+
+    fn leave(&mut self, rec: &mut Record) -> Result<()> {
+        let region = self.value(0) as u32;
+        rec.kind = Kind::Leave;
+        (rec.name, rec.cat) = self.frame_names(Frame::Region(region));
+        match self.frames.pop() {
+            Some(Frame::Region(r)) if r == region => {}
+            Some(f) => {
+                let (open, _) = self.frame_names(f);
+                return Err(self.error(format!(
+                    "LEAVE of `{}` while `{}` is open",
+                    self.scope.symbols.text(rec.name),
+                    self.scope.symbols.text(open)
+                )));
+            }
+            None => {
+                return Err(self.error(format!(
+                    "LEAVE of `{}` with no open region",
+                    self.scope.symbols.text(rec.name)
+                )))
+            }
+        }
+        rec.depth = Some(self.frames.len() as u32);
+        Ok(())
+    }
+
+    /// The name and category of a frame's rows.
+    pub(super) fn frame_names(&self, f: Frame) -> (Sym, Sym) {
+        match f {
+            Frame::Region(r) => match self.scope.regions.get(&r) {
+                Some(&names) => names,
+                None => (
+                    self.scope.symbols.intern(&format!("region {r}")),
+                    Sym::default(),
+                ),
+            },
+            Frame::Block(record) => (
+                self.record_name(record),
+                self.scope.symbols.intern(family(record)),
+            ),
+        }
+    }
+
+    /// The location of rank `rank` of communicator `comm`, when defined.
+    fn rank_loc(&self, comm: u32, rank: u32) -> Option<Sym> {
+        let c = self.scope.comms.get(&comm)?;
+        c.ranks.get(rank as usize).copied().flatten()
+    }
+
+    fn set_comm(&mut self, rec: &mut Record, comm: u32) {
+        rec.comm = match self.scope.comms.get(&comm) {
+            Some(c) => c.sym,
+            None => self.scope.symbols.intern(itoa::Buffer::new().format(comm)),
+        };
+    }
+
+    /// A point-to-point half: the peer is the location of the rank the
+    /// record names in its communicator.
+    fn half(&mut self, rec: &mut Record, event_id: u8) {
+        rec.kind = match event_id {
+            id::MPI_SEND | id::MPI_ISEND => Kind::Send,
+            _ => Kind::Recv,
+        };
+        rec.cat = well_known::MPI;
+        rec.name = self.record_name(event_id);
+        let (rank, comm) = (self.value(0) as u32, self.value(1) as u32);
+        self.set_comm(rec, comm);
+        match self.rank_loc(comm, rank) {
+            Some(peer) => rec.peer = peer,
+            None => rec.push_attr("rank", itoa::Buffer::new().format(rank)),
+        }
+        rec.tag = Some(self.value(2) as i64);
+        rec.size = Some(self.value(3));
+        if matches!(event_id, id::MPI_ISEND | id::MPI_IRECV) {
+            let _ = write!(rec.id, "{}", self.value(4));
+        }
+    }
+
+    /// A request's progress or a receive posted: an event with the request.
+    fn request(&mut self, rec: &mut Record, event_id: u8) {
+        rec.kind = Kind::Event;
+        rec.cat = well_known::MPI;
+        rec.name = self.record_name(event_id);
+        let _ = write!(rec.id, "{}", self.value(0));
+        match event_id {
+            // Receives complete later, matched in posting order.
+            id::MPI_IRECV_REQUEST => rec.push_attr(ATTR_POSTS, "recv"),
+            id::NON_BLOCKING_COLLECTIVE_REQUEST => {
+                self.requests.insert(self.value(0), rec.time.unwrap_or(0));
+            }
+            _ => {}
+        }
+    }
+
+    /// A collective, from its begin (or its request) to this end.
+    fn collective(&mut self, rec: &mut Record, event_id: u8) {
+        let end = rec.time.unwrap_or(0);
+        let begin = match event_id {
+            id::MPI_COLLECTIVE_END => self.collectives.pop(),
+            _ => self.requests.remove(&self.value(5)),
+        };
+        rec.kind = Kind::Coll;
+        rec.time = Some(begin.unwrap_or(end));
+        rec.end = Some(end);
+        rec.cat = well_known::MPI;
+        let op = self.value(0) as usize;
+        rec.name = match self.scope.collectives.get(op) {
+            Some(&s) => s,
+            None => self.scope.symbols.intern(&collective_name(op as u32)),
+        };
+        let comm = self.value(1) as u32;
+        self.set_comm(rec, comm);
+        let root = self.value(2) as u32;
+        if root != u32::MAX {
+            match self.rank_loc(comm, root) {
+                Some(peer) => rec.peer = peer,
+                None => rec.push_attr("root", itoa::Buffer::new().format(root)),
+            }
+        }
+        rec.size = Some(self.value(3));
+        let _ = write!(rec.value, "{}", self.value(4));
+        if begin.is_none() {
+            rec.flags.push(flags::UNMATCHED);
+        }
+        if event_id == id::NON_BLOCKING_COLLECTIVE_COMPLETE {
+            rec.push_attr("request", itoa::Buffer::new().format(self.value(5)));
+        }
+    }
+
+    /// A fork, team or thread begins: a frame named after the record.
+    fn block_begin(&mut self, rec: &mut Record, event_id: u8) {
+        rec.kind = Kind::Enter;
+        (rec.name, rec.cat) = self.frame_names(Frame::Block(event_id));
+        rec.depth = Some(self.frames.len() as u32);
+        self.frames.push(Frame::Block(event_id));
+        self.push_fields(rec, event_id);
+    }
+
+    /// The innermost open block closes (it must not be a region).
+    fn block_end(&mut self, rec: &mut Record, event_id: u8) -> Result<()> {
+        let name = spec_of(event_id).map_or("", |s| s.name);
+        let f = match self.frames.pop() {
+            Some(f @ Frame::Block(_)) => f,
+            Some(f) => {
+                let (open, _) = self.frame_names(f);
+                return Err(self.error(format!(
+                    "{name} while `{}` is open",
+                    self.scope.symbols.text(open)
+                )));
+            }
+            None => return Err(self.error(format!("{name} with no open block"))),
+        };
+        rec.kind = Kind::Leave;
+        (rec.name, rec.cat) = self.frame_names(f);
+        rec.depth = Some(self.frames.len() as u32);
+        rec.push_attr("record", name);
+        self.push_fields(rec, event_id);
+        Ok(())
+    }
+
+    /// One `counter` row per value of the metric; the first is `rec`, the
+    /// others follow it.
+    fn metric(&mut self, rec: &mut Record) {
+        let scope = self.scope.clone();
+        let metric = self.value(0) as u32;
+        let n = self.value(1) as usize;
+        let m = scope.metrics.get(&metric);
+        let mut first = true;
+        for i in 0..n {
+            let (kind, raw) = (self.value(2 + 2 * i) as u8, self.value(3 + 2 * i));
+            let mut row = match first {
+                true => std::mem::take(rec),
+                false => Record::new(Kind::Counter),
+            };
+            row.kind = Kind::Counter;
+            row.time = rec.time.or(row.time);
+            row.loc = m.and_then(|m| m.loc).unwrap_or(self.loc);
+            match m.and_then(|m| m.members.get(i)) {
+                Some(member) => {
+                    row.name = member.name;
+                    row.push_attr("mode", member.mode);
+                    row.push_attr("timing", member.timing);
+                    if !member.unit.is_empty() {
+                        row.push_attr("unit", &member.unit);
+                    }
+                }
+                None => row.name = scope.symbols.intern(&format!("metric {metric} value {i}")),
+            }
+            push_number(&mut row.value, kind, raw);
+            match first {
+                true => {
+                    *rec = row;
+                    first = false;
+                }
+                false => self.pending.push_back(row),
+            }
+        }
+        if first {
+            // A metric of no values: an event, so the record is not lost.
+            rec.kind = Kind::Event;
+            rec.name = self.record_name(id::METRIC);
+        }
+    }
+
+    fn parameter(&mut self, rec: &mut Record, event_id: u8) {
+        rec.kind = Kind::Event;
+        rec.cat = self.scope.symbols.intern("PARAMETER");
+        let p = self.value(0) as u32;
+        rec.name = match self.scope.defs.parameters.get(&p) {
+            Some(&(name, _)) => self
+                .scope
+                .symbols
+                .intern(&self.scope.text(name, "parameter")),
+            None => self.scope.symbols.intern(&format!("parameter {p}")),
+        };
+        let v = self.value(1);
+        match event_id {
+            id::PARAMETER_STRING => rec.value.push_str(&self.scope.text(v as u32, "string")),
+            id::PARAMETER_UNSIGNED_INT => {
+                let _ = write!(rec.value, "{v}");
+            }
+            _ => {
+                let _ = write!(rec.value, "{}", v as i64);
+            }
+        }
+    }
+
+    /// Any other record: an `event` named after it, its fields in `attrs`.
+    fn generic(&mut self, rec: &mut Record, event_id: u8) {
+        rec.kind = Kind::Event;
+        rec.name = self.record_name(event_id);
+        rec.cat = self.scope.symbols.intern(family(event_id));
+        self.push_fields(rec, event_id);
+    }
+
+    /// The record's fields as `attrs`: references by the name they refer
+    /// to where it has one, enumerations by name, times in stream ns.
+    fn push_fields(&mut self, rec: &mut Record, event_id: u8) {
+        let Some(spec) = spec_of(event_id) else {
+            return;
+        };
+        let mut i = 0;
+        for &(name, f) in spec.fields {
+            if f == F::Array {
+                // PROGRAM_BEGIN's arguments, after their count.
+                let n = self.value(i - 1) as usize;
+                self.value.clear();
+                for k in 0..n {
+                    if k > 0 {
+                        self.value.push(' ');
+                    }
+                    let s = self.value(i + k) as u32;
+                    self.value.push_str(&self.scope.text(s, "string"));
+                }
+                rec.push_attr(name, &self.value);
+                i += n;
+                continue;
+            }
+            let v = self.value(i);
+            i += 1;
+            self.value.clear();
+            self.field_text(f, v);
+            rec.push_attr(name, &self.value);
+        }
+    }
+
+    /// Writes the text of a field of type `f` and value `v` into `self.value`.
+    fn field_text(&mut self, f: F, v: u64) {
+        let out = &mut self.value;
+        match f {
+            F::I64 => {
+                let _ = write!(out, "{}", v as i64);
+            }
+            F::Time => match self.scope.time.ns(v) {
+                Some(ns) => {
+                    let _ = write!(out, "{ns}");
+                }
+                None => {
+                    let _ = write!(out, "{v} ticks");
+                }
+            },
+            F::Enum(N::Paradigm) => out.push_str(&paradigm_name(v as u8)),
+            F::Enum(N::CollectiveOp) => out.push_str(&collective_name(v as u32)),
+            F::Enum(N::MeasurementMode) => out.push_str(match v {
+                1 => "ON",
+                2 => "OFF",
+                _ => "UNKNOWN",
+            }),
+            F::Enum(N::LockType) => out.push_str(if v == 0 { "EXCLUSIVE" } else { "SHARED" }),
+            F::Ref(r) => ref_text(&self.scope, r, v, out),
+            _ => {
+                let _ = write!(out, "{v}");
+            }
+        }
+    }
+
+    /// The attribute list read with the event, as `attrs`.
+    fn push_attributes(&mut self, rec: &mut Record) {
+        if self.events.event.attrs.is_empty() {
+            return;
+        }
+        let attrs = std::mem::take(&mut self.events.event.attrs);
+        for a in &attrs {
+            self.attribute_text(a);
+            rec.push_attr(&self.key, &self.value);
+        }
+        self.events.event.attrs = attrs;
+    }
+
+    /// Key and value text of attribute `a` into `self.key`, `self.value`.
+    fn attribute_text(&mut self, a: &AttrValue) {
+        self.key.clear();
+        self.value.clear();
+        match self.scope.defs.attributes.get(&a.attr) {
+            Some(d) => self.key.push_str(&self.scope.text(d.name, "attribute")),
+            None => {
+                let _ = write!(self.key, "attribute {}", a.attr);
+            }
+        }
+        let out = &mut self.value;
+        match a.kind {
+            11..=25 => {
+                let r = [
+                    R::String,
+                    R::Attribute,
+                    R::Location,
+                    R::Region,
+                    R::Group,
+                    R::Metric,
+                    R::Comm,
+                    R::Parameter,
+                    R::RmaWin,
+                    R::SourceCodeLocation,
+                    R::CallingContext,
+                    R::InterruptGenerator,
+                    R::IoFile,
+                    R::IoHandle,
+                    R::LocationGroup,
+                ][a.kind as usize - 11];
+                ref_text(&self.scope, r, a.raw, out);
+            }
+            k => push_number(out, k, a.raw),
+        }
+    }
+}
+
+/// Appends the value `raw` of OTF2 type `kind` (integers, floats as bits).
+fn push_number(out: &mut String, kind: u8, raw: u64) {
+    let _ = match kind {
+        5 => write!(out, "{}", raw as u8 as i8),
+        6 => write!(out, "{}", raw as u16 as i16),
+        7 => write!(out, "{}", raw as u32 as i32),
+        8 => write!(out, "{}", raw as i64),
+        9 => write!(out, "{}", f32::from_bits(raw as u32)),
+        10 => write!(out, "{}", f64::from_bits(raw)),
+        _ => write!(out, "{raw}"),
+    };
+}
+
+/// The text of reference `v` to a definition of kind `r`: a string's text,
+/// a region's, location's or communicator's name; the number otherwise.
+fn ref_text(scope: &super::Scope, r: R, v: u64, out: &mut String) {
+    let undefined =
+        (r == R::Location && v == u64::MAX) || (r != R::Location && v == u32::MAX as u64);
+    if undefined {
+        out.push_str("UNDEFINED");
+        return;
+    }
+    let text = match r {
+        R::String => scope.defs.string(v as u32).map(str::to_string),
+        R::Region => scope
+            .regions
+            .get(&(v as u32))
+            .map(|&(n, _)| scope.symbols.text(n).to_string()),
+        R::Location => scope
+            .locations
+            .get(&v)
+            .map(|&l| scope.symbols.text(l).to_string()),
+        R::Comm => scope
+            .defs
+            .comms
+            .get(&(v as u32))
+            .and_then(|c| scope.defs.string(c.name))
+            .map(str::to_string),
+        R::RmaWin => scope
+            .defs
+            .rma_wins
+            .get(&(v as u32))
+            .and_then(|&(n, _)| scope.defs.string(n))
+            .map(str::to_string),
+        R::Parameter => scope
+            .defs
+            .parameters
+            .get(&(v as u32))
+            .and_then(|&(n, _)| scope.defs.string(n))
+            .map(str::to_string),
+        _ => None,
+    };
+    match text {
+        Some(t) => out.push_str(&t),
+        None => {
+            let _ = write!(out, "{v}");
+        }
+    }
+}

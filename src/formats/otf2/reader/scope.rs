@@ -1,0 +1,234 @@
+//! What every location's rows are made from, built once from the global
+//! definitions and shared: the timebase, and every name interned (regions,
+//! locations, the ranks of each communicator, metrics, attributes, record
+//! names).
+
+use super::super::catalogue::EVENTS;
+use super::super::defs::{Clock, Definitions, Metric};
+use crate::fasthash::FastMap;
+use crate::model::hpc::{collective_name, metric_mode, paradigm_cat, REGION_ROLES};
+use crate::model::record::Sym;
+use crate::model::symbol::Symbols;
+
+/// Ticks to stream nanoseconds, exactly: `(ticks − offset) × 10⁹ /
+/// resolution` in 128-bit integers, rounded down.
+#[derive(Debug, Clone, Copy)]
+pub struct Timebase {
+    offset: u64,
+    resolution: u64,
+    /// Nanoseconds per tick when that is a whole number (the usual case).
+    ns_per_tick: Option<i128>,
+}
+
+impl Timebase {
+    /// The timebase of `clock`.
+    pub fn of(clock: &Clock) -> Timebase {
+        let ns_per_tick = (1_000_000_000 % clock.resolution == 0)
+            .then(|| (1_000_000_000 / clock.resolution) as i128);
+        Timebase {
+            offset: clock.offset,
+            resolution: clock.resolution,
+            ns_per_tick,
+        }
+    }
+
+    /// Stream nanoseconds of `ticks`; `None` beyond the stream's range.
+    #[inline]
+    pub fn ns(&self, ticks: u64) -> Option<i64> {
+        let d = ticks as i128 - self.offset as i128;
+        let ns = match self.ns_per_tick {
+            Some(k) => d * k,
+            None => (d * 1_000_000_000).div_euclid(self.resolution as i128),
+        };
+        i64::try_from(ns).ok()
+    }
+}
+
+/// A communicator: its `comm` text and its ranks' locations.
+#[derive(Debug, Clone)]
+pub struct CommScope {
+    /// Its `comm` (its reference as text).
+    pub sym: Sym,
+    /// The `loc` of each rank, when defined.
+    pub ranks: Vec<Option<Sym>>,
+}
+
+/// One value of a metric: its counter's name, `mode`, unit; and the
+/// location it is a counter of, when not the recording one.
+#[derive(Debug, Clone)]
+pub struct MemberScope {
+    /// The counter's name.
+    pub name: Sym,
+    /// `acc`, `abs` or `rel`.
+    pub mode: &'static str,
+    /// OTF2's timing of the value: `start`, `point`, `last`, `next`.
+    pub timing: &'static str,
+    /// Its unit, if any.
+    pub unit: String,
+}
+
+/// A metric as its rows need it.
+#[derive(Debug, Clone)]
+pub struct MetricScope {
+    /// Its values, in order.
+    pub members: Vec<MemberScope>,
+    /// The container the counters belong to (a metric instance's scope).
+    pub loc: Option<Sym>,
+}
+
+/// Names and lookups shared by every location of an archive.
+pub struct Scope {
+    /// The global definitions.
+    pub defs: Definitions,
+    /// Ticks to ns.
+    pub time: Timebase,
+    /// Region name and category.
+    pub regions: FastMap<u32, (Sym, Sym)>,
+    /// Each location's `loc`.
+    pub locations: FastMap<u64, Sym>,
+    /// Communicators and their ranks.
+    pub comms: FastMap<u32, CommScope>,
+    /// Metrics and their values' counters.
+    pub metrics: FastMap<u32, MetricScope>,
+    /// Record names, by id from the catalogue's first.
+    pub records: Vec<Sym>,
+    /// Collective operation names, by number.
+    pub collectives: Vec<Sym>,
+    /// The pipeline's symbols.
+    pub symbols: Symbols,
+}
+
+impl Scope {
+    /// Interns the names of `defs`; `locations` are the locations' `loc`s.
+    pub fn new(
+        defs: Definitions,
+        locations: FastMap<u64, Sym>,
+        time: Timebase,
+        symbols: &Symbols,
+    ) -> Scope {
+        let mut scope = Scope {
+            time,
+            regions: FastMap::default(),
+            locations,
+            comms: FastMap::default(),
+            metrics: FastMap::default(),
+            records: EVENTS.iter().map(|s| symbols.intern(s.name)).collect(),
+            collectives: (0..23)
+                .map(|op| symbols.intern(&collective_name(op)))
+                .collect(),
+            symbols: symbols.clone(),
+            defs,
+        };
+        scope.regions = scope.region_names();
+        scope.comms = scope.comm_ranks();
+        scope.metrics = scope.metric_members();
+        scope
+    }
+
+    /// A defined string, or `WHAT REF`.
+    pub fn text(&self, r: u32, what: &str) -> String {
+        match self.defs.string(r) {
+            Some(s) => s.to_string(),
+            None => format!("{what} {r}"),
+        }
+    }
+
+    fn region_names(&self) -> FastMap<u32, (Sym, Sym)> {
+        let mut out = FastMap::default();
+        for (&r, region) in &self.defs.regions {
+            let name = self.symbols.intern(&self.text(region.name, "region"));
+            let cat = paradigm_cat(region.paradigm)
+                .or_else(|| {
+                    REGION_ROLES
+                        .get(region.role as usize)
+                        .filter(|_| region.role != 0)
+                        .map(|s| s.to_string())
+                })
+                .map(|c| self.symbols.intern(&c))
+                .unwrap_or_default();
+            out.insert(r, (name, cat));
+        }
+        out
+    }
+
+    /// Rank r of a communicator is member r of its group; a group of ranks
+    /// (OTF2 group type 5) indexes the group of locations (type 4) of its
+    /// paradigm, whose members are location ids.
+    fn comm_ranks(&self) -> FastMap<u32, CommScope> {
+        let groups = &self.defs.groups;
+        let mut out = FastMap::default();
+        for (&c, comm) in &self.defs.comms {
+            let sym = self.symbols.intern(itoa::Buffer::new().format(c));
+            let ranks = match groups.get(&comm.group) {
+                Some(g) if g.kind == 4 => g
+                    .members
+                    .iter()
+                    .map(|m| self.locations.get(m).copied())
+                    .collect(),
+                Some(g) if g.kind == 5 => {
+                    let base = groups
+                        .values()
+                        .find(|b| b.kind == 4 && b.paradigm == g.paradigm);
+                    g.members
+                        .iter()
+                        .map(|&m| {
+                            let loc = base.and_then(|b| b.members.get(usize::try_from(m).ok()?));
+                            loc.and_then(|l| self.locations.get(l).copied())
+                        })
+                        .collect()
+                }
+                _ => Vec::new(),
+            };
+            out.insert(c, CommScope { sym, ranks });
+        }
+        out
+    }
+
+    fn metric_members(&self) -> FastMap<u32, MetricScope> {
+        let mut out = FastMap::default();
+        for (&m, metric) in &self.defs.metrics {
+            let (class, loc) = match metric {
+                Metric::Class { .. } => (m, None),
+                Metric::Instance {
+                    class,
+                    scope_kind,
+                    scope,
+                } => (*class, self.scope_loc(*scope_kind, *scope)),
+            };
+            let Some(Metric::Class { members }) = self.defs.metrics.get(&class) else {
+                continue;
+            };
+            let members = members
+                .iter()
+                .map(|r| match self.defs.metric_members.get(r) {
+                    Some(d) => {
+                        let (mode, timing) = metric_mode(d.mode);
+                        MemberScope {
+                            name: self.symbols.intern(&self.text(d.name, "metric")),
+                            mode,
+                            timing,
+                            unit: self.defs.string(d.unit).unwrap_or("").to_string(),
+                        }
+                    }
+                    None => MemberScope {
+                        name: self.symbols.intern(&format!("metric member {r}")),
+                        mode: "abs",
+                        timing: "point",
+                        unit: String::new(),
+                    },
+                })
+                .collect();
+            out.insert(m, MetricScope { members, loc });
+        }
+        out
+    }
+
+    /// The container a metric instance's scope names: a location (scope
+    /// kind 0); groups and system tree nodes keep the recording location.
+    fn scope_loc(&self, kind: u8, scope: u64) -> Option<Sym> {
+        match kind {
+            0 => self.locations.get(&scope).copied(),
+            _ => None,
+        }
+    }
+}

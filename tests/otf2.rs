@@ -1,0 +1,416 @@
+//! OTF2 archives written by the reference library (`tests/otf2/gen.py`,
+//! through Debian's python3-otf2) read by tracepipe and compared with what
+//! the reference library's `otf2-print` prints: every event of every
+//! location, in order, at its time, with its fields and attributes; and the
+//! analyses that follow (messages matched, region times).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{bin, col, kind_of, scratch};
+
+/// A Python that has the reference library's bindings (`import otf2`), when
+/// it and `otf2-print` are installed; under CI (`CI` set) their absence is
+/// a failure, since `.ci/setup --tests` installs them.
+fn reference() -> Option<PathBuf> {
+    let printer = Command::new("otf2-print")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let python = ["python3", "/usr/bin/python3"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| {
+            Command::new(p)
+                .args(["-c", "import otf2"])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    match (printer, python) {
+        (true, Some(p)) => Some(p),
+        _ => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "otf2-print or python3-otf2 is missing (CI is set; .ci/setup --tests installs them)"
+            );
+            eprintln!("SKIPPED: otf2-print or python3-otf2 is missing");
+            None
+        }
+    }
+}
+
+/// Writes archive `variant` of the generator; returns its anchor file.
+fn generate(python: &Path, variant: &str) -> PathBuf {
+    let dir = scratch(&format!("otf2-{variant}"));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/otf2/gen.py");
+    let out = Command::new(python)
+        .arg(script)
+        .arg(dir.join("run"))
+        .arg(variant)
+        .output()
+        .expect("python runs");
+    assert!(
+        out.status.success(),
+        "gen.py {variant}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir.join("run/traces.otf2")
+}
+
+fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("runs");
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+/// `"name" <ref>` → `name`; other text as it is.
+fn unquote(s: &str) -> &str {
+    let s = s.trim();
+    match s.strip_prefix('"') {
+        Some(rest) => &rest[..rest.rfind('"').unwrap_or(rest.len())],
+        None => s,
+    }
+}
+
+/// The `(name, value)` pairs of `("name" <r>; TYPE; value), (...)`.
+fn typed_values(text: &str) -> Vec<(String, String)> {
+    let text = text.trim().trim_start_matches('(').trim_end_matches(')');
+    text.split("), (")
+        .map(|item| {
+            let parts: Vec<&str> = item.splitn(3, "; ").collect();
+            (unquote(parts[0]).to_string(), unquote(parts[2]).to_string())
+        })
+        .collect()
+}
+
+/// The value of field `key` (`Key: value, Other: ...`) of an otf2-print line.
+fn field<'a>(fields: &'a str, key: &str) -> &'a str {
+    let at = fields
+        .find(&format!("{key}: "))
+        .unwrap_or_else(|| panic!("{key} in {fields}"));
+    let rest = &fields[at + key.len() + 2..];
+    let end = rest.find(", ").unwrap_or(rest.len());
+    &rest[..end]
+}
+
+/// The location id of a `Receiver: 1 ("Master thread" <4294967296>)`
+/// field, or `-` for none.
+fn location_of(value: &str) -> String {
+    match (value.rfind('<'), value.rfind('>')) {
+        (Some(a), Some(b)) if b > a => value[a + 1..b].to_string(),
+        _ => "-".to_string(),
+    }
+}
+
+/// The reference of a `"MPI_COMM_WORLD" <0>` field.
+fn reference_of(value: &str) -> String {
+    location_of(value)
+}
+
+/// One event as both sides are compared: its time (ns) and a key naming
+/// what it is and its fields.
+type Keyed = (i64, String);
+
+/// Per location id: its events keyed, and each one's attributes.
+type Printed = (
+    BTreeMap<String, Vec<Keyed>>,
+    BTreeMap<String, Vec<Vec<(String, String)>>>,
+);
+
+/// What otf2-print prints of `anchor`, keyed per location id.
+fn printed(anchor: &Path) -> Printed {
+    let defs = run(Command::new("otf2-print").arg("-G").arg(anchor));
+    let clock = defs
+        .lines()
+        .find(|l| l.starts_with("CLOCK_PROPERTIES"))
+        .expect("clock");
+    let res: i128 = field(clock, "Ticks per Seconds").parse().unwrap();
+    let offset: i128 = field(clock, "Global Offset").parse().unwrap();
+    let ns = |ticks: i128| ((ticks - offset) * 1_000_000_000).div_euclid(res) as i64;
+    let text = run(Command::new("otf2-print").arg(anchor));
+    let mut events: BTreeMap<String, Vec<Keyed>> = BTreeMap::new();
+    let mut attrs: BTreeMap<String, Vec<Vec<(String, String)>>> = BTreeMap::new();
+    let mut last_loc = String::new();
+    for line in text.lines().skip_while(|l| !l.starts_with("----")).skip(1) {
+        let trimmed = line.trim_start();
+        if let Some(list) = trimmed.strip_prefix("ADDITIONAL ATTRIBUTES: ") {
+            let per = attrs.get_mut(&last_loc).unwrap();
+            *per.last_mut().unwrap() = typed_values(list);
+            continue;
+        }
+        let mut parts = line.split_whitespace();
+        let (Some(name), Some(loc), Some(ticks)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let at = line.find(ticks).unwrap() + ticks.len();
+        let fields = line[at..].trim();
+        let t = ns(ticks.parse().unwrap());
+        last_loc = loc.to_string();
+        for key in printed_keys(name, fields) {
+            events.entry(loc.to_string()).or_default().push((t, key));
+            attrs.entry(loc.to_string()).or_default().push(Vec::new());
+        }
+    }
+    (events, attrs)
+}
+
+/// The keys of one printed event (none for a collective's begin, one per
+/// value for a metric).
+fn printed_keys(name: &str, f: &str) -> Vec<String> {
+    let half = |peer_key: &str| {
+        let mut k = format!(
+            "{name} peer={} comm={} tag={} size={}",
+            location_of(field(f, peer_key)),
+            reference_of(field(f, "Communicator")),
+            field(f, "Tag"),
+            field(f, "Length")
+        );
+        if f.contains("Request: ") {
+            k += &format!(" id={}", field(f, "Request"));
+        }
+        k
+    };
+    let coll = || {
+        format!(
+            "COLL {} comm={} root={} sent={} received={}",
+            field(f, "Operation"),
+            reference_of(field(f, "Communicator")),
+            location_of(field(f, "Root")),
+            field(f, "Sent"),
+            field(f, "Received")
+        )
+    };
+    match name {
+        "ENTER" => vec![format!("ENTER {}", unquote(field(f, "Region")))],
+        "LEAVE" => vec![format!("LEAVE {}", unquote(field(f, "Region")))],
+        "MPI_SEND" | "MPI_ISEND" => vec![half("Receiver")],
+        "MPI_RECV" | "MPI_IRECV" => vec![half("Sender")],
+        "MPI_ISEND_COMPLETE"
+        | "MPI_IRECV_REQUEST"
+        | "MPI_REQUEST_TEST"
+        | "MPI_REQUEST_CANCELLED"
+        | "NON_BLOCKING_COLLECTIVE_REQUEST" => {
+            vec![format!("{name} id={}", field(f, "Request"))]
+        }
+        "MPI_COLLECTIVE_BEGIN" => vec![],
+        "MPI_COLLECTIVE_END" | "NON_BLOCKING_COLLECTIVE_COMPLETE" => vec![coll()],
+        "OMP_FORK" | "THREAD_FORK" | "THREAD_TEAM_BEGIN" | "THREAD_BEGIN" => {
+            vec![format!("ENTER {name}")]
+        }
+        "OMP_JOIN" | "THREAD_JOIN" | "THREAD_TEAM_END" | "THREAD_END" => {
+            vec![format!("LEAVE {name}")]
+        }
+        "METRIC" => {
+            let values = &f[f.find('(').unwrap()..];
+            typed_values(values)
+                .into_iter()
+                .map(|(n, v)| format!("METRIC {n}={v}"))
+                .collect()
+        }
+        n if n.starts_with("PARAMETER_") => {
+            let value = unquote(field(f, "Value"));
+            vec![format!(
+                "PARAMETER {}={value}",
+                unquote(field(f, "Parameter"))
+            )]
+        }
+        n => vec![n.to_string()],
+    }
+}
+
+/// tracepipe's rows of `anchor`, keyed per location id as [`printed`]
+/// keys otf2-print's, and each row's `attrs`.
+fn read(anchor: &Path) -> (BTreeMap<String, Vec<Keyed>>, BTreeMap<String, Vec<String>>) {
+    let out = bin("trace-cat").arg(anchor).output().expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let mut ids: BTreeMap<String, String> = BTreeMap::new();
+    let mut events: BTreeMap<String, Vec<Keyed>> = BTreeMap::new();
+    let mut attrs: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for line in text.lines().skip(1) {
+        let a = col(line, "attrs");
+        let attr = |k: &str| {
+            a.split(';')
+                .find_map(|kv| kv.strip_prefix(&format!("{k}=")))
+                .unwrap_or("")
+        };
+        if kind_of(line) == "container" {
+            if ["thread", "gpu", "metric", "location"].contains(&col(line, "cat")) {
+                ids.insert(col(line, "loc").to_string(), attr("otf2.id").to_string());
+            }
+            continue;
+        }
+        if kind_of(line) == "meta" {
+            continue;
+        }
+        let id_of = |loc: &str| ids.get(loc).cloned().unwrap_or_else(|| "-".into());
+        let name = col(line, "name");
+        let (time, key) = match kind_of(line) {
+            "enter" => (col(line, "time"), format!("ENTER {name}")),
+            "leave" => match attr("record") {
+                "" => (col(line, "time"), format!("LEAVE {name}")),
+                r => (col(line, "time"), format!("LEAVE {r}")),
+            },
+            "send" | "recv" => {
+                let mut k = format!(
+                    "{name} peer={} comm={} tag={} size={}",
+                    id_of(col(line, "peer")),
+                    col(line, "comm"),
+                    col(line, "tag"),
+                    col(line, "size")
+                );
+                if !col(line, "id").is_empty() {
+                    k += &format!(" id={}", col(line, "id"));
+                }
+                (col(line, "time"), k)
+            }
+            "coll" => (
+                col(line, "end"),
+                format!(
+                    "COLL {name} comm={} root={} sent={} received={}",
+                    col(line, "comm"),
+                    id_of(col(line, "peer")),
+                    col(line, "size"),
+                    col(line, "value")
+                ),
+            ),
+            "counter" => (
+                col(line, "time"),
+                format!("METRIC {name}={}", col(line, "value")),
+            ),
+            _ if col(line, "cat") == "PARAMETER" => (
+                col(line, "time"),
+                format!("PARAMETER {name}={}", col(line, "value")),
+            ),
+            _ if !col(line, "id").is_empty() && col(line, "cat") == "MPI" => {
+                (col(line, "time"), format!("{name} id={}", col(line, "id")))
+            }
+            _ => (col(line, "time"), name.to_string()),
+        };
+        let loc = id_of(col(line, "loc"));
+        events
+            .entry(loc.clone())
+            .or_default()
+            .push((time.parse().unwrap(), key));
+        attrs.entry(loc).or_default().push(a.to_string());
+    }
+    (events, attrs)
+}
+
+/// Every location's events as tracepipe reads them equal what otf2-print
+/// prints, and every printed attribute is in the row's `attrs`.
+fn agrees_with_otf2_print(anchor: &Path) {
+    let (want, want_attrs) = printed(anchor);
+    let (got, got_attrs) = read(anchor);
+    assert_eq!(
+        want.keys().collect::<Vec<_>>(),
+        got.keys().collect::<Vec<_>>(),
+        "locations"
+    );
+    for (loc, w) in &want {
+        let g = &got[loc];
+        for (i, (a, b)) in w.iter().zip(g).enumerate() {
+            assert_eq!(a, b, "location {loc}, event {i}");
+        }
+        assert_eq!(w.len(), g.len(), "location {loc}: events");
+        for (i, pairs) in want_attrs[loc].iter().enumerate() {
+            for (k, v) in pairs {
+                let attrs = &got_attrs[loc][i];
+                assert!(
+                    attrs.split(';').any(|kv| kv == format!("{k}={v}")),
+                    "location {loc}, event {i}: attribute {k}={v} not in {attrs}"
+                );
+            }
+        }
+    }
+}
+
+/// Inclusive time per region, from otf2-print's `ENTER`/`LEAVE` lines.
+fn region_times(events: &BTreeMap<String, Vec<Keyed>>) -> BTreeMap<String, i64> {
+    let mut total = BTreeMap::new();
+    for list in events.values() {
+        let mut open: Vec<(&str, i64)> = Vec::new();
+        for (t, key) in list {
+            if let Some(name) = key.strip_prefix("ENTER ") {
+                open.push((name, *t));
+            } else if let Some(name) = key.strip_prefix("LEAVE ") {
+                let (entered, since) = open.pop().expect("balanced");
+                // A block opens and closes with two records (THREAD_FORK,
+                // THREAD_JOIN): only regions are compared.
+                if entered == name {
+                    *total.entry(name.to_string()).or_insert(0) += t - since;
+                }
+            }
+        }
+    }
+    total
+}
+
+/// `trace-stat profile`'s inclusive time per function agrees with the
+/// region times otf2-print's events give.
+fn profile_agrees(anchor: &Path) {
+    let (printed, _) = printed(anchor);
+    let out = bin("trace-stat")
+        .arg("profile")
+        .arg(anchor)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let got: BTreeMap<String, i64> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f[0].to_string(), f[2].parse().unwrap())
+        })
+        .collect();
+    for (name, want) in region_times(&printed) {
+        assert_eq!(got.get(&name), Some(&want), "inclusive time of {name}");
+    }
+}
+
+/// `trace-match` pairs every message of the archive.
+fn messages_pair(anchor: &Path) {
+    let out = bin("trace-match")
+        .arg(anchor)
+        .arg("-o")
+        .arg("/dev/null")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("24 message(s) matched") && err.contains("0 half/halves unmatched"),
+        "{err}"
+    );
+}
+
+#[test]
+fn generated_archives_agree_with_otf2_print() {
+    let Some(python) = reference() else {
+        return;
+    };
+    for variant in ["mpi", "ghz", "ps"] {
+        let anchor = generate(&python, variant);
+        agrees_with_otf2_print(&anchor);
+        profile_agrees(&anchor);
+        messages_pair(&anchor);
+    }
+}
