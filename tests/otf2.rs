@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{bin, col, kind_of, scratch};
+use tracepipe::formats::otf2::archive::Archive;
+use tracepipe::formats::otf2::encode::{event, Buf};
 
 /// A Python that has the reference library's bindings (`import otf2`), when
 /// it and `otf2-print` are installed; under CI (`CI` set) their absence is
@@ -413,4 +415,312 @@ fn generated_archives_agree_with_otf2_print() {
         profile_agrees(&anchor);
         messages_pair(&anchor);
     }
+}
+
+/// A small archive made with tracepipe's own encoder: two ranks of one
+/// thread each, regions, messages, a collective, a metric, an attribute,
+/// in chunks of 256 KiB (the smallest the library reads; several per
+/// location); `extra` adds to it, at [`EXTRA`] ticks.
+fn small_archive(extra: impl FnOnce(&mut Archive)) -> Archive {
+    let mut a = Archive::new(CHUNK);
+    a.clock(1_000_000, 500, 10_000);
+    let strings = [
+        "",
+        "machine",
+        "rank 0",
+        "rank 1",
+        "Master thread",
+        "main",
+        "MPI_Send",
+        "world",
+        "cycles",
+        "color",
+        "red",
+    ];
+    for (i, s) in strings.iter().enumerate() {
+        a.string(i as u32, s);
+    }
+    a.node(0, 1, 0, u32::MAX);
+    a.group_of_locations(0, 2, 1, 0)
+        .group_of_locations(1, 3, 1, 0);
+    a.location(0, 4, 1, 0).location(1 << 32, 4, 1, 1);
+    a.region(0, 5, 1, 1).region(1, 6, 28, 4);
+    a.group(0, 7, 4, 4, &[0, 1 << 32])
+        .group(1, 7, 5, 4, &[0, 1])
+        .comm(0, 7, 1);
+    a.metric_member(0, 8, 0x00, 4, 0).metric_class(0, &[0]);
+    a.attribute(0, 9, 11);
+    for (loc, peer) in [(0u64, 1u32), (1 << 32, 0)] {
+        let l = a.files(loc);
+        let base = 1000 + (loc >> 32) * 5;
+        l.events.push(&event(base, 12, true, &[(0, 11, 10)], |b| {
+            b.u32c(0);
+        }));
+        for k in 0..ITERATIONS {
+            let t = base + 100 + 100 * k;
+            l.events.push(&event(t, 12, true, &[], |b| {
+                b.u32c(1);
+            }));
+            let id = if loc == 0 { 14 } else { 18 };
+            l.events.push(&event(t + 10, id, false, &[], |b| {
+                b.u32c(peer).u32c(0).u32c(k as u32).u64c(64);
+            }));
+            l.events.push(&event(t + 20, 13, true, &[], |b| {
+                b.u32c(1);
+            }));
+            l.events.push(&event(t + 30, 31, false, &[], |b| {
+                b.u32c(0).u8(1).u8(4).u64c(k * 7);
+            }));
+        }
+        let end = base + 100 * ITERATIONS + 1000;
+        l.events.push(&event(end, 22, false, &[], |_| {}));
+        l.events.push(&event(end + 100, 23, false, &[], |b| {
+            b.u8(11).u32c(0).u32c(u32::MAX).u64c(8).u64c(8);
+        }));
+    }
+    extra(&mut a);
+    for loc in [0u64, 1 << 32] {
+        let end = 1000 + 100 * ITERATIONS + 5000;
+        a.files(loc).events.push(&event(end, 13, true, &[], |b| {
+            b.u32c(0);
+        }));
+    }
+    a
+}
+
+/// Iterations of the small archive's loop.
+const ITERATIONS: u64 = 12_000;
+
+/// The small archive's chunk size.
+const CHUNK: u64 = 256 * 1024;
+
+/// The tick the small archive's additions happen at: after its loop and
+/// collective, before it leaves `main`.
+const EXTRA: u64 = 1000 + 100 * ITERATIONS + 3000;
+
+/// Reads `anchor` with trace-cat: its stdout and stderr, or its stderr on
+/// failure.
+fn cat(anchor: &Path) -> Result<(String, String), String> {
+    let out = bin("trace-cat").arg(anchor).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    match out.status.success() {
+        true => Ok((String::from_utf8(out.stdout).unwrap(), err)),
+        false => Err(err),
+    }
+}
+
+#[test]
+fn archives_tracepipe_encodes_read_back_and_agree_with_otf2_print() {
+    let dir = scratch("otf2-small");
+    let anchor = small_archive(|_| {}).write(&dir, "traces").unwrap();
+    let (text, _) = cat(&anchor).unwrap();
+    let rows: Vec<&str> = text.lines().filter(|l| kind_of(l) == "send").collect();
+    assert_eq!(rows.len(), ITERATIONS as usize);
+    assert_eq!(col(rows[0], "peer"), "rank 1/Master thread");
+    assert_eq!(
+        col(rows[0], "time"),
+        "610000",
+        "(1110 - 500) ticks at 1 MHz"
+    );
+    // The chunks were several, and each was found.
+    assert!(std::fs::metadata(dir.join("traces/0.evt")).unwrap().len() > 2 * CHUNK);
+    let counters = text.lines().filter(|l| kind_of(l) == "counter").count();
+    assert_eq!(counters, 2 * ITERATIONS as usize);
+    if reference().is_some() {
+        agrees_with_otf2_print(&anchor);
+    }
+}
+
+#[test]
+fn the_output_is_the_same_for_every_thread_count() {
+    let dir = scratch("otf2-threads");
+    let anchor = small_archive(|_| {}).write(&dir, "traces").unwrap();
+    let outputs: Vec<String> = ["1", "2", "3", "8"]
+        .iter()
+        .map(|n| {
+            let out = bin("trace-cat")
+                .args(["--threads", n])
+                .arg(&anchor)
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+            String::from_utf8(out.stdout).unwrap()
+        })
+        .collect();
+    assert!(outputs.iter().all(|o| *o == outputs[0]));
+}
+
+/// Writes the small archive (with `extra`) and lets `damage` change its
+/// files; what trace-cat gives.
+fn damaged(
+    test: &str,
+    extra: impl FnOnce(&mut Archive),
+    damage: impl FnOnce(&Path),
+) -> Result<(String, String), String> {
+    let dir = scratch(test);
+    let anchor = small_archive(extra).write(&dir, "traces").unwrap();
+    damage(&dir);
+    cat(&anchor)
+}
+
+fn edit(path: &Path, f: impl FnOnce(&mut Vec<u8>)) {
+    let mut bytes = std::fs::read(path).unwrap();
+    f(&mut bytes);
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn a_missing_location_file_is_named() {
+    let err = damaged(
+        "otf2-missing",
+        |_| {},
+        |d| std::fs::remove_file(d.join("traces/4294967296.evt")).unwrap(),
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("traces/4294967296.evt") && err.contains("No such file"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_cut_event_file_is_located() {
+    // Cut inside its third chunk, and inside a record.
+    let err = damaged(
+        "otf2-cut",
+        |_| {},
+        |d| {
+            edit(&d.join("traces/0.evt"), |b| {
+                b.truncate(2 * CHUNK as usize + 1001)
+            })
+        },
+    )
+    .unwrap_err();
+    assert!(err.contains("traces/0.evt: byte 52"), "{err}");
+    assert!(err.contains("cut") || err.contains("truncated"), "{err}");
+}
+
+#[test]
+fn a_record_longer_than_its_chunk_is_located() {
+    let err = damaged(
+        "otf2-long",
+        |a| {
+            // An MPI_SEND whose length says 2^40 bytes.
+            let mut e = Buf::default();
+            e.u8(5).u64(EXTRA).u8(14).u8(0xff).u64(1 << 40).u8(0);
+            a.files(0).events.push(&e);
+        },
+        |_| {},
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("traces/0.evt: byte ")
+            && err.contains("record length 1099511627776 runs past its chunk"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_version_from_the_future_and_big_endian_archives_are_refused() {
+    let err = damaged(
+        "otf2-future",
+        |_| {},
+        |d| edit(&d.join("traces.otf2"), |b| b[9] = 4),
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("traces.otf2: byte 9: OTF2 version 4.0.0"),
+        "{err}"
+    );
+    let err = damaged(
+        "otf2-big",
+        |_| {},
+        |d| edit(&d.join("traces.otf2"), |b| b[1] = 0x23),
+    )
+    .unwrap_err();
+    assert!(err.contains("byte 1: a big-endian archive"), "{err}");
+}
+
+#[test]
+fn an_unknown_record_is_skipped_by_its_length_and_counted() {
+    let (text, err) = damaged(
+        "otf2-unknown",
+        |a| {
+            for t in [EXTRA, EXTRA + 1] {
+                a.files(0).events.push(&event(t, 200, false, &[], |b| {
+                    b.u8(1).u8(2).u8(3);
+                }));
+            }
+        },
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(
+        text.lines().filter(|l| kind_of(l) == "send").count(),
+        ITERATIONS as usize
+    );
+    assert!(
+        err.contains("traces/0.evt: 2 records of types this reader does not know were skipped"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_undefined_region_is_named_by_its_number() {
+    let (text, _) = damaged(
+        "otf2-undefined",
+        |a| {
+            let l = a.files(0);
+            l.events.push(&event(EXTRA, 12, true, &[], |b| {
+                b.u32c(9);
+            }));
+            l.events.push(&event(EXTRA + 1, 13, true, &[], |b| {
+                b.u32c(9);
+            }));
+        },
+        |_| {},
+    )
+    .unwrap();
+    assert!(
+        text.lines()
+            .any(|l| kind_of(l) == "enter" && col(l, "name") == "region 9"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_leave_that_closes_another_region_is_located() {
+    let err = damaged(
+        "otf2-leave",
+        |a| {
+            a.files(0).events.push(&event(EXTRA, 13, true, &[], |b| {
+                b.u32c(1);
+            }));
+        },
+        |_| {},
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("traces/0.evt: byte ")
+            && err.contains("LEAVE of `MPI_Send` while `main` is open"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_count_larger_than_the_file_is_refused_before_allocating() {
+    let err = damaged(
+        "otf2-count",
+        |a| {
+            a.def(18, |b| {
+                b.u32c(5).u32c(7).u8(0).u32c(1_000_000_000);
+            });
+        },
+        |_| {},
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("traces.def: byte ") && err.contains("number of members is 1000000000"),
+        "{err}"
+    );
 }

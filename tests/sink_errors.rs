@@ -257,3 +257,42 @@ fn stf_dump_by_line() {
         format!("{}:{}: refused `MARK`", path.display(), BAD + 2)
     );
 }
+
+#[test]
+fn otf2_by_record_offset() {
+    use tracepipe::formats::otf2::archive::Archive;
+    use tracepipe::formats::otf2::encode::event;
+    let dir = scratch("sink_error_otf2");
+    let mut archive = Archive::new(256 * 1024);
+    archive
+        .clock(1_000_000_000, 0, 0)
+        .string(0, "m")
+        .string(1, "t");
+    archive
+        .node(0, 0, 0, u32::MAX)
+        .group_of_locations(0, 0, 1, 0);
+    archive.location(0, 1, 1, 0);
+    for k in 1..=EVENTS {
+        // MEASUREMENT_ON_OFF, 12 bytes with its timestamp.
+        let e = event(10 * k, 11, false, &[], |b| {
+            b.u8(1);
+        });
+        archive.files(0).events.push(&e);
+    }
+    let anchor = archive.write(&dir, "traces").unwrap();
+    let err = error_of(|opts| {
+        let source = tracepipe::formats::otf2::reader::Otf2Source::open("a", &anchor, opts);
+        Box::new(source.unwrap())
+    });
+    // The chunk header (18 bytes), then per event its timestamp (9) and
+    // record (3): the record of event k is at 18 + 12 (k - 1) + 9.
+    let offset = 18 + 12 * (BAD - 1) + 9;
+    let file = dir.join("traces/0.evt");
+    assert_eq!(
+        err,
+        format!(
+            "{}: byte {offset}: refused `MEASUREMENT_ON_OFF`",
+            file.display()
+        )
+    );
+}

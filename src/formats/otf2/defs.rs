@@ -8,21 +8,36 @@ use crate::bytes::Bytes;
 use crate::error::Result;
 use crate::fasthash::FastMap;
 
-/// Record ids of the global definitions this reader uses.
-mod id {
+/// Record ids of the global definitions this reader uses (and the
+/// writer writes).
+pub mod id {
+    /// `ClockProperties`.
     pub const CLOCK_PROPERTIES: u8 = 5;
+    /// `STRING`.
     pub const STRING: u8 = 10;
+    /// `ATTRIBUTE`.
     pub const ATTRIBUTE: u8 = 11;
+    /// `SYSTEM_TREE_NODE`.
     pub const SYSTEM_TREE_NODE: u8 = 12;
+    /// `LOCATION_GROUP`.
     pub const LOCATION_GROUP: u8 = 13;
+    /// `LOCATION`.
     pub const LOCATION: u8 = 14;
+    /// `REGION`.
     pub const REGION: u8 = 15;
+    /// `GROUP`.
     pub const GROUP: u8 = 18;
+    /// `METRIC_MEMBER`.
     pub const METRIC_MEMBER: u8 = 19;
+    /// `METRIC_CLASS`.
     pub const METRIC_CLASS: u8 = 20;
+    /// `METRIC_INSTANCE`.
     pub const METRIC_INSTANCE: u8 = 21;
+    /// `COMM`.
     pub const COMM: u8 = 22;
+    /// `PARAMETER`.
     pub const PARAMETER: u8 = 23;
+    /// `RMA_WIN`.
     pub const RMA_WIN: u8 = 24;
 }
 

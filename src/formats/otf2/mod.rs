@@ -7,12 +7,15 @@
 //! anchor file, `defs.rs` the global definitions, `local.rs` a location's
 //! mapping tables and clock offsets, `catalogue.rs` every event record's
 //! fields, `events.rs` a location's events decoded, `reader/` the mapping
-//! to the stream (docs/formats.md).
+//! to the stream (docs/formats.md); `encode.rs` and `archive.rs` write
+//! archives (for the tests and the fuzz target).
 
 pub mod anchor;
+pub mod archive;
 pub mod buffer;
 pub mod catalogue;
 pub mod defs;
+pub mod encode;
 pub mod events;
 pub mod local;
 pub mod reader;

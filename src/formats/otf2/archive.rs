@@ -1,0 +1,238 @@
+//! An OTF2 archive written from definitions and events given one by one:
+//! the anchor file, the global definitions, and per location its event file
+//! (chunked) and local definitions. Used by the tests and the fuzz target
+//! to make archives without the OTF2 library.
+
+use std::path::{Path, PathBuf};
+
+use super::anchor::MAGIC;
+use super::buffer::{self, LITTLE_ENDIAN};
+use super::defs::id;
+use super::encode::{Buf, EventChunks};
+
+/// Version this writer claims (the layout of OTF2 3.0).
+pub const VERSION: (u8, u8, u8) = (3, 0, 0);
+
+/// A location's files.
+#[derive(Debug)]
+pub struct LocationFiles {
+    /// Its id (the name of its files).
+    pub id: u64,
+    /// Its events.
+    pub events: EventChunks,
+    /// Its local definitions, if any.
+    pub local: Option<Buf>,
+}
+
+impl LocationFiles {
+    /// Its local definitions, made on first use.
+    pub fn local_defs(&mut self) -> &mut Buf {
+        self.local.get_or_insert_with(|| {
+            let mut b = Buf::default();
+            b.header(1, 0);
+            b
+        })
+    }
+}
+
+/// An archive being made.
+#[derive(Debug)]
+pub struct Archive {
+    /// Bytes of each event chunk.
+    pub chunk_size: u64,
+    /// The global definition records.
+    pub defs: Buf,
+    defs_count: u64,
+    /// The locations' files, in the order added.
+    pub locations: Vec<LocationFiles>,
+}
+
+impl Archive {
+    /// An empty archive whose event files have chunks of `chunk_size` bytes.
+    pub fn new(chunk_size: u64) -> Archive {
+        let mut defs = Buf::default();
+        defs.header(1, 0);
+        Archive {
+            chunk_size,
+            defs,
+            defs_count: 0,
+            locations: Vec::new(),
+        }
+    }
+
+    /// Adds a global definition record.
+    pub fn def(&mut self, record: u8, fill: impl FnOnce(&mut Buf)) -> &mut Archive {
+        self.defs.record(record, fill);
+        self.defs_count += 1;
+        self
+    }
+
+    /// The clock: ticks per second, the tick of time 0, the trace's length.
+    pub fn clock(&mut self, resolution: u64, offset: u64, length: u64) -> &mut Archive {
+        self.def(id::CLOCK_PROPERTIES, |b| {
+            b.u64c(resolution).u64c(offset).u64c(length).u64c(u64::MAX);
+        })
+    }
+
+    /// String `r`.
+    pub fn string(&mut self, r: u32, s: &str) -> &mut Archive {
+        self.def(id::STRING, |b| {
+            b.u32c(r).string(s);
+        })
+    }
+
+    /// System tree node `r` (`parent` [`u32::MAX`] for a root).
+    pub fn node(&mut self, r: u32, name: u32, class: u32, parent: u32) -> &mut Archive {
+        self.def(id::SYSTEM_TREE_NODE, |b| {
+            b.u32c(r).u32c(name).u32c(class).u32c(parent);
+        })
+    }
+
+    /// Location group `r` of type `kind` (1 process) on node `parent`.
+    pub fn group_of_locations(&mut self, r: u32, name: u32, kind: u8, parent: u32) -> &mut Archive {
+        self.def(id::LOCATION_GROUP, |b| {
+            b.u32c(r).u32c(name).u8(kind).u32c(parent).u32c(u32::MAX);
+        })
+    }
+
+    /// Location `r` of type `kind` (1 thread) in location group `group`,
+    /// with its (still empty) event file.
+    pub fn location(&mut self, r: u64, name: u32, kind: u8, group: u32) -> &mut Archive {
+        self.def(id::LOCATION, |b| {
+            b.u64c(r).u32c(name).u8(kind).u64c(0).u32c(group);
+        });
+        self.locations.push(LocationFiles {
+            id: r,
+            events: EventChunks::new(self.chunk_size as usize),
+            local: None,
+        });
+        self
+    }
+
+    /// Region `r` with its role and paradigm.
+    pub fn region(&mut self, r: u32, name: u32, role: u8, paradigm: u8) -> &mut Archive {
+        self.def(id::REGION, |b| {
+            b.u32c(r)
+                .u32c(name)
+                .u32c(name)
+                .u8(0)
+                .u32c(u32::MAX)
+                .u32c(0)
+                .u32c(0);
+            b.u32c(name).u8(role).u8(paradigm).u32c(0);
+        })
+    }
+
+    /// Group `r` of type `kind` (4 locations, 5 ranks) and its members.
+    pub fn group(
+        &mut self,
+        r: u32,
+        name: u32,
+        kind: u8,
+        paradigm: u8,
+        members: &[u64],
+    ) -> &mut Archive {
+        self.def(id::GROUP, |b| {
+            b.u32c(r).u32c(name).u8(0).u32c(members.len() as u32);
+            for &m in members {
+                b.u64c(m);
+            }
+            b.u8(kind).u8(paradigm).u32c(0);
+        })
+    }
+
+    /// Communicator `r` over group `group`.
+    pub fn comm(&mut self, r: u32, name: u32, group: u32) -> &mut Archive {
+        self.def(id::COMM, |b| {
+            b.u32c(r).u32c(name).u32c(group).u32c(u32::MAX).u32c(0);
+        })
+    }
+
+    /// Attribute `r` of OTF2 type `kind`.
+    pub fn attribute(&mut self, r: u32, name: u32, kind: u8) -> &mut Archive {
+        self.def(id::ATTRIBUTE, |b| {
+            b.u32c(r).u32c(name).u8(kind).u32c(name);
+        })
+    }
+
+    /// Metric member `r` (`mode`: OTF2's metric mode; `value_type`: 4
+    /// u64, 8 i64, 10 double).
+    pub fn metric_member(
+        &mut self,
+        r: u32,
+        name: u32,
+        mode: u8,
+        value_type: u8,
+        unit: u32,
+    ) -> &mut Archive {
+        self.def(id::METRIC_MEMBER, |b| {
+            b.u32c(r)
+                .u32c(name)
+                .u32c(name)
+                .u8(0)
+                .u8(mode)
+                .u8(value_type)
+                .u8(1);
+            b.i64c(0).u32c(unit);
+        })
+    }
+
+    /// Metric class `r` of `members`.
+    pub fn metric_class(&mut self, r: u32, members: &[u32]) -> &mut Archive {
+        self.def(id::METRIC_CLASS, |b| {
+            b.u32c(r).u8(members.len() as u8);
+            for &m in members {
+                b.u32c(m);
+            }
+            b.u8(2).u8(0);
+        })
+    }
+
+    /// The files of location `id`.
+    pub fn files(&mut self, id: u64) -> &mut LocationFiles {
+        self.locations
+            .iter_mut()
+            .find(|l| l.id == id)
+            .expect("a defined location")
+    }
+
+    /// The anchor file.
+    pub fn anchor(&self) -> Buf {
+        let mut b = Buf::default();
+        b.u8(buffer::CHUNK_HEADER).u8(LITTLE_ENDIAN);
+        b.bytes.extend_from_slice(MAGIC);
+        let (major, minor, bugfix) = VERSION;
+        b.u8(3).u8(2).u8(major).u8(minor).u8(bugfix);
+        b.u64(self.chunk_size).u64(self.chunk_size);
+        // POSIX files, no compression.
+        b.u8(1).u8(1);
+        b.u64(self.locations.len() as u64).u64(self.defs_count);
+        b.string("").string("tracepipe").string("");
+        b.u32(0).u64(0).u32(0).u32(0);
+        b.u8(buffer::END_OF_FILE).u8(buffer::END_OF_BUFFER);
+        b
+    }
+
+    /// Writes the archive as `dir/NAME.otf2` and its files; returns the
+    /// anchor file's path.
+    pub fn write(self, dir: &Path, name: &str) -> std::io::Result<PathBuf> {
+        let anchor = dir.join(format!("{name}.otf2"));
+        let locations = dir.join(name);
+        std::fs::create_dir_all(&locations)?;
+        std::fs::write(&anchor, self.anchor().bytes)?;
+        let mut defs = self.defs;
+        defs.u8(buffer::END_OF_FILE).u8(buffer::END_OF_BUFFER);
+        std::fs::write(dir.join(format!("{name}.def")), defs.bytes)?;
+        for l in self.locations {
+            std::fs::write(
+                locations.join(format!("{}.evt", l.id)),
+                l.events.finish().bytes,
+            )?;
+            if let Some(mut local) = l.local {
+                local.u8(buffer::END_OF_FILE).u8(buffer::END_OF_BUFFER);
+                std::fs::write(locations.join(format!("{}.def", l.id)), local.bytes)?;
+            }
+        }
+        Ok(anchor)
+    }
+}
