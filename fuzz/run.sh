@@ -3,7 +3,7 @@
 # is beside the clone, the reference corpus. Needs the nightly toolchain and
 # cargo-fuzz (`cargo install cargo-fuzz`).
 # Usage: fuzz/run.sh TARGET [LIBFUZZER OPTIONS]   e.g. fuzz/run.sh paje -runs=10000000
-# Targets: tsv jsonl paje trace pallas writers slice stf merge
+# Targets: tsv jsonl paje trace pallas writers slice stf merge otf2
 # FUZZ_SANITIZER=none builds without AddressSanitizer (several times faster;
 # the code under test is safe Rust apart from the libzfp calls).
 set -euo pipefail
@@ -27,7 +27,7 @@ case $target in
   trace)
     seed ../examples/*.etf ../tests/data/trace/*.etf
     [ -d "$shared/trace" ] && find "$shared/trace" -size -256k -name '*.etf' -exec cp {} "$seeds/" \; ;;
-  pallas) ;;  # the target edits a trace of its own
+  pallas|otf2) ;;  # the target edits a trace (an archive) of its own
   stf) seed ../tests/data/stf/*.txt ../examples/*.tsv ;;  # and edits a file set of its own
   merge)
     for report in profile messages states counters resources; do

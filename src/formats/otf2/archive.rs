@@ -203,6 +203,7 @@ impl Archive {
         b.bytes.extend_from_slice(MAGIC);
         let (major, minor, bugfix) = VERSION;
         b.u8(3).u8(2).u8(major).u8(minor).u8(bugfix);
+        b.marks.extend([b.bytes.len(), b.bytes.len() + 8]);
         b.u64(self.chunk_size).u64(self.chunk_size);
         // POSIX files, no compression.
         b.u8(1).u8(1);
@@ -213,26 +214,35 @@ impl Archive {
         b
     }
 
+    /// The archive's files by path (relative to its folder) with the marks
+    /// of their fields: `NAME.otf2`, `NAME.def`, `NAME/LOC.evt`,
+    /// `NAME/LOC.def`.
+    pub fn into_files(self, name: &str) -> Vec<(PathBuf, Buf)> {
+        let mut files = vec![(PathBuf::from(format!("{name}.otf2")), self.anchor())];
+        let mut defs = self.defs;
+        defs.u8(buffer::END_OF_FILE).u8(buffer::END_OF_BUFFER);
+        files.push((PathBuf::from(format!("{name}.def")), defs));
+        for l in self.locations {
+            let dir = Path::new(name);
+            files.push((dir.join(format!("{}.evt", l.id)), l.events.finish()));
+            if let Some(mut local) = l.local {
+                local.u8(buffer::END_OF_FILE).u8(buffer::END_OF_BUFFER);
+                files.push((dir.join(format!("{}.def", l.id)), local));
+            }
+        }
+        files
+    }
+
     /// Writes the archive as `dir/NAME.otf2` and its files; returns the
     /// anchor file's path.
     pub fn write(self, dir: &Path, name: &str) -> std::io::Result<PathBuf> {
-        let anchor = dir.join(format!("{name}.otf2"));
-        let locations = dir.join(name);
-        std::fs::create_dir_all(&locations)?;
-        std::fs::write(&anchor, self.anchor().bytes)?;
-        let mut defs = self.defs;
-        defs.u8(buffer::END_OF_FILE).u8(buffer::END_OF_BUFFER);
-        std::fs::write(dir.join(format!("{name}.def")), defs.bytes)?;
-        for l in self.locations {
-            std::fs::write(
-                locations.join(format!("{}.evt", l.id)),
-                l.events.finish().bytes,
-            )?;
-            if let Some(mut local) = l.local {
-                local.u8(buffer::END_OF_FILE).u8(buffer::END_OF_BUFFER);
-                std::fs::write(locations.join(format!("{}.def", l.id)), local.bytes)?;
+        for (path, buf) in self.into_files(name) {
+            let path = dir.join(path);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
             }
+            std::fs::write(path, buf.bytes)?;
         }
-        Ok(anchor)
+        Ok(dir.join(format!("{name}.otf2")))
     }
 }
