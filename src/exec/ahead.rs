@@ -27,7 +27,7 @@ use crossbeam_channel::{Receiver, Sender};
 
 use crate::error::{Error, Location, Result};
 use crate::model::record::Record;
-use crate::pipe::{Demand, LineEncoder, MakeEncoder, RecordSource, Supply};
+use crate::pipe::{Demand, LineEncoder, MakeEncoder, Reads, RecordSource, Supply};
 use crate::pool::{lock, Done, Pool, Task};
 
 /// Rows in flight over all the lanes together (their batches).
@@ -64,12 +64,18 @@ struct Producer<S> {
     source: S,
     /// Set when the consumer wants the rows' lines.
     lines_wanted: Arc<AtomicBool>,
+    /// The demand its lane agreed on, passed to the source before the
+    /// next batch (the source lives with the jobs).
+    demand: Arc<Mutex<Option<Demand>>>,
     encoder: Box<dyn LineEncoder>,
 }
 
 impl<S: RecordSource> Producer<S> {
     /// Fills `batch` with up to `rows` rows, or what is left of the source.
     fn fill(&mut self, batch: &mut Batch, rows: usize) {
+        if let Some(demand) = lock(&self.demand).take() {
+            self.source.agree(demand);
+        }
         (batch.len, batch.last, batch.error) = (0, false, None);
         batch.marks.clear();
         batch.lines.clear();
@@ -143,6 +149,8 @@ pub struct AheadSource<S> {
     name: String,
     /// Shared with the jobs: encode the rows' lines.
     lines_wanted: Arc<AtomicBool>,
+    /// Shared with this lane's jobs: the demand for its source.
+    demand: Arc<Mutex<Option<Demand>>>,
 }
 
 /// Reads each of `sources` (with the locator of its marks, and its name
@@ -177,10 +185,12 @@ where
             locate,
             name,
             lines_wanted: lines_wanted.clone(),
+            demand: Arc::new(Mutex::new(None)),
         };
         let producer = Producer {
             source,
             lines_wanted: lines_wanted.clone(),
+            demand: lane.demand.clone(),
             encoder: encoder(),
         };
         lane.fill(producer, Batch::default())?;
@@ -291,10 +301,16 @@ impl<S: RecordSource + Send + 'static> RecordSource for AheadSource<S> {
 
     fn agree(&mut self, demand: Demand) -> Supply {
         // Rows are whole; their lines are encoded ahead when they are what
-        // is copied (the batches filled already go without).
+        // is copied (the batches filled already go without). The source
+        // hears the demand before its next batch, without the lines, which
+        // the jobs encode.
         if demand.reads.raw_line {
             self.lines_wanted.store(true, Ordering::Relaxed);
         }
+        *lock(&self.demand) = Some(Demand {
+            reads: Reads::only(demand.reads.without_raw_line()),
+            skip: demand.skip,
+        });
         Supply {
             raw_lines: demand.reads.raw_line,
         }
