@@ -225,10 +225,15 @@ impl Archive {
         for l in self.locations {
             let dir = Path::new(name);
             files.push((dir.join(format!("{}.evt", l.id)), l.events.finish()));
-            if let Some(mut local) = l.local {
-                local.u8(buffer::END_OF_FILE).u8(buffer::END_OF_BUFFER);
-                files.push((dir.join(format!("{}.def", l.id)), local));
-            }
+            // Every location has its local definitions file, empty or not,
+            // as the library writes them (its readers expect one).
+            let mut local = l.local.unwrap_or_else(|| {
+                let mut b = Buf::default();
+                b.header(1, 0);
+                b
+            });
+            local.u8(buffer::END_OF_FILE).u8(buffer::END_OF_BUFFER);
+            files.push((dir.join(format!("{}.def", l.id)), local));
         }
         files
     }
