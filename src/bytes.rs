@@ -33,21 +33,25 @@ impl<'a> Bytes<'a> {
     }
 
     /// The current offset in `data`.
+    #[inline]
     pub fn offset(&self) -> usize {
         self.pos
     }
 
     /// Moves to offset `pos` of `data` (at most its length).
+    #[inline]
     pub fn seek(&mut self, pos: usize) {
         self.pos = pos.min(self.data.len());
     }
 
     /// Bytes not read yet.
+    #[inline]
     pub fn remaining(&self) -> usize {
         self.data.len() - self.pos
     }
 
     /// The bytes not read yet.
+    #[inline]
     pub fn rest(&self) -> &'a [u8] {
         &self.data[self.pos..]
     }
@@ -63,6 +67,7 @@ impl<'a> Bytes<'a> {
     }
 
     /// The next `n` bytes; `what` names them if the file is too short.
+    #[inline]
     pub fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
         if n > self.remaining() {
             return Err(self.error(format!(
@@ -75,6 +80,7 @@ impl<'a> Bytes<'a> {
         Ok(s)
     }
 
+    #[inline]
     fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N]> {
         let s = self.take(N, what)?;
         let mut a = [0u8; N];
@@ -83,16 +89,19 @@ impl<'a> Bytes<'a> {
     }
 
     /// One byte.
+    #[inline]
     pub fn u8(&mut self, what: &str) -> Result<u8> {
         Ok(self.array::<1>(what)?[0])
     }
 
     /// A little-endian u16.
+    #[inline]
     pub fn u16(&mut self, what: &str) -> Result<u16> {
         Ok(u16::from_le_bytes(self.array(what)?))
     }
 
     /// A little-endian u32.
+    #[inline]
     pub fn u32(&mut self, what: &str) -> Result<u32> {
         Ok(u32::from_le_bytes(self.array(what)?))
     }
@@ -103,6 +112,7 @@ impl<'a> Bytes<'a> {
     }
 
     /// A little-endian u64.
+    #[inline]
     pub fn u64(&mut self, what: &str) -> Result<u64> {
         Ok(u64::from_le_bytes(self.array(what)?))
     }

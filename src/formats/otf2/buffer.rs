@@ -45,14 +45,17 @@ pub trait Otf2Read {
 }
 
 impl Otf2Read for Bytes<'_> {
+    #[inline]
     fn u32c(&mut self, what: &str) -> Result<u32> {
         Ok(compressed(self, what, 4)? as u32)
     }
 
+    #[inline]
     fn u64c(&mut self, what: &str) -> Result<u64> {
         compressed(self, what, 8)
     }
 
+    #[inline]
     fn i64c(&mut self, what: &str) -> Result<i64> {
         Ok(compressed(self, what, 8)? as i64)
     }
@@ -90,23 +93,41 @@ impl Otf2Read for Bytes<'_> {
 
 /// A compressed unsigned integer of at most `width` bytes (0xff alone is
 /// all bits of the width set).
+#[inline]
 fn compressed(b: &mut Bytes, what: &str, width: u8) -> Result<u64> {
-    let at = b.offset();
-    match b.u8(what)? {
-        0 => Ok(0),
-        0xff if width == 4 => Ok(u32::MAX as u64),
-        0xff => Ok(u64::MAX),
-        n if n <= width => {
-            let bytes = b.take(n as usize, what)?;
+    // The usual case, read in place: a size byte and that many bytes.
+    let rest = b.rest();
+    if let Some(&n) = rest.first() {
+        if n <= width && rest.len() > n as usize {
             let mut raw = [0u8; 8];
-            raw[..bytes.len()].copy_from_slice(bytes);
-            Ok(u64::from_le_bytes(raw))
+            raw[..n as usize].copy_from_slice(&rest[1..1 + n as usize]);
+            b.seek(b.offset() + 1 + n as usize);
+            return Ok(u64::from_le_bytes(raw));
         }
-        n => Err(b.error_at(
-            at,
-            format!("{what}: compressed integer of {n} bytes (at most {width})"),
-        )),
+        if n == 0xff {
+            b.seek(b.offset() + 1);
+            return Ok(if width == 4 {
+                u32::MAX as u64
+            } else {
+                u64::MAX
+            });
+        }
     }
+    compressed_error(b, what, width)
+}
+
+/// The error of a compressed integer that does not decode.
+#[cold]
+fn compressed_error(b: &mut Bytes, what: &str, width: u8) -> Result<u64> {
+    let at = b.offset();
+    let n = b.u8(what)?;
+    if n <= width {
+        b.take(n as usize, what)?;
+    }
+    Err(b.error_at(
+        at,
+        format!("{what}: compressed integer of {n} bytes (at most {width})"),
+    ))
 }
 
 /// Reads a buffer's header (marker, endianness, first and last event

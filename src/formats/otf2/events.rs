@@ -124,11 +124,19 @@ impl EventFile {
 
     /// Makes at least `n` bytes of the current chunk readable at the
     /// position, or as many as the chunk has left; returns how many are.
+    #[inline]
     fn fill(&mut self, n: usize) -> Result<usize> {
         let have = self.buf.len() - self.pos;
-        if have >= n {
-            return Ok(have);
+        match have >= n {
+            true => Ok(have),
+            false => self.refill(n, have),
         }
+    }
+
+    /// [`EventFile::fill`] when the window holds fewer than `n` bytes
+    /// (`have`): moves on in the file.
+    #[inline(never)]
+    fn refill(&mut self, n: usize, have: usize) -> Result<usize> {
         let chunk_left = self.chunk_end.saturating_sub(self.offset()) as usize;
         if have >= chunk_left {
             return Ok(have);
@@ -206,19 +214,24 @@ impl EventFile {
 
     /// The bytes of the record at the position: its marker, length and
     /// body, made readable; returns where the body starts and ends.
-    fn record_bytes(&mut self, singleton: bool) -> Result<(usize, usize)> {
+    /// `singleton`: the width of the one compressed field of a record
+    /// without a length.
+    fn record_bytes(&mut self, singleton: Option<u8>) -> Result<(usize, usize)> {
         let have = self.fill(HEAD)?;
-        let mut b = Bytes::at(
-            &self.name,
-            &self.buf[self.pos..self.pos + have],
-            self.offset(),
-        );
-        b.u8("record type")?;
-        if singleton {
+        let head = &self.buf[self.pos..self.pos + have];
+        let truncated = || self.error("truncated record");
+        if let Some(width) = singleton {
             // One compressed field: its first byte is its length.
-            let n = match b.u8("record field")? {
+            let n = match *head.get(1).ok_or_else(truncated)? {
                 0 | 0xff => 0,
-                n => n as usize,
+                n if n <= width => n as usize,
+                n => {
+                    return Err(Error::offset(
+                        &self.name,
+                        self.offset() + 1,
+                        format!("compressed integer of {n} bytes (at most {width})"),
+                    ))
+                }
             };
             let end = 2 + n;
             if self.fill(end)? < end {
@@ -226,33 +239,34 @@ impl EventFile {
             }
             return Ok((1, end));
         }
-        let len_at = b.offset();
-        let mut len = b.u8("record length")? as u64;
-        if len == 0xff {
-            len = b.u64("record length")?;
-        }
-        let body = b.offset();
+        let (len, body) = match *head.get(1).ok_or_else(truncated)? {
+            0xff => {
+                let raw = head.get(2..10).ok_or_else(truncated)?;
+                (u64::from_le_bytes(raw.try_into().expect("8 bytes")), 10)
+            }
+            n => (n as u64, 2),
+        };
         let end = (body as u64).saturating_add(len);
+        let at = self.offset() + 1;
+        let past = |name: &str, what: &str| {
+            Error::offset(name, at, format!("record length {len} runs past {what}"))
+        };
         if end > self.chunk_size {
-            return Err(Error::offset(
-                &self.name,
-                self.offset() + len_at as u64,
-                format!("record length {len} runs past its chunk"),
-            ));
+            return Err(past(&self.name, "its chunk"));
         }
         if (self.fill(end as usize)? as u64) < end {
-            return Err(Error::offset(
-                &self.name,
-                self.offset() + len_at as u64,
-                format!("record length {len} runs past the end of its chunk"),
-            ));
+            return Err(past(&self.name, "the end of its chunk"));
         }
         Ok((body, end as usize))
     }
 
     fn record(&mut self, kind: u8) -> Result<Step> {
         let spec = spec_of(kind);
-        let (body, end) = self.record_bytes(spec.is_some_and(|s| s.singleton))?;
+        let width = spec.filter(|s| s.singleton).map(|s| match s.fields[0].1 {
+            F::U64 => 8,
+            _ => 4,
+        });
+        let (body, end) = self.record_bytes(width)?;
         let at = self.offset();
         let Some(spec) = spec else {
             self.pos += end;
@@ -262,16 +276,23 @@ impl EventFile {
         self.event.at = at;
         self.event.ticks = correct(&self.local.clock, &mut self.clock_at, self.raw_time);
         let data = &self.buf[self.pos + body..self.pos + end];
-        let mut b = Bytes::at(&self.name, data, at + body as u64);
         self.event.values.clear();
-        let clock = (&self.local.clock[..], self.clock_at);
-        decode(&mut b, spec, &self.local, clock, &mut self.event.values)?;
+        match spec.singleton {
+            // One compressed field, the bytes of which `record_bytes` made
+            // readable: no cursor needed (the most frequent records).
+            true => self.event.values.push(singleton(data, spec, &self.local)),
+            false => {
+                let mut b = Bytes::at(&self.name, data, at + body as u64);
+                let clock = (&self.local.clock[..], self.clock_at);
+                decode(&mut b, spec, &self.local, clock, &mut self.event.values)?;
+            }
+        }
         self.pos += end;
         Ok(Step::Event)
     }
 
     fn attribute_list(&mut self) -> Result<()> {
-        let (body, end) = self.record_bytes(false)?;
+        let (body, end) = self.record_bytes(None)?;
         let at = self.offset() + body as u64;
         let data = &self.buf[self.pos + body..self.pos + end];
         let mut b = Bytes::at(&self.name, data, at);
@@ -287,6 +308,31 @@ impl EventFile {
         }
         self.pos += end;
         Ok(())
+    }
+}
+
+/// The field of a singleton record: a compressed integer whose size byte
+/// `record_bytes` checked (`data`), mapped when it is a reference.
+#[inline]
+fn singleton(data: &[u8], spec: &Spec, local: &Local) -> u64 {
+    let v = match data[0] {
+        0 => 0,
+        0xff => {
+            return if spec.fields[0].1 == F::U64 {
+                u64::MAX
+            } else {
+                u32::MAX as u64
+            }
+        }
+        n => {
+            let mut raw = [0u8; 8];
+            raw[..n as usize].copy_from_slice(&data[1..1 + n as usize]);
+            u64::from_le_bytes(raw)
+        }
+    };
+    match spec.fields[0].1 {
+        F::Ref(r) => local.map(r as usize, v),
+        _ => v,
     }
 }
 

@@ -9,8 +9,8 @@ use super::super::anchor::Anchor;
 use super::super::events::{EventFile, Step};
 use super::{local_defs, Files, Scope};
 use crate::error::{Error, Location, Result, Warnings};
-use crate::model::record::{flags, Kind, Record, Sym};
-use crate::pipe::{ReadOptions, RecordSource};
+use crate::model::record::{flags, Kind, KindSet, Record, Sym};
+use crate::pipe::{Demand, ReadOptions, RecordSource, Supply};
 
 /// A frame opened on a location: a region, or a block opened by a record
 /// (fork, team, thread begin).
@@ -38,6 +38,9 @@ pub struct LocationSource {
     finished: bool,
     unknown: u64,
     warnings: Warnings,
+    /// Kinds the consumer drops unread (`Demand::skip`): mapped, checked,
+    /// not handed out.
+    skip: KindSet,
     /// Reused text buffers (attribute keys and values).
     pub(super) key: String,
     pub(super) value: String,
@@ -85,6 +88,7 @@ impl LocationSource {
             finished: false,
             unknown: 0,
             warnings: opts.warnings.clone(),
+            skip: KindSet::NONE,
             key: String::new(),
             value: String::new(),
         })
@@ -155,6 +159,9 @@ impl RecordSource for LocationSource {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
         loop {
             if let Some(r) = self.pending.pop_front() {
+                if self.skip.contains(r.kind) {
+                    continue;
+                }
                 *rec = r;
                 return Ok(true);
             }
@@ -167,7 +174,7 @@ impl RecordSource for LocationSource {
                     rec.time = Some(self.event_time()?);
                     rec.loc = self.loc;
                     self.mark = self.events.event.at + 1;
-                    if self.map(rec)? {
+                    if self.map(rec)? && !self.skip.contains(rec.kind) {
                         return Ok(true);
                     }
                 }
@@ -189,5 +196,22 @@ impl RecordSource for LocationSource {
         event_location(&self.events.name, mark)
     }
 
-    crate::whole_rows!();
+    fn extra_columns(&self) -> &[String] {
+        &[]
+    }
+
+    fn raw_line(&self) -> Option<&[u8]> {
+        None
+    }
+
+    fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
+
+    fn agree(&mut self, demand: Demand) -> Supply {
+        // Rows of skipped kinds are still mapped (their frames, times and
+        // references checked), just not handed out.
+        self.skip = demand.skip;
+        Supply::WHOLE_ROWS
+    }
 }

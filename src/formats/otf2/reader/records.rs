@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use super::super::catalogue::{id, spec_of, F, N, R};
 use super::super::events::AttrValue;
 use super::location::{Frame, LocationSource};
+use super::scope::MetricScope;
 use crate::error::Result;
 use crate::model::hpc::{collective_name, paradigm_name};
 use crate::model::record::{flags, Kind, Record, Sym, ATTR_POSTS};
@@ -151,7 +152,7 @@ impl LocationSource {
         rec.tag = Some(self.value(2) as i64);
         rec.size = Some(self.value(3));
         if matches!(event_id, id::MPI_ISEND | id::MPI_IRECV) {
-            let _ = write!(rec.id, "{}", self.value(4));
+            rec.id.push_str(itoa::Buffer::new().format(self.value(4)));
         }
     }
 
@@ -160,7 +161,7 @@ impl LocationSource {
         rec.kind = Kind::Event;
         rec.cat = well_known::MPI;
         rec.name = self.record_name(event_id);
-        let _ = write!(rec.id, "{}", self.value(0));
+        rec.id.push_str(itoa::Buffer::new().format(self.value(0)));
         match event_id {
             // Receives complete later, matched in posting order.
             id::MPI_IRECV_REQUEST => rec.push_attr(ATTR_POSTS, "recv"),
@@ -244,41 +245,39 @@ impl LocationSource {
         let metric = self.value(0) as u32;
         let n = self.value(1) as usize;
         let m = scope.metrics.get(&metric);
-        let mut first = true;
-        for i in 0..n {
-            let (kind, raw) = (self.value(2 + 2 * i) as u8, self.value(3 + 2 * i));
-            let mut row = match first {
-                true => std::mem::take(rec),
-                false => Record::new(Kind::Counter),
-            };
-            row.kind = Kind::Counter;
-            row.time = rec.time.or(row.time);
-            row.loc = m.and_then(|m| m.loc).unwrap_or(self.loc);
-            match m.and_then(|m| m.members.get(i)) {
-                Some(member) => {
-                    row.name = member.name;
-                    row.push_attr("mode", member.mode);
-                    row.push_attr("timing", member.timing);
-                    if !member.unit.is_empty() {
-                        row.push_attr("unit", &member.unit);
-                    }
-                }
-                None => row.name = scope.symbols.intern(&format!("metric {metric} value {i}")),
-            }
-            push_number(&mut row.value, kind, raw);
-            match first {
-                true => {
-                    *rec = row;
-                    first = false;
-                }
-                false => self.pending.push_back(row),
-            }
-        }
-        if first {
+        if n == 0 {
             // A metric of no values: an event, so the record is not lost.
             rec.kind = Kind::Event;
             rec.name = self.record_name(id::METRIC);
+            return;
         }
+        self.counter(rec, m, metric, 0);
+        for i in 1..n {
+            let mut row = Record::new(Kind::Counter);
+            row.time = rec.time;
+            self.counter(&mut row, m, metric, i);
+            self.pending.push_back(row);
+        }
+    }
+
+    /// Value `i` of metric `metric` (its scope `m`) as a counter in `row`.
+    fn counter(&self, row: &mut Record, m: Option<&MetricScope>, metric: u32, i: usize) {
+        let (kind, raw) = (self.value(2 + 2 * i) as u8, self.value(3 + 2 * i));
+        row.kind = Kind::Counter;
+        row.loc = m.and_then(|m| m.loc).unwrap_or(self.loc);
+        match m.and_then(|m| m.members.get(i)) {
+            Some(member) => {
+                row.name = member.name;
+                row.attrs.push_str(&member.attrs);
+            }
+            None => {
+                row.name = self
+                    .scope
+                    .symbols
+                    .intern(&format!("metric {metric} value {i}"));
+            }
+        }
+        push_number(&mut row.value, kind, raw);
     }
 
     fn parameter(&mut self, rec: &mut Record, event_id: u8) {
@@ -425,15 +424,20 @@ impl LocationSource {
 
 /// Appends the value `raw` of OTF2 type `kind` (integers, floats as bits).
 fn push_number(out: &mut String, kind: u8, raw: u64) {
-    let _ = match kind {
-        5 => write!(out, "{}", raw as u8 as i8),
-        6 => write!(out, "{}", raw as u16 as i16),
-        7 => write!(out, "{}", raw as u32 as i32),
-        8 => write!(out, "{}", raw as i64),
-        9 => write!(out, "{}", f32::from_bits(raw as u32)),
-        10 => write!(out, "{}", f64::from_bits(raw)),
-        _ => write!(out, "{raw}"),
-    };
+    let mut b = itoa::Buffer::new();
+    match kind {
+        5 => out.push_str(b.format(raw as u8 as i8)),
+        6 => out.push_str(b.format(raw as u16 as i16)),
+        7 => out.push_str(b.format(raw as u32 as i32)),
+        8 => out.push_str(b.format(raw as i64)),
+        9 => {
+            let _ = write!(out, "{}", f32::from_bits(raw as u32));
+        }
+        10 => {
+            let _ = write!(out, "{}", f64::from_bits(raw));
+        }
+        _ => out.push_str(b.format(raw)),
+    }
 }
 
 /// The text of reference `v` to a definition of kind `r`: a string's text,

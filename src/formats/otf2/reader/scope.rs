@@ -7,7 +7,7 @@ use super::super::catalogue::EVENTS;
 use super::super::defs::{Clock, Definitions, Metric};
 use crate::fasthash::FastMap;
 use crate::model::hpc::{collective_name, metric_mode, paradigm_cat, REGION_ROLES};
-use crate::model::record::Sym;
+use crate::model::record::{Record, Sym};
 use crate::model::symbol::Symbols;
 
 /// Ticks to stream nanoseconds, exactly: `(ticks − offset) × 10⁹ /
@@ -35,6 +35,13 @@ impl Timebase {
     /// Stream nanoseconds of `ticks`; `None` beyond the stream's range.
     #[inline]
     pub fn ns(&self, ticks: u64) -> Option<i64> {
+        // Ticks after the offset whose product with 10^9 fits in a u64 (the
+        // first 18 s of a GHz clock) take one 64-bit division.
+        if let Some(d) = ticks.checked_sub(self.offset) {
+            if self.ns_per_tick.is_none() && d <= u64::MAX / 1_000_000_000 {
+                return i64::try_from(d * 1_000_000_000 / self.resolution).ok();
+            }
+        }
         let d = ticks as i128 - self.offset as i128;
         let ns = match self.ns_per_tick {
             Some(k) => d * k,
@@ -65,6 +72,25 @@ pub struct MemberScope {
     pub timing: &'static str,
     /// Its unit, if any.
     pub unit: String,
+    /// `mode`, `timing` and `unit` as a row's encoded `attrs`.
+    pub attrs: String,
+}
+
+/// A member's names, its attributes encoded once.
+fn member(name: Sym, mode: &'static str, timing: &'static str, unit: &str) -> MemberScope {
+    let mut row = Record::default();
+    row.push_attr("mode", mode);
+    row.push_attr("timing", timing);
+    if !unit.is_empty() {
+        row.push_attr("unit", unit);
+    }
+    MemberScope {
+        name,
+        mode,
+        timing,
+        unit: unit.to_string(),
+        attrs: row.attrs,
+    }
 }
 
 /// A metric as its rows need it.
@@ -203,19 +229,20 @@ impl Scope {
                 .map(|r| match self.defs.metric_members.get(r) {
                     Some(d) => {
                         let (mode, timing) = metric_mode(d.mode);
-                        MemberScope {
-                            name: self.symbols.intern(&self.text(d.name, "metric")),
+                        let unit = self.defs.string(d.unit).unwrap_or("");
+                        member(
+                            self.symbols.intern(&self.text(d.name, "metric")),
                             mode,
                             timing,
-                            unit: self.defs.string(d.unit).unwrap_or("").to_string(),
-                        }
+                            unit,
+                        )
                     }
-                    None => MemberScope {
-                        name: self.symbols.intern(&format!("metric member {r}")),
-                        mode: "abs",
-                        timing: "point",
-                        unit: String::new(),
-                    },
+                    None => member(
+                        self.symbols.intern(&format!("metric member {r}")),
+                        "abs",
+                        "point",
+                        "",
+                    ),
                 })
                 .collect();
             out.insert(m, MetricScope { members, loc });
