@@ -23,7 +23,7 @@ _trace__slice() {
 
     case "${cmd}" in
         trace__slice)
-            opts="-f -q -o -t -h -V --input-format --quiet --prefix-inputs --output --output-format --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --from --to --around --width --messages --rebase --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --lenient --help --version"
+            opts="-f -q -l -L -o -t -h -V --input-format --quiet --prefix-inputs --loc --loc-name --under --output --output-format --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --from --to --around --width --messages --rebase --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -35,6 +35,26 @@ _trace__slice() {
                     ;;
                 -f)
                     COMPREPLY=($(compgen -W "tsv jsonl paje pallas otf2 trace stf stf-dump" -- "${cur}"))
+                    return 0
+                    ;;
+                --loc)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --loc-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -L)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --under)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)

@@ -21,12 +21,15 @@ use crate::exec::merge::Merger;
 use crate::exec::pump;
 use crate::format::{self, Format, FORMATS};
 use crate::formats::stream::tsv::RowEncoder;
+use crate::glob::Glob;
 use crate::io::{check_output_is_not_an_input, open_output, ByteCounter, Input};
 use crate::model::symbol::Symbols;
 use crate::pipe::{
-    FormatOption, FormatOptions, OptionValue, ReadOptions, RecordSink, RecordSource, WriteOptions,
+    FormatOption, FormatOptions, LocationSelection, OptionValue, ReadOptions, RecordSink,
+    RecordSource, WriteOptions,
 };
 use crate::pool::{Pool, Threads};
+use crate::stages::filter::{FilterSource, Predicate};
 use crate::table::{self, TableFormat, TableWriter};
 
 /// Inputs of a command that reads traces or streams.
@@ -51,6 +54,52 @@ pub struct InputArgs {
     /// to another's locations then no longer resolve).
     #[arg(long)]
     pub prefix_inputs: bool,
+
+    /// Which locations to read.
+    #[command(flatten)]
+    pub locations: LocationArgs,
+}
+
+/// A selection of locations, known before reading: rows of other locations
+/// are dropped, and readers whose locations are files of their own (OTF2,
+/// Pallas) leave the others' files unread, so the parts of a job array each
+/// read their share of a trace.
+#[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Locations")]
+pub struct LocationArgs {
+    /// Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`,
+    /// `[a-z]`; repeatable: any).
+    #[arg(short = 'l', long = "loc", value_name = "GLOB")]
+    pub locs: Vec<String>,
+
+    /// Keep rows whose location's display name (its `container` row's
+    /// `name`) matches GLOB (repeatable: any).
+    #[arg(short = 'L', long = "loc-name", value_name = "GLOB")]
+    pub loc_names: Vec<String>,
+
+    /// Keep rows on the container whose id or name matches GLOB, or on any
+    /// container below it: a subtree (a Pajé thread and its state lanes, a
+    /// process and its threads; repeatable: any).
+    #[arg(long, value_name = "GLOB")]
+    pub under: Vec<String>,
+}
+
+impl LocationArgs {
+    /// The selection, bad globs as usage errors; `None` when no option is
+    /// given.
+    pub fn selection(&self) -> Result<Option<LocationSelection>> {
+        let globs = |v: &[String]| {
+            v.iter()
+                .map(|g| Glob::new(g).map_err(Error::Usage))
+                .collect::<Result<Vec<_>>>()
+        };
+        let selection = LocationSelection {
+            locs: globs(&self.locs)?,
+            names: globs(&self.loc_names)?,
+            under: globs(&self.under)?,
+        };
+        Ok((!selection.is_empty()).then_some(selection))
+    }
 }
 
 impl InputArgs {
@@ -307,6 +356,16 @@ impl Env {
     }
 }
 
+/// The filter of a location selection.
+fn location_predicate(s: LocationSelection) -> Predicate {
+    Predicate {
+        locs: s.locs,
+        loc_names: s.names,
+        under: s.under,
+        ..Predicate::default()
+    }
+}
+
 /// Every format option of the registry, once each, with its format and side.
 fn format_options() -> Vec<(&'static Format, &'static FormatOption, bool)> {
     let mut all: Vec<(&Format, &FormatOption, bool)> = Vec::new();
@@ -425,11 +484,13 @@ impl<'e> Pipeline<'e> {
     pub fn open(args: &InputArgs, env: &'e Env, run: &RunArgs) -> Result<Pipeline<'e>> {
         let counter: ByteCounter = Rc::new(Cell::new(0));
         let pool = Pool::new(run.threads());
+        let selection = args.locations.selection()?;
         let opts = ReadOptions {
             pool: pool.clone(),
             symbols: env.symbols.clone(),
             format: env.format_options.clone(),
             warnings: env.warnings.clone(),
+            locations: selection.clone(),
         };
         let inputs = args.named();
         if inputs.iter().filter(|i| *i == "-").count() > 1 {
@@ -479,6 +540,15 @@ impl<'e> Pipeline<'e> {
                 true => Box::new(merger.with_prefixes(args.prefixes())),
                 false => Box::new(merger),
             }
+        };
+        let source = match selection {
+            Some(s) => Box::new(FilterSource::new(
+                source,
+                location_predicate(s),
+                env.symbols.clone(),
+                env.warnings.clone(),
+            )),
+            None => source,
         };
         Ok(Pipeline {
             source,

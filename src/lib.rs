@@ -35,6 +35,7 @@ pub mod exec;
 pub mod fasthash;
 pub mod format;
 pub mod formats;
+pub mod glob;
 pub mod io;
 pub mod model;
 pub mod number;

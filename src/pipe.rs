@@ -6,6 +6,7 @@
 //! the registry (`format.rs`) sits above the formats.
 
 use crate::error::{Location, Result, Warnings};
+use crate::glob::Glob;
 use crate::model::record::{ColumnSet, KindSet, Record};
 use crate::model::symbol::Symbols;
 use crate::pool::Pool;
@@ -270,6 +271,50 @@ pub struct ReadOptions {
     pub format: FormatOptions,
     /// Where warnings go.
     pub warnings: Warnings,
+    /// The locations the pipeline keeps, when a selection is known before
+    /// reading (`-l`, `-L`, `--under`): a reader whose locations are files
+    /// of their own may leave the others unread. Rows of other locations
+    /// are dropped after the reader anyway.
+    pub locations: Option<LocationSelection>,
+}
+
+/// A selection of locations by their id, their display name, or an
+/// ancestor's id or name (a subtree); a location is kept when every kind of
+/// condition given has a glob it matches.
+#[derive(Debug, Clone, Default)]
+pub struct LocationSelection {
+    /// Globs on the location's id (`-l`).
+    pub locs: Vec<Glob>,
+    /// Globs on its display name (`-L`).
+    pub names: Vec<Glob>,
+    /// Globs on its own or an ancestor's id or name (`--under`).
+    pub under: Vec<Glob>,
+}
+
+impl LocationSelection {
+    /// Whether a condition is given.
+    pub fn is_empty(&self) -> bool {
+        self.locs.is_empty() && self.names.is_empty() && self.under.is_empty()
+    }
+
+    /// Whether the location `(id, name)` whose ancestors are `ancestors`
+    /// (ids and names, any order) is kept.
+    pub fn keeps<'a>(
+        &self,
+        (id, name): (&str, &str),
+        ancestors: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> bool {
+        let any = |globs: &[Glob], text: &str| globs.iter().any(|g| g.is_match(text));
+        let under = self.under.is_empty()
+            || any(&self.under, id)
+            || any(&self.under, name)
+            || ancestors
+                .into_iter()
+                .any(|(i, n)| any(&self.under, i) || any(&self.under, n));
+        (self.locs.is_empty() || any(&self.locs, id))
+            && (self.names.is_empty() || any(&self.names, name))
+            && under
+    }
 }
 
 /// Options every writer receives.

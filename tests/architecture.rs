@@ -180,7 +180,7 @@ fn the_registry_is_imported_by_the_command_layer_only() {
 /// own layer or below (docs/architecture.md draws them).
 const LAYERS: [&[&str]; 9] = [
     &[
-        "error", "bytes", "number", "decimal", "swar", "fasthash", "pool",
+        "error", "bytes", "glob", "number", "decimal", "swar", "fasthash", "pool",
     ],
     &["model"],
     &["pipe", "io", "table"],

@@ -55,22 +55,6 @@ pub struct Args {
           value_parser = PossibleValuesParser::new(Kind::ALL.map(Kind::as_str)))]
     pub kinds: Vec<String>,
 
-    /// Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`,
-    /// `[a-z]`; repeatable: any).
-    #[arg(short = 'l', long = "loc", value_name = "GLOB")]
-    pub locs: Vec<String>,
-
-    /// Keep rows whose location's display name (its `container` row's
-    /// `name`) matches GLOB (repeatable: any).
-    #[arg(short = 'L', long = "loc-name", value_name = "GLOB")]
-    pub loc_names: Vec<String>,
-
-    /// Keep rows on the container whose id or name matches GLOB, or on any
-    /// container below it: a subtree (a Pajé thread and its state lanes, a
-    /// process and its threads; repeatable: any).
-    #[arg(long, value_name = "GLOB")]
-    pub under: Vec<String>,
-
     /// Keep rows whose category matches GLOB (repeatable: any).
     #[arg(short = 'c', long = "cat", value_name = "GLOB")]
     pub cats: Vec<String>,
@@ -134,9 +118,6 @@ impl Args {
                 .iter()
                 .filter_map(|k| Kind::parse(k.as_bytes()))
                 .collect(),
-            locs: globs(&self.locs)?,
-            loc_names: globs(&self.loc_names)?,
-            under: globs(&self.under)?,
             cats: globs(&self.cats)?,
             name: self.name.as_deref().map(compile_name).transpose()?,
             window,
@@ -146,6 +127,8 @@ impl Args {
                 .map(|a| AttrCondition::parse(a).map_err(usage))
                 .collect::<Result<Vec<_>>>()?,
             invert: self.invert,
+            // The location options are the pipeline's (`InputArgs`).
+            ..Predicate::default()
         })
     }
 }
@@ -155,8 +138,17 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
     if args.output.list_formats {
         return list_formats(&args.output);
     }
-    let predicate = args.predicate()?;
-    let pipeline = Pipeline::open(&args.input, env, &args.output.run)?.through(|source| {
+    let mut predicate = args.predicate()?;
+    let mut input = args.input.clone();
+    if args.invert {
+        // The locations are conditions like the others, inverted with them:
+        // the filter asks them, and every file is read.
+        let selection = std::mem::take(&mut input.locations).selection()?;
+        if let Some(s) = selection {
+            (predicate.locs, predicate.loc_names, predicate.under) = (s.locs, s.names, s.under);
+        }
+    }
+    let pipeline = Pipeline::open(&input, env, &args.output.run)?.through(|source| {
         Box::new(FilterSource::new(
             source,
             predicate,
