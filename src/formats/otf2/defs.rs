@@ -151,6 +151,8 @@ pub enum Metric {
     Instance {
         /// Its class.
         class: u32,
+        /// The location whose events record it.
+        recorder: u64,
         /// OTF2's metric scope: 0 location, 1 location group, 2 system
         /// tree node, 3 group.
         scope_kind: u8,
@@ -300,11 +302,12 @@ impl Definitions {
             id::METRIC_INSTANCE => {
                 let r = b.u32c("metric reference")?;
                 let class = b.u32c("metric class")?;
-                b.u64c("recorder")?;
+                let recorder = b.u64c("recorder")?;
                 let scope_kind = b.u8("metric scope")?;
                 let scope = b.u64c("scope")?;
                 let instance = Metric::Instance {
                     class,
+                    recorder,
                     scope_kind,
                     scope,
                 };

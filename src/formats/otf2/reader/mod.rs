@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::anchor::{self, Anchor};
-use super::defs::Definitions;
+use super::defs::{Definitions, Metric};
 use super::local::Local;
 use super::PREFIX;
 use crate::error::{Error, Location, Result};
@@ -26,7 +26,7 @@ use crate::io::Input;
 use crate::model::hpc::location_kind;
 use crate::model::record::{Kind, Record, Sym};
 use crate::model::symbol::Symbols;
-use crate::pipe::{Demand, ReadOptions, RecordSource, Supply};
+use crate::pipe::{Demand, LocationSelection, ReadOptions, RecordSource, Supply};
 
 mod location;
 mod records;
@@ -110,6 +110,7 @@ impl Otf2Source {
         })?;
         let mut head = trace_head(name, &anchor, &defs, symbols);
         let containers = Containers::declare(&defs, symbols, &mut head);
+        let read = containers.read(&defs, opts.locations.as_ref());
         let scope = Arc::new(Scope::new(
             defs,
             containers.locations,
@@ -117,7 +118,8 @@ impl Otf2Source {
             symbols,
         ));
         let mut sources = Vec::new();
-        for &(loc, _) in &scope.defs.locations {
+        let defined = scope.defs.locations.iter().map(|(l, _)| *l);
+        for loc in defined.filter(|l| read.contains(l)) {
             sources.push(LocationSource::open(
                 &files,
                 loc,
@@ -192,6 +194,8 @@ fn trace_head(
 struct Containers {
     /// Each location's `loc`.
     locations: FastMap<u64, Sym>,
+    /// Each location's id and name, and its ancestors' (group, nodes).
+    places: FastMap<u64, Vec<(String, String)>>,
     taken: FastSet<String>,
 }
 
@@ -212,13 +216,16 @@ impl Containers {
     fn declare(defs: &Definitions, symbols: &Symbols, head: &mut VecDeque<Record>) -> Containers {
         let mut all = Containers {
             locations: FastMap::default(),
+            places: FastMap::default(),
             taken: FastSet::default(),
         };
         let text = |r: u32, what: &str, id: u64| match defs.string(r) {
             Some(s) if !s.is_empty() => s.to_string(),
             _ => format!("{what} {id}"),
         };
-        let mut nodes: FastMap<u32, String> = FastMap::default();
+        // Each node's and group's `loc`, and its own and its ancestors' ids
+        // and names.
+        let mut nodes: FastMap<u32, (String, Vec<(String, String)>)> = FastMap::default();
         for (r, n) in &defs.nodes {
             let name = text(n.name, "node", *r as u64);
             let loc = all.unique(name.clone(), *r as u64);
@@ -226,11 +233,14 @@ impl Containers {
                 .string(n.class)
                 .filter(|c| !c.is_empty())
                 .unwrap_or("node");
-            let parent = nodes.get(&n.parent).map(String::as_str);
-            head.push_back(container(symbols, [&loc, class, &name], parent, *r as u64));
-            nodes.insert(*r, loc);
+            let parent = nodes.get(&n.parent);
+            let up = parent.map(|(p, _)| p.as_str());
+            head.push_back(container(symbols, [&loc, class, &name], up, *r as u64));
+            let mut path = parent.map(|(_, a)| a.clone()).unwrap_or_default();
+            path.push((loc.clone(), name));
+            nodes.insert(*r, (loc, path));
         }
-        let mut groups: FastMap<u32, String> = FastMap::default();
+        let mut groups: FastMap<u32, (String, Vec<(String, String)>)> = FastMap::default();
         for (r, g) in &defs.location_groups {
             let name = text(g.name, "group", *r as u64);
             let loc = all.unique(name.clone(), *r as u64);
@@ -239,27 +249,68 @@ impl Containers {
                 2 => "accelerator",
                 _ => "group",
             };
-            let parent = nodes.get(&g.parent).map(String::as_str);
-            head.push_back(container(symbols, [&loc, cat, &name], parent, *r as u64));
-            groups.insert(*r, loc);
+            let parent = nodes.get(&g.parent);
+            let up = parent.map(|(p, _)| p.as_str());
+            head.push_back(container(symbols, [&loc, cat, &name], up, *r as u64));
+            let mut path = parent.map(|(_, a)| a.clone()).unwrap_or_default();
+            path.push((loc.clone(), name));
+            groups.insert(*r, (loc, path));
         }
         for (r, l) in &defs.locations {
             let name = text(l.name, "location", *r);
-            let parent = groups.get(&l.group).map(String::as_str);
+            let parent = groups.get(&l.group);
             let path = match parent {
-                Some(p) => format!("{p}/{name}"),
+                Some((p, _)) => format!("{p}/{name}"),
                 None => name.clone(),
             };
             let loc = all.unique(path, *r);
-            head.push_back(container(
-                symbols,
-                [&loc, location_kind(l.kind), &name],
-                parent,
-                *r,
-            ));
+            let up = parent.map(|(p, _)| p.as_str());
+            let kind = location_kind(l.kind);
+            head.push_back(container(symbols, [&loc, kind, &name], up, *r));
             all.locations.insert(*r, symbols.intern(&loc));
+            let mut place = parent.map(|(_, a)| a.clone()).unwrap_or_default();
+            place.push((loc, name));
+            all.places.insert(*r, place);
         }
         all
+    }
+}
+
+impl Containers {
+    /// The locations whose event files are read: those `selection` keeps
+    /// (all without one), and those recording a metric whose counters are
+    /// on a location it keeps.
+    fn read(&self, defs: &Definitions, selection: Option<&LocationSelection>) -> FastSet<u64> {
+        let keeps = |l: &u64| match (selection, self.places.get(l)) {
+            (Some(s), Some(place)) => {
+                let (own, above) = place.split_last().expect("a location's own place");
+                s.keeps(
+                    (&own.0, &own.1),
+                    above.iter().map(|(i, n)| (i.as_str(), n.as_str())),
+                )
+            }
+            _ => true,
+        };
+        let mut read: FastSet<u64> = defs
+            .locations
+            .iter()
+            .map(|(l, _)| *l)
+            .filter(keeps)
+            .collect();
+        for m in defs.metrics.values() {
+            if let Metric::Instance {
+                recorder,
+                scope_kind: 0,
+                scope,
+                ..
+            } = m
+            {
+                if read.contains(scope) {
+                    read.insert(*recorder);
+                }
+            }
+        }
+        read
     }
 }
 

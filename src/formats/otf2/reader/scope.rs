@@ -219,6 +219,7 @@ impl Scope {
                     class,
                     scope_kind,
                     scope,
+                    ..
                 } => (*class, self.scope_loc(*scope_kind, *scope)),
             };
             let Some(Metric::Class { members }) = self.defs.metrics.get(&class) else {

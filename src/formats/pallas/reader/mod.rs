@@ -29,7 +29,7 @@ use crate::formats::stream::tsv::RowEncoder;
 use crate::io::Input;
 use crate::model::record::{flags, Kind, Record, Sym};
 use crate::model::symbol::{well_known, SymCache, Symbols};
-use crate::pipe::{Demand, ReadOptions, RecordSource, Supply};
+use crate::pipe::{Demand, LocationSelection, ReadOptions, RecordSource, Supply};
 
 mod grammar;
 mod records;
@@ -169,8 +169,14 @@ impl PallasSource {
             layout.add_group(group, &main.data.location_groups, &main.data.locations)?;
         }
         let ranks = Arc::new(RankMap::new(&layout.global, &layout.places, symbols));
+        let read = selected(
+            &layout.head,
+            &layout.places,
+            opts.locations.as_ref(),
+            symbols,
+        );
         let mut threads = Vec::with_capacity(layout.places.len());
-        for place in layout.places {
+        for (place, _) in layout.places.into_iter().zip(read).filter(|(_, r)| *r) {
             let scope = (layout.global.clone(), ranks.clone());
             let syms = SymCache::new(symbols.clone());
             threads.push(ThreadSource::open(&main.params, place, scope, syms)?);
@@ -195,6 +201,46 @@ impl PallasSource {
             name: name.to_string(),
         })
     }
+}
+
+/// Which threads' files are read: those `selection` keeps (all without
+/// one), and those of a process it keeps, whose MPI rows are on the process.
+fn selected(
+    head: &VecDeque<Record>,
+    places: &[ThreadPlace],
+    selection: Option<&LocationSelection>,
+    symbols: &Symbols,
+) -> Vec<bool> {
+    let Some(selection) = selection else {
+        return vec![true; places.len()];
+    };
+    let declared: FastMap<Sym, (Sym, Sym)> = head
+        .iter()
+        .filter(|r| r.kind == Kind::Container)
+        .map(|r| (r.loc, (r.name, r.peer)))
+        .collect();
+    let keeps = |loc: Sym| {
+        let Some(&(name, mut up)) = declared.get(&loc) else {
+            return false;
+        };
+        let mut ancestors = Vec::new();
+        // Bounded by the containers, so a cycle of parents ends.
+        while let Some(&(n, next)) = declared
+            .get(&up)
+            .filter(|_| ancestors.len() < declared.len())
+        {
+            ancestors.push((symbols.text(up), symbols.text(n)));
+            up = next;
+        }
+        selection.keeps((symbols.text(loc), symbols.text(name)), ancestors)
+    };
+    places
+        .iter()
+        .map(|p| {
+            keeps(symbols.intern(&thread_loc(p.process, p.thread)))
+                || keeps(symbols.intern(&process_loc(p.process)))
+        })
+        .collect()
 }
 
 /// The `meta` rows that describe the whole trace.
