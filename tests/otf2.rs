@@ -98,7 +98,12 @@ fn field<'a>(fields: &'a str, key: &str) -> &'a str {
         .find(&format!("{key}: "))
         .unwrap_or_else(|| panic!("{key} in {fields}"));
     let rest = &fields[at + key.len() + 2..];
-    let end = rest.find(", ").unwrap_or(rest.len());
+    // A quoted name may hold ", ": it ends at its `" <REF>`.
+    let from = match rest.starts_with('"') {
+        true => rest.find("\" <").unwrap_or(0),
+        false => 0,
+    };
+    let end = rest[from..].find(", ").map_or(rest.len(), |e| from + e);
     &rest[..end]
 }
 
@@ -723,4 +728,19 @@ fn a_count_larger_than_the_file_is_refused_before_allocating() {
         err.contains("traces.def: byte ") && err.contains("number of members is 1000000000"),
         "{err}"
     );
+}
+
+/// Archives named in `TRACEPIPE_OTF2_ARCHIVES` (colon-separated anchor
+/// files: real traces one cannot ship) agree with otf2-print too.
+#[test]
+fn archives_named_in_the_environment_agree_with_otf2_print() {
+    let Some(list) = std::env::var_os("TRACEPIPE_OTF2_ARCHIVES") else {
+        return;
+    };
+    if reference().is_none() {
+        return;
+    }
+    for anchor in std::env::split_paths(&list) {
+        agrees_with_otf2_print(&anchor);
+    }
 }
