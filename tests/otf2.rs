@@ -369,17 +369,7 @@ fn region_times(events: &BTreeMap<String, Vec<Keyed>>) -> BTreeMap<String, i64> 
 /// region times otf2-print's events give.
 fn profile_agrees(anchor: &Path) {
     let (printed, _) = printed(anchor);
-    let out = bin("trace-stat")
-        .arg("profile")
-        .arg(anchor)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = common::output_of("trace-stat", &["profile"], &[anchor]);
     let got: BTreeMap<String, i64> = text
         .lines()
         .skip(1)

@@ -7,21 +7,13 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{bin, scratch};
+use common::{run as output, scratch};
 use tracepipe::formats::otf2::archive::Archive;
 use tracepipe::formats::otf2::encode::event;
 use tracepipe::formats::pallas::archive::{Compression, Encoding};
 use tracepipe::formats::pallas::writer::{
     event_token, loop_token, sequence_token, ArchiveSpec, EventSpec, ThreadSpec, TraceSpec,
 };
-
-fn output(cmd: &str, args: &[&str], input: &Path) -> Result<String, String> {
-    let out = bin(cmd).args(args).arg(input).output().unwrap();
-    match out.status.success() {
-        true => Ok(String::from_utf8(out.stdout).unwrap()),
-        false => Err(String::from_utf8(out.stderr).unwrap()),
-    }
-}
 
 /// The rows `trace-filter` keeps of the whole trace read.
 fn filtered(args: &[&str], input: &Path) -> String {

@@ -177,11 +177,12 @@ pub fn paje_differs_from_pajeng(input: &str) -> bool {
 
 /// Runs `trace-cat ARGS`; Ok(stdout) or Err(stderr).
 pub fn cat(args: &[&str], input: &Path) -> Result<String, String> {
-    let out = bin("trace-cat")
-        .args(args)
-        .arg(input)
-        .output()
-        .expect("runs");
+    run("trace-cat", args, input)
+}
+
+/// Runs `CMD ARGS INPUT`; Ok(stdout) or Err(stderr).
+pub fn run(cmd: &str, args: &[&str], input: &Path) -> Result<String, String> {
+    let out = bin(cmd).args(args).arg(input).output().expect("runs");
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     if out.status.success() {
         Ok(text(&out.stdout))
