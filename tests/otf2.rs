@@ -734,3 +734,48 @@ fn archives_named_in_the_environment_agree_with_otf2_print() {
         agrees_with_otf2_print(&anchor);
     }
 }
+
+/// Thousands of locations read with few file descriptors: a location's
+/// file is opened only while its window is refilled.
+#[test]
+fn many_locations_read_under_a_low_descriptor_limit() {
+    let dir = scratch("otf2-many");
+    let mut a = Archive::new(256 * 1024);
+    a.clock(1_000_000_000, 0, 0);
+    a.string(0, "").string(1, "n").string(2, "t").string(3, "f");
+    a.node(0, 1, 0, u32::MAX).group_of_locations(0, 1, 1, 0);
+    a.region(0, 3, 1, 1);
+    const LOCATIONS: u64 = 2000;
+    for l in 0..LOCATIONS {
+        a.location(l, 2, 1, 0);
+        for k in 0..5 {
+            a.files(l)
+                .events
+                .push(&event(100 * k + l, 12, true, &[], |b| {
+                    b.u32c(0);
+                }));
+            a.files(l)
+                .events
+                .push(&event(100 * k + l + 1, 13, true, &[], |b| {
+                    b.u32c(0);
+                }));
+        }
+    }
+    let anchor = a.write(&dir, "traces").unwrap();
+    let bin = env!("CARGO_BIN_EXE_trace-stat");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -n 64 && exec '{bin}' summary '{}'",
+            anchor.display()
+        ))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("rows\tenter\t10000"), "{text}");
+}

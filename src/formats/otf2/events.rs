@@ -3,12 +3,14 @@
 //! decoded through the catalogue, references mapped to global ones and
 //! times corrected by the location's clock offsets.
 //!
-//! The file is read through a window of [`WINDOW`] bytes, grown only for a
+//! The file is read through a window of at most [`WINDOW`] bytes (less when
+//! the locations are many: [`window_for`]), grown only for a
 //! record larger than it (never past one chunk), so memory does not follow
 //! the chunk size.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
 
 use super::buffer::{self, Otf2Read, CHUNK_HEADER_LEN};
 use super::catalogue::{id, spec_of, Spec, F, R};
@@ -16,8 +18,22 @@ use super::local::{correct, Local};
 use crate::bytes::Bytes;
 use crate::error::{Error, Result};
 
-/// Bytes read from the file at a time.
+/// Bytes read from a file at a time, at most.
 pub const WINDOW: usize = 64 * 1024;
+
+/// Bytes read from a file at a time, at least.
+pub const MIN_WINDOW: usize = 4 * 1024;
+
+/// The windows of all locations together, when that gives each less than
+/// [`WINDOW`].
+const WINDOWS: usize = 32 << 20;
+
+/// The window of each of `locations` files read at once: 64 KiB for up to
+/// 512 locations, less beyond (4 KiB from 8192 on), so memory stays near
+/// 32 MiB for the windows of many thousand locations.
+pub fn window_for(locations: usize) -> usize {
+    (WINDOWS / locations.max(1)).clamp(MIN_WINDOW, WINDOW)
+}
 
 /// The largest head of a record: marker, length byte and full length.
 const HEAD: usize = 1 + 1 + 8;
@@ -64,8 +80,11 @@ pub enum Step {
 pub struct EventFile {
     /// The file's name in messages.
     pub name: String,
-    file: File,
+    /// Opened for each refill of the window and closed again, so that
+    /// thousands of locations need no more than one descriptor at a time.
+    path: PathBuf,
     file_len: u64,
+    window: usize,
     chunk_size: u64,
     buf: Vec<u8>,
     /// File offset of `buf[0]`, and the read position in `buf`.
@@ -84,24 +103,24 @@ pub struct EventFile {
 
 impl EventFile {
     /// Opens `path` (named `name` in messages), whose chunks are
-    /// `chunk_size` bytes, with the location's local definitions.
+    /// `chunk_size` bytes, to read through a window of `window` bytes, with
+    /// the location's local definitions.
     pub fn open(
-        path: &std::path::Path,
+        path: &Path,
         name: String,
-        chunk_size: u64,
+        (chunk_size, window): (u64, usize),
         local: Local,
     ) -> Result<EventFile> {
-        let file = File::open(path).map_err(|e| Error::io(name.clone(), e))?;
-        let file_len = file
-            .metadata()
+        let file_len = std::fs::metadata(path)
             .map_err(|e| Error::io(name.clone(), e))?
             .len();
         let mut f = EventFile {
             name,
-            file,
+            path: path.to_path_buf(),
             file_len,
+            window,
             chunk_size,
-            buf: Vec::with_capacity(WINDOW),
+            buf: Vec::with_capacity(window),
             buf_start: 0,
             pos: 0,
             chunk_end: chunk_size.min(file_len),
@@ -144,10 +163,11 @@ impl EventFile {
         self.buf.drain(..self.pos);
         self.buf_start += self.pos as u64;
         self.pos = 0;
-        let want = n.max(WINDOW).min(chunk_left) - have;
+        let want = n.max(self.window).min(chunk_left) - have;
         let start = self.buf.len();
         self.buf.resize(start + want, 0);
-        let got = read_full(&mut self.file, &mut self.buf[start..])
+        let from = self.buf_start + start as u64;
+        let got = read_at(&self.path, from, &mut self.buf[start..])
             .map_err(|e| Error::io(self.name.clone(), e))?;
         self.buf.truncate(start + got);
         Ok(self.buf.len())
@@ -170,9 +190,6 @@ impl EventFile {
         if next >= self.file_len {
             return Ok(false);
         }
-        self.file
-            .seek(SeekFrom::Start(next))
-            .map_err(|e| Error::io(self.name.clone(), e))?;
         self.buf.clear();
         self.buf_start = next;
         self.pos = 0;
@@ -336,8 +353,10 @@ fn singleton(data: &[u8], spec: &Spec, local: &Local) -> u64 {
     }
 }
 
-/// Reads as much of `buf` as the file has.
-fn read_full(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+/// Reads as much of `buf` as the file at `path` has from byte `from`.
+fn read_at(path: &Path, from: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(from))?;
     let mut got = 0;
     while got < buf.len() {
         match file.read(&mut buf[got..]) {

@@ -58,22 +58,19 @@ pub fn event_location(file: &str, mark: u64) -> Location {
 }
 
 impl LocationSource {
-    /// Opens the events of location `loc` of the archive.
+    /// Opens the events of location `loc` of the archive, read through a
+    /// window of `window` bytes.
     pub fn open(
         files: &Files,
-        loc: u64,
+        (loc, window): (u64, usize),
         anchor: &Anchor,
         scope: Arc<Scope>,
         opts: &ReadOptions,
     ) -> Result<LocationSource> {
         let local = local_defs(files, loc, anchor.chunk_size_defs)?;
         let path = files.events(loc);
-        let events = EventFile::open(
-            &path,
-            path.display().to_string(),
-            anchor.chunk_size_events,
-            local,
-        )?;
+        let sizes = (anchor.chunk_size_events, window);
+        let events = EventFile::open(&path, path.display().to_string(), sizes, local)?;
         let loc = scope.locations[&loc];
         Ok(LocationSource {
             events,

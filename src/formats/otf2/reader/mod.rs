@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use super::anchor::{self, Anchor};
 use super::defs::{Definitions, Metric};
+use super::events::window_for;
 use super::local::Local;
 use super::PREFIX;
 use crate::error::{Error, Location, Result};
@@ -119,14 +120,10 @@ impl Otf2Source {
         ));
         let mut sources = Vec::new();
         let defined = scope.defs.locations.iter().map(|(l, _)| *l);
+        let window = window_for(read.len());
         for loc in defined.filter(|l| read.contains(l)) {
-            sources.push(LocationSource::open(
-                &files,
-                loc,
-                &anchor,
-                scope.clone(),
-                opts,
-            )?);
+            let source = LocationSource::open(&files, (loc, window), &anchor, scope.clone(), opts)?;
+            sources.push(source);
         }
         let sources: Vec<Box<dyn RecordSource>> = match opts.pool.threads().parallel() {
             true => {
