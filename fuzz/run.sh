@@ -12,11 +12,17 @@ target=$1; shift
 seeds=corpus/$target
 mkdir -p "$seeds"
 shared=../../shared/corpus
+# Some machines have a regular file at /dev/null: what one program writes
+# there, the next reads back as its input, and cargo's rustc probe reads its
+# standard input (/dev/null) as source. Empty it before each cargo run.
+clear_dev_null() { [ -c /dev/null ] || : > /dev/null; }
+clear_dev_null
 seed() { for f in "$@"; do [ -f "$f" ] && cp "$f" "$seeds/" || true; done; }
 case $target in
   tsv|writers|slice) seed ../examples/*.tsv ../tests/data/*.tsv ;;
   jsonl)
     for f in ../examples/pingpong.tsv ../tests/data/nasty.tsv; do
+      clear_dev_null
       cargo run --quiet --manifest-path ../Cargo.toml --bin trace-cat -- --json "$f" \
         > "$seeds/$(basename "$f" .tsv).jsonl"
     done ;;
@@ -31,9 +37,11 @@ case $target in
   stf) seed ../tests/data/stf/*.txt ../examples/*.tsv ;;  # and edits a file set of its own
   merge)
     for report in profile messages states counters resources; do
+      clear_dev_null
       cargo run --quiet --manifest-path ../Cargo.toml --bin trace-stat -- "$report" --partial \
         ../examples/pingpong.tsv > "$seeds/$report.part"
     done ;;
   *) echo "unknown target $target" >&2; exit 2 ;;
 esac
+clear_dev_null
 cargo +nightly fuzz run -O --sanitizer "${FUZZ_SANITIZER:-address}" "$target" "$seeds" -- -max_len=65536 "$@"
