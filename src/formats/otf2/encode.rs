@@ -76,24 +76,30 @@ impl Buf {
     }
 
     /// A record: its id, its length, and the body `fill` writes.
+    /// Written in place: the length byte is filled in after the body, which
+    /// moves 8 bytes on in the rare record of 255 bytes or more.
     pub fn record(&mut self, id: u8, fill: impl FnOnce(&mut Buf)) -> &mut Buf {
-        let mut body = Buf::default();
-        fill(&mut body);
         self.u8(id);
-        self.marks.push(self.bytes.len());
-        match body.bytes.len() {
-            n if n < 0xff => {
-                self.u8(n as u8);
-            }
+        let at = self.bytes.len();
+        self.marks.push(at);
+        self.u8(0);
+        let marks = self.marks.len();
+        fill(self);
+        match self.bytes.len() - at - 1 {
+            n if n < 0xff => self.bytes[at] = n as u8,
             n => {
-                self.u8(0xff);
-                self.u64(n as u64);
+                self.bytes[at] = 0xff;
+                self.bytes.splice(at + 1..at + 1, (n as u64).to_le_bytes());
+                self.marks[marks..].iter_mut().for_each(|m| *m += 8);
             }
         }
-        let at = self.bytes.len();
-        self.marks.extend(body.marks.iter().map(|m| m + at));
-        self.bytes.extend_from_slice(&body.bytes);
         self
+    }
+
+    /// Empties the buffer (its memory kept).
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.marks.clear();
     }
 
     /// A buffer header (marker, little-endian, first and last event).
@@ -182,6 +188,17 @@ pub fn event(
     fill: impl FnOnce(&mut Buf),
 ) -> Buf {
     let mut b = Buf::default();
+    event_into(&mut b, (ticks, id, singleton), attrs, fill);
+    b
+}
+
+/// [`event`], appended to `b`: `(ticks, record id, singleton)`.
+pub fn event_into(
+    b: &mut Buf,
+    (ticks, id, singleton): (u64, u8, bool),
+    attrs: &[(u32, u8, u64)],
+    fill: impl FnOnce(&mut Buf),
+) {
     if !attrs.is_empty() {
         b.record(buffer::ATTRIBUTE_LIST, |l| {
             l.u32c(attrs.len() as u32);
@@ -195,13 +212,12 @@ pub fn event(
     match singleton {
         true => {
             b.u8(id);
-            fill(&mut b);
+            fill(b);
         }
         false => {
             b.record(id, fill);
         }
     }
-    b
 }
 
 /// An attribute value of OTF2 type `kind` from its bits.
