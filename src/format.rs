@@ -108,9 +108,9 @@ pub static FORMATS: &[Format] = &[
         extensions: &["otf2"],
         sniff: otf2::sniff,
         reader: Some(otf2::reader::open_reader),
-        writer: None,
+        writer: Some(otf2::writer::open_writer),
         read_options: &[],
-        write_options: &[],
+        write_options: otf2::writer::WRITE_OPTIONS,
         folder_sign: Some("a `.otf2` anchor file (OTF2)"),
     },
     Format {

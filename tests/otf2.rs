@@ -779,3 +779,130 @@ fn many_locations_read_under_a_low_descriptor_limit() {
     );
     assert!(text.contains("rows\tenter\t10000"), "{text}");
 }
+
+// Writing (`-t otf2`). The round trip of every kind of row (stream → OTF2
+// → stream) is in tests/writers.rs, with the other writers.
+
+/// The events `otf2-print` prints of `anchor` (a line per event: its record,
+/// location and time; the lines of attributes and of names holding a line
+/// break are not events).
+fn printed_events(anchor: &Path) -> usize {
+    let out = Command::new("otf2-print").arg(anchor).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.is_empty(), "otf2-print: {err}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let is_number = |s: Option<&str>| s.is_some_and(|s| s.bytes().all(|b| b.is_ascii_digit()));
+    text.lines()
+        .skip_while(|l| !l.starts_with("----"))
+        .skip(1)
+        .filter(|l| {
+            let mut parts = l.split_whitespace();
+            let record = parts.next().unwrap_or("");
+            record.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
+                && !record.is_empty()
+                && is_number(parts.next())
+                && is_number(parts.next())
+        })
+        .count()
+}
+
+/// The events the reference library's Python reader reads of `anchor`
+/// (tests/otf2/read.py also checks each location's count against its
+/// definition).
+fn python_events(python: &Path, anchor: &Path) -> usize {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/otf2/read.py");
+    let text = run(Command::new(python).arg(script).arg(anchor));
+    text.trim().parse().unwrap()
+}
+
+/// Writes `input` as an OTF2 archive `anchor`; Err(the refusal).
+fn write_otf2(input: &Path, anchor: &Path, extra: &[&str]) -> Result<(), String> {
+    let mut args = vec!["-q", "-t", "otf2", "-o", anchor.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    common::cat(&args, input).map(|_| ())
+}
+
+#[test]
+fn every_trace_written_as_otf2_reads_in_otf2_print_and_the_python_reader() {
+    let Some(python) = reference() else {
+        return;
+    };
+    let mut inputs = vec![
+        common::data("../../examples/pingpong.tsv"),
+        common::data("../../examples/camera.etf"),
+    ];
+    for format in ["paje", "trace", "pallas"] {
+        if let Some(dir) = common::corpus(format) {
+            inputs.extend(common::accepted_traces(&dir));
+        }
+    }
+    let dir = scratch("otf2-written");
+    let mut written = 0;
+    for (i, input) in inputs.iter().enumerate() {
+        let anchor = dir.join(format!("t{i}.otf2"));
+        if let Err(e) = write_otf2(input, &anchor, &[]) {
+            // OTF2's times are unsigned: its one refusal.
+            assert!(e.contains("OTF2 times are not negative"), "{input:?}: {e}");
+            continue;
+        }
+        let printed = printed_events(&anchor);
+        assert_eq!(python_events(&python, &anchor), printed, "{input:?}");
+        // Every row of the trace is in the archive: none is lost.
+        let rows = common::stream_of(&[], input)
+            .lines()
+            .filter(|l| !["kind", "meta", "container", "type"].contains(&kind_of(l)))
+            .count();
+        assert!(
+            printed >= rows,
+            "{input:?}: {printed} events for {rows} rows"
+        );
+        written += 1;
+    }
+    assert!(written >= 2, "the examples at least");
+}
+
+#[test]
+fn a_frame_longer_than_the_reorder_buffer_is_refused_at_its_line() {
+    let dir = scratch("otf2-window");
+    let mut rows = vec![common::row(&[("kind", "container"), ("loc", "a")])];
+    for t in 1..=50 {
+        let t = t.to_string();
+        rows.push(common::row(&[
+            ("kind", "event"),
+            ("time", &t),
+            ("loc", "a"),
+            ("name", "tick"),
+        ]));
+    }
+    // A frame from 0 to 60 closes after the 50 events it holds.
+    rows.push(common::row(&[
+        ("kind", "state"),
+        ("time", "0"),
+        ("end", "60"),
+        ("loc", "a"),
+        ("name", "outer"),
+    ]));
+    let input = dir.join("long-frame.tsv");
+    std::fs::write(&input, common::stream(&rows)).unwrap();
+    let anchor = dir.join("t.otf2");
+    let err = write_otf2(&input, &anchor, &["--otf2-window", "10"]).unwrap_err();
+    assert!(
+        err.contains("long-frame.tsv:54:") && err.contains("--otf2-window"),
+        "{err}"
+    );
+    write_otf2(&input, &anchor, &[]).unwrap();
+    let (back, _) = cat(&anchor).unwrap();
+    let enter = back.lines().find(|l| kind_of(l) == "enter").unwrap();
+    assert_eq!((col(enter, "time"), col(enter, "name")), ("0", "outer"));
+}
+
+#[test]
+fn an_otf2_output_needs_the_anchor_file_named() {
+    let err = bin("trace-cat")
+        .args(["-t", "otf2"])
+        .arg(common::data("../../examples/pingpong.tsv"))
+        .output()
+        .unwrap();
+    assert!(!err.status.success());
+    assert!(String::from_utf8_lossy(&err.stderr).contains("-o NAME.otf2"));
+}

@@ -12,7 +12,7 @@ use common::{
 use serde_json::{json, Map, Value};
 
 /// The writers whose output this project reads back.
-const WRITERS: [&str; 5] = ["tsv", "jsonl", "paje", "trace", "stf"];
+const WRITERS: [&str; 6] = ["tsv", "jsonl", "paje", "trace", "stf", "otf2"];
 
 /// Writers that map the stream one to one (a second hop changes nothing,
 /// and neither does the first).
@@ -99,6 +99,13 @@ fn check_writer(input: &Path, writer: &str, dir: &Path, pajeng: bool) -> Option<
             expected_rows(&original, writer),
             "{what}: not the same stream"
         );
+    } else if writer == "otf2" {
+        check_with_otf2_print(&first, &what);
+        assert_eq!(
+            as_spans_and_messages(&once),
+            as_spans_and_messages(&original),
+            "{what}: not the same frames, messages and rows"
+        );
     } else {
         check_survivors(&original, &once, writer, &what);
     }
@@ -124,6 +131,71 @@ fn check_with_pajeng(file: &Path, what: &str) {
     assert!(
         out.status.success(),
         "{what}: PajeNG rejects the file: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The data rows of a stream with frames as `state` rows and halves paired
+/// into messages (`--spans`, then `trace-match`), sorted: what an OTF2
+/// archive keeps of any stream (docs/formats.md, "OTF2").
+fn as_spans_and_messages(stream: &str) -> Vec<String> {
+    let spans = bin("trace-cat")
+        .args(["-q", "--spans"])
+        .write_stdin(stream.to_string())
+        .output()
+        .unwrap();
+    assert!(
+        spans.status.success(),
+        "{}",
+        String::from_utf8_lossy(&spans.stderr)
+    );
+    let matched = bin("trace-match")
+        .args(["-q", "--unmatched", "keep"])
+        .write_stdin(spans.stdout)
+        .output()
+        .unwrap();
+    assert!(
+        matched.status.success(),
+        "{}",
+        String::from_utf8_lossy(&matched.stderr)
+    );
+    let text = String::from_utf8(matched.stdout).unwrap();
+    let structural = ["kind\t", "meta\t", "container\t", "type\t"];
+    // A state's depth is what --spans counts where its enter had none;
+    // a message's attributes are its halves' in the order they came, and
+    // halves of one instant may come in another order.
+    let without_depth = |l: &str| {
+        let mut f: Vec<String> = l.split('\t').map(str::to_string).collect();
+        if f[0] == "state" {
+            f[6].clear();
+        }
+        if f[0] == "msg" {
+            let mut items: Vec<&str> = f[14].split(';').collect();
+            items.sort_unstable();
+            f[14] = items.join(";");
+        }
+        f.join("\t")
+    };
+    let mut rows: Vec<String> = text
+        .lines()
+        .filter(|l| !structural.iter().any(|s| l.starts_with(s)))
+        .map(without_depth)
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// When `otf2-print` is installed, it must read the archive whole.
+fn check_with_otf2_print(anchor: &Path, what: &str) {
+    let Ok(out) = std::process::Command::new("otf2-print")
+        .arg(anchor)
+        .output()
+    else {
+        return;
+    };
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "{what}: otf2-print rejects the archive: {}",
         String::from_utf8_lossy(&out.stderr)
     );
 }
@@ -382,10 +454,12 @@ fn generated_streams_survive_every_writer_or_are_refused_with_a_place() {
         for writer in WRITERS {
             let what = format!("seed {seed}");
             if let Some(e) = check_writer(&input, writer, &dir, true) {
-                // STF times are unsigned: its one refusal (docs/stf.md).
-                let unsigned = writer == "stf" && e.contains("is negative; STF times are unsigned");
+                // STF and OTF2 times are unsigned: their one refusal.
+                let unsigned = (writer == "stf"
+                    && e.contains("is negative; STF times are unsigned"))
+                    || (writer == "otf2" && e.contains("OTF2 times are not negative"));
                 assert!(
-                    !is_exact(writer) || unsigned,
+                    !(is_exact(writer) || writer == "otf2") || unsigned,
                     "{what}: {writer} refused a valid stream: {e}"
                 );
                 refused += 1;
@@ -403,6 +477,18 @@ fn generated_streams_survive_every_writer_or_are_refused_with_a_place() {
 /// STF index names its components `INDEX.<suffix>`).
 fn copy_trace(from: &Path, to: &Path) {
     std::fs::copy(from, to).unwrap();
+    if from.extension().is_some_and(|e| e == "otf2") {
+        // An OTF2 archive: its definitions and its folder of locations.
+        std::fs::copy(from.with_extension("def"), to.with_extension("def")).unwrap();
+        let folder = to.with_extension("");
+        let _ = std::fs::remove_dir_all(&folder);
+        std::fs::create_dir_all(&folder).unwrap();
+        for entry in std::fs::read_dir(from.with_extension("")).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, folder.join(path.file_name().unwrap())).unwrap();
+        }
+        return;
+    }
     let name = from.file_name().unwrap().to_str().unwrap();
     for entry in std::fs::read_dir(from.parent().unwrap()).unwrap() {
         let path = entry.unwrap().path();
@@ -457,7 +543,8 @@ fn corpus_traces_cross_every_writer() {
     for r in &refusals {
         assert!(
             r.contains("never get their other half")
-                || (r.starts_with("stf:") && r.contains("is negative; STF times are unsigned")),
+                || (r.starts_with("stf:") && r.contains("is negative; STF times are unsigned"))
+                || (r.starts_with("otf2:") && r.contains("OTF2 times are not negative")),
             "unexpected refusal: {r}"
         );
     }

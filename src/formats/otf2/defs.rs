@@ -98,6 +98,8 @@ pub struct LocationDef {
 pub struct Region {
     /// Its name (a string reference).
     pub name: u32,
+    /// Its description (a string reference).
+    pub description: u32,
     /// OTF2's region role (function, loop, barrier...).
     pub role: u8,
     /// OTF2's paradigm (MPI, OpenMP...).
@@ -339,7 +341,7 @@ impl Definitions {
     fn region(&mut self, b: &mut Bytes) -> Result<()> {
         let r = b.u32c("region reference")?;
         let name = b.u32c("region name")?;
-        b.u32c("region description")?;
+        let description = b.u32c("region description")?;
         b.u8("region type")?;
         b.u32c("source file")?;
         b.u32c("begin line")?;
@@ -351,6 +353,7 @@ impl Definitions {
             r,
             Region {
                 name,
+                description,
                 role,
                 paradigm,
             },

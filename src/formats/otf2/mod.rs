@@ -7,8 +7,9 @@
 //! anchor file, `defs.rs` the global definitions, `local.rs` a location's
 //! mapping tables and clock offsets, `catalogue.rs` every event record's
 //! fields, `events.rs` a location's events decoded, `reader/` the mapping
-//! to the stream (docs/formats.md); `encode.rs` and `archive.rs` write
-//! archives (for the tests and the fuzz target).
+//! to the stream (docs/formats.md); `writer/` the stream as an archive
+//! (`-t otf2`); `encode.rs` and `archive.rs` the encodings both write
+//! with (and archives built whole, for the tests and the fuzz target).
 
 pub mod anchor;
 pub mod archive;
@@ -19,6 +20,7 @@ pub mod encode;
 pub mod events;
 pub mod local;
 pub mod reader;
+pub mod writer;
 
 use crate::pipe::Probe;
 
@@ -33,3 +35,27 @@ pub fn sniff(probe: &Probe) -> bool {
         false => anchor::is_anchor(probe.head),
     }
 }
+
+// What tracepipe keeps in an archive beyond OTF2's records (its writer
+// writes them, its reader reads them back: docs/formats.md, "OTF2").
+
+/// The prefix of the attributes that give a row's column where the record
+/// gives another value (tracepipe's writer adds them: docs/formats.md).
+pub const COLUMN_ATTR: &str = "tracepipe.";
+
+/// The parameter whose string values are whole rows in JSON (rows of kinds
+/// no OTF2 record holds, written by tracepipe).
+pub const ROW_PARAMETER: &str = "tracepipe.row";
+
+/// The anchor property in which tracepipe's writer keeps the stream's
+/// `container` and `type` rows (JSON Lines): read back, they stand for the
+/// containers the archive's hierarchy would give.
+pub const HEAD_PROPERTY: &str = "TRACEPIPE::STREAM_HEAD";
+
+/// The anchor property that says tracepipe wrote the archive from a stream
+/// (its value: the stream's version): a frame left open stays open, as
+/// the stream left it, where other archives' get a `leave` at the end.
+pub const STREAM_PROPERTY: &str = "TRACEPIPE::STREAM";
+
+/// The value of the [`STREAM_PROPERTY`].
+pub const STREAM_VERSION: &str = "tracepipe-stream/1";

@@ -122,6 +122,10 @@ impl LocationSource {
     /// (flag `S`), collectives begun and not ended a `coll` flagged `U`.
     fn finish(&mut self) {
         let t = self.last_time.max(0);
+        if self.scope.from_stream {
+            // As the stream it was written from left them.
+            self.frames.clear();
+        }
         while let Some(f) = self.frames.pop() {
             let mut r = Record::new(Kind::Leave);
             r.time = Some(t);

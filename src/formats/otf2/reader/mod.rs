@@ -17,7 +17,7 @@ use super::anchor::{self, Anchor};
 use super::defs::{Definitions, Metric};
 use super::events::window_for;
 use super::local::Local;
-use super::PREFIX;
+use super::{HEAD_PROPERTY, PREFIX, STREAM_PROPERTY};
 use crate::error::{Error, Location, Result};
 use crate::exec::ahead::{read_ahead, Locator};
 use crate::exec::merge::Merger;
@@ -25,7 +25,7 @@ use crate::fasthash::{FastMap, FastSet};
 use crate::formats::stream::tsv::RowEncoder;
 use crate::io::Input;
 use crate::model::hpc::location_kind;
-use crate::model::record::{Kind, Record, Sym};
+use crate::model::record::{ColumnSet, Kind, Record, Sym};
 use crate::model::symbol::Symbols;
 use crate::pipe::{Demand, LocationSelection, ReadOptions, RecordSource, Supply};
 
@@ -110,14 +110,18 @@ impl Otf2Source {
             )
         })?;
         let mut head = trace_head(name, &anchor, &defs, symbols);
-        let containers = Containers::declare(&defs, symbols, &mut head);
+        let stored = anchor.properties.iter().find(|(k, _)| k == HEAD_PROPERTY);
+        let containers = match stored {
+            Some((_, rows)) => {
+                head.extend(stored_rows(&anchor_name, rows, symbols)?);
+                Containers::declare(&defs, symbols, &mut VecDeque::new())
+            }
+            None => Containers::declare(&defs, symbols, &mut head),
+        };
         let read = containers.read(&defs, opts.locations.as_ref());
-        let scope = Arc::new(Scope::new(
-            defs,
-            containers.locations,
-            Timebase::of(&clock),
-            symbols,
-        ));
+        let mut scope = Scope::new(defs, containers.locations, Timebase::of(&clock), symbols);
+        scope.from_stream = anchor.properties.iter().any(|(k, _)| k == STREAM_PROPERTY);
+        let scope = Arc::new(scope);
         let mut sources = Vec::new();
         let defined = scope.defs.locations.iter().map(|(l, _)| *l);
         let window = window_for(read.len());
@@ -175,12 +179,31 @@ fn trace_head(
         }
     }
     rows.push((format!("{PREFIX}global_offset"), clock.offset.to_string()));
-    for (k, v) in &anchor.properties {
+    let own = |k: &str| k == HEAD_PROPERTY || k == STREAM_PROPERTY;
+    for (k, v) in anchor.properties.iter().filter(|(k, _)| !own(k)) {
         rows.push((format!("{PREFIX}property.{k}"), v.clone()));
     }
     rows.into_iter()
         .map(|(k, v)| Record::meta(symbols.intern(&k), &v))
         .collect()
+}
+
+/// The rows of the [`HEAD_PROPERTY`].
+fn stored_rows(file: &str, text: &str, symbols: &Symbols) -> Result<Vec<Record>> {
+    let mut syms = crate::model::symbol::SymCache::new(symbols.clone());
+    let mut rows = Vec::new();
+    for line in text.lines() {
+        let mut rec = Record::default();
+        crate::formats::stream::jsonl::parse_line(
+            line.as_bytes(),
+            &mut rec,
+            &mut syms,
+            ColumnSet::ALL,
+        )
+        .map_err(|e| Error::file(file.to_string(), format!("{HEAD_PROPERTY}: {e}")))?;
+        rows.push(rec);
+    }
+    Ok(rows)
 }
 
 /// The containers of the archive: system tree nodes, location groups and
@@ -222,6 +245,24 @@ impl Containers {
         };
         // Each node's and group's `loc`, and its own and its ancestors' ids
         // and names.
+        // Locations take their names first, so a node or group of the same
+        // name is the one made unique.
+        let group_names: FastMap<u32, String> = defs
+            .location_groups
+            .iter()
+            .map(|(r, g)| (*r, defs.string(g.name).unwrap_or("").to_string()))
+            .collect();
+        let mut location_locs = Vec::new();
+        for (r, l) in &defs.locations {
+            let name = text(l.name, "location", *r);
+            let loc = match group_names.get(&l.group).map(String::as_str) {
+                // A group of no name (tracepipe writes locations so): the
+                // location's name alone.
+                Some("") | None => name.clone(),
+                Some(g) => format!("{g}/{name}"),
+            };
+            location_locs.push((*r, all.unique(loc, *r), name));
+        }
         let mut nodes: FastMap<u32, (String, Vec<(String, String)>)> = FastMap::default();
         for (r, n) in &defs.nodes {
             let name = text(n.name, "node", *r as u64);
@@ -253,14 +294,8 @@ impl Containers {
             path.push((loc.clone(), name));
             groups.insert(*r, (loc, path));
         }
-        for (r, l) in &defs.locations {
-            let name = text(l.name, "location", *r);
+        for ((r, l), (_, loc, name)) in defs.locations.iter().zip(location_locs) {
             let parent = groups.get(&l.group);
-            let path = match parent {
-                Some((p, _)) => format!("{p}/{name}"),
-                None => name.clone(),
-            };
-            let loc = all.unique(path, *r);
             let up = parent.map(|(p, _)| p.as_str());
             let kind = location_kind(l.kind);
             head.push_back(container(symbols, [&loc, kind, &name], up, *r));

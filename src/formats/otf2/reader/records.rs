@@ -7,12 +7,15 @@ use std::fmt::Write as _;
 
 use super::super::catalogue::{id, spec_of, F, N, R};
 use super::super::events::AttrValue;
+use super::super::{COLUMN_ATTR, ROW_PARAMETER};
 use super::location::{Frame, LocationSource};
 use super::scope::MetricScope;
 use crate::error::Result;
+use crate::formats::stream::jsonl;
 use crate::model::hpc::{collective_name, paradigm_name};
+use crate::model::record::ColumnSet;
 use crate::model::record::{flags, Kind, Record, Sym, ATTR_POSTS};
-use crate::model::symbol::well_known;
+use crate::model::symbol::{well_known, SymCache, Symbols};
 
 /// The category of the rows of records of family `id`.
 fn family(id: u8) -> &'static str {
@@ -60,7 +63,12 @@ impl LocationSource {
                 self.block_end(rec, event_id)?
             }
             id::METRIC => self.metric(rec),
-            id::PARAMETER_STRING..=id::PARAMETER_UNSIGNED_INT => self.parameter(rec, event_id),
+            id::PARAMETER_STRING..=id::PARAMETER_UNSIGNED_INT => {
+                self.parameter(rec, event_id)?;
+                if self.scope.row_parameter == Some(self.value(0) as u32) {
+                    return Ok(true);
+                }
+            }
             _ => self.generic(rec, event_id),
         }
         self.push_attributes(rec);
@@ -280,7 +288,12 @@ impl LocationSource {
         push_number(&mut row.value, kind, raw);
     }
 
-    fn parameter(&mut self, rec: &mut Record, event_id: u8) {
+    fn parameter(&mut self, rec: &mut Record, event_id: u8) -> Result<()> {
+        if event_id == id::PARAMETER_STRING
+            && Some(self.value(0) as u32) == self.scope.row_parameter
+        {
+            return self.stream_row(rec);
+        }
         rec.kind = Kind::Event;
         rec.cat = self.scope.symbols.intern("PARAMETER");
         let p = self.value(0) as u32;
@@ -301,6 +314,17 @@ impl LocationSource {
                 let _ = write!(rec.value, "{}", v as i64);
             }
         }
+        Ok(())
+    }
+
+    /// A row tracepipe wrote as a [`ROW_PARAMETER`] (one no OTF2 record
+    /// holds): the row its JSON text gives.
+    fn stream_row(&mut self, rec: &mut Record) -> Result<()> {
+        let text = self.scope.text(self.value(1) as u32, "string");
+        let mut syms = SymCache::new(self.scope.symbols.clone());
+        rec.clear();
+        jsonl::parse_line(text.as_bytes(), rec, &mut syms, ColumnSet::ALL)
+            .map_err(|e| self.error(format!("{ROW_PARAMETER}: {e}")))
     }
 
     /// Any other record: an `event` named after it, its fields in `attrs`.
@@ -380,7 +404,10 @@ impl LocationSource {
         let attrs = std::mem::take(&mut self.events.event.attrs);
         for a in &attrs {
             self.attribute_text(a);
-            rec.push_attr(&self.key, &self.value);
+            match self.key.strip_prefix(COLUMN_ATTR) {
+                Some(column) if set_column(rec, column, &self.value, &self.scope.symbols) => {}
+                _ => rec.push_attr(&self.key, &self.value),
+            }
         }
         self.events.event.attrs = attrs;
     }
@@ -420,6 +447,27 @@ impl LocationSource {
             k => push_number(out, k, a.raw),
         }
     }
+}
+
+/// Sets `column` of `rec` from its text (empty: no value); false for a
+/// column that cannot be given so.
+fn set_column(rec: &mut Record, column: &str, text: &str, symbols: &Symbols) -> bool {
+    match column {
+        "cat" => rec.cat = symbols.intern(text),
+        "name" => rec.name = symbols.intern(text),
+        "comm" => rec.comm = symbols.intern(text),
+        "peer" => rec.peer = symbols.intern(text),
+        "id" => text.clone_into(&mut rec.id),
+        "value" => text.clone_into(&mut rec.value),
+        "flags" => text.clone_into(&mut rec.flags),
+        "attrs" => text.clone_into(&mut rec.attrs),
+        "size" => rec.size = text.parse().ok(),
+        "tag" => rec.tag = text.parse().ok(),
+        "time" => rec.time = text.parse().ok().or(rec.time),
+        "depth" => rec.depth = text.parse().ok(),
+        _ => return false,
+    }
+    true
 }
 
 /// Appends the value `raw` of OTF2 type `kind` (integers, floats as bits).

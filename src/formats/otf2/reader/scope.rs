@@ -122,6 +122,10 @@ pub struct Scope {
     pub collectives: Vec<Sym>,
     /// The pipeline's symbols.
     pub symbols: Symbols,
+    /// The parameter of rows written whole (`tracepipe.row`), if defined.
+    pub row_parameter: Option<u32>,
+    /// Written by tracepipe from a stream: frames left open stay open.
+    pub from_stream: bool,
 }
 
 impl Scope {
@@ -143,8 +147,13 @@ impl Scope {
                 .map(|op| symbols.intern(&collective_name(op)))
                 .collect(),
             symbols: symbols.clone(),
+            row_parameter: None,
+            from_stream: false,
             defs,
         };
+        scope.row_parameter = scope.defs.parameters.iter().find_map(|(&p, &(name, _))| {
+            (scope.defs.string(name) == Some(super::super::ROW_PARAMETER)).then_some(p)
+        });
         scope.regions = scope.region_names();
         scope.comms = scope.comm_ranks();
         scope.metrics = scope.metric_members();
@@ -169,6 +178,11 @@ impl Scope {
                         .get(region.role as usize)
                         .filter(|_| region.role != 0)
                         .map(|s| s.to_string())
+                })
+                .or_else(|| {
+                    // A region of no paradigm or role: its description
+                    // (tracepipe writes a row's category there).
+                    self.defs.string(region.description).map(str::to_string)
                 })
                 .map(|c| self.symbols.intern(&c))
                 .unwrap_or_default();
