@@ -6,6 +6,7 @@ mod common;
 
 use common::Buffer;
 use libfuzzer_sys::fuzz_target;
+use tracepipe::formats::otf2::reader::Otf2Source;
 use tracepipe::io::Output;
 use tracepipe::formats::paje::reader::PajeReader;
 use tracepipe::pipe::{ReadOptions, RecordSink, RecordSource, WriteOptions};
@@ -78,4 +79,30 @@ fuzz_target!(|data: &[u8]| {
             _ => {}
         }
     }
+    otf2_round(&rows, &opts);
 });
+
+/// The OTF2 writer (an archive of files, in a folder of this process's
+/// own) and its reader on what it wrote.
+fn otf2_round(rows: &[Record], opts: &WriteOptions) {
+    let dir = std::env::temp_dir().join(format!("otf2-writer-fuzz-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let anchor = dir.join("w.otf2");
+    let buffer = Buffer::default();
+    let out = Output::new(anchor.to_str().unwrap(), Box::new(buffer.clone()));
+    let Ok(mut sink) = tracepipe::formats::otf2::writer::open_writer(out, opts) else {
+        return;
+    };
+    let written = rows
+        .iter()
+        .try_for_each(|r| sink.write(r))
+        .and_then(|()| sink.finish());
+    if written.is_err() {
+        return;
+    }
+    std::fs::write(&anchor, &*buffer.0.lock().unwrap()).unwrap();
+    if let Ok(source) = Otf2Source::open("w.otf2", &anchor, &ReadOptions::default()) {
+        drain(source);
+    }
+}
