@@ -862,7 +862,7 @@ fn every_trace_written_as_otf2_reads_in_otf2_print_and_the_python_reader() {
 }
 
 #[test]
-fn a_frame_longer_than_the_reorder_buffer_is_refused_at_its_line() {
+fn a_frame_longer_than_the_reorder_buffer_is_kept_whole() {
     let dir = scratch("otf2-window");
     let mut rows = vec![common::row(&[("kind", "container"), ("loc", "a")])];
     for t in 1..=50 {
@@ -875,25 +875,49 @@ fn a_frame_longer_than_the_reorder_buffer_is_refused_at_its_line() {
         ]));
     }
     // A frame from 0 to 60 closes after the 50 events it holds.
-    rows.push(common::row(&[
+    let frame = common::row(&[
         ("kind", "state"),
         ("time", "0"),
         ("end", "60"),
         ("loc", "a"),
         ("name", "outer"),
-    ]));
+    ]);
+    rows.push(frame.clone());
     let input = dir.join("long-frame.tsv");
     std::fs::write(&input, common::stream(&rows)).unwrap();
     let anchor = dir.join("t.otf2");
-    let err = write_otf2(&input, &anchor, &["--otf2-window", "10"]).unwrap_err();
-    assert!(
-        err.contains("long-frame.tsv:54:") && err.contains("--otf2-window"),
-        "{err}"
-    );
+    // Past a buffer of 10 events the frame's start is late: the row is
+    // kept whole, and read back as it was.
+    write_otf2(&input, &anchor, &["--otf2-window", "10"]).unwrap();
+    let (back, _) = cat(&anchor).unwrap();
+    assert!(back.lines().any(|l| l == frame), "{back}");
+    assert!(!back.lines().any(|l| kind_of(l) == "enter"));
+    // Within the default buffer, it is a region entered at 0.
     write_otf2(&input, &anchor, &[]).unwrap();
     let (back, _) = cat(&anchor).unwrap();
     let enter = back.lines().find(|l| kind_of(l) == "enter").unwrap();
     assert_eq!((col(enter, "time"), col(enter, "name")), ("0", "outer"));
+    let ticks = back.lines().filter(|l| col(l, "name") == "tick").count();
+    assert_eq!(ticks, 50);
+}
+
+#[test]
+fn an_archive_written_into_a_folder_is_its_traces_otf2() {
+    let dir = scratch("otf2-folder");
+    let input = common::data("../../examples/pingpong.tsv");
+    write_otf2(&input, &dir.join("named.otf2"), &[]).unwrap();
+    let folder = dir.join("run");
+    write_otf2(&input, &folder, &[]).unwrap();
+    assert!(folder.join("traces.otf2").is_file());
+    assert!(!dir.join("run.otf2").exists());
+    let rows = |p: &Path| {
+        let (text, _) = cat(p).unwrap();
+        text.lines()
+            .filter(|l| kind_of(l) != "meta")
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rows(&folder), rows(&dir.join("named.otf2")));
 }
 
 #[test]

@@ -22,7 +22,7 @@ use super::{HEAD_PROPERTY, STREAM_PROPERTY, STREAM_VERSION};
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::formats::stream::jsonl;
-use crate::io::Output;
+use crate::io::{open_output, Output};
 use crate::model::record::{Kind, Record, Sym};
 use crate::model::symbol::Symbols;
 use crate::pipe::{FormatOption, OptionValue, RecordSink, WriteOptions};
@@ -42,18 +42,31 @@ const DEFAULT_WINDOW: u64 = 1 << 18;
 /// The writer's options.
 pub const WRITE_OPTIONS: &[FormatOption] = &[FormatOption {
     name: WINDOW,
-    help: "Events held to put each location's events in time order: a state, collective or message starts before rows already written (default 262144; memory grows with it)",
+    help: "Events held to put each location's events in time order (a state, collective or message starts before rows already seen); one that starts before what was written is kept whole (default 262144; memory grows with it)",
     value: OptionValue::Number("EVENTS"),
 }];
 
-/// Registry constructor: `out` names the anchor file.
+/// Registry constructor: `out` names the anchor file (`NAME.otf2`), or a
+/// folder, which gets `traces.otf2` (as Score-P names it).
 pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
-    let anchor = PathBuf::from(out.name());
-    if out.name().starts_with('<') || anchor.extension().is_none_or(|e| e != "otf2") {
+    if out.name().starts_with('<') {
         return Err(Error::Usage(
-            "an OTF2 archive is a set of files: name its anchor file with -o NAME.otf2".into(),
+            "an OTF2 archive is a set of files: name its anchor file (-o NAME.otf2) or a folder (-o DIR)"
+                .into(),
         ));
     }
+    let named = PathBuf::from(out.name());
+    let (out, anchor) = match named.extension().is_some_and(|e| e == "otf2") {
+        true => (out, named),
+        false => {
+            std::fs::create_dir_all(&named)
+                .map_err(|e| Error::io(named.display().to_string(), e))?;
+            let anchor = named.join("traces.otf2");
+            // The output opened for the folder's name is dropped unwritten.
+            drop(out);
+            (open_output(anchor.to_str(), false)?, anchor)
+        }
+    };
     let window = opts.format.number(WINDOW).unwrap_or(DEFAULT_WINDOW);
     Ok(Box::new(Otf2Writer::create(
         out,
@@ -66,8 +79,8 @@ pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSin
 /// A location being written.
 struct LocationOut {
     file: ChunkFile,
-    /// The tick of its last event written.
-    written: u64,
+    /// The tick of its last event written, once one is.
+    written: Option<u64>,
     /// Its open frames (a `leave` closes the innermost).
     frames: Vec<OpenFrame>,
     /// The tick and number of its last `LEAVE`.
@@ -188,7 +201,7 @@ impl Otf2Writer {
         };
         self.locations.push(LocationOut {
             file: ChunkFile::create(path, CHUNK_SIZE, flush_at)?,
-            written: 0,
+            written: None,
             frames: Vec::new(),
             last_leave: None,
             frames_done: Extents::default(),
@@ -200,10 +213,11 @@ impl Otf2Writer {
 
     /// Queues the event in `self.event` for location `l` at `ticks`.
     fn queue(&mut self, l: u32, (ticks, slot): (u64, Slot)) -> Result<()> {
-        let written = self.locations[l as usize].written;
-        if ticks < written {
+        // The rows' mapping keeps whole what would come too late; this is
+        // the guard that an archive is never written out of order.
+        if let Some(written) = self.locations[l as usize].written.filter(|&w| ticks < w) {
             return Err(Error::Record(format!(
-                "an event at {ticks} ns on this location comes after events up to {written} ns were written: the stream is out of time order by more than the reorder buffer (raise --{WINDOW})"
+                "an event at {ticks} ns on this location comes after events up to {written} ns were written"
             )));
         }
         self.length = self.length.max(ticks);
@@ -217,7 +231,7 @@ impl Otf2Writer {
 
     fn write_out(&mut self, (l, ticks, bytes): (u32, u64, Vec<u8>)) -> Result<()> {
         let location = &mut self.locations[l as usize];
-        location.written = ticks;
+        location.written = Some(ticks);
         location.file.push(&bytes)?;
         self.order.recycle(bytes);
         Ok(())

@@ -138,9 +138,12 @@ impl Otf2Writer {
         let (t, end) = (ticks(rec.time)?, ticks(rec.end)?);
         let location = &self.locations[l as usize];
         // A frame that crosses another (its start inside one it does not
-        // hold) is not one OTF2's nesting can hold: kept whole.
+        // hold) is not one OTF2's nesting can hold, and one that starts
+        // where its location's events are written already (it holds more
+        // than the reorder buffer) cannot be put in: kept whole.
         let open_inside = location.frames.iter().any(|f| f.enter.0 > t);
-        if open_inside || location.frames_done.crossed_by((t, end)) {
+        let late = location.written.is_some_and(|w| t <= w);
+        if open_inside || late || location.frames_done.crossed_by((t, end)) {
             return Ok(false);
         }
         self.locations[l as usize].frames_done.note((t, end));
@@ -263,6 +266,11 @@ impl Otf2Writer {
             return Ok(false);
         }
         let (l, peer) = (self.location(rec.loc)?, self.location(rec.peer)?);
+        let t = ticks(rec.time)?;
+        if self.locations[l as usize].written.is_some_and(|w| t < w) {
+            // A message whose send is before events written: kept whole.
+            return Ok(false);
+        }
         let c = self.comm(rec)?;
         let (own, other) = (self.registry.rank(c, l), self.registry.rank(c, peer));
         let comm = self.registry.comm_ref(c) as u64;
@@ -277,7 +285,6 @@ impl Otf2Writer {
                 (false, None) => (id::MPI_RECV, false, v, 4),
             }
         };
-        let t = ticks(rec.time)?;
         let halves = match rec.kind {
             Kind::Send => [Some((l, t, fields(other, true))), None],
             Kind::Recv => [Some((l, t, fields(other, false))), None],
@@ -339,10 +346,12 @@ impl Otf2Writer {
             end,
         };
         // A reader pairs an end with the last begin: a collective that
-        // starts inside another it does not hold (threads of a process)
-        // is written as its end alone, its start kept beside it.
+        // starts inside another it does not hold (threads of a process) is
+        // written as its end alone, its start kept beside it.
+        // So is one that starts where its location's events are written.
+        let late = self.locations[l as usize].written.is_some_and(|w| t <= w);
         let collectives = &mut self.locations[l as usize].collectives;
-        let nested = !collectives.crossed_by((t, end));
+        let nested = !collectives.crossed_by((t, end)) && !late;
         collectives.note((t, end));
         if nested {
             self.put(l, (t, begin), (id::MPI_COLLECTIVE_BEGIN, false, [0; 5], 0))?;
