@@ -409,7 +409,28 @@ fn generated_archives_agree_with_otf2_print() {
         agrees_with_otf2_print(&anchor);
         profile_agrees(&anchor);
         messages_pair(&anchor);
+        written_again_reads_the_same(&python, &anchor);
     }
+}
+
+/// `anchor` written again with `-t otf2`: otf2-print and the Python reader
+/// read it, and tracepipe reads from it the rows it read from `anchor`
+/// (all but the `meta` rows, which describe the archive).
+fn written_again_reads_the_same(python: &Path, anchor: &Path) {
+    let copy = anchor.with_file_name("again.otf2");
+    write_otf2(anchor, &copy, &[]).unwrap();
+    assert_eq!(python_events(python, &copy), printed_events(&copy));
+    let rows = |p: &Path| {
+        let (text, _) = cat(p).unwrap();
+        let mut rows: Vec<String> = text
+            .lines()
+            .filter(|l| kind_of(l) != "meta")
+            .map(str::to_string)
+            .collect();
+        rows.sort();
+        rows
+    };
+    assert_eq!(rows(&copy), rows(anchor), "{anchor:?} written again");
 }
 
 /// A small archive made with tracepipe's own encoder: two ranks of one
@@ -827,9 +848,12 @@ fn every_trace_written_as_otf2_reads_in_otf2_print_and_the_python_reader() {
     let Some(python) = reference() else {
         return;
     };
+    // A trace of every format read: the examples (stream, TRACE), the text
+    // of stftool (STF), the corpora (Pajé, TRACE, Pallas).
     let mut inputs = vec![
         common::data("../../examples/pingpong.tsv"),
         common::data("../../examples/camera.etf"),
+        common::data("stf/dump.txt"),
     ];
     for format in ["paje", "trace", "pallas"] {
         if let Some(dir) = common::corpus(format) {
