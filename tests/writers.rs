@@ -642,6 +642,31 @@ fn odd_but_valid_streams_read_back_from_paje() {
         line.contains("\tN\t") && line.ends_with("value=V;category=mark"),
         "{line}"
     );
+    // A frame of no length at the instant its container's parent is
+    // destroyed, the destruction given first (as a merge of locations may).
+    let rows = [
+        container("p", "a", ""),
+        container("p/l", "lane", "p"),
+        row(&[("kind", "destroy"), ("time", "10"), ("loc", "p")]),
+        row(&[
+            ("kind", "enter"),
+            ("time", "10"),
+            ("loc", "p/l"),
+            ("name", "B"),
+        ]),
+        row(&[
+            ("kind", "leave"),
+            ("time", "10"),
+            ("loc", "p/l"),
+            ("name", "B"),
+        ]),
+    ];
+    let back = convert(&dir, "destroyed", &rows, "paje").unwrap();
+    assert!(
+        back.lines()
+            .any(|l| l.starts_with("enter\t10\t") && l.contains("\tB\t")),
+        "{back}"
+    );
 }
 
 /// Runs `cmd ARGS` on `stdin`; its output, whatever the status.

@@ -124,6 +124,10 @@ pub struct PajeWriter {
     buf: String,
     replaced: u64,
     warnings: Warnings,
+    /// Destructions of the instant being written: written once the stream
+    /// passes it, so rows of that instant on the containers they end
+    /// (which a stream may give after them) come first.
+    destroys: Vec<Record>,
 }
 
 /// Appends one field, quoted when PajeNG would split or cut it.
@@ -211,6 +215,7 @@ impl PajeWriter {
             buf: String::new(),
             replaced: 0,
             warnings,
+            destroys: Vec::new(),
         }
     }
 
@@ -271,9 +276,44 @@ impl PajeWriter {
     }
 }
 
+impl PajeWriter {
+    /// Writes the destructions held, when `time` is past their instant.
+    fn destroys_before(&mut self, time: Option<i64>) -> Result<()> {
+        let held = self.destroys.first().and_then(|d| d.time);
+        if held.is_none() || time.is_some_and(|t| Some(t) <= held) {
+            return Ok(());
+        }
+        for rec in std::mem::take(&mut self.destroys) {
+            self.destroy(&rec)?;
+        }
+        Ok(())
+    }
+
+    fn destroy(&mut self, rec: &Record) -> Result<()> {
+        let time = seconds(rec.time.unwrap_or(0));
+        let type_ = self
+            .containers
+            .get(&rec.loc)
+            .map(|c| c.type_)
+            .unwrap_or_default();
+        let id = self.pid(rec.loc);
+        let symbols = self.symbols.clone();
+        let fields = [
+            (Field::Time, time.as_str()),
+            (Field::Type, symbols.text(type_)),
+            (Field::Name, symbols.text(id)),
+        ];
+        let extras = Self::extras(rec);
+        self.line(Event::DestroyContainer, &fields, &extras)
+    }
+}
+
 impl RecordSink for PajeWriter {
     fn write(&mut self, rec: &Record) -> Result<()> {
         let synthetic = rec.flags.contains(flags::SYNTHETIC);
+        if rec.time.is_some() {
+            self.destroys_before(rec.completion())?;
+        }
         let time = seconds(rec.time.unwrap_or(0));
         match rec.kind {
             Kind::Meta => Ok(()),
@@ -281,20 +321,8 @@ impl RecordSink for PajeWriter {
             Kind::Container => self.container(rec),
             Kind::Destroy if synthetic => Ok(()),
             Kind::Destroy => {
-                let type_ = self
-                    .containers
-                    .get(&rec.loc)
-                    .map(|c| c.type_)
-                    .unwrap_or_default();
-                let id = self.pid(rec.loc);
-                let symbols = self.symbols.clone();
-                let fields = [
-                    (Field::Time, time.as_str()),
-                    (Field::Type, symbols.text(type_)),
-                    (Field::Name, symbols.text(id)),
-                ];
-                let extras = Self::extras(rec);
-                self.line(Event::DestroyContainer, &fields, &extras)
+                self.destroys.push(rec.clone());
+                Ok(())
             }
             Kind::Enter | Kind::Leave => {
                 let (container, ctype) = self.owner(rec.loc);
@@ -348,6 +376,7 @@ impl RecordSink for PajeWriter {
                 open.what
             )));
         }
+        self.destroys_before(None)?;
         self.write_intervals()?;
         if self.replaced > 0 {
             self.warnings.warn(format!(
