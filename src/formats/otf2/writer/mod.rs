@@ -161,6 +161,9 @@ pub struct Otf2Writer {
     json: Vec<u8>,
     /// The stream's `container` and `type` rows, as JSON Lines.
     head: Vec<u8>,
+    /// Per counter name and value type, the attributes seen last and how
+    /// samples with them are written (none: kept whole).
+    counters: FastMap<(Sym, u8), (String, Option<rows::CounterPlan>)>,
 }
 
 impl Otf2Writer {
@@ -183,6 +186,7 @@ impl Otf2Writer {
             text: String::new(),
             json: Vec::new(),
             head: Vec::new(),
+            counters: FastMap::default(),
         })
     }
 

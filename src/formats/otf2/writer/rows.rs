@@ -15,6 +15,15 @@ use crate::model::hpc::collective_op;
 use crate::model::record::{Column, Kind, Record, Sym, ATTR_POSTS};
 use crate::number;
 
+/// How a counter's samples are written: its metric, and how many of the
+/// row's attributes the metric's member gives back (none: the attributes
+/// are kept whole in `tracepipe.attrs`).
+#[derive(Debug, Clone, Copy)]
+pub struct CounterPlan {
+    metric: u32,
+    given: Option<usize>,
+}
+
 /// An OTF2 record: its id, whether it is written without a length, and its
 /// fields.
 type Fields = (u8, bool, [u64; 5], usize);
@@ -411,33 +420,24 @@ impl Otf2Writer {
                 _ => return Ok(false),
             },
         };
-        let attr = |k: &str| rec.attrs().find(|(key, _)| key == k).map(|(_, v)| v);
-        let mode = attr("mode").unwrap_or_else(|| "abs".into());
-        let timing = attr("timing").unwrap_or_else(|| "point".into());
-        let unit = attr("unit").unwrap_or_default();
-        let kind = ["acc", "abs", "rel"].iter().position(|m| *m == mode);
-        let when = ["start", "point", "last", "next"]
-            .iter()
-            .position(|m| *m == timing);
-        let (Some(kind), Some(when)) = (kind, when) else {
+        // A counter's samples mostly carry the same attributes: its plan
+        // is made once for them.
+        let key = (rec.name, value_type);
+        let plan = match self.counters.get(&key) {
+            Some((attrs, plan)) if *attrs == rec.attrs => *plan,
+            _ => {
+                let plan = self.counter_plan(rec, value_type)?;
+                self.counters.insert(key, (rec.attrs.clone(), plan));
+                plan
+            }
+        };
+        let Some(plan) = plan else {
             return Ok(false);
         };
-        let name = self.symbols.text(rec.name);
-        let metric = self
-            .registry
-            .metric(name, (kind << 4 | when) as u8, value_type, &unit)?;
         let l = self.location(rec.loc)?;
-        // What the reader gives: mode, timing, unit, then the attributes.
-        let mut derived = format!("mode={mode};timing={timing}");
-        if !unit.is_empty() {
-            derived.push_str(";unit=");
-            derived.push_str(&unit);
-        }
-        let given = derived.matches(';').count() + 1;
-        match rec.attrs.strip_prefix(&derived) {
-            Some("") => self.attrs.clear(),
-            Some(rest) if rest.starts_with(';') => self.row_attrs(rec, given)?,
-            _ => {
+        match plan.given {
+            Some(n) => self.row_attrs(rec, n)?,
+            None => {
                 self.attrs.clear();
                 self.column("attrs", &rec.attrs)?;
             }
@@ -447,13 +447,45 @@ impl Otf2Writer {
             self.column("cat", &cat)?;
         }
         self.rest(rec, &[Column::Value])?;
-        let v = [metric as u64, 1, value_type as u64, bits, 0];
+        let v = [plan.metric as u64, 1, value_type as u64, bits, 0];
         self.put(
             l,
             (ticks(rec.time)?, Slot::InOrder),
             (id::METRIC, false, v, 4),
         )?;
         Ok(true)
+    }
+
+    /// How the samples of `rec`'s counter with its attributes are written;
+    /// none for a `mode` or `timing` OTF2 has no word for.
+    fn counter_plan(&mut self, rec: &Record, value_type: u8) -> Result<Option<CounterPlan>> {
+        let attr = |k: &str| rec.attrs().find(|(key, _)| key == k).map(|(_, v)| v);
+        let mode = attr("mode").unwrap_or_else(|| "abs".into());
+        let timing = attr("timing").unwrap_or_else(|| "point".into());
+        let unit = attr("unit").unwrap_or_default();
+        let kind = ["acc", "abs", "rel"].iter().position(|m| *m == mode);
+        let when = ["start", "point", "last", "next"]
+            .iter()
+            .position(|m| *m == timing);
+        let (Some(kind), Some(when)) = (kind, when) else {
+            return Ok(None);
+        };
+        let name = self.symbols.text(rec.name);
+        let metric = self
+            .registry
+            .metric(name, (kind << 4 | when) as u8, value_type, &unit)?;
+        // What the reader gives: mode, timing, unit, then the attributes.
+        let mut derived = format!("mode={mode};timing={timing}");
+        if !unit.is_empty() {
+            derived.push_str(";unit=");
+            derived.push_str(&unit);
+        }
+        let count = derived.matches(';').count() + 1;
+        let given = match rec.attrs.strip_prefix(&derived) {
+            Some(rest) if rest.is_empty() || rest.starts_with(';') => Some(count),
+            _ => None,
+        };
+        Ok(Some(CounterPlan { metric, given }))
     }
 
     /// A receive posted (`posts=recv` first, a request number in `id`).
