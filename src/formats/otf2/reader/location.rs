@@ -44,6 +44,8 @@ pub struct LocationSource {
     /// Reused text buffers (attribute keys and values).
     pub(super) key: String,
     pub(super) value: String,
+    /// Identifiers of the rows kept whole, interned (made on first use).
+    pub(super) row_syms: Option<crate::model::symbol::SymCache>,
 }
 
 /// The location of mark `mark` of event file `file`.
@@ -88,6 +90,7 @@ impl LocationSource {
             skip: KindSet::NONE,
             key: String::new(),
             value: String::new(),
+            row_syms: None,
         })
     }
 

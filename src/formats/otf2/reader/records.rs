@@ -320,10 +320,17 @@ impl LocationSource {
     /// A row tracepipe wrote as a [`ROW_PARAMETER`] (one no OTF2 record
     /// holds): the row its JSON text gives.
     fn stream_row(&mut self, rec: &mut Record) -> Result<()> {
-        let text = self.scope.text(self.value(1) as u32, "string");
-        let mut syms = SymCache::new(self.scope.symbols.clone());
+        let scope = self.scope.clone();
+        let r = self.value(1) as u32;
+        let text = scope
+            .defs
+            .string(r)
+            .ok_or_else(|| self.error(format!("{ROW_PARAMETER}: string {r} is not defined")))?;
+        let syms = self
+            .row_syms
+            .get_or_insert_with(|| SymCache::new(scope.symbols.clone()));
         rec.clear();
-        jsonl::parse_line(text.as_bytes(), rec, &mut syms, ColumnSet::ALL)
+        jsonl::parse_line(text.as_bytes(), rec, syms, ColumnSet::ALL)
             .map_err(|e| self.error(format!("{ROW_PARAMETER}: {e}")))
     }
 

@@ -416,7 +416,7 @@ impl Otf2Writer {
         let (value_type, bits) = match number::parse_int(rec.value.as_bytes()) {
             Some(n) => (8u8, n as u64),
             None => match rec.value.parse::<f64>() {
-                Ok(v) if v.to_string() == rec.value => (10, v.to_bits()),
+                Ok(v) if self.reads_back(v, &rec.value) => (10, v.to_bits()),
                 _ => return Ok(false),
             },
         };
@@ -454,6 +454,15 @@ impl Otf2Writer {
             (id::METRIC, false, v, 4),
         )?;
         Ok(true)
+    }
+
+    /// Whether `v` is written back as `text` (the reader prints floats
+    /// shortest), without a string per sample.
+    fn reads_back(&mut self, v: f64, text: &str) -> bool {
+        use std::fmt::Write as _;
+        self.text.clear();
+        let _ = write!(self.text, "{v}");
+        self.text == text
     }
 
     /// How the samples of `rec`'s counter with its attributes are written;
