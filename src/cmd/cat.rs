@@ -17,7 +17,7 @@ Examples:
   trace-cat plant.etf > plant.tsv           a TRACE file (claims, signals...)
   trace-cat eztrace_output/ > run.tsv       a Pallas trace folder (EZTrace)
   trace-cat scorep-run/traces.otf2 > run.tsv  an OTF2 archive (Score-P)
-  trace-cat -t otf2 -o out/traces.otf2 run.paje  any trace for Vampir, Scalasca
+  trace-cat -t otf2 -o run.otf2 run.paje   any trace for Vampir, Scalasca
   trace-cat rank0.tsv rank1.tsv > all.tsv   merge streams by time
   trace-cat --json run.tsv | jq 'select(.kind == \"send\")'
   trace-cat --spans run.paje | trace-filter -k state
