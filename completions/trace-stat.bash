@@ -23,7 +23,7 @@ _trace__stat() {
 
     case "${cmd}" in
         trace__stat)
-            opts="-f -q -l -L -o -h -V --input-format --quiet --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --histogram --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version profile messages counters states resources summary"
+            opts="-f -q -l -L -o -h -V --input-format --quiet --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --histogram --matrix --count --time --inclusive --per-location --bins --bin --states --wide --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version profile messages counters states resources summary imbalance timeline waits"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -70,10 +70,18 @@ _trace__stat() {
                     return 0
                     ;;
                 --by)
-                    COMPREPLY=($(compgen -W "name loc,name cat,name loc pair comm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "name loc,name cat,name loc pair comm pattern loc,pattern name,pattern pair,pattern" -- "${cur}"))
                     return 0
                     ;;
                 --histogram)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bins)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bin)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

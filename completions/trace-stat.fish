@@ -11,13 +11,19 @@ complete -c trace-stat -s L -l loc-name -d 'Keep rows whose location\'s display 
 complete -c trace-stat -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
 complete -c trace-stat -s o -l output -d 'Write to FILE instead of standard output' -r
 complete -c trace-stat -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use. The output is the same for every N' -r
-complete -c trace-stat -l by -d 'What a row is per: profile: name, loc,name, cat,name or loc; messages: pair (sender and receiver) or comm' -r -f -a "name\t''
+complete -c trace-stat -l by -d 'What a row is per: profile: name, loc,name, cat,name or loc; messages: pair (sender and receiver) or comm; waits: pattern, loc,pattern, name,pattern or pair,pattern' -r -f -a "name\t''
 loc\,name\t''
 cat\,name\t''
 loc\t''
 pair\t''
-comm\t''"
-complete -c trace-stat -l histogram -d 'profile: instead of the figures, a histogram of each name\'s durations in up to BINS log-spaced bins (low, high, count: gnuplot-ready), their edges on the sketch\'s 1 % buckets so each count is exact for its range (low and high both in the bin; fewer bins where the span holds fewer buckets)' -r
+comm\t''
+pattern\t''
+loc\,pattern\t''
+name\,pattern\t''
+pair\,pattern\t''"
+complete -c trace-stat -l histogram -d 'messages: a histogram of message sizes in up to BINS log-spaced bins (low, high, count). profile: instead of the figures, a histogram of each name\'s durations in up to BINS log-spaced bins (low, high, count: gnuplot-ready), their edges on the sketch\'s 1 % buckets so each count is exact for its range (low and high both in the bin; fewer bins where the span holds fewer buckets)' -r
+complete -c trace-stat -l bins -d 'timeline: cut the run (first to last time) into N equal bins (the default: 100). The span is read in a first pass, so the inputs must be files or folders, and the report cannot be --partial' -r
+complete -c trace-stat -l bin -d 'timeline: bins of this width (10ms, 1s, 5000: ns), from the trace\'s origin (time 0): one pass, any input, and parts merge' -r
 complete -c trace-stat -l top -d 'At most N rows, the largest first' -r
 complete -c trace-stat -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
 us\t''
@@ -34,6 +40,13 @@ complete -c trace-stat -l csv -d 'Write CSV (RFC 4180 quoting) instead of TSV'
 complete -c trace-stat -l json -d 'Write JSON Lines, one object per row'
 complete -c trace-stat -l no-header -d 'Leave out the header line'
 complete -c trace-stat -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
+complete -c trace-stat -l matrix -d 'messages: a sender × receiver matrix instead of rows, one row per sender and a column per receiver (every location that sent or received, in natural order), zeros filled: bytes, or with --count messages, with --time the transfer time'
+complete -c trace-stat -l count -d 'messages --matrix: count messages instead of bytes'
+complete -c trace-stat -l time -d 'messages --matrix: sum transfer times instead of bytes'
+complete -c trace-stat -l inclusive -d 'imbalance: inclusive times instead of exclusive ones'
+complete -c trace-stat -l per-location -d 'imbalance: one more column per location (in natural order) with the function\'s time there, for heat maps'
+complete -c trace-stat -l states -d 'timeline: per state type and value instead of per function'
+complete -c trace-stat -l wide -d 'timeline: one row per bin and one column per function (the --top heaviest, the rest in `other`), for gnuplot\'s rowstacked histograms'
 complete -c trace-stat -l partial -d 'Write the report\'s state (sums, counts, extremes, sketch buckets) instead of its table, to be merged with --merge: run it on parts of a trace split by location (profile, states, messages of msg rows, resources)'
 complete -c trace-stat -l merge -d 'The inputs are files written with --partial (by the same report and --by): print the report of all of them, as one run over the whole input would'
 complete -c trace-stat -l ids -d 'Print locations and types as the stream\'s ids (the `loc` and `cat` columns, for joins with the stream) instead of their declared names'

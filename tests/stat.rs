@@ -611,7 +611,8 @@ fn merged_partials_equal_one_run() {
 }
 
 /// The summary of the ping-pong: span, rows per kind (halves paired into
-/// messages), locations, messages, unmatched halves, heaviest functions.
+/// messages), locations, messages, unmatched halves, waits (each send
+/// lasts 50 ns past its receive's enter), heaviest functions.
 #[test]
 fn summary_of_the_example() {
     let ping = common::data("../../examples/pingpong.tsv");
@@ -620,7 +621,10 @@ fn summary_of_the_example() {
     let want = "item\tname\tvalue\nfirst\t\t0\nlast\t\t10.02\nspan\t\t10.02\n\
         rows\tmeta\t2\nrows\tcontainer\t3\nrows\tenter\t11\nrows\tleave\t11\nrows\tevent\t1\n\
         rows\tmsg\t3\nrows\tcounter\t3\nlocations\t\t3\nmessages\t\t3\n\
-        unmatched\tsend\t0\nunmatched\trecv\t0\nfunction\tmain\t10.13\nfunction\tcompute\t6\n\
+        unmatched\tsend\t0\nunmatched\trecv\t0\n\
+        wait\tlate-sender\t0\nwait\tlate-receiver\t0.15\nwait\twait-nxn\t0\n\
+        wait\tlate-broadcast\t0\nwait\tearly-reduce\t0\n\
+        function\tmain\t10.13\nfunction\tcompute\t6\n\
         function\tMPI_Recv\t2.7\nfunction\tMPI_Send\t1.2\n";
     assert_eq!(out, want);
 }

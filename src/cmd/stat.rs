@@ -11,23 +11,29 @@ use crate::error::{Error, Result};
 use crate::io::{check_output_is_not_an_input, open_output};
 use crate::stages::matcher::{Matcher, Unmatched};
 use crate::stats::counters::Counters;
+use crate::stats::imbalance::Imbalance;
 use crate::stats::labels::Labels;
-use crate::stats::messages::{self, Messages};
+use crate::stats::messages::{self, Cells, Messages, View};
 use crate::stats::partial::PartialOf;
 use crate::stats::profile::{By, Profile};
 use crate::stats::resources::Resources;
 use crate::stats::states::States;
 use crate::stats::summary::Summary;
+use crate::stats::timeline::{Bins, TimeSpan, Timeline};
+use crate::stats::waits::{self, Waits};
 use crate::stats::{Labelled, Report, Style};
 
 /// The reports, the first being the default.
-pub const REPORTS: [&str; 6] = [
+pub const REPORTS: [&str; 9] = [
     "profile",
     "messages",
     "counters",
     "states",
     "resources",
     "summary",
+    "imbalance",
+    "timeline",
+    "waits",
 ];
 
 /// `--help` text after the options.
@@ -41,10 +47,27 @@ Examples:
   trace-stat states run.paje                         time per container, state type and value
   trace-stat resources --unit ms plant.etf           utilisation and Little's law per resource
   trace-stat summary run/                            the trace at a glance
+  trace-stat waits --by pair,pattern run/            wait states: who waited for whom, how long
+  trace-stat imbalance --per-location run/           functions by max - mean over the locations
+  trace-stat timeline --bins 50 --wide run/          time per function in 50 bins, for gnuplot
+  trace-stat messages --matrix --count run/          the sender x receiver matrix
 
 REPORT, the first argument when it names one, is profile (the default), messages, counters, \
-states, resources or summary. summary: first and last time, span, rows per kind, locations, \
-messages and unmatched halves, the five functions with the most exclusive time. profile: per name, the frames' count, inclusive and exclusive time (exclusive: minus the \
+states, resources, summary, waits, imbalance or timeline. summary: first and last time, span, \
+rows per kind, locations, messages and unmatched halves, the total wait of each pattern, the five \
+functions with the most exclusive time. waits: Scalasca's wait states, count and time per pattern \
+(--by loc,pattern, name,pattern or pair,pattern: who waited for whom): late-sender (a receive, or \
+the wait completing it, entered before its send: from its enter to the send's), late-receiver (a \
+send lasting past its receive's enter: from its enter to the receive's), wait-nxn (barriers and \
+all-to-all collectives: each waits for the last arrival), late-broadcast (a non-root arriving \
+before the root), early-reduce (a root arriving before the last non-root); a half's frame is the \
+innermost open on its location; a frame completing several receives waits once, for the latest \
+sender; it needs the whole trace in one run (no --partial). imbalance: per function, its time \
+(exclusive; --inclusive) over every location with frames (zero where it did not run): mean, min, \
+max and where, max/mean, max - mean (what evening out the work would save), largest first. \
+timeline: per time bin and function (--states: state type and value), exclusive time summed \
+over locations; --bins N (default 100) over the span found by a first pass (inputs must be \
+files), or --bin WIDTH from time 0 in one pass (mergeable). profile: per name, the frames' count, inclusive and exclusive time (exclusive: minus the \
 direct children; a recursive name counts each outermost frame once in inclusive time), min, mean, \
 max and the p50, p90, p99 of their durations (within 1 %: a logarithmic sketch); from each \
 location's enter/leave stack and from state rows; frames open at the end close at the last time; \
@@ -56,7 +79,8 @@ sum), first, last. Scale-out: split a trace by location (trace-filter -l, \
 or per Pallas archive), run `trace-stat REPORT --partial -o part.N` on each part (GNU parallel, a \
 Slurm array, xargs -P), then `trace-stat REPORT --merge part.*`: exact figures equal one run \
 over the whole; quantiles too (the sketch merges exactly). profile, states, messages (of msg \
-rows: run trace-match first), counters and resources (split by resource) merge. states: per container (a lane counts for its container), \
+rows: run trace-match first), counters, imbalance, timeline --bin and resources (split by \
+resource) merge. states: per container (a lane counts for its container), \
 state type and value, frames and total time. With --threads auto the report runs on the reading \
 thread (it does less per row than handing the row over costs); the reader still puts its helpers to work. resources: per TRACE resource, claims, claimed \
 time, busy time (union of the claims), amount x time, utilisation of the capacity over the \
@@ -90,18 +114,66 @@ pub struct Args {
     pub table: TableArgs,
 
     /// What a row is per: profile: name, loc,name, cat,name or loc;
-    /// messages: pair (sender and receiver) or comm.
+    /// messages: pair (sender and receiver) or comm; waits: pattern,
+    /// loc,pattern, name,pattern or pair,pattern.
     #[arg(long, value_name = "KEY",
-          value_parser = PossibleValuesParser::new(By::KEYS.into_iter().chain(messages::KEYS)))]
+          value_parser = PossibleValuesParser::new(
+              By::KEYS.into_iter().chain(messages::KEYS).chain(waits::By::KEYS)))]
     pub by: Option<String>,
 
-    /// profile: instead of the figures, a histogram of each name's durations
+    /// messages: a histogram of message sizes in up to BINS log-spaced bins
+    /// (low, high, count). profile: instead of the figures, a histogram of each name's durations
     /// in up to BINS log-spaced bins (low, high, count: gnuplot-ready), their
     /// edges on the sketch's 1 % buckets so each count is exact for its
     /// range (low and high both in the bin; fewer bins where the span holds
     /// fewer buckets).
     #[arg(long, value_name = "BINS", value_parser = clap::value_parser!(u16).range(1..))]
     pub histogram: Option<u16>,
+
+    /// messages: a sender × receiver matrix instead of rows, one row per
+    /// sender and a column per receiver (every location that sent or
+    /// received, in natural order), zeros filled: bytes, or with --count
+    /// messages, with --time the transfer time.
+    #[arg(long)]
+    pub matrix: bool,
+
+    /// messages --matrix: count messages instead of bytes.
+    #[arg(long, requires = "matrix", conflicts_with = "time")]
+    pub count: bool,
+
+    /// messages --matrix: sum transfer times instead of bytes.
+    #[arg(long, requires = "matrix")]
+    pub time: bool,
+
+    /// imbalance: inclusive times instead of exclusive ones.
+    #[arg(long)]
+    pub inclusive: bool,
+
+    /// imbalance: one more column per location (in natural order) with
+    /// the function's time there, for heat maps.
+    #[arg(long)]
+    pub per_location: bool,
+
+    /// timeline: cut the run (first to last time) into N equal bins (the
+    /// default: 100). The span is read in a first pass, so the inputs must
+    /// be files or folders, and the report cannot be --partial.
+    #[arg(long, value_name = "N", conflicts_with = "bin",
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub bins: Option<u64>,
+
+    /// timeline: bins of this width (10ms, 1s, 5000: ns), from the trace's
+    /// origin (time 0): one pass, any input, and parts merge.
+    #[arg(long, value_name = "WIDTH", value_parser = parse_width)]
+    pub bin: Option<i64>,
+
+    /// timeline: per state type and value instead of per function.
+    #[arg(long)]
+    pub states: bool,
+
+    /// timeline: one row per bin and one column per function (the --top
+    /// heaviest, the rest in `other`), for gnuplot's rowstacked histograms.
+    #[arg(long)]
+    pub wide: bool,
 
     /// Write the report's state (sums, counts, extremes, sketch buckets) instead
     /// of its table, to be merged with --merge: run it on parts of a trace
@@ -186,11 +258,7 @@ fn take_report(report: Option<String>, inputs: &mut Vec<String>) -> Result<&'sta
 fn open_report(name: &str, args: &Args, env: &Env) -> Result<Labelled> {
     let labels = Labels::new(env.symbols.clone(), args.ids);
     let by = args.by.as_deref();
-    if args.histogram.is_some() && name != "profile" {
-        return Err(Error::Usage(format!(
-            "--histogram is for the profile report, not {name}"
-        )));
-    }
+    check_options(name, args)?;
     let bad_by = |by: &str| Error::Usage(format!("--by {by} does not apply to the {name} report"));
     let report: Box<dyn Report> = match (name, by) {
         ("profile", by) => {
@@ -200,16 +268,108 @@ fn open_report(name: &str, args: &Args, env: &Env) -> Result<Labelled> {
             let profile = Profile::new(by, bins, labels.clone());
             Box::new(profile.warn_when_empty(env.warnings.clone()))
         }
-        ("messages", None | Some("pair")) => Box::new(Messages::new(false, labels.clone())),
-        ("messages", Some("comm")) => Box::new(Messages::new(true, labels.clone())),
+        ("messages", Some("comm")) if args.matrix || args.histogram.is_some() => {
+            return Err(Error::Usage(
+                "--by comm does not go with --matrix or --histogram (they are per sender and receiver)".into(),
+            ))
+        }
+        ("messages", None | Some("pair")) => Box::new(Messages::new(message_view(args), labels.clone())),
+        ("messages", Some("comm")) => Box::new(Messages::new(View::Comms, labels.clone())),
+        ("waits", by) => {
+            let key = by.unwrap_or("pattern");
+            let by = waits::By::parse(key).ok_or_else(|| bad_by(key))?;
+            Box::new(Waits::new(by, labels.clone(), env.warnings.clone()))
+        }
+        ("timeline", None) => Box::new(open_timeline(args, env, labels.clone())?),
+        ("imbalance", None) => Box::new(Imbalance::new(labels.clone(), args.inclusive, args.per_location)),
         (_, Some(by)) => return Err(bad_by(by)),
         ("counters", None) => Box::new(Counters::new(labels.clone(), env.warnings.clone())),
         ("states", None) => Box::new(States::new(labels.clone())),
         ("resources", None) => Box::new(Resources::new(env.symbols.clone())),
-        ("summary", None) => Box::new(Summary::new(labels.clone())),
+        ("summary", None) => Box::new(Summary::new(labels.clone(), env.warnings.clone())),
         _ => return Err(Error::Usage(format!("unknown report `{name}`"))),
     };
     Ok(Labelled::new(report, labels))
+}
+
+/// Refuses options given to a report they do not apply to.
+fn check_options(name: &str, args: &Args) -> Result<()> {
+    let given: [(&str, bool, &[&str]); 8] = [
+        ("--bins", args.bins.is_some(), &["timeline"]),
+        ("--bin", args.bin.is_some(), &["timeline"]),
+        ("--states", args.states, &["timeline"]),
+        ("--wide", args.wide, &["timeline"]),
+        (
+            "--histogram",
+            args.histogram.is_some(),
+            &["profile", "messages"],
+        ),
+        ("--matrix", args.matrix, &["messages"]),
+        ("--inclusive", args.inclusive, &["imbalance"]),
+        ("--per-location", args.per_location, &["imbalance"]),
+    ];
+    for (option, set, reports) in given {
+        if set && !reports.contains(&name) {
+            return Err(Error::Usage(format!(
+                "{option} is for the {} report, not {name}",
+                reports.join(" and ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A bin width: a duration of at least 1 ns.
+fn parse_width(text: &str) -> std::result::Result<i64, String> {
+    let width = crate::stages::window::parse_time(text)?;
+    match width > 0 {
+        true => Ok(width),
+        false => Err(format!("a bin is at least 1 ns wide, not `{text}`")),
+    }
+}
+
+/// The timeline report: bins of `--bin` from time 0, or `--bins N` over
+/// the span a first pass over the inputs finds.
+fn open_timeline(args: &Args, env: &Env, labels: Labels) -> Result<Timeline> {
+    let timeline = |bins| Timeline::new(bins, args.states, args.wide, args.top, labels);
+    if let Some(width) = args.bin {
+        return Ok(timeline(Bins { origin: 0, width }));
+    }
+    if args.partial || args.merge {
+        return Err(Error::Usage(
+            "timeline --partial and --merge need --bin WIDTH: parts have spans of their own".into(),
+        ));
+    }
+    let inputs = args.input.named();
+    if let Some(once) = inputs.iter().find(|i| !is_rereadable(i)) {
+        return Err(Error::Usage(format!(
+            "timeline --bins reads its inputs twice (the span, then the bins), and `{once}` is not a file: give --bin WIDTH"
+        )));
+    }
+    let mut span = TimeSpan::default();
+    Pipeline::open(&args.input, env, &args.table.run)?.run(&mut span, &args.table.run)?;
+    let count = args.bins.unwrap_or(DEFAULT_BINS);
+    let (first, last) = span.span.unwrap_or_default();
+    Ok(timeline(Bins::covering(first, last, count)).print_bins(Some(count)))
+}
+
+/// Bins of `timeline` without --bins or --bin.
+const DEFAULT_BINS: u64 = 100;
+
+/// Whether `input` can be read a second time: a file or a folder.
+fn is_rereadable(input: &str) -> bool {
+    input != "-" && std::fs::metadata(input).is_ok_and(|m| m.is_file() || m.is_dir())
+}
+
+/// How the messages report prints, from its options.
+fn message_view(args: &Args) -> View {
+    match (args.matrix, args.histogram) {
+        (true, _) if args.count => View::Matrix(Cells::Count),
+        (true, _) if args.time => View::Matrix(Cells::Time),
+        (true, _) => View::Matrix(Cells::Bytes),
+        (false, Some(bins)) => View::Histogram(usize::from(bins)),
+        (false, None) => View::Pairs,
+    }
 }
 
 /// Runs `trace-stat`: the report is the sink; message halves are paired
@@ -235,11 +395,10 @@ pub fn run(mut args: Args, env: &Env) -> Result<()> {
         }
         let pipeline = Pipeline::open(&args.input, env, &args.table.run)?;
         check_output_is_not_an_input(args.table.output.as_deref(), &args.input.named())?;
-        // Halves are paired first for the messages report (others ignore msg rows).
-        if matches!(name, "messages" | "summary") {
+        // Halves are paired first for the messages report (the summary
+        // pairs them itself, with its wait states; others ignore them).
+        if name == "messages" {
             pipeline.run(&mut sink, &run)?;
-            let matching = sink.summary().clone();
-            sink.next_mut().report().note_matching(&matching);
         } else {
             pipeline.run(sink.next_mut(), &run)?;
         }
@@ -249,7 +408,9 @@ pub fn run(mut args: Args, env: &Env) -> Result<()> {
         let out = open_output(args.table.output.as_deref(), false)?;
         return partial_of(&args, name).write(report, out);
     }
-    let mut table = args.table.open(&report.columns())?;
+    let columns = report.columns();
+    let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
+    let mut table = args.table.open(&columns)?;
     let time_factor = match args.unit.as_deref() {
         Some("us") => 1_000,
         Some("ms") => 1_000_000,

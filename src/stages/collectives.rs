@@ -32,6 +32,9 @@ struct Instance {
     first: i64,
     last: i64,
     participants: u64,
+    /// Where the last arrival came from, and when the root arrived.
+    last_loc: Sym,
+    root: Option<i64>,
     complete: bool,
     /// Written at the end without every participant.
     incomplete: bool,
@@ -62,6 +65,8 @@ pub struct Instances<S> {
     incomplete: (u64, String),
     /// At most this many rows held (`--max-held`).
     max_held: Option<u64>,
+    /// Annotate who arrived last and when the root arrived too.
+    details: bool,
     warnings: Warnings,
 }
 
@@ -83,6 +88,7 @@ impl<S: RecordSink> Instances<S> {
             odd_sized: Vec::new(),
             incomplete: (0, String::new()),
             max_held: None,
+            details: false,
             warnings,
         }
     }
@@ -96,6 +102,24 @@ impl<S: RecordSink> Instances<S> {
 
     /// The instance the oldest held `coll` row is part of, and the members
     /// of its communicator that have not reached it.
+    /// Each `coll` row also gets `last_arrival_loc` (the location that
+    /// arrived last, the first of equals) and, when the root took part,
+    /// `root_arrival`: what wait-state analyses need.
+    pub fn with_details(mut self) -> Instances<S> {
+        self.details = true;
+        self
+    }
+
+    /// The sink it writes to.
+    pub fn next(&self) -> &S {
+        &self.next
+    }
+
+    /// The sink it writes to.
+    pub fn next_mut(&mut self) -> &mut S {
+        &mut self.next
+    }
+
     fn oldest_waiting(&self) -> Option<(String, Vec<&str>)> {
         let (rec, k) = self.held.iter().find_map(|(r, k)| k.map(|k| (r, k)))?;
         let text = |sym| self.symbols.text(sym);
@@ -133,7 +157,13 @@ impl<S: RecordSink> Instances<S> {
                 ..Instance::default()
             });
         instance.first = instance.first.min(arrival);
+        if arrival > instance.last || instance.participants == 0 {
+            instance.last_loc = rec.loc;
+        }
         instance.last = instance.last.max(arrival);
+        if rec.loc == rec.peer {
+            instance.root = Some(arrival);
+        }
         instance.participants += 1;
         k
     }
@@ -191,6 +221,12 @@ impl<S: RecordSink> Instances<S> {
                 }
                 let (rec, _) = self.held.front_mut().expect("front exists");
                 annotate(rec, k, inst);
+                if self.details {
+                    rec.push_attr("last_arrival_loc", self.symbols.text(inst.last_loc));
+                    if let Some(root) = inst.root {
+                        rec.push_attr("root_arrival", &root.to_string());
+                    }
+                }
                 inst.participants -= 1;
                 if inst.participants == 0 {
                     self.open.remove(&key);

@@ -201,18 +201,21 @@ impl RecordSink for Counters {
 }
 
 impl Report for Counters {
-    fn columns(&self) -> Vec<&'static str> {
-        vec![
-            "loc",
-            "name",
-            "samples",
-            "min",
-            "max",
-            "mean",
-            "time_weighted_mean",
-            "first",
-            "last",
-        ]
+    fn columns(&self) -> Vec<String> {
+        let names: Vec<&str> = {
+            vec![
+                "loc",
+                "name",
+                "samples",
+                "min",
+                "max",
+                "mean",
+                "time_weighted_mean",
+                "first",
+                "last",
+            ]
+        };
+        names.into_iter().map(String::from).collect()
     }
 
     fn partial(&self) -> Option<Vec<Vec<String>>> {

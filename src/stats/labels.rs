@@ -252,3 +252,54 @@ mod tests {
         );
     }
 }
+
+/// Orders labels as people number things: runs of digits by their value
+/// (`rank 2` before `rank 10`), the rest byte by byte; equal-valued
+/// numbers with other spellings (`01`, `1`) by their text.
+pub fn natural_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (x.first(), y.first()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return std::cmp::Ordering::Less,
+            (Some(_), None) => return std::cmp::Ordering::Greater,
+            (Some(p), Some(q)) if p.is_ascii_digit() && q.is_ascii_digit() => {
+                let (m, n) = (digits(x), digits(y));
+                let (u, v) = (trim_zeros(&x[..m]), trim_zeros(&y[..n]));
+                let by_value = u.len().cmp(&v.len()).then_with(|| u.cmp(v));
+                if by_value.is_ne() {
+                    return by_value;
+                }
+                (x, y) = (&x[m..], &y[n..]);
+            }
+            (Some(p), Some(q)) if p != q => return p.cmp(q),
+            _ => (x, y) = (&x[1..], &y[1..]),
+        }
+    }
+}
+
+fn digits(s: &[u8]) -> usize {
+    s.iter().take_while(|c| c.is_ascii_digit()).count()
+}
+
+fn trim_zeros(s: &[u8]) -> &[u8] {
+    let zeros = s.iter().take_while(|&&c| c == b'0').count();
+    &s[zeros..]
+}
+
+#[cfg(test)]
+mod natural_tests {
+    use super::natural_order;
+
+    #[test]
+    fn numbers_order_by_value() {
+        let mut names = vec![
+            "rank 10", "rank 2", "rank 1", "host", "rank 02", "a9b", "a10",
+        ];
+        names.sort_by(|a, b| natural_order(a, b));
+        assert_eq!(
+            names,
+            ["a9b", "a10", "host", "rank 1", "rank 02", "rank 2", "rank 10"]
+        );
+    }
+}

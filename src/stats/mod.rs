@@ -3,6 +3,7 @@
 //! sums and a sketch, plus each location's open frames.
 
 pub mod counters;
+pub mod imbalance;
 pub mod labels;
 pub mod messages;
 pub mod partial;
@@ -11,6 +12,8 @@ pub mod resources;
 pub mod sketch;
 pub mod states;
 pub mod summary;
+pub mod timeline;
+pub mod waits;
 
 use crate::decimal::format_scaled;
 use crate::error::Result;
@@ -52,14 +55,10 @@ pub fn elapsed(from: i64, to: i64) -> Result<i64> {
 /// A report: fed the stream as a sink, then printed.
 pub trait Report: RecordSink + Send {
     /// The columns of its table.
-    fn columns(&self) -> Vec<&'static str>;
+    fn columns(&self) -> Vec<String>;
 
     /// Prints its rows (after the stream ended).
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()>;
-
-    /// What matching found (the command pairs halves in front of some
-    /// reports).
-    fn note_matching(&mut self, _matching: &crate::stages::matcher::MatchSummary) {}
 
     /// Its state as rows of text fields, to be merged with other parts'
     /// (`trace-stat --partial`); `None` when the report cannot be merged.

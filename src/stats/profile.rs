@@ -296,6 +296,14 @@ impl Profile {
             .map(|(k, f)| (k.join(" "), f.exclusive))
             .collect()
     }
+
+    /// Each row's label and its inclusive or exclusive time (rows that
+    /// print alike merged); merged partial sums may overflow: an error.
+    pub fn times(&self, inclusive: bool) -> Result<Vec<(Vec<String>, i128)>> {
+        let rows = self.ranked()?.into_iter();
+        let time = |f: &Figures| if inclusive { f.inclusive } else { f.exclusive };
+        Ok(rows.map(|(key, f)| (key, time(&f))).collect())
+    }
 }
 
 impl RecordSink for Profile {
@@ -350,24 +358,24 @@ impl RecordSink for Profile {
 }
 
 impl Report for Profile {
-    fn columns(&self) -> Vec<&'static str> {
+    fn columns(&self) -> Vec<String> {
         let mut columns = self.by.columns().to_vec();
         if self.histogram.is_some() {
             columns.extend(["low", "high", "count"]);
-            return columns;
+        } else {
+            columns.extend([
+                "count",
+                "inclusive",
+                "exclusive",
+                "min",
+                "mean",
+                "max",
+                "p50",
+                "p90",
+                "p99",
+            ]);
         }
-        columns.extend([
-            "count",
-            "inclusive",
-            "exclusive",
-            "min",
-            "mean",
-            "max",
-            "p50",
-            "p90",
-            "p99",
-        ]);
-        columns
+        columns.into_iter().map(String::from).collect()
     }
 
     fn partial(&self) -> Option<Vec<Vec<String>>> {
@@ -446,12 +454,8 @@ impl Report for Profile {
     }
 }
 
-/// The durations of one key in up to `bins` bins, log-spaced from its
-/// shortest to its longest, each bin's edges moved to the nearest edge of
-/// the sketch's buckets so its count is exact: rows `key..., low, high,
-/// count` with `low` and `high` both in the bin (the next bin starts at
-/// `high + 1`). A zero counts in the first bin. Fewer bins when the span
-/// holds fewer buckets.
+/// The durations of one key as a histogram of up to `bins` bins (see
+/// [`Sketch::histogram`]): rows `key..., low, high, count`.
 fn write_histogram(
     table: &mut TableWriter,
     style: &Style,
@@ -459,32 +463,10 @@ fn write_histogram(
     f: &Figures,
     bins: usize,
 ) -> Result<()> {
-    let (low, high) = (f.min.max(1), f.max.max(1));
-    let (first, last) = (Sketch::index(low), Sketch::index(high));
-    let ratio = high as f64 / low as f64;
-    let mut ends: Vec<i32> = (1..bins)
-        .map(|k| {
-            let edge = low as f64 * ratio.powf(k as f64 / bins as f64);
-            Sketch::index(edge.round() as i64).clamp(first, last)
-        })
-        .collect();
-    ends.push(last);
-    ends.dedup();
-    let (mut from, mut bottom) = (first, f.min.min(low));
-    for (n, &end) in ends.iter().enumerate() {
-        let mut count = f.sketch.count_in(from, end);
-        if n == 0 {
-            count += f.sketch.zeros();
-        }
-        let top = if end == last {
-            f.max
-        } else {
-            Sketch::bucket_top(end)
-        };
+    for (low, high, count) in f.sketch.histogram(f.min, f.max, bins) {
         let mut cells: Vec<Cell> = key.iter().map(|k| Cell::Text(k)).collect();
-        cells.extend([style.time(bottom), style.time(top), Cell::UInt(count)]);
+        cells.extend([style.time(low), style.time(high), Cell::UInt(count)]);
         table.row(&cells)?;
-        (from, bottom) = (end + 1, top + 1);
     }
     Ok(())
 }

@@ -152,22 +152,25 @@ fn sweep(claims: &mut [(i64, i64, f64)]) -> Sweep {
 }
 
 impl Report for Resources {
-    fn columns(&self) -> Vec<&'static str> {
-        vec![
-            "resource",
-            "name",
-            "capacity",
-            "claims",
-            "claimed",
-            "busy",
-            "amount_time",
-            "utilisation",
-            "peak",
-            "throughput_per_s",
-            "mean_time",
-            "little_l",
-            "measured_l",
-        ]
+    fn columns(&self) -> Vec<String> {
+        let names: Vec<&str> = {
+            vec![
+                "resource",
+                "name",
+                "capacity",
+                "claims",
+                "claimed",
+                "busy",
+                "amount_time",
+                "utilisation",
+                "peak",
+                "throughput_per_s",
+                "mean_time",
+                "little_l",
+                "measured_l",
+            ]
+        };
+        names.into_iter().map(String::from).collect()
     }
 
     fn partial(&self) -> Option<Vec<Vec<String>>> {

@@ -64,6 +64,42 @@ impl Sketch {
         *self.buckets.entry(Sketch::index(value)).or_default() += 1;
     }
 
+    /// The values, seen from `min` to `max`, in up to `bins` bins
+    /// log-spaced between them, each bin's edges moved to the nearest edge
+    /// of the buckets so its count is exact: `(low, high, count)` with
+    /// `low` and `high` both in the bin (the next starts at `high + 1`). A
+    /// zero counts in the first bin. Fewer bins when the span holds fewer
+    /// buckets.
+    pub fn histogram(&self, min: i64, max: i64, bins: usize) -> Vec<(i64, i64, u64)> {
+        let (low, high) = (min.max(1), max.max(1));
+        let (first, last) = (Sketch::index(low), Sketch::index(high));
+        let ratio = high as f64 / low as f64;
+        let mut ends: Vec<i32> = (1..bins)
+            .map(|k| {
+                let edge = low as f64 * ratio.powf(k as f64 / bins as f64);
+                Sketch::index(edge.round() as i64).clamp(first, last)
+            })
+            .collect();
+        ends.push(last);
+        ends.dedup();
+        let (mut from, mut bottom) = (first, min.min(low));
+        let mut rows = Vec::with_capacity(ends.len());
+        for (n, &end) in ends.iter().enumerate() {
+            let mut count = self.count_in(from, end);
+            if n == 0 {
+                count += self.zeros();
+            }
+            let top = if end == last {
+                max
+            } else {
+                Sketch::bucket_top(end)
+            };
+            rows.push((bottom, top, count));
+            (from, bottom) = (end + 1, top + 1);
+        }
+        rows
+    }
+
     /// Adds every value of `other`.
     pub fn merge(&mut self, other: &Sketch) {
         self.zeros += other.zeros;

@@ -139,8 +139,9 @@ impl RecordSink for States {
 }
 
 impl Report for States {
-    fn columns(&self) -> Vec<&'static str> {
-        vec!["container", "type", "value", "count", "time"]
+    fn columns(&self) -> Vec<String> {
+        let names: Vec<&str> = { vec!["container", "type", "value", "count", "time"] };
+        names.into_iter().map(String::from).collect()
     }
 
     fn partial(&self) -> Option<Vec<Vec<String>>> {

@@ -3,13 +3,13 @@
 //! (halves paired as `trace-match` does) and halves left unmatched, and the
 //! five functions with the most exclusive time.
 
-use crate::error::Result;
+use crate::error::{Result, Warnings};
 use crate::fasthash::FastSet;
-use crate::model::record::{ColumnSet, Kind, Record, Sym};
+use crate::model::record::{Kind, Record, Sym};
 use crate::pipe::{Reads, RecordSink};
-use crate::stages::matcher::MatchSummary;
 use crate::stats::labels::Labels;
 use crate::stats::profile::{By, Profile};
+use crate::stats::waits::{self, Waits, PATTERNS};
 use crate::stats::{Report, Style};
 use crate::table::{Cell, TableWriter};
 
@@ -20,30 +20,37 @@ pub struct Summary {
     first: Option<i64>,
     last: Option<i64>,
     profile: Profile,
-    unmatched: (u64, u64),
+    /// Wait states, from the halves it pairs (or `msg` rows as they are).
+    waits: Waits,
 }
 
 impl Summary {
-    /// The report, identifiers printed through `labels`.
-    pub fn new(labels: Labels) -> Summary {
+    /// The report, identifiers printed through `labels`; halves never
+    /// paired and odd collective instances are told to `warnings`.
+    pub fn new(labels: Labels, warnings: Warnings) -> Summary {
         Summary {
             rows: [0; Kind::ALL.len()],
             locations: FastSet::default(),
             first: None,
             last: None,
+            waits: Waits::new(waits::By::Pattern, labels.clone(), warnings),
             profile: Profile::new(By::Name, None, labels),
-            unmatched: (0, 0),
         }
     }
 }
 
 impl RecordSink for Summary {
-    /// Of each row: its place, and nothing beyond a row's place.
+    /// What the wait states read: every column.
     fn reads(&self) -> Reads {
-        Reads::only(ColumnSet::PLACE)
+        self.waits.reads()
     }
 
     fn write(&mut self, rec: &Record) -> Result<()> {
+        self.waits.write(rec)?;
+        if matches!(rec.kind, Kind::Send | Kind::Recv) {
+            // A message counts once, as the msg row its halves make.
+            return self.profile.write(rec);
+        }
         let kind = Kind::ALL
             .iter()
             .position(|k| *k == rec.kind)
@@ -60,17 +67,15 @@ impl RecordSink for Summary {
     }
 
     fn finish(&mut self) -> Result<()> {
+        self.waits.finish()?;
         self.profile.finish()
     }
 }
 
 impl Report for Summary {
-    fn columns(&self) -> Vec<&'static str> {
-        vec!["item", "name", "value"]
-    }
-
-    fn note_matching(&mut self, matching: &MatchSummary) {
-        self.unmatched = matching.unmatched_total();
+    fn columns(&self) -> Vec<String> {
+        let names: Vec<&str> = { vec!["item", "name", "value"] };
+        names.into_iter().map(String::from).collect()
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
@@ -83,7 +88,13 @@ impl Report for Summary {
         table.row(&[Cell::Text("last"), Cell::Text(""), time(self.last)])?;
         let span = span.map_or(Cell::Empty, |s| style.total(s));
         table.row(&[Cell::Text("span"), Cell::Text(""), span])?;
-        for (kind, n) in Kind::ALL.iter().zip(self.rows) {
+        // Halves count as the messages they make, as after trace-match.
+        let matching = self.waits.matching();
+        let mut rows = self.rows;
+        let msg = Kind::ALL.iter().position(|k| *k == Kind::Msg).expect("msg");
+        rows[msg] += matching.matched;
+        let unmatched = matching.unmatched_total();
+        for (kind, n) in Kind::ALL.iter().zip(rows) {
             if n > 0 {
                 table.row(&[Cell::Text("rows"), Cell::Text(kind.as_str()), Cell::UInt(n)])?;
             }
@@ -94,18 +105,25 @@ impl Report for Summary {
             Cell::Text(""),
             Cell::UInt(locations),
         ])?;
-        let msgs = self.rows[Kind::ALL.iter().position(|k| *k == Kind::Msg).expect("msg")];
-        table.row(&[Cell::Text("messages"), Cell::Text(""), Cell::UInt(msgs)])?;
+        table.row(&[
+            Cell::Text("messages"),
+            Cell::Text(""),
+            Cell::UInt(rows[msg]),
+        ])?;
         table.row(&[
             Cell::Text("unmatched"),
             Cell::Text("send"),
-            Cell::UInt(self.unmatched.0),
+            Cell::UInt(unmatched.0),
         ])?;
         table.row(&[
             Cell::Text("unmatched"),
             Cell::Text("recv"),
-            Cell::UInt(self.unmatched.1),
+            Cell::UInt(unmatched.1),
         ])?;
+        let totals = self.waits.tally().per_pattern();
+        for (pattern, (_, time)) in PATTERNS.iter().zip(totals) {
+            table.row(&[Cell::Text("wait"), Cell::Text(pattern), style.total(time)])?;
+        }
         for (name, exclusive) in self.profile.heaviest(5) {
             table.row(&[
                 Cell::Text("function"),

@@ -1,0 +1,157 @@
+//! The `imbalance` report: per function, how unevenly its time is spread
+//! over the locations. A function's time on each location (exclusive by
+//! default) is the profile's per location and name; the mean is over every
+//! location that has a frame, a location without the function counting
+//! zero, so `max − mean` is what the run would save if the work were even
+//! (Scalasca's load imbalance). Merges exactly: its partial state is the
+//! profile's per location and name.
+
+use crate::error::Result;
+use crate::fasthash::FastMap;
+use crate::model::record::Record;
+use crate::pipe::{Reads, RecordSink};
+use crate::stats::labels::{natural_order, Labels};
+use crate::stats::profile::{By, Profile};
+use crate::stats::{Report, Style};
+use crate::table::{Cell, TableWriter};
+
+/// The `imbalance` report.
+pub struct Imbalance {
+    profile: Profile,
+    inclusive: bool,
+    per_location: bool,
+}
+
+/// One function's time on each location (by the locations' order).
+struct Spread {
+    name: String,
+    times: Vec<i128>,
+}
+
+impl Spread {
+    /// The location (index) with the most time, the first of equals.
+    fn max_at(&self) -> usize {
+        let max = self.times.iter().copied().max().unwrap_or(0);
+        self.times.iter().position(|&t| t == max).unwrap_or(0)
+    }
+
+    fn sum(&self) -> i128 {
+        self.times.iter().sum()
+    }
+}
+
+impl Imbalance {
+    /// The report over exclusive (or `inclusive`) times, with one column
+    /// per location when `per_location`.
+    pub fn new(labels: Labels, inclusive: bool, per_location: bool) -> Imbalance {
+        Imbalance {
+            profile: Profile::new(By::LocName, None, labels),
+            inclusive,
+            per_location,
+        }
+    }
+
+    /// The locations in natural order, and each function's spread over
+    /// them, largest `max − mean` first (ties by name).
+    fn spreads(&self) -> Result<(Vec<String>, Vec<Spread>)> {
+        let rows = self.profile.times(self.inclusive)?;
+        let mut locations: Vec<String> = rows.iter().map(|(key, _)| key[0].clone()).collect();
+        locations.sort_by(|a, b| natural_order(a, b));
+        locations.dedup();
+        let column: FastMap<&str, usize> = locations
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.as_str(), i))
+            .collect();
+        let mut by_name: FastMap<&str, Spread> = FastMap::default();
+        for (key, time) in &rows {
+            let spread = by_name.entry(key[1].as_str()).or_insert_with(|| Spread {
+                name: key[1].clone(),
+                times: vec![0; locations.len()],
+            });
+            spread.times[column[key[0].as_str()]] += time;
+        }
+        let n = locations.len() as i128;
+        let excess = |s: &Spread| s.times[s.max_at()] * n - s.sum();
+        let mut spreads: Vec<Spread> = by_name.into_values().collect();
+        spreads.sort_by(|a, b| excess(b).cmp(&excess(a)).then(a.name.cmp(&b.name)));
+        Ok((locations, spreads))
+    }
+}
+
+impl RecordSink for Imbalance {
+    fn reads(&self) -> Reads {
+        self.profile.reads()
+    }
+
+    fn write(&mut self, rec: &Record) -> Result<()> {
+        self.profile.write(rec)
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        self.profile.finish()
+    }
+}
+
+/// The report's fixed columns.
+const COLUMNS: [&str; 8] = [
+    "name",
+    "locations",
+    "mean",
+    "min",
+    "max",
+    "max_loc",
+    "max_over_mean",
+    "max_minus_mean",
+];
+
+impl Report for Imbalance {
+    fn columns(&self) -> Vec<String> {
+        let mut columns: Vec<String> = COLUMNS.map(String::from).to_vec();
+        if self.per_location {
+            // Printing follows the stream's end, when every location is known.
+            let (locations, _) = self.spreads().unwrap_or_default();
+            columns.extend(locations);
+        }
+        columns
+    }
+
+    fn partial(&self) -> Option<Vec<Vec<String>>> {
+        self.profile.partial()
+    }
+
+    fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
+        self.profile.absorb(fields)
+    }
+
+    fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
+        let (locations, mut spreads) = self.spreads()?;
+        spreads.truncate(style.top.unwrap_or(usize::MAX));
+        let n = locations.len() as u64;
+        for spread in &spreads {
+            let at = spread.max_at();
+            let (max, sum) = (spread.times[at], spread.sum());
+            let min = spread.times.iter().copied().min().unwrap_or(0);
+            let ratio = max as f64 * n as f64 / sum as f64;
+            let mut cells = vec![
+                Cell::Text(&spread.name),
+                Cell::UInt(n),
+                style.mean(sum, n),
+                style.total(min),
+                style.total(max),
+                Cell::Text(&locations[at]),
+                if sum > 0 {
+                    Cell::Real(ratio, 3)
+                } else {
+                    Cell::Empty
+                },
+                style.mean(max * i128::from(n) - sum, n),
+            ];
+            if self.per_location {
+                cells.extend(spread.times.iter().map(|&t| style.total(t)));
+            }
+            table.row(&cells)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,615 @@
+//! `trace-stat waits`, `imbalance`, `timeline` and `messages --matrix`:
+//! figures known by construction, and properties over random traces whose
+//! waits an independent oracle (the generator's own bookkeeping) knows.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::{bin, row, scratch, stream, Rng};
+
+fn enter(t: i64, loc: &str, name: &str) -> (i64, String) {
+    let t_ = t.to_string();
+    (
+        t,
+        row(&[
+            ("kind", "enter"),
+            ("time", &t_),
+            ("loc", loc),
+            ("name", name),
+        ]),
+    )
+}
+
+fn leave(t: i64, loc: &str, name: &str) -> (i64, String) {
+    let t_ = t.to_string();
+    (
+        t,
+        row(&[
+            ("kind", "leave"),
+            ("time", &t_),
+            ("loc", loc),
+            ("name", name),
+        ]),
+    )
+}
+
+/// A half: `kind` send or recv on `loc`, `peer` the other end.
+fn half(kind: &str, t: i64, loc: &str, peer: &str, tag: u64, id: &str) -> (i64, String) {
+    let (t_, tag) = (t.to_string(), tag.to_string());
+    let fields = [
+        ("kind", kind),
+        ("time", &t_),
+        ("loc", loc),
+        ("peer", peer),
+        ("comm", "world"),
+        ("tag", &tag),
+        ("size", "64"),
+        ("id", id),
+    ];
+    (t, row(&fields))
+}
+
+fn posting(t: i64, loc: &str, id: &str) -> (i64, String) {
+    let t_ = t.to_string();
+    let fields = [
+        ("kind", "event"),
+        ("time", &t_),
+        ("loc", loc),
+        ("id", id),
+        ("attrs", "posts=recv"),
+    ];
+    (t, row(&fields))
+}
+
+/// One participant of a collective: arrival, end, operation, root.
+fn coll(t: i64, end: i64, loc: &str, op: &str, root: &str) -> (i64, String) {
+    let (t_, e) = (t.to_string(), end.to_string());
+    let fields = [
+        ("kind", "coll"),
+        ("time", &t_),
+        ("end", &e),
+        ("loc", loc),
+        ("name", op),
+        ("comm", "world"),
+        ("peer", root),
+    ];
+    (end, row(&fields))
+}
+
+/// A stream of `ranks` processes and `rows` (each with its completion
+/// time), put in completion order (ties keep their order).
+fn trace(dir: &Path, name: &str, ranks: usize, mut rows: Vec<(i64, String)>) -> PathBuf {
+    rows.sort_by_key(|(t, _)| *t);
+    let mut all: Vec<String> = (0..ranks)
+        .map(|r| {
+            row(&[
+                ("kind", "container"),
+                ("loc", &format!("r{r}")),
+                ("cat", "process"),
+            ])
+        })
+        .collect();
+    all.extend(rows.into_iter().map(|(_, r)| r));
+    let file = dir.join(name);
+    std::fs::write(&file, stream(&all)).unwrap();
+    file
+}
+
+/// `trace-stat ARGS FILE`'s rows, as TSV fields (header first).
+fn stat(args: &[&str], file: &Path) -> Vec<Vec<String>> {
+    let out = bin("trace-stat").args(args).arg(file).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "trace-stat {args:?}: {stderr}");
+    assert!(stderr.is_empty(), "trace-stat {args:?} warned: {stderr}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.lines()
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
+/// The waits report as key (all but the last two columns, joined by
+/// spaces) → (count, time).
+fn waits(args: &[&str], file: &Path) -> BTreeMap<String, (u64, i64)> {
+    let mut full = vec!["waits"];
+    full.extend(args);
+    stat(&full, file)[1..]
+        .iter()
+        .map(|r| {
+            let n = r.len();
+            (
+                r[..n - 2].join(" "),
+                (r[n - 2].parse().unwrap(), r[n - 1].parse().unwrap()),
+            )
+        })
+        .collect()
+}
+
+fn figures(pairs: &[(&str, u64, i64)]) -> BTreeMap<String, (u64, i64)> {
+    pairs
+        .iter()
+        .map(|(k, c, t)| (k.to_string(), (*c, *t)))
+        .collect()
+}
+
+#[test]
+fn late_sender_and_late_receiver_by_construction() {
+    let dir = scratch("waits_p2p");
+    let late_sender = vec![
+        enter(100, "r1", "MPI_Recv"),
+        enter(400, "r0", "MPI_Send"),
+        half("send", 410, "r0", "r1", 0, ""),
+        leave(450, "r0", "MPI_Send"),
+        half("recv", 500, "r1", "r0", 0, ""),
+        leave(510, "r1", "MPI_Recv"),
+    ];
+    let file = trace(&dir, "ls.tsv", 2, late_sender);
+    assert_eq!(waits(&[], &file), figures(&[("late-sender", 1, 300)]));
+    let pair = figures(&[("r1 r0 late-sender", 1, 300)]);
+    assert_eq!(waits(&["--by", "pair,pattern"], &file), pair);
+    // A blocking send waits for its receiver; an eager one (over before
+    // the receive is entered) does not.
+    let late_receiver = vec![
+        enter(100, "r0", "MPI_Send"),
+        half("send", 110, "r0", "r1", 0, ""),
+        enter(300, "r1", "MPI_Recv"),
+        half("recv", 320, "r1", "r0", 0, ""),
+        leave(330, "r1", "MPI_Recv"),
+        leave(350, "r0", "MPI_Send"),
+        enter(1000, "r0", "MPI_Send"),
+        half("send", 1010, "r0", "r1", 1, ""),
+        leave(1020, "r0", "MPI_Send"),
+        enter(1100, "r1", "MPI_Recv"),
+        half("recv", 1110, "r1", "r0", 1, ""),
+        leave(1120, "r1", "MPI_Recv"),
+    ];
+    let file = trace(&dir, "lr.tsv", 2, late_receiver);
+    assert_eq!(waits(&[], &file), figures(&[("late-receiver", 1, 200)]));
+    let by_name = figures(&[("MPI_Send late-receiver", 1, 200)]);
+    assert_eq!(waits(&["--by", "name,pattern"], &file), by_name);
+}
+
+#[test]
+fn collective_patterns_by_construction() {
+    let dir = scratch("waits_coll");
+    let rows = vec![
+        // A barrier: arrivals 100, 250, 400: r0 waits 300, r1 150.
+        coll(100, 410, "r0", "BARRIER", ""),
+        coll(250, 420, "r1", "BARRIER", ""),
+        coll(400, 430, "r2", "BARRIER", ""),
+        // A broadcast from r0 arriving at 600: r1 (at 500) waits 100; r2
+        // arrives after the root.
+        coll(600, 700, "r0", "BCAST", "r0"),
+        coll(500, 710, "r1", "BCAST", "r0"),
+        coll(650, 720, "r2", "BCAST", "r0"),
+        // A reduce to r2 arriving first (800); the last non-root at 950.
+        coll(900, 1000, "r0", "REDUCE", "r2"),
+        coll(950, 1010, "r1", "REDUCE", "r2"),
+        coll(800, 1020, "r2", "REDUCE", "r2"),
+    ];
+    let file = trace(&dir, "coll.tsv", 3, rows);
+    let expected = figures(&[
+        ("wait-nxn", 2, 450),
+        ("late-broadcast", 1, 100),
+        ("early-reduce", 1, 150),
+    ]);
+    assert_eq!(waits(&[], &file), expected);
+    let pairs = figures(&[
+        ("r0 r2 wait-nxn", 1, 300),
+        ("r1 r2 wait-nxn", 1, 150),
+        ("r1 r0 late-broadcast", 1, 100),
+        ("r2 r1 early-reduce", 1, 150),
+    ]);
+    assert_eq!(waits(&["--by", "pair,pattern"], &file), pairs);
+    let summary = stat(&["summary"], &file);
+    let wait = |p: &str| {
+        summary
+            .iter()
+            .find(|r| r[0] == "wait" && r[1] == p)
+            .unwrap()[2]
+            .clone()
+    };
+    assert_eq!(wait("wait-nxn"), "450");
+    assert_eq!(wait("late-sender"), "0");
+}
+
+#[test]
+fn nonblocking_receives_completing_out_of_order() {
+    let dir = scratch("waits_nonblocking");
+    let rows = vec![
+        // r1 posts A (tag 1) then B (tag 2), and waits for B first.
+        enter(10, "r1", "MPI_Irecv"),
+        posting(15, "r1", "1"),
+        leave(20, "r1", "MPI_Irecv"),
+        enter(30, "r1", "MPI_Irecv"),
+        posting(35, "r1", "2"),
+        leave(40, "r1", "MPI_Irecv"),
+        enter(100, "r1", "MPI_Wait"),
+        enter(500, "r0", "MPI_Send"),
+        half("send", 510, "r0", "r1", 2, ""),
+        leave(520, "r0", "MPI_Send"),
+        half("recv", 590, "r1", "r0", 2, "2"),
+        leave(600, "r1", "MPI_Wait"),
+        enter(700, "r1", "MPI_Wait"),
+        enter(800, "r0", "MPI_Send"),
+        half("send", 810, "r0", "r1", 1, ""),
+        leave(820, "r0", "MPI_Send"),
+        half("recv", 890, "r1", "r0", 1, "1"),
+        leave(900, "r1", "MPI_Wait"),
+        // One wait for two receives waits once, for the later sender.
+        enter(1000, "r1", "MPI_Waitall"),
+        enter(1100, "r0", "MPI_Send"),
+        half("send", 1110, "r0", "r1", 3, ""),
+        leave(1120, "r0", "MPI_Send"),
+        enter(1300, "r2", "MPI_Send"),
+        half("send", 1310, "r2", "r1", 3, ""),
+        leave(1320, "r2", "MPI_Send"),
+        half("recv", 1490, "r1", "r0", 3, ""),
+        half("recv", 1495, "r1", "r2", 3, ""),
+        leave(1500, "r1", "MPI_Waitall"),
+    ];
+    let file = trace(&dir, "nb.tsv", 3, rows);
+    assert_eq!(waits(&[], &file), figures(&[("late-sender", 3, 800)]));
+    let pairs = figures(&[("r1 r0 late-sender", 2, 500), ("r1 r2 late-sender", 1, 300)]);
+    assert_eq!(waits(&["--by", "pair,pattern"], &file), pairs);
+    let names = figures(&[
+        ("MPI_Wait late-sender", 2, 500),
+        ("MPI_Waitall late-sender", 1, 300),
+    ]);
+    assert_eq!(waits(&["--by", "name,pattern"], &file), names);
+    let matrix = stat(&["messages", "--matrix", "--count"], &file);
+    let expected = [
+        ["sender", "r0", "r1", "r2"],
+        ["r0", "0", "3", "0"],
+        ["r1", "0", "0", "0"],
+        ["r2", "0", "1", "0"],
+    ];
+    assert_eq!(
+        matrix,
+        expected.map(|r| r.map(String::from).to_vec()).to_vec()
+    );
+}
+
+/// A random trace of compute frames, messages between blocking MPI frames
+/// and barriers, with the waits its construction implies.
+struct Random {
+    rows: Vec<(i64, String)>,
+    ranks: usize,
+    /// Pattern → (count, time), computed from the construction.
+    waits: BTreeMap<String, (u64, i64)>,
+}
+
+impl Random {
+    fn new(rng: &mut Rng) -> Random {
+        let ranks = 2 + rng.below(3) as usize;
+        let mut r = Random {
+            rows: Vec::new(),
+            ranks,
+            waits: BTreeMap::new(),
+        };
+        let mut clocks: Vec<i64> = (0..ranks).map(|_| rng.below(50) as i64).collect();
+        for tag in 0..30 {
+            match rng.below(4) {
+                0 => r.compute(rng, &mut clocks),
+                1 => r.barrier(rng, &mut clocks),
+                _ => r.message(rng, &mut clocks, tag),
+            }
+        }
+        r
+    }
+
+    fn count(&mut self, pattern: &str, time: i64) {
+        if time > 0 {
+            let f = self.waits.entry(pattern.to_string()).or_default();
+            f.0 += 1;
+            f.1 += time;
+        }
+    }
+
+    fn compute(&mut self, rng: &mut Rng, clocks: &mut [i64]) {
+        let at = rng.below(clocks.len() as u64) as usize;
+        let loc = format!("r{at}");
+        let mut t = clocks[at];
+        let outer = format!("f{}", rng.below(3));
+        self.rows.push(enter(t, &loc, &outer));
+        for _ in 0..rng.below(3) {
+            let inner = format!("g{}", rng.below(3));
+            t += 1 + rng.below(40) as i64;
+            self.rows.push(enter(t, &loc, &inner));
+            t += 1 + rng.below(40) as i64;
+            self.rows.push(leave(t, &loc, &inner));
+        }
+        t += 1 + rng.below(40) as i64;
+        self.rows.push(leave(t, &loc, &outer));
+        clocks[at] = t + 1;
+    }
+
+    fn message(&mut self, rng: &mut Rng, clocks: &mut [i64], tag: u64) {
+        let from = rng.below(clocks.len() as u64) as usize;
+        let to = (from + 1 + rng.below(clocks.len() as u64 - 1) as usize) % clocks.len();
+        let (a, b) = (format!("r{from}"), format!("r{to}"));
+        let s0 = clocks[from] + rng.below(60) as i64;
+        let r0 = clocks[to] + rng.below(60) as i64;
+        let received = r0.max(s0 + 1) + 1 + rng.below(20) as i64;
+        let s_end = s0 + 2 + rng.below(120) as i64;
+        self.rows.push(enter(s0, &a, "MPI_Send"));
+        self.rows.push(half("send", s0 + 1, &a, &b, tag, ""));
+        self.rows.push(leave(s_end, &a, "MPI_Send"));
+        self.rows.push(enter(r0, &b, "MPI_Recv"));
+        self.rows.push(half("recv", received, &b, &a, tag, ""));
+        self.rows.push(leave(received + 1, &b, "MPI_Recv"));
+        clocks[from] = s_end + 1;
+        clocks[to] = received + 2;
+        if s0 > r0 {
+            self.count("late-sender", (s0 - r0).min(received + 1 - r0));
+        } else if s0 < r0 && s_end > r0 {
+            self.count("late-receiver", r0 - s0);
+        }
+    }
+
+    fn barrier(&mut self, rng: &mut Rng, clocks: &mut [i64]) {
+        let arrivals: Vec<i64> = clocks.iter().map(|c| c + rng.below(80) as i64).collect();
+        let last = *arrivals.iter().max().unwrap();
+        for (i, &arrival) in arrivals.iter().enumerate() {
+            let loc = format!("r{i}");
+            let end = last + 1 + rng.below(10) as i64;
+            self.rows.push(enter(arrival, &loc, "MPI_Barrier"));
+            self.rows.push(coll(arrival, end, &loc, "BARRIER", ""));
+            self.rows.push(leave(end + 1, &loc, "MPI_Barrier"));
+            clocks[i] = end + 2;
+            self.count("wait-nxn", last - arrival);
+        }
+    }
+}
+
+/// Column `name` of every row of a report, keyed by the columns `keys`.
+fn column(rows: &[Vec<String>], keys: &[&str], name: &str) -> BTreeMap<String, i64> {
+    let at = |c: &str| rows[0].iter().position(|h| h == c).unwrap();
+    let (value, keys): (usize, Vec<usize>) = (at(name), keys.iter().map(|k| at(k)).collect());
+    let mut out = BTreeMap::new();
+    for r in &rows[1..] {
+        let key: Vec<&str> = keys.iter().map(|&k| r[k].as_str()).collect();
+        *out.entry(key.join(" ")).or_default() += r[value].parse::<i64>().unwrap();
+    }
+    out
+}
+
+#[test]
+fn random_traces_agree_with_their_construction_and_the_profile() {
+    let dir = scratch("analyses_random");
+    let mut rng = Rng(0x5eed_cafe);
+    for n in 0..25 {
+        let random = Random::new(&mut rng);
+        let expected = random.waits.clone();
+        let file = trace(&dir, &format!("t{n}.tsv"), random.ranks, random.rows);
+        assert_eq!(waits(&[], &file), expected, "{}", file.display());
+        let profile = stat(&["profile"], &file);
+        let exclusive = column(&profile, &["name"], "exclusive");
+        let timeline = stat(&["timeline", "--bins", "7"], &file);
+        assert_eq!(
+            column(&timeline, &["name"], "time"),
+            exclusive,
+            "{}",
+            file.display()
+        );
+        let by_loc = stat(&["profile", "--by", "loc,name"], &file);
+        let imbalance = stat(&["imbalance", "--per-location"], &file);
+        for r in 0..random.ranks {
+            let loc = format!("r{r}");
+            let of_loc: BTreeMap<String, i64> = column(&by_loc, &["loc", "name"], "exclusive")
+                .into_iter()
+                .filter_map(|(k, v)| Some((k.strip_prefix(&format!("{loc} "))?.to_string(), v)))
+                .collect();
+            let mut spread = column(&imbalance, &["name"], &loc);
+            spread.retain(|_, v| *v != 0);
+            assert_eq!(spread, of_loc, "{} {loc}", file.display());
+        }
+        let wide = stat(&["timeline", "--bin", "100", "--wide"], &file);
+        let covered: i64 = wide[1..]
+            .iter()
+            .flat_map(|r| r[2..].iter())
+            .map(|v| v.parse::<i64>().unwrap())
+            .sum();
+        assert_eq!(
+            covered,
+            exclusive.values().sum::<i64>(),
+            "{}",
+            file.display()
+        );
+        if n % 5 == 0 {
+            same_waits_through_other_formats(&file, &dir, &expected);
+        }
+    }
+}
+
+/// The waits of `file` written as OTF2 and as STF are the same.
+fn same_waits_through_other_formats(
+    file: &Path,
+    dir: &Path,
+    expected: &BTreeMap<String, (u64, i64)>,
+) {
+    for (format, name) in [("otf2", "w.otf2"), ("stf", "w.stf")] {
+        let out = dir.join(name);
+        let _ = std::fs::remove_dir_all(dir.join("w"));
+        let done = bin("trace-cat")
+            .args(["-t", format, "-o"])
+            .arg(&out)
+            .arg(file)
+            .output()
+            .unwrap();
+        assert!(
+            done.status.success(),
+            "{format}: {}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+        assert_eq!(
+            &waits(&[], &out),
+            expected,
+            "{} as {format}",
+            file.display()
+        );
+    }
+}
+
+/// The recipes of `docs/plots.md`: each shell line writes its data, and
+/// gnuplot (when installed) renders each script to a non-empty PNG
+/// without a warning.
+#[test]
+fn plot_recipes_render() {
+    let dir = scratch("plot_recipes");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::os::unix::fs::symlink(repo.join("examples"), dir.join("examples")).unwrap();
+    let bins = Path::new(env!("CARGO_BIN_EXE_trace-stat"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bins.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let doc = std::fs::read_to_string(repo.join("docs/plots.md")).unwrap();
+    let blocks = |lang: &str| -> Vec<String> {
+        let fence = format!("```{lang}\n");
+        doc.split(&fence)
+            .skip(1)
+            .map(|b| b.split("```").next().unwrap().to_string())
+            .collect()
+    };
+    let (shells, scripts) = (blocks("sh"), blocks("gnuplot"));
+    assert_eq!(shells.len(), 4);
+    assert_eq!(shells.len(), scripts.len());
+    let gnuplot = std::process::Command::new("gnuplot")
+        .arg("--version")
+        .output();
+    let gnuplot = gnuplot.is_ok_and(|o| o.status.success());
+    for (shell, script) in shells.iter().zip(&scripts) {
+        let out = std::process::Command::new("sh")
+            .args(["-c", shell])
+            .env("PATH", &path)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{shell}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let data = shell.split("> ").nth(1).unwrap().trim();
+        let rows = std::fs::read_to_string(dir.join(data)).unwrap();
+        assert!(rows.lines().count() > 1, "{shell} wrote no rows");
+        if !gnuplot {
+            continue;
+        }
+        let png = script
+            .split("set output '")
+            .nth(1)
+            .unwrap()
+            .split('\'')
+            .next()
+            .unwrap();
+        let mut child = std::process::Command::new("gnuplot")
+            .current_dir(&dir)
+            .stdin(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(script.as_bytes())
+            .unwrap();
+        let done = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert!(
+            done.status.success() && stderr.trim().is_empty(),
+            "{png}: {stderr}"
+        );
+        assert!(
+            std::fs::metadata(dir.join(png)).unwrap().len() > 1000,
+            "{png} is empty"
+        );
+    }
+    if !gnuplot {
+        eprintln!("gnuplot is not installed: the recipes' data were checked, not their plots");
+    }
+}
+
+/// The analyses of `file` as text, one report after another.
+fn analyses_of(file: &Path) -> String {
+    let reports: [&[&str]; 5] = [
+        &["waits", "--by", "pair,pattern"],
+        &["imbalance", "--per-location"],
+        &["timeline", "--bin", "1us"],
+        &["messages", "--matrix"],
+        &["messages", "--histogram", "8"],
+    ];
+    let mut all = String::new();
+    for args in reports {
+        let out = bin("trace-stat")
+            .arg("-q")
+            .args(args)
+            .arg(file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?} {}: {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        all.push_str(&String::from_utf8(out.stdout).unwrap());
+    }
+    all
+}
+
+/// Every Pallas trace of the corpus (MPI ones among them) gives the same
+/// analyses read as it is, and written as OTF2 and as STF. The traces with
+/// lossy timestamps are left out: their rows are out of time order (flag
+/// `E`), which OTF2 puts back in order, so their frames differ.
+#[test]
+fn the_analyses_agree_across_formats_on_the_corpus() {
+    let Some(dir) = common::corpus("pallas") else {
+        return;
+    };
+    let out = scratch("analyses_corpus");
+    let mut traces: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("archive_0").is_dir() && !p.to_string_lossy().ends_with("lossy"))
+        .collect();
+    traces.sort();
+    assert!(traces.len() >= 7, "{traces:?}");
+    let mut with_waits = 0;
+    for trace in &traces {
+        let expected = analyses_of(trace);
+        with_waits += usize::from(expected.contains("wait-nxn") || expected.contains("late-"));
+        for format in ["otf2", "stf"] {
+            let to = out.join(format!(
+                "{}.{format}",
+                trace.file_name().unwrap().to_string_lossy()
+            ));
+            let done = bin("trace-cat")
+                .args(["-q", "-t", format, "-o"])
+                .arg(&to)
+                .arg(trace)
+                .output()
+                .unwrap();
+            assert!(
+                done.status.success(),
+                "{}: {}",
+                to.display(),
+                String::from_utf8_lossy(&done.stderr)
+            );
+            assert_eq!(
+                analyses_of(&to),
+                expected,
+                "{} as {format}",
+                trace.display()
+            );
+        }
+    }
+    assert!(with_waits > 0, "no corpus trace has a wait state");
+}
