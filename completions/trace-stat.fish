@@ -45,6 +45,7 @@ complete -c trace-stat -l count -d 'messages --matrix: count messages instead of
 complete -c trace-stat -l time -d 'messages --matrix: sum transfer times instead of bytes'
 complete -c trace-stat -l inclusive -d 'imbalance: inclusive times instead of exclusive ones'
 complete -c trace-stat -l per-location -d 'imbalance: one more column per location (in natural order) with the function\'s time there, for heat maps'
+complete -c trace-stat -l segments -d 'critical-path: the path\'s segments (location, function, start, end) in time order instead of its time per function'
 complete -c trace-stat -l states -d 'timeline: per state type and value instead of per function'
 complete -c trace-stat -l wide -d 'timeline: one row per bin and one column per function (the --top heaviest, the rest in `other`), for gnuplot\'s rowstacked histograms'
 complete -c trace-stat -l partial -d 'Write the report\'s state (sums, counts, extremes, sketch buckets) instead of its table, to be merged with --merge: run it on parts of a trace split by location (profile, states, messages of msg rows, resources)'

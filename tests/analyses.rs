@@ -417,18 +417,21 @@ fn random_traces_agree_with_their_construction_and_the_profile() {
             "{}",
             file.display()
         );
+        check_critical_path(&file);
         if n % 5 == 0 {
             same_waits_through_other_formats(&file, &dir, &expected);
         }
     }
 }
 
-/// The waits of `file` written as OTF2 and as STF are the same.
+/// The waits and the other analyses of `file` written as OTF2 and as
+/// STF are the same.
 fn same_waits_through_other_formats(
     file: &Path,
     dir: &Path,
     expected: &BTreeMap<String, (u64, i64)>,
 ) {
+    let analyses = analyses_of(file);
     for (format, name) in [("otf2", "w.otf2"), ("stf", "w.stf")] {
         let out = dir.join(name);
         let _ = std::fs::remove_dir_all(dir.join("w"));
@@ -449,6 +452,8 @@ fn same_waits_through_other_formats(
             "{} as {format}",
             file.display()
         );
+        let again = analyses_of(&out);
+        assert_eq!(again, analyses, "{} as {format}", file.display());
     }
 }
 
@@ -539,8 +544,9 @@ fn plot_recipes_render() {
 
 /// The analyses of `file` as text, one report after another.
 fn analyses_of(file: &Path) -> String {
-    let reports: [&[&str]; 5] = [
+    let reports: [&[&str]; 6] = [
         &["waits", "--by", "pair,pattern"],
+        &["critical-path", "--segments"],
         &["imbalance", "--per-location"],
         &["timeline", "--bin", "1us"],
         &["messages", "--matrix"],
@@ -612,4 +618,134 @@ fn the_analyses_agree_across_formats_on_the_corpus() {
         }
     }
     assert!(with_waits > 0, "no corpus trace has a wait state");
+}
+
+/// `trace-stat critical-path [--segments]` as rows after the header.
+fn critical(args: &[&str], file: &Path) -> Vec<Vec<String>> {
+    let mut full = vec!["critical-path"];
+    full.extend(args);
+    stat(&full, file)[1..].to_vec()
+}
+
+fn rows_of(table: &[[&str; 2]]) -> Vec<Vec<String>> {
+    table.iter().map(|r| r.map(String::from).to_vec()).collect()
+}
+
+#[test]
+fn the_critical_path_crosses_at_waits_by_construction() {
+    let dir = scratch("critical_construction");
+    // r1 waits in its receive for r0, which computes until 400 and sends
+    // at 410: the path is r0's work, then r1's receive and work.
+    let late_sender = vec![
+        enter(0, "r0", "f"),
+        enter(100, "r1", "MPI_Recv"),
+        leave(400, "r0", "f"),
+        enter(400, "r0", "MPI_Send"),
+        half("send", 410, "r0", "r1", 0, ""),
+        leave(450, "r0", "MPI_Send"),
+        half("recv", 500, "r1", "r0", 0, ""),
+        leave(510, "r1", "MPI_Recv"),
+        enter(510, "r1", "g"),
+        leave(1000, "r1", "g"),
+    ];
+    let file = trace(&dir, "ls.tsv", 2, late_sender);
+    let expected = rows_of(&[
+        ["g", "490"],
+        ["f", "400"],
+        ["MPI_Recv", "100"],
+        ["MPI_Send", "10"],
+    ]);
+    assert_eq!(critical(&[], &file), expected);
+    let segments = critical(&["--segments"], &file);
+    let want = [
+        ["r0", "f", "0", "400"],
+        ["r0", "MPI_Send", "400", "410"],
+        ["r1", "MPI_Recv", "410", "510"],
+        ["r1", "g", "510", "1000"],
+    ];
+    assert_eq!(
+        segments,
+        want.map(|r| r.map(String::from).to_vec()).to_vec()
+    );
+    // r0 waits in a barrier for r2, the last to arrive (at 400).
+    let barrier = vec![
+        enter(0, "r2", "h"),
+        enter(100, "r0", "MPI_Barrier"),
+        coll(100, 410, "r0", "BARRIER", ""),
+        enter(250, "r1", "MPI_Barrier"),
+        coll(250, 405, "r1", "BARRIER", ""),
+        leave(400, "r2", "h"),
+        enter(400, "r2", "MPI_Barrier"),
+        coll(400, 420, "r2", "BARRIER", ""),
+        leave(406, "r1", "MPI_Barrier"),
+        leave(411, "r0", "MPI_Barrier"),
+        leave(421, "r2", "MPI_Barrier"),
+        enter(411, "r0", "k"),
+        leave(900, "r0", "k"),
+    ];
+    let file = trace(&dir, "barrier.tsv", 3, barrier);
+    let expected = rows_of(&[["k", "489"], ["h", "400"], ["MPI_Barrier", "11"]]);
+    assert_eq!(critical(&[], &file), expected);
+}
+
+/// Each location's frames of `file`: (loc, name) → [(start, end)].
+fn frames_of(file: &Path) -> BTreeMap<(String, String), Vec<(i64, i64)>> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let mut open: BTreeMap<String, Vec<(String, i64)>> = BTreeMap::new();
+    let mut frames: BTreeMap<(String, String), Vec<(i64, i64)>> = BTreeMap::new();
+    for line in text.lines().skip(1) {
+        let (kind, t, loc) = (
+            common::col(line, "kind"),
+            common::col(line, "time"),
+            common::col(line, "loc"),
+        );
+        match kind {
+            "enter" => open
+                .entry(loc.into())
+                .or_default()
+                .push((common::col(line, "name").into(), t.parse().unwrap())),
+            "leave" => {
+                let (name, start) = open.get_mut(loc).unwrap().pop().unwrap();
+                frames
+                    .entry((loc.into(), name))
+                    .or_default()
+                    .push((start, t.parse().unwrap()));
+            }
+            _ => {}
+        }
+    }
+    frames
+}
+
+/// The critical path of `file` adds up to its span, and each of its
+/// segments lies in a frame of its function on its location.
+fn check_critical_path(file: &Path) {
+    let summary = stat(&["summary"], file);
+    let span: i64 = summary.iter().find(|r| r[0] == "span").unwrap()[2]
+        .parse()
+        .unwrap();
+    let times = critical(&[], file);
+    let total: i64 = times.iter().map(|r| r[1].parse::<i64>().unwrap()).sum();
+    assert_eq!(total, span, "{}", file.display());
+    let frames = frames_of(file);
+    let segments = critical(&["--segments"], file);
+    let mut covered = 0;
+    for s in &segments {
+        let (start, end): (i64, i64) = (s[2].parse().unwrap(), s[3].parse().unwrap());
+        covered += end - start;
+        if s[1] == "(outside frames)" {
+            continue;
+        }
+        let within = frames[&(s[0].clone(), s[1].clone())]
+            .iter()
+            .any(|&(a, b)| a <= start && end <= b);
+        assert!(within, "{}: segment {s:?} is in no frame", file.display());
+    }
+    assert_eq!(covered, span, "{}", file.display());
+    let by_time = segments.windows(2).all(|w| w[0][3] == w[1][2]);
+    assert!(
+        by_time,
+        "{}: the segments do not follow one another",
+        file.display()
+    );
 }

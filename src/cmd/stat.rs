@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::io::{check_output_is_not_an_input, open_output};
 use crate::stages::matcher::{Matcher, Unmatched};
 use crate::stats::counters::Counters;
+use crate::stats::critical::CriticalPath;
 use crate::stats::imbalance::Imbalance;
 use crate::stats::labels::Labels;
 use crate::stats::messages::{self, Cells, Messages, View};
@@ -24,7 +25,7 @@ use crate::stats::waits::{self, Waits};
 use crate::stats::{Labelled, Report, Style};
 
 /// The reports, the first being the default.
-pub const REPORTS: [&str; 9] = [
+pub const REPORTS: [&str; 10] = [
     "profile",
     "messages",
     "counters",
@@ -34,6 +35,7 @@ pub const REPORTS: [&str; 9] = [
     "imbalance",
     "timeline",
     "waits",
+    "critical-path",
 ];
 
 /// `--help` text after the options.
@@ -51,9 +53,10 @@ Examples:
   trace-stat imbalance --per-location run/           functions by max - mean over the locations
   trace-stat timeline --bins 50 --wide run/          time per function in 50 bins, for gnuplot
   trace-stat messages --matrix --count run/          the sender x receiver matrix
+  trace-stat critical-path --segments run/           the chain of work and waits that sets the run's length
 
 REPORT, the first argument when it names one, is profile (the default), messages, counters, \
-states, resources, summary, waits, imbalance or timeline. summary: first and last time, span, \
+states, resources, summary, waits, imbalance, timeline or critical-path. summary: first and last time, span, \
 rows per kind, locations, messages and unmatched halves, the total wait of each pattern, the five \
 functions with the most exclusive time. waits: Scalasca's wait states, count and time per pattern \
 (--by loc,pattern, name,pattern or pair,pattern: who waited for whom): late-sender (a receive, or \
@@ -67,7 +70,13 @@ sender; it needs the whole trace in one run (no --partial). imbalance: per funct
 max and where, max/mean, max - mean (what evening out the work would save), largest first. \
 timeline: per time bin and function (--states: state type and value), exclusive time summed \
 over locations; --bins N (default 100) over the span found by a first pass (inputs must be \
-files), or --bin WIDTH from time 0 in one pass (mergeable). profile: per name, the frames' count, inclusive and exclusive time (exclusive: minus the \
+files), or --bin WIDTH from time 0 in one pass (mergeable). critical-path: walking back from \
+the location that ends last (ties: the first by id) along its own time, each stretch in its \
+innermost frame, crossing at a receive that waited for its sender (late sender) to the sender at \
+the send, and at a collective wait to the last (or root) arrival at its arrival, down to the \
+trace's first time: time per function on the path (it adds up to the span), or --segments; \
+computed forward in one pass, a crossing found more than 256 credits after the fact on either \
+side is not followed; it needs the whole trace in one run (no --partial). profile: per name, the frames' count, inclusive and exclusive time (exclusive: minus the \
 direct children; a recursive name counts each outermost frame once in inclusive time), min, mean, \
 max and the p50, p90, p99 of their durations (within 1 %: a logarithmic sketch); from each \
 location's enter/leave stack and from state rows; frames open at the end close at the last time; \
@@ -92,7 +101,9 @@ with the stream. Times are integer ns, or exact decimals with --unit.";
 
 /// What the command holds in memory, for its man page (not `--help`).
 pub const MEMORY: &str = "\
-A few numbers per key, and the open frames.";
+A few numbers per key, and the open frames; timeline: each function's bins; waits: the halves in \
+flight; critical-path: per location its path's time per function and its last 256 credits \
+(--segments: the paths).";
 
 /// Print a report over a trace: per-function profile, messages, counters,
 /// or time per state.
@@ -165,6 +176,11 @@ pub struct Args {
     /// origin (time 0): one pass, any input, and parts merge.
     #[arg(long, value_name = "WIDTH", value_parser = parse_width)]
     pub bin: Option<i64>,
+
+    /// critical-path: the path's segments (location, function, start,
+    /// end) in time order instead of its time per function.
+    #[arg(long)]
+    pub segments: bool,
 
     /// timeline: per state type and value instead of per function.
     #[arg(long)]
@@ -280,6 +296,11 @@ fn open_report(name: &str, args: &Args, env: &Env) -> Result<Labelled> {
             let by = waits::By::parse(key).ok_or_else(|| bad_by(key))?;
             Box::new(Waits::new(by, labels.clone(), env.warnings.clone()))
         }
+        ("critical-path", None) => Box::new(CriticalPath::new(
+            args.segments,
+            labels.clone(),
+            env.warnings.clone(),
+        )),
         ("timeline", None) => Box::new(open_timeline(args, env, labels.clone())?),
         ("imbalance", None) => Box::new(Imbalance::new(labels.clone(), args.inclusive, args.per_location)),
         (_, Some(by)) => return Err(bad_by(by)),
@@ -294,7 +315,8 @@ fn open_report(name: &str, args: &Args, env: &Env) -> Result<Labelled> {
 
 /// Refuses options given to a report they do not apply to.
 fn check_options(name: &str, args: &Args) -> Result<()> {
-    let given: [(&str, bool, &[&str]); 8] = [
+    let given: [(&str, bool, &[&str]); 9] = [
+        ("--segments", args.segments, &["critical-path"]),
         ("--bins", args.bins.is_some(), &["timeline"]),
         ("--bin", args.bin.is_some(), &["timeline"]),
         ("--states", args.states, &["timeline"]),

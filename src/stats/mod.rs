@@ -3,6 +3,7 @@
 //! sums and a sketch, plus each location's open frames.
 
 pub mod counters;
+pub mod critical;
 pub mod imbalance;
 pub mod labels;
 pub mod messages;

@@ -5,7 +5,7 @@
 use crate::model::record::{Record, Sym};
 
 use super::p2p::Frames;
-use super::{Pattern, Tally, Wait};
+use super::{Jump, Pattern, Tally, Wait};
 
 /// How a collective operation makes its participants wait.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +77,13 @@ pub fn participant(rec: &Record, frames: &Frames, tally: &mut Tally) {
         Some((name, enter)) if enter <= arrival => name,
         _ => rec.name,
     };
+    if time > 0 {
+        tally.jump(Jump {
+            waiter: rec.loc,
+            to: waited_for,
+            at: until,
+        });
+    }
     tally.add(Wait {
         pattern,
         waiter: rec.loc,

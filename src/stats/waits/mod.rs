@@ -128,6 +128,19 @@ pub struct Wait {
     pub time: i64,
 }
 
+/// A wait the critical path follows: the path to `waiter` after time
+/// `at` comes from `to`'s path up to `at`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Jump {
+    /// The location that waited.
+    pub waiter: Sym,
+    /// The location it waited for.
+    pub to: Sym,
+    /// When the path crosses (a late sender's send, the last or root
+    /// arrival of a collective).
+    pub at: i64,
+}
+
 /// Count and total time of one key.
 #[derive(Debug, Default, Clone, Copy)]
 struct Figures {
@@ -140,6 +153,8 @@ pub struct Tally {
     by: By,
     patterns: [Sym; 5],
     figures: FastMap<Key, Figures>,
+    /// The crossings found since last taken, when asked for.
+    jumps: Option<Vec<Jump>>,
 }
 
 impl Tally {
@@ -148,6 +163,14 @@ impl Tally {
             by,
             patterns: PATTERNS.map(|p| symbols.intern(p)),
             figures: FastMap::default(),
+            jumps: None,
+        }
+    }
+
+    /// Notes a crossing of the critical path (when they are asked for).
+    pub fn jump(&mut self, jump: Jump) {
+        if let Some(jumps) = &mut self.jumps {
+            jumps.push(jump);
         }
     }
 
@@ -234,6 +257,27 @@ impl Waits {
     /// What pairing the halves found: messages made, halves unmatched.
     pub fn matching(&self) -> &MatchSummary {
         self.instances.next().frames.matching()
+    }
+
+    /// From now on, keeps the crossings of the critical path found (late
+    /// senders and collective waits) for [`Waits::take_jumps`].
+    pub fn keep_jumps(&mut self) {
+        self.instances
+            .next_mut()
+            .tally
+            .jumps
+            .get_or_insert_with(Vec::new);
+    }
+
+    /// The crossings found since the last call, in the order found.
+    pub fn take_jumps(&mut self) -> std::vec::Drain<'_, Jump> {
+        let jumps = self
+            .instances
+            .next_mut()
+            .tally
+            .jumps
+            .get_or_insert_with(Vec::new);
+        jumps.drain(..)
     }
 }
 

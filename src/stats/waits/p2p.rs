@@ -11,7 +11,7 @@ use crate::pipe::RecordSink;
 use crate::stages::matcher::{is_posting, MatchOptions, MatchSummary, Matcher, Pairing, Unmatched};
 use crate::stats::elapsed;
 
-use super::{Pattern, Tally, Wait};
+use super::{Jump, Pattern, Tally, Wait};
 
 /// A wait a message may have caused its frame: the raw waiting time
 /// (from the frame's enter to the other side's), and for whom.
@@ -63,6 +63,7 @@ struct FrameAt {
 #[derive(Debug, Clone, Copy)]
 struct Half {
     kind: Kind,
+    time: i64,
     frame: Option<FrameAt>,
 }
 
@@ -286,10 +287,12 @@ impl Frames {
         };
         let send = Half {
             kind: Kind::Send,
+            time: sent,
             frame: self.frame_at(rec.loc, sent),
         };
         let recv = Half {
             kind: Kind::Recv,
+            time: received,
             frame: self.frame_at(rec.peer, received),
         };
         self.message(send, recv, tally)
@@ -310,6 +313,7 @@ impl Frames {
         }
         let half = Half {
             kind: rec.kind,
+            time: rec.time.unwrap_or_default(),
             frame,
         };
         self.halves.insert(self.mark, half);
@@ -340,9 +344,9 @@ impl Frames {
             return Some(half);
         };
         if let Some(open) = self.open_mut(frame) {
-            open.unpaired -= 1;
+            open.unpaired = open.unpaired.saturating_sub(1);
         } else if let Some(ended) = self.ended.get_mut(&frame.serial) {
-            ended.halves -= 1;
+            ended.halves = ended.halves.saturating_sub(1);
         }
         Some(half)
     }
@@ -358,10 +362,19 @@ impl Frames {
     /// A message's halves: the waiting side gets a candidate (decided now
     /// when its frame has closed).
     fn message(&mut self, a: Half, b: Half, tally: &mut Tally) -> Result<()> {
-        let (send, recv) = if a.kind == Kind::Send { (a, b) } else { (b, a) };
-        let (Some(send), Some(recv)) = (send.frame, recv.frame) else {
+        let (send_half, recv_half) = if a.kind == Kind::Send { (a, b) } else { (b, a) };
+        let (Some(send), Some(recv)) = (send_half.frame, recv_half.frame) else {
             return Ok(());
         };
+        if send.enter > recv.enter && send_half.time <= recv_half.time {
+            // The receive waited: the path to it comes from the sender.
+            let at = send_half.time;
+            tally.jump(Jump {
+                waiter: recv.loc,
+                to: send.loc,
+                at,
+            });
+        }
         let (waiting, other, pattern) = match send.enter.cmp(&recv.enter) {
             std::cmp::Ordering::Greater => (recv, send, Pattern::LateSender),
             std::cmp::Ordering::Less => (send, recv, Pattern::LateReceiver),
