@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # trace-stat next to trace-filter reading the same generated stream (the
-# cost of the report over reading), with peak RSS.
+# cost of the report over reading), with peak RSS: every report, the
+# analyses (waits, imbalance, timeline, matrix, critical path) beside the
+# profile.
 # Usage: bench/stat.sh [ROWS]   (default 10 000 000 rows of gen-stream)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +16,16 @@ measure "read (trace-filter -k signal)" "$bytes" "$bin/trace-filter" --no-progre
 measure "trace-stat profile"            "$bytes" "$bin/trace-stat" --no-progress profile "$tsv"
 measure "trace-stat messages"           "$bytes" "$bin/trace-stat" --no-progress messages "$tsv"
 measure "trace-stat counters"           "$bytes" "$bin/trace-stat" --no-progress counters "$tsv"
+# The analyses of where the time goes, next to the profile they build on.
+measure "trace-stat waits"              "$bytes" "$bin/trace-stat" --no-progress waits "$tsv"
+measure "trace-stat waits --by pair"    "$bytes" "$bin/trace-stat" --no-progress waits --by pair,pattern "$tsv"
+measure "trace-stat imbalance"          "$bytes" "$bin/trace-stat" --no-progress imbalance --per-location "$tsv"
+measure "trace-stat timeline --bin 1ms" "$bytes" "$bin/trace-stat" --no-progress timeline --bin 1ms "$tsv"
+measure "trace-stat timeline --bins 100 (two passes)" "$bytes" "$bin/trace-stat" --no-progress timeline --bins 100 "$tsv"
+measure "trace-stat messages --matrix"  "$bytes" "$bin/trace-stat" --no-progress messages --matrix "$tsv"
+measure "trace-stat critical-path"      "$bytes" "$bin/trace-stat" --no-progress critical-path "$tsv"
+measure "trace-stat critical-path --segments" "$bytes" "$bin/trace-stat" --no-progress critical-path --segments "$tsv"
+measure "trace-stat summary"            "$bytes" "$bin/trace-stat" --no-progress summary "$tsv"
 
 # Scale-out: the same report over two halves split by location, run in
 # parallel with --partial and merged, against one run over the whole.

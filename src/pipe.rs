@@ -204,6 +204,20 @@ impl Reads {
     }
 }
 
+/// A sink that keeps nothing: for a stage used for what it finds (a
+/// matcher's pairings), not for the rows it writes.
+pub struct Discard;
+
+impl RecordSink for Discard {
+    fn write(&mut self, _: &Record) -> Result<()> {
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
 impl<S: RecordSink + ?Sized> RecordSink for Box<S> {
     fn write(&mut self, rec: &Record) -> Result<()> {
         (**self).write(rec)

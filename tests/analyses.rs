@@ -455,6 +455,23 @@ fn same_waits_through_other_formats(
         let again = analyses_of(&out);
         assert_eq!(again, analyses, "{} as {format}", file.display());
     }
+    // Pajé carries messages (links) and frames (states, on lanes), but a
+    // collective only as a state: its point-to-point waits are the same.
+    let paje = dir.join("w.paje");
+    let done = bin("trace-cat")
+        .args(["-t", "paje", "-o"])
+        .arg(&paje)
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let mut p2p = expected.clone();
+    p2p.retain(|pattern, _| ["late-sender", "late-receiver"].contains(&pattern.as_str()));
+    assert_eq!(waits(&[], &paje), p2p, "{} as paje", file.display());
 }
 
 /// The recipes of `docs/plots.md`: each shell line writes its data, and

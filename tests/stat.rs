@@ -555,8 +555,22 @@ fn merged_partials_equal_one_run() {
             .chain(["-v", whole.to_str().unwrap()])
             .collect();
         std::fs::write(&part2, output("trace-filter", &args2)).unwrap();
-        for report in ["profile", "states", "messages", "counters"] {
-            let one = output("trace-stat", &[report, whole.to_str().unwrap()]);
+        let reports = [
+            "profile",
+            "states",
+            "messages",
+            "counters",
+            "imbalance --per-location",
+            "imbalance --inclusive",
+            "timeline --bin 5",
+            "timeline --bin 7 --wide",
+            "messages --matrix --time",
+            "messages --histogram 4",
+        ];
+        for report in reports {
+            let mut args: Vec<&str> = report.split(' ').collect();
+            args.push(whole.to_str().unwrap());
+            let one = output("trace-stat", &args);
             let script = format!(
                 "printf '%s\\n' {p1} {p2} | xargs -P2 -I{{}} {bin} {report} -q --partial -o {{}}.part {{}} && {bin} {report} --merge {p1}.part {p2}.part",
                 p1 = part1.display(),
@@ -588,11 +602,13 @@ fn merged_partials_equal_one_run() {
         ),
         "{err}"
     );
-    let (_, err, ok) = stat(&["summary", "--partial"], &whole);
-    assert!(
-        !ok && err.contains("the summary report cannot be merged"),
-        "{err}"
-    );
+    for report in ["summary", "waits", "critical-path"] {
+        let (_, err, ok) = stat(&[report, "--partial"], &whole);
+        let refusal = format!("the {report} report cannot be merged");
+        assert!(!ok && err.contains(&refusal), "{err}");
+    }
+    let (_, err, ok) = stat(&["timeline", "--bins", "4", "--partial"], &whole);
+    assert!(!ok && err.contains("need --bin WIDTH"), "{err}");
     // One counter series in two parts cannot merge exactly: refused, located.
     let part = dir.join("whole.part");
     let out = bin("trace-stat")

@@ -18,7 +18,7 @@ pub mod waits;
 
 use crate::decimal::format_scaled;
 use crate::error::Result;
-use crate::model::record::{Record, Sym};
+use crate::model::record::{Column, ColumnSet, Record, Sym};
 use crate::model::symbol::Symbols;
 use crate::pipe::{Reads, RecordSink};
 use crate::table::{Cell, TableWriter};
@@ -52,6 +52,15 @@ pub fn elapsed(from: i64, to: i64) -> Result<i64> {
         ))
     })
 }
+
+/// What a report of frames reads of each row: its place, and the frame or
+/// state: its category, name and depth.
+pub const FRAME_READS: Reads = Reads::only(
+    ColumnSet::PLACE
+        .with(Column::Cat)
+        .with(Column::Name)
+        .with(Column::Depth),
+);
 
 /// A report: fed the stream as a sink, then printed.
 pub trait Report: RecordSink + Send {

@@ -14,13 +14,13 @@
 
 use crate::error::{Error, Result, Warnings};
 use crate::fasthash::FastMap;
-use crate::model::record::{Column, ColumnSet, Kind, Record, Sym};
+use crate::model::record::{Kind, Record, Sym};
 use crate::model::symbol::Symbols;
 use crate::pipe::{Reads, RecordSink};
 use crate::stats::labels::{Labels, Role};
 use crate::stats::partial::{ordered, PartialRow};
 use crate::stats::sketch::Sketch;
-use crate::stats::{add_to, elapsed, key_of_fields, key_texts, Key, Report, Style};
+use crate::stats::{add_to, elapsed, key_of_fields, key_texts, Key, Report, Style, FRAME_READS};
 use crate::table::{Cell, TableWriter};
 
 /// What a profile row is per.
@@ -307,14 +307,8 @@ impl Profile {
 }
 
 impl RecordSink for Profile {
-    /// Of each row: its place, and the frame or state: its category, name and depth.
     fn reads(&self) -> Reads {
-        Reads::only(
-            ColumnSet::PLACE
-                .with(Column::Cat)
-                .with(Column::Name)
-                .with(Column::Depth),
-        )
+        FRAME_READS
     }
 
     fn write(&mut self, rec: &Record) -> Result<()> {

@@ -14,11 +14,11 @@
 
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
-use crate::model::record::{Column, ColumnSet, Kind, Record, Sym};
+use crate::model::record::{ColumnSet, Kind, Record, Sym};
 use crate::pipe::{Reads, RecordSink};
 use crate::stats::labels::{Labels, Role};
 use crate::stats::partial::PartialRow;
-use crate::stats::{add_to, key_of_fields, key_texts, Key, Report, Style};
+use crate::stats::{add_to, key_of_fields, key_texts, Key, Report, Style, FRAME_READS};
 use crate::table::{Cell, TableWriter};
 
 /// The bins: where the first starts and how wide each is (ns).
@@ -244,14 +244,8 @@ impl Timeline {
 }
 
 impl RecordSink for Timeline {
-    /// Of each row: its place, and the frame or state: its category, name and depth.
     fn reads(&self) -> Reads {
-        Reads::only(
-            ColumnSet::PLACE
-                .with(Column::Cat)
-                .with(Column::Name)
-                .with(Column::Depth),
-        )
+        FRAME_READS
     }
 
     fn write(&mut self, rec: &Record) -> Result<()> {

@@ -29,7 +29,7 @@ use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::{FastMap, FastSet, OrderedMap};
 use crate::model::record::{flags, Kind, Record, Sym, ATTR_ORIG_END, ATTR_ORIG_TIME, META_ORIGIN};
 use crate::model::symbol::Symbols;
-use crate::pipe::{Demand, RecordSink, RecordSource, Supply};
+use crate::pipe::{Demand, Discard, RecordSink, RecordSource, Supply};
 use crate::stages::matcher::{is_posting, Matcher, Outbox, Pairing, Unmatched};
 use crate::stages::window::{parse_time, Window};
 
@@ -117,18 +117,6 @@ struct Flight {
     slot: Option<u64>,
     /// The gate slot of the posting of this receive, in the window.
     posting: Option<u64>,
-}
-
-/// A sink for what the pairer makes (the slicer only wants its pairings).
-struct Discard;
-
-impl RecordSink for Discard {
-    fn write(&mut self, _: &Record) -> Result<()> {
-        Ok(())
-    }
-    fn finish(&mut self) -> Result<()> {
-        Ok(())
-    }
 }
 
 /// The slicing state machine: rows in, rows out into an [`Outbox`].

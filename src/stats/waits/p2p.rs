@@ -7,7 +7,7 @@ use crate::error::{Result, Warnings};
 use crate::fasthash::FastMap;
 use crate::model::record::{Kind, Record, Sym};
 use crate::model::symbol::{well_known, Symbols};
-use crate::pipe::RecordSink;
+use crate::pipe::{Discard, RecordSink};
 use crate::stages::matcher::{is_posting, MatchOptions, MatchSummary, Matcher, Pairing, Unmatched};
 use crate::stats::elapsed;
 
@@ -71,20 +71,6 @@ struct Half {
 struct Ended {
     end: i64,
     halves: u32,
-}
-
-/// A sink that keeps nothing: the matcher's messages are not wanted, only
-/// its pairings.
-struct Discard;
-
-impl RecordSink for Discard {
-    fn write(&mut self, _: &Record) -> Result<()> {
-        Ok(())
-    }
-
-    fn finish(&mut self) -> Result<()> {
-        Ok(())
-    }
 }
 
 /// Frames and halves: what point-to-point waits are found from.
