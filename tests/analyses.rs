@@ -766,3 +766,52 @@ fn check_critical_path(file: &Path) {
         file.display()
     );
 }
+
+/// A timeline's partials say whether they are per state: one per state is
+/// refused at its first line by a merge per function, and bins of another
+/// width at the row that has them.
+#[test]
+fn timeline_partials_of_another_kind_are_refused() {
+    let dir = scratch("timeline_partials");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/pingpong.tsv");
+    let part = |args: &[&str], name: &str| {
+        let file = dir.join(name);
+        let out = bin("trace-stat")
+            .args(args)
+            .args(["--partial", "-o"])
+            .arg(&file)
+            .arg(&example)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        file
+    };
+    let states = part(&["timeline", "--bin", "1us", "--states"], "states.part");
+    let out = bin("trace-stat")
+        .args(["timeline", "--bin", "1us", "--merge"])
+        .arg(&states)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("states.part:1:"),
+        "{err}"
+    );
+    let wide = part(&["timeline", "--bin", "2us"], "wide.part");
+    let out = bin("trace-stat")
+        .args(["timeline", "--bin", "1us", "--merge"])
+        .arg(&wide)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && err.contains("wide.part:2:")
+            && err.contains("give the same --bin"),
+        "{err}"
+    );
+}

@@ -11,11 +11,13 @@ use tracepipe::error::Warnings;
 use tracepipe::io::Output;
 use tracepipe::stats::counters::Counters;
 use tracepipe::stats::labels::Labels;
-use tracepipe::stats::messages::Messages;
+use tracepipe::stats::imbalance::Imbalance;
+use tracepipe::stats::messages::{Cells, Messages, View};
 use tracepipe::stats::partial::PartialOf;
 use tracepipe::stats::profile::{By, Profile};
 use tracepipe::stats::resources::Resources;
 use tracepipe::stats::states::States;
+use tracepipe::stats::timeline::{Bins, Timeline};
 use tracepipe::stats::{Report, Style};
 use tracepipe::table::{TableFormat, TableWriter};
 use tracepipe::Symbols;
@@ -29,7 +31,19 @@ fn report(name: &str, by: &str, histogram: Option<usize>) -> Box<dyn Report> {
             let by = By::parse(if by.is_empty() { "name" } else { by }).expect("a key");
             Box::new(Profile::new(by, histogram, labels))
         }
-        "messages" => Box::new(Messages::new(by == "comm", labels)),
+        "messages" => {
+            let view = match (by, histogram) {
+                ("comm", _) => View::Comms,
+                (_, Some(bins)) => View::Histogram(bins),
+                _ => View::Matrix(Cells::Time),
+            };
+            Box::new(Messages::new(view, labels))
+        }
+        "imbalance" => Box::new(Imbalance::new(labels, false, true)),
+        "timeline" => {
+            let bins = Bins { origin: 0, width: 7 };
+            Box::new(Timeline::new(bins, by == "states", histogram.is_some(), Some(3), labels))
+        }
         "states" => Box::new(States::new(labels)),
         "counters" => Box::new(Counters::new(labels, Warnings::default())),
         _ => Box::new(Resources::new(symbols)),
@@ -46,6 +60,9 @@ fuzz_target!(|data: &[u8]| {
         ("states", ""),
         ("counters", ""),
         ("resources", ""),
+        ("imbalance", ""),
+        ("timeline", ""),
+        ("timeline", "states"),
     ] {
         // The input as the rows of a partial of this report, and as a whole file.
         let of = PartialOf { report: name, by };
@@ -60,7 +77,9 @@ fuzz_target!(|data: &[u8]| {
                 continue;
             }
             let out = Output::new("fuzz.out", Box::new(Buffer::default()));
-            let mut table = TableWriter::new(out, TableFormat::Tsv, &merged.columns(), true).unwrap();
+            let columns = merged.columns();
+            let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
+            let mut table = TableWriter::new(out, TableFormat::Tsv, &columns, true).unwrap();
             for unit in [1, 1_000_000_000] {
                 let style = Style { time_factor: unit, top: None };
                 let _ = merged.print(&mut table, &style);

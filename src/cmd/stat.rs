@@ -459,8 +459,13 @@ fn merge_partials(args: &Args, name: &str, report: &mut dyn Report) -> Result<()
 
 /// Which report and `--by` the partial files are of.
 fn partial_of<'a>(args: &'a Args, name: &'a str) -> PartialOf<'a> {
+    // A timeline per state keys its rows otherwise: its partials say so.
+    let states = name == "timeline" && args.states;
     PartialOf {
         report: name,
-        by: args.by.as_deref().unwrap_or(""),
+        by: args
+            .by
+            .as_deref()
+            .unwrap_or(if states { "states" } else { "" }),
     }
 }
