@@ -127,7 +127,13 @@ impl RecordSink for CriticalPath {
     }
 
     fn write(&mut self, rec: &Record) -> Result<()> {
-        if let (Some(t), Some(last)) = (rec.time, rec.completion()) {
+        if let (Some(t), Some(completion)) = (rec.time, rec.completion()) {
+            // A message or dependency ends on its peer: its own location
+            // took part at its start only.
+            let last = match rec.kind {
+                Kind::Msg | Kind::Dep => t,
+                _ => completion,
+            };
             let slot = match rec.kind {
                 Kind::Enter => self.slot(rec.name),
                 _ => OUTSIDE,
