@@ -815,3 +815,45 @@ fn timeline_partials_of_another_kind_are_refused() {
         "{err}"
     );
 }
+
+/// A `leave` that matches no open frame is an error at its line in every
+/// analysis, as in the profile, whatever the threads.
+#[test]
+fn a_leave_without_its_frame_is_located() {
+    let dir = scratch("analyses_bad_leave");
+    let unopened = trace(&dir, "unopened.tsv", 1, vec![leave(3, "r0", "f")]);
+    let crossed = trace(
+        &dir,
+        "crossed.tsv",
+        1,
+        vec![enter(5, "r0", "f"), leave(9, "r0", "g")],
+    );
+    let reports: [&[&str]; 5] = [
+        &["waits"],
+        &["critical-path"],
+        &["summary"],
+        &["imbalance"],
+        &["timeline", "--bin", "1"],
+    ];
+    for report in reports {
+        for threads in ["1", "2"] {
+            for (file, line, what) in [
+                (&unopened, 4, "with no open frame"),
+                (&crossed, 5, "while `f` is open"),
+            ] {
+                let out = bin("trace-stat")
+                    .args(report)
+                    .args(["--threads", threads])
+                    .arg(file)
+                    .output()
+                    .unwrap();
+                let err = String::from_utf8_lossy(&out.stderr);
+                let at = format!("{}:{line}: a `leave` of", file.display());
+                assert!(
+                    !out.status.success() && err.contains(&at) && err.contains(what),
+                    "{report:?}: {err}"
+                );
+            }
+        }
+    }
+}

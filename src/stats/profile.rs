@@ -20,7 +20,9 @@ use crate::pipe::{Reads, RecordSink};
 use crate::stats::labels::{Labels, Role};
 use crate::stats::partial::{ordered, PartialRow};
 use crate::stats::sketch::Sketch;
-use crate::stats::{add_to, elapsed, key_of_fields, key_texts, Key, Report, Style, FRAME_READS};
+use crate::stats::{
+    add_to, check_leave, elapsed, key_of_fields, key_texts, Key, Report, Style, FRAME_READS,
+};
 use crate::table::{Cell, TableWriter};
 
 /// What a profile row is per.
@@ -206,23 +208,10 @@ impl Profile {
     }
 
     fn leave(&mut self, loc: Sym, name: Sym, time: i64) -> Result<()> {
-        let text = |sym| self.symbols.text(sym);
-        let Some(stack) = self.stacks.get_mut(&loc).filter(|s| s.depth > 0) else {
-            return Err(Error::Record(format!(
-                "a `leave` of `{}` on `{}` with no open frame",
-                text(name),
-                text(loc)
-            )));
-        };
-        let frame = &stack.frames[stack.depth - 1];
-        if !name.is_empty() && name != frame.name {
-            return Err(Error::Record(format!(
-                "a `leave` of `{}` on `{}` while `{}` is open",
-                text(name),
-                text(loc),
-                text(frame.name)
-            )));
-        }
+        let stack = self.stacks.get_mut(&loc).filter(|s| s.depth > 0);
+        let open = stack.as_ref().map(|s| s.frames[s.depth - 1].name);
+        check_leave(&self.symbols, loc, name, open)?;
+        let stack = stack.expect("checked");
         stack.depth -= 1;
         stack.last = stack.last.max(time);
         let frame = &stack.frames[stack.depth];

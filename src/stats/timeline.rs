@@ -12,13 +12,15 @@
 //! exclusive time. Bins are `[origin + k·width, origin + (k+1)·width)`.
 //! Memory: the bins of each function, and the open frames.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::fasthash::FastMap;
 use crate::model::record::{ColumnSet, Kind, Record, Sym};
 use crate::pipe::{Reads, RecordSink};
 use crate::stats::labels::{Labels, Role};
 use crate::stats::partial::PartialRow;
-use crate::stats::{add_to, key_of_fields, key_texts, Key, Report, Style, FRAME_READS};
+use crate::stats::{
+    add_to, check_leave, key_of_fields, key_texts, Key, Report, Style, FRAME_READS,
+};
 use crate::table::{Cell, TableWriter};
 
 /// The bins: where the first starts and how wide each is (ns).
@@ -190,26 +192,15 @@ impl Timeline {
     }
 
     fn leave(&mut self, loc: Sym, name: Sym, t: i64) -> Result<()> {
-        let symbols = self.labels.symbols().clone();
-        let top = self.lanes.get(&loc).and_then(|l| l.frames.last());
-        match top {
-            None => Err(Error::Record(format!(
-                "a `leave` of `{}` on `{}` with no open frame",
-                symbols.text(name),
-                symbols.text(loc)
-            ))),
-            Some(&(_, open)) if !name.is_empty() && name != open => Err(Error::Record(format!(
-                "a `leave` of `{}` on `{}` while `{}` is open",
-                symbols.text(name),
-                symbols.text(loc),
-                symbols.text(open)
-            ))),
-            Some(_) => {
-                self.advance(loc, t);
-                self.lanes.get_mut(&loc).expect("has frames").frames.pop();
-                Ok(())
-            }
-        }
+        let open = self
+            .lanes
+            .get(&loc)
+            .and_then(|l| l.frames.last())
+            .map(|f| f.1);
+        check_leave(self.labels.symbols(), loc, name, open)?;
+        self.advance(loc, t);
+        self.lanes.get_mut(&loc).expect("has frames").frames.pop();
+        Ok(())
     }
 
     /// A complete frame: its extent, minus its children's (one level

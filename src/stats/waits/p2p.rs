@@ -9,7 +9,7 @@ use crate::model::record::{Kind, Record, Sym};
 use crate::model::symbol::{well_known, Symbols};
 use crate::pipe::{Discard, RecordSink};
 use crate::stages::matcher::{is_posting, MatchOptions, MatchSummary, Matcher, Pairing, Unmatched};
-use crate::stats::elapsed;
+use crate::stats::{check_leave, elapsed};
 
 use super::{Jump, Pattern, Tally, Wait};
 
@@ -84,6 +84,8 @@ pub struct Frames {
     ended: FastMap<u64, Ended>,
     /// Each container's lanes (Pajé: one stack per state type).
     lanes: FastMap<Sym, Vec<Sym>>,
+    /// The matcher's pairings being handled (a reused buffer).
+    pairings: Vec<Pairing>,
 }
 
 impl Frames {
@@ -105,6 +107,7 @@ impl Frames {
             mark: 0,
             ended: FastMap::default(),
             lanes: FastMap::default(),
+            pairings: Vec::new(),
         }
     }
 
@@ -126,9 +129,12 @@ impl Frames {
         stack.depth += 1;
     }
 
-    /// Pops a frame and counts its waits (a `leave` with no open frame is
-    /// left to the stream's checks: the report ignores it).
+    /// Pops a frame and counts its waits; a `leave` that matches no open
+    /// frame is an error, as in the profile.
     pub fn leave(&mut self, rec: &Record, tally: &mut Tally) -> Result<()> {
+        let stack = self.stacks.get(&rec.loc).filter(|s| s.depth > 0);
+        let open = stack.map(|s| s.frames[s.depth - 1].name);
+        check_leave(&self.symbols, rec.loc, rec.name, open)?;
         self.close(rec.loc, rec.time.unwrap_or_default(), tally)
     }
 
@@ -306,8 +312,10 @@ impl Frames {
     }
 
     fn take_pairings(&mut self, tally: &mut Tally) -> Result<()> {
-        let pairings: Vec<Pairing> = self.matcher.take_pairings().collect();
-        for pairing in pairings {
+        // The buffer is reused: pairing a message allocates nothing.
+        let mut pairings = std::mem::take(&mut self.pairings);
+        pairings.extend(self.matcher.take_pairings());
+        for pairing in pairings.drain(..) {
             match pairing {
                 Pairing::Paired(a, b) => {
                     let (a, b) = (self.settle(a), self.settle(b));
@@ -320,6 +328,7 @@ impl Frames {
                 }
             }
         }
+        self.pairings = pairings;
         Ok(())
     }
 
