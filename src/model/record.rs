@@ -422,6 +422,15 @@ pub struct Idents<'a> {
 /// it later is matched in posting order (docs/stream.md §3).
 pub const ATTR_POSTS: &str = "posts";
 
+/// The prefix of the attributes that give a row's column where a binary
+/// format's record gives another value (tracepipe's OTF2 and Pallas writers
+/// add them, their readers put them back: docs/formats.md).
+pub const COLUMN_ATTR: &str = "tracepipe.";
+
+/// The name under which tracepipe's binary writers keep a row no record of
+/// the format holds, whole, as its JSON Lines text.
+pub const ROW_ATTR: &str = "tracepipe.row";
+
 /// Flag letters of the `flags` column.
 pub mod flags {
     /// Synthetic: made by a tool (slicing, span closing), not present in the source.
@@ -682,6 +691,29 @@ impl Record {
     /// The decoded value of the first attribute named `key`.
     pub fn attr(&self, key: &str) -> Option<String> {
         self.attrs().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// Sets `column` from its text (empty: no value), as a column kept in
+    /// a [`COLUMN_ATTR`] attribute gives it back; false for a column that
+    /// cannot be given so.
+    pub fn set_column(&mut self, column: &str, text: &str, symbols: &Symbols) -> bool {
+        match column {
+            "cat" => self.cat = symbols.intern(text),
+            "name" => self.name = symbols.intern(text),
+            "comm" => self.comm = symbols.intern(text),
+            "peer" => self.peer = symbols.intern(text),
+            "id" => text.clone_into(&mut self.id),
+            "value" => text.clone_into(&mut self.value),
+            "flags" => text.clone_into(&mut self.flags),
+            "attrs" => text.clone_into(&mut self.attrs),
+            "size" => self.size = text.parse().ok(),
+            "tag" => self.tag = text.parse().ok(),
+            "time" => self.time = text.parse().ok().or(self.time),
+            "end" => self.end = text.parse().ok(),
+            "depth" => self.depth = text.parse().ok(),
+            _ => return false,
+        }
+        true
     }
 
     /// Adds a flag letter unless present.

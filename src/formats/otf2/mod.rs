@@ -39,13 +39,11 @@ pub fn sniff(probe: &Probe) -> bool {
 // What tracepipe keeps in an archive beyond OTF2's records (its writer
 // writes them, its reader reads them back: docs/formats.md, "OTF2").
 
-/// The prefix of the attributes that give a row's column where the record
-/// gives another value (tracepipe's writer adds them: docs/formats.md).
-pub const COLUMN_ATTR: &str = "tracepipe.";
+pub use crate::model::record::COLUMN_ATTR;
 
 /// The parameter whose string values are whole rows in JSON (rows of kinds
 /// no OTF2 record holds, written by tracepipe).
-pub const ROW_PARAMETER: &str = "tracepipe.row";
+pub const ROW_PARAMETER: &str = crate::model::record::ROW_ATTR;
 
 /// The anchor property in which tracepipe's writer keeps the stream's
 /// `container` and `type` rows (JSON Lines): read back, they stand for the

@@ -15,7 +15,7 @@ use crate::formats::stream::jsonl;
 use crate::model::hpc::{collective_name, paradigm_name};
 use crate::model::record::ColumnSet;
 use crate::model::record::{flags, Kind, Record, Sym, ATTR_POSTS};
-use crate::model::symbol::{well_known, SymCache, Symbols};
+use crate::model::symbol::{well_known, SymCache};
 
 /// The category of the rows of records of family `id`.
 fn family(id: u8) -> &'static str {
@@ -412,7 +412,7 @@ impl LocationSource {
         for a in &attrs {
             self.attribute_text(a);
             match self.key.strip_prefix(COLUMN_ATTR) {
-                Some(column) if set_column(rec, column, &self.value, &self.scope.symbols) => {}
+                Some(column) if rec.set_column(column, &self.value, &self.scope.symbols) => {}
                 _ => rec.push_attr(&self.key, &self.value),
             }
         }
@@ -454,27 +454,6 @@ impl LocationSource {
             k => push_number(out, k, a.raw),
         }
     }
-}
-
-/// Sets `column` of `rec` from its text (empty: no value); false for a
-/// column that cannot be given so.
-fn set_column(rec: &mut Record, column: &str, text: &str, symbols: &Symbols) -> bool {
-    match column {
-        "cat" => rec.cat = symbols.intern(text),
-        "name" => rec.name = symbols.intern(text),
-        "comm" => rec.comm = symbols.intern(text),
-        "peer" => rec.peer = symbols.intern(text),
-        "id" => text.clone_into(&mut rec.id),
-        "value" => text.clone_into(&mut rec.value),
-        "flags" => text.clone_into(&mut rec.flags),
-        "attrs" => text.clone_into(&mut rec.attrs),
-        "size" => rec.size = text.parse().ok(),
-        "tag" => rec.tag = text.parse().ok(),
-        "time" => rec.time = text.parse().ok().or(rec.time),
-        "depth" => rec.depth = text.parse().ok(),
-        _ => return false,
-    }
-    true
 }
 
 /// Appends the value `raw` of OTF2 type `kind` (integers, floats as bits).

@@ -1,32 +1,19 @@
-//! Writes Pallas trace folders from an explicit description: the byte layouts
-//! of `archive.rs` in reverse. The trace generator (`examples/gen-pallas.rs`)
-//! and the tests use it to make archives of every ABI and codec; it is not a
-//! stream → Pallas converter (the grammar is given, not discovered).
+//! Writes Pallas trace folders from an explicit description, any ABI from
+//! 16 to 20 and any codec. The trace generator (`examples/gen-pallas.rs`)
+//! and the tests use it to make archives whose grammar is given, not
+//! discovered (the stream writer, `mod.rs`, discovers it).
 
 use std::path::Path;
 
-use super::archive::{make_token, Compression, Encoding, Parameters, TokenKind};
-use super::codec::encode_block;
-use super::RecordId;
-use crate::error::{Error, Result};
+use super::super::archive::{make_token, Compression, Encoding, Parameters, TokenKind};
+use super::layout::{self, mkdir, write, Dat, Out, Vector};
+use crate::error::Result;
 
-/// Values per `.dat` block, as Pallas writes them.
-pub const BLOCK_VALUES: usize = 1000;
+pub use super::layout::{Defs, BLOCK_VALUES};
 
-/// Definition tables of a main file or an archive.
-#[derive(Debug, Clone, Default)]
-pub struct Defs {
-    /// (ref, text).
-    pub strings: Vec<(u32, String)>,
-    /// (region ref, string ref).
-    pub regions: Vec<(u32, u32)>,
-    /// (attribute ref, name string ref, type).
-    pub attributes: Vec<(u32, u32, u8)>,
-    /// (group ref, name string ref, members).
-    pub groups: Vec<(u32, u32, Vec<u32>)>,
-    /// (comm ref, name string ref, group ref, parent).
-    pub comms: Vec<(u32, u32, u32, u32)>,
-}
+/// OTF2 group type of the groups the descriptions define: ranks of a
+/// communicator, as Pallas's own writer defines them.
+const GROUP_TYPE: u32 = 5;
 
 /// One occurrence's attribute list: (occurrence index, [(attribute ref, value bytes)]).
 pub type AttributeList = (i32, Vec<(u32, Vec<u8>)>);
@@ -132,43 +119,11 @@ pub fn loop_token(id: u32) -> u32 {
     make_token(TokenKind::Loop, id)
 }
 
-#[derive(Default)]
-struct Out(Vec<u8>);
-
-impl Out {
-    fn u8(&mut self, v: u8) {
-        self.0.push(v);
-    }
-    fn u16(&mut self, v: u16) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn u32(&mut self, v: u32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn i32(&mut self, v: i32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn u64(&mut self, v: u64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn len(&mut self, v: usize) {
-        self.u64(v as u64);
-    }
-}
-
-fn write(path: &Path, bytes: &[u8]) -> Result<()> {
-    std::fs::write(path, bytes).map_err(|e| Error::io(path.display().to_string(), e))
-}
-
-fn mkdir(path: &Path) -> Result<()> {
-    std::fs::create_dir_all(path).map_err(|e| Error::io(path.display().to_string(), e))
-}
-
 impl TraceSpec {
     /// A trace of the newest ABI with the given codec and nothing in it yet.
     pub fn new(compression: Compression, encoding: Encoding) -> TraceSpec {
         TraceSpec {
-            abi: super::archive::MAX_ABI,
+            abi: super::super::archive::MAX_ABI,
             compression,
             encoding,
             main_name: "main.pallas".into(),
@@ -187,17 +142,8 @@ impl TraceSpec {
             encoding: self.encoding,
         };
         let mut o = Out::default();
-        o.u8(self.abi);
-        o.u32(self.compression.code());
-        o.u32(match self.encoding {
-            Encoding::None => 0,
-            Encoding::Masking => 1,
-        });
-        o.u64(5);
-        o.u32(2);
-        o.u64(100);
-        o.u32(1);
-        self.write_defs(&mut o, &self.defs);
+        layout::parameters(&mut o, &params, (2, 100));
+        layout::defs(&mut o, self.abi, &self.defs, GROUP_TYPE);
         o.len(self.archives.len());
         for a in &self.archives {
             o.u32(a.id);
@@ -210,8 +156,8 @@ impl TraceSpec {
             .filter(|a| a.locations_in_main)
             .flat_map(|a| a.threads.iter().map(move |t| (t.id, t.name, a.id)))
             .collect();
-        write_locations(&mut o, &main_locations);
-        self.write_metadata(&mut o, &self.metadata);
+        layout::locations(&mut o, &main_locations);
+        layout::metadata(&mut o, self.abi, &self.metadata);
         write(&dir.join(&self.main_name), &o.0)?;
         for a in &self.archives {
             let adir = dir.join(format!("archive_{}", a.id));
@@ -219,15 +165,15 @@ impl TraceSpec {
             let mut o = Out::default();
             o.u32(a.id);
             o.u32(a.threads.len() as u32);
-            self.write_defs(&mut o, &a.defs);
+            layout::defs(&mut o, self.abi, &a.defs, GROUP_TYPE);
             o.len(0);
             let own: Vec<(u32, u32, u32)> = if a.locations_in_main {
                 Vec::new()
             } else {
                 a.threads.iter().map(|t| (t.id, t.name, a.id)).collect()
             };
-            write_locations(&mut o, &own);
-            self.write_metadata(&mut o, &a.metadata);
+            layout::locations(&mut o, &own);
+            layout::metadata(&mut o, self.abi, &a.metadata);
             write(&adir.join("archive.pallas"), &o.0)?;
             for t in &a.threads {
                 let tdir = adir.join(format!("thread_{}", t.id));
@@ -238,68 +184,6 @@ impl TraceSpec {
         Ok(())
     }
 
-    fn write_defs(&self, o: &mut Out, d: &Defs) {
-        o.len(d.strings.len());
-        for (r, s) in &d.strings {
-            o.u32(*r);
-            o.i32(s.len() as i32 + 1);
-            o.0.extend_from_slice(s.as_bytes());
-            o.u8(0);
-        }
-        o.len(d.regions.len());
-        for (r, s) in &d.regions {
-            o.u32(*r);
-            o.u32(*s);
-        }
-        o.len(d.attributes.len());
-        for (r, name, kind) in &d.attributes {
-            o.u32(*r);
-            o.u32(*name);
-            o.u32(u32::MAX);
-            o.u8(*kind);
-            o.0.extend_from_slice(&[0, 0, 0]);
-        }
-        o.len(d.groups.len());
-        for (r, name, members) in &d.groups {
-            o.u32(*r);
-            o.u32(*name);
-            if self.abi >= 17 {
-                o.u32(5);
-                o.u32(4);
-            }
-            o.u32(members.len() as u32);
-            for m in members {
-                if self.abi >= 17 {
-                    o.u32(*m);
-                } else {
-                    o.u64(*m as u64);
-                }
-            }
-        }
-        o.len(d.comms.len());
-        for (r, name, group, parent) in &d.comms {
-            o.u32(*r);
-            o.u32(*name);
-            o.u32(*group);
-            o.u32(*parent);
-        }
-    }
-
-    fn write_metadata(&self, o: &mut Out, metadata: &[(String, String)]) {
-        if self.abi < 17 {
-            o.len(0);
-            return;
-        }
-        o.len(metadata.len());
-        for (k, v) in metadata {
-            for s in [k, v] {
-                o.len(s.len() + 1);
-                o.0.extend_from_slice(s.as_bytes());
-                o.u8(0);
-            }
-        }
-    }
-
     fn write_thread(
         &self,
         params: &Parameters,
@@ -308,7 +192,7 @@ impl TraceSpec {
         dir: &Path,
     ) -> Result<()> {
         let abi = self.abi;
-        let mut dat = Vec::new();
+        let mut dat = Dat::new(Vec::new(), *params, "event_durations.dat".into());
         let mut o = Out::default();
         o.u32(t.id);
         o.u32(archive);
@@ -328,7 +212,7 @@ impl TraceSpec {
             .unwrap_or(0);
         o.u64(first);
         for e in &t.events {
-            write_event(&mut o, &mut dat, params, abi, e.as_ref())?;
+            write_event(&mut o, &mut dat, abi, e.as_ref())?;
         }
         let identity = |n: usize| (0..n as u32).collect::<Vec<u32>>();
         let maps = t.maps.clone().unwrap_or_else(|| {
@@ -340,10 +224,7 @@ impl TraceSpec {
         });
         let write_map = |o: &mut Out, map: &[u32]| {
             if abi >= 20 {
-                o.len(map.len());
-                for m in map {
-                    o.u32(*m);
-                }
+                layout::id_map(o, map);
             }
         };
         write_map(&mut o, &maps[0]);
@@ -353,15 +234,11 @@ impl TraceSpec {
         write_map(&mut o, &maps[1]);
         for l in &t.loops {
             let (tok, n) = l.unwrap_or((0xFFFF_FFFC, 0));
-            o.u32(tok);
-            o.u32(n);
-            if abi >= 19 {
-                o.u64(u64::from(l.is_some()));
-            }
+            layout::loop_entry(&mut o, abi, tok, n, u64::from(l.is_some()));
         }
         write_map(&mut o, &maps[2]);
         write(&dir.join("thread.pallas"), &o.0)?;
-        write(&dir.join("event_durations.dat"), &dat)?;
+        write(&dir.join("event_durations.dat"), &dat.into_inner())?;
         write(&dir.join("sequence_durations.dat"), &[])
     }
 }
@@ -370,95 +247,43 @@ impl TraceSpec {
 /// `dat`.
 fn write_event(
     o: &mut Out,
-    dat: &mut Vec<u8>,
-    params: &Parameters,
+    dat: &mut Dat<Vec<u8>>,
     abi: u8,
     event: Option<&EventSpec>,
 ) -> Result<()> {
     let Some(e) = event else {
-        o.u32(RecordId::Dummy.number());
-        o.u8(5);
-        o.u64(0);
-        o.u64(0);
-        if abi >= 18 {
-            o.u64(1);
-        }
+        layout::dead_event(o, abi);
         return Ok(());
     };
-    // ABI ≤ 18 wrote buffer flushes as record 0.
-    let record = if abi <= 18 && e.record == RecordId::BufferFlush.number() {
-        0
-    } else {
-        e.record
-    };
-    o.u32(record);
-    o.u8(5 + e.payload.len() as u8);
-    o.0.extend_from_slice(&e.payload);
     let mut attrs = Out::default();
     for (index, values) in &e.attributes {
         let size: usize = 7 + values.iter().map(|(_, v)| 6 + v.len()).sum::<usize>();
-        attrs.i32(*index);
-        attrs.u16(size as u16);
-        attrs.u8(values.len() as u8);
+        layout::attribute_list_head(&mut attrs, *index, size, values.len());
         for (r, v) in values {
-            attrs.u16(6 + v.len() as u16);
-            attrs.u32(*r);
-            attrs.0.extend_from_slice(v);
+            layout::attribute_value(&mut attrs, *r, v);
         }
     }
-    o.len(attrs.0.len());
-    o.0.extend_from_slice(&attrs.0);
-    write_timestamps(o, dat, params, &e.timestamps)
+    layout::event_head(o, abi, e.record, &e.payload, &attrs.0);
+    let mut timestamps = Vector::default();
+    for &t in &e.timestamps {
+        timestamps.push(t, dat)?;
+    }
+    timestamps.flush(dat)?;
+    timestamps.timestamps_header(o, abi);
+    Ok(())
 }
 
 /// A sequence of a thread file (`None`: a dead slot).
 fn write_sequence(o: &mut Out, abi: u8, tokens: Option<&[u32]>) {
-    o.u32(1);
     let Some(tokens) = tokens else {
+        o.u32(1);
         o.len(0);
         return;
     };
-    o.len(tokens.len());
-    for tok in tokens {
-        o.u32(*tok);
-    }
+    layout::sequence_tokens(o, 1, tokens);
     // Sequence timing is not needed to read events: empty vectors.
-    for _ in 0..3 {
-        o.u64(0);
-        if abi >= 18 {
-            o.u64(1);
-        }
-    }
-}
-
-fn write_locations(o: &mut Out, locations: &[(u32, u32, u32)]) {
-    o.len(locations.len());
-    for (id, name, parent) in locations {
-        o.u32(*id);
-        o.u32(*name);
-        o.u32(*parent);
-    }
-}
-
-fn write_timestamps(
-    o: &mut Out,
-    dat: &mut Vec<u8>,
-    params: &Parameters,
-    values: &[u64],
-) -> Result<()> {
-    o.len(values.len());
-    let blocks: Vec<&[u64]> = values.chunks(BLOCK_VALUES).collect();
-    if params.abi >= 18 {
-        o.len(blocks.len().max(1));
-    }
-    for block in blocks {
-        let payload = encode_block(params, block).map_err(Error::Usage)?;
-        o.len(block.len());
-        o.u64(block[0]);
-        o.u64(block[block.len() - 1]);
-        o.len(dat.len());
-        dat.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        dat.extend_from_slice(&payload);
-    }
-    Ok(())
+    let empty = Vector::default();
+    empty.durations_header(o, abi);
+    empty.durations_header(o, abi);
+    empty.timestamps_header(o, abi);
 }
