@@ -93,13 +93,13 @@ pub static FORMATS: &[Format] = &[
     },
     Format {
         name: "pallas",
-        description: "Pallas trace folders (EZTrace), ABI 16 to 20; name the folder or its main .pallas file",
+        description: "Pallas trace folders (EZTrace), ABI 16 to 21; name the folder or its main .pallas file (written: ABI 20, grammar discovered)",
         extensions: &["pallas"],
         sniff: pallas::sniff,
         reader: Some(pallas::reader::open_reader),
-        writer: None,
+        writer: Some(pallas::writer::open_writer),
         read_options: &[],
-        write_options: &[],
+        write_options: pallas::writer::WRITE_OPTIONS,
         folder_sign: Some("a `.pallas` file (Pallas)"),
     },
     Format {

@@ -12,8 +12,12 @@ use crate::error::{Error, Result};
 
 /// Oldest on-disk ABI this reader understands.
 pub const MIN_ABI: u8 = 16;
-/// Newest on-disk ABI this reader understands.
-pub const MAX_ABI: u8 = 20;
+/// Newest on-disk ABI this reader understands. ABI 21 (Pallas 0.21) lays
+/// files out as 20 does: only the number changed.
+pub const MAX_ABI: u8 = 21;
+
+/// The ABI tracepipe writes: 20, which Pallas 0.20 and 0.21 both read.
+pub const WRITE_ABI: u8 = 20;
 
 /// Block compression of every `.dat` block of a trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

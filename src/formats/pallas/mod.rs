@@ -2,11 +2,12 @@
 //! main file, one archive per process and, per thread, a grammar of events,
 //! sequences and loops whose timestamps are stored as encoded blocks.
 //!
-//! `archive.rs` is the `.pallas` file layouts (ABI 16 to 20), read through
+//! `archive.rs` is the `.pallas` file layouts (ABI 16 to 21), read through
 //! the bounds-checked cursor `crate::bytes`, `codec.rs` the `.dat` block
-//! codecs, `reader.rs` the lazy grammar expansion and the mapping to the
-//! stream, `writer.rs` writes archives (for the generator and the tests). The
-//! mapping is documented in `docs/formats.md`.
+//! codecs, `reader/` the lazy grammar expansion and the mapping to the
+//! stream, `writer/` the stream → Pallas writer (its grammar discovered as
+//! rows come) and the writer of described traces (for the generator and
+//! the tests). The mapping is documented in `docs/formats.md`.
 
 pub mod archive;
 pub mod codec;

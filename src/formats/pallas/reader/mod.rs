@@ -33,7 +33,10 @@ use crate::pipe::{Demand, LocationSelection, ReadOptions, RecordSource, Supply};
 
 mod grammar;
 mod records;
+mod stream;
 mod thread;
+
+use stream::Restore;
 
 use records::{attribute_list, push_attributes};
 
@@ -79,6 +82,9 @@ pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSou
 struct ThreadPlace {
     process: u32,
     thread: u32,
+    /// Its location's name, and its process's.
+    loc: String,
+    process_loc: String,
     dir: PathBuf,
     defs: Arc<Definitions>,
     /// The location entry that names the thread: a missing thread file is
@@ -99,8 +105,17 @@ struct RankMap {
 }
 
 impl RankMap {
-    fn new(defs: &Definitions, places: &[ThreadPlace], symbols: &Symbols) -> RankMap {
-        let process_of: HashMap<u32, u32> = places.iter().map(|p| (p.thread, p.process)).collect();
+    fn new(
+        defs: &Definitions,
+        (places, restore): (&[ThreadPlace], Option<&Restore>),
+        symbols: &Symbols,
+    ) -> RankMap {
+        let mut loc_of: HashMap<u32, &str> =
+            places.iter().map(|p| (p.thread, &p.loc[..])).collect();
+        // A trace written from a stream names its threadless peers.
+        for (&id, loc) in restore.map(|r| &r.locs).into_iter().flatten() {
+            loc_of.entry(id).or_insert(loc);
+        }
         let mut comms = HashMap::new();
         for (&c, comm) in &defs.comms {
             let Some(group) = defs.groups.get(&comm.group) else {
@@ -110,8 +125,8 @@ impl RankMap {
             let names = group
                 .members
                 .iter()
-                .map(|&m| match (threads, process_of.get(&m)) {
-                    (true, Some(&lg)) => symbols.intern(&thread_loc(lg, m)),
+                .map(|&m| match (threads, loc_of.get(&m)) {
+                    (true, Some(loc)) => symbols.intern(loc),
                     _ => symbols.intern(&process_loc(m)),
                 })
                 .collect();
@@ -156,19 +171,30 @@ impl PallasSource {
             .unwrap_or_else(|| PathBuf::from("."));
         let main_name = main_path.display().to_string();
         let main = MainFile::parse(&main_name, &read_file(&main_path)?)?;
+        let mut head = trace_head(name, &main.params, &main.data.metadata, symbols);
+        let mut syms = SymCache::new(symbols.clone());
+        let restore =
+            Restore::from_metadata(&main_name, &main.data.metadata, &mut head, &mut syms)?
+                .map(Arc::new);
         let mut layout = Layout {
             dir,
             main_name,
             abi: main.params.abi,
             global: Arc::new(main.data.defs),
-            head: trace_head(name, &main.params, &main.data.metadata, symbols),
+            head,
             places: Vec::new(),
             symbols: symbols.clone(),
+            restoring: restore.is_some(),
         };
         for group in &main.data.location_groups {
             layout.add_group(group, &main.data.location_groups, &main.data.locations)?;
         }
-        let ranks = Arc::new(RankMap::new(&layout.global, &layout.places, symbols));
+        let ranks = RankMap::new(
+            &layout.global,
+            (&layout.places, restore.as_deref()),
+            symbols,
+        );
+        let ranks = Arc::new(ranks);
         let read = selected(
             &layout.head,
             &layout.places,
@@ -177,7 +203,7 @@ impl PallasSource {
         );
         let mut threads = Vec::with_capacity(layout.places.len());
         for (place, _) in layout.places.into_iter().zip(read).filter(|(_, r)| *r) {
-            let scope = (layout.global.clone(), ranks.clone());
+            let scope = (layout.global.clone(), ranks.clone(), restore.clone());
             let syms = SymCache::new(symbols.clone());
             threads.push(ThreadSource::open(&main.params, place, scope, syms)?);
         }
@@ -236,10 +262,7 @@ fn selected(
     };
     places
         .iter()
-        .map(|p| {
-            keeps(symbols.intern(&thread_loc(p.process, p.thread)))
-                || keeps(symbols.intern(&process_loc(p.process)))
-        })
+        .map(|p| keeps(symbols.intern(&p.loc)) || keeps(symbols.intern(&p.process_loc)))
         .collect()
 }
 
@@ -259,7 +282,10 @@ fn trace_head(
         (format!("{PREFIX}compression"), params.compression.name()),
         (format!("{PREFIX}encoding"), params.encoding.name()),
     ];
-    for (k, v) in metadata {
+    for (k, v) in metadata
+        .iter()
+        .filter(|(k, _)| !stream::is_tracepipe_key(k))
+    {
         rows.push((format!("{PREFIX}meta.{k}"), v));
     }
     rows.into_iter()
@@ -277,6 +303,9 @@ struct Layout {
     head: VecDeque<Record>,
     places: Vec<ThreadPlace>,
     symbols: Symbols,
+    /// A trace written from a stream: its head gives the containers, its
+    /// locations are named by their names.
+    restoring: bool,
 }
 
 impl Layout {
@@ -314,7 +343,13 @@ impl Layout {
         for (k, v) in &archive.metadata {
             c.push_attr(k, v);
         }
-        self.head.push_back(c);
+        let process_loc = match self.restoring {
+            true => name,
+            false => process_loc(group.id),
+        };
+        if !self.restoring {
+            self.head.push_back(c);
+        }
         // A thread is listed by the archive, by the main file, or both.
         let mut locations: Vec<(LocationEntry, bool)> = archive
             .locations
@@ -350,7 +385,7 @@ impl Layout {
                 file: listed_in.clone(),
                 offset: l.at as u64,
             };
-            self.add_thread(group.id, &l, listed_at, &archive_dir, &defs);
+            self.add_thread((group.id, &process_loc), &l, listed_at, &archive_dir, &defs);
         }
         Ok(())
     }
@@ -359,28 +394,36 @@ impl Layout {
     /// its folder under `archive_dir`) and where its events are.
     fn add_thread(
         &mut self,
-        process: u32,
+        (process, process_loc): (u32, &str),
         l: &LocationEntry,
         listed_at: Location,
         archive_dir: &Path,
         defs: &Arc<Definitions>,
     ) {
         let symbols = &self.symbols;
-        let mut c = Record::new(Kind::Container);
-        c.loc = symbols.intern(&thread_loc(process, l.id));
-        c.cat = symbols.intern("thread");
         let scope = Scope {
             local: defs,
             global: &self.global,
         };
         let mut name = String::new();
         push_defined(&mut name, scope.string(l.name), "string", l.name);
-        c.name = symbols.intern(&name);
-        c.peer = symbols.intern(&process_loc(process));
-        self.head.push_back(c);
+        let loc = match self.restoring {
+            true => name.clone(),
+            false => thread_loc(process, l.id),
+        };
+        if !self.restoring {
+            let mut c = Record::new(Kind::Container);
+            c.loc = symbols.intern(&loc);
+            c.cat = symbols.intern("thread");
+            c.name = symbols.intern(&name);
+            c.peer = symbols.intern(process_loc);
+            self.head.push_back(c);
+        }
         self.places.push(ThreadPlace {
             process,
             thread: l.id,
+            loc,
+            process_loc: process_loc.to_string(),
             dir: archive_dir.join(format!("thread_{}", l.id)),
             defs: defs.clone(),
             listed_at,
@@ -493,6 +536,11 @@ enum Name {
     Collective(u32),
     /// A defined string (a GENERIC event's name).
     Text(u32),
+    /// A region's cat (in a trace written from a stream).
+    RegionCat(u32),
+    /// A communicator: its number, or its name in a trace written from a
+    /// stream.
+    Comm(u32),
     /// Process `P<lg>`.
     Process(u32),
     /// A record the reader has no row kind for: `record_N`, or
@@ -505,6 +553,8 @@ enum Name {
 struct Names {
     syms: SymCache,
     cache: FastMap<Name, Sym>,
+    /// Regions' cats, in a trace written from a stream.
+    cats: Option<Arc<Restore>>,
     local: Arc<Definitions>,
     global: Arc<Definitions>,
 }
@@ -512,6 +562,8 @@ struct Names {
 /// One thread's occurrences as stream rows.
 pub struct ThreadSource {
     events: ThreadEvents,
+    /// Set for a trace tracepipe wrote from a stream.
+    restore: Option<Arc<Restore>>,
     ranks: Arc<RankMap>,
     names: Names,
     loc: Sym,
@@ -542,6 +594,8 @@ struct Mapper<'a> {
     process: Sym,
     thread: &'a str,
     value: &'a mut String,
+    /// A trace written from a stream: no `thread` or `rank` attributes.
+    restoring: bool,
 }
 
 /// A record's payload with located, bounds-checked field reads.

@@ -41,7 +41,7 @@ pub(super) fn attribute_list(
 pub(super) fn push_attributes(
     rec: &mut Record,
     list: &[u8],
-    scope: Scope,
+    (scope, mut restore): (Scope, Option<&mut SymCache>),
     (key, value): (&mut String, &mut String),
     file: &str,
     at: u64,
@@ -74,6 +74,11 @@ pub(super) fn push_attributes(
         let kind = def.map(|d| d.kind).unwrap_or(0);
         format_attribute(value, kind, bytes, scope)
             .map_err(|m| err(format!("attribute `{key}`: {m}")))?;
+        if let Some(syms) = restore.as_deref_mut() {
+            if stream::apply(rec, key, value, syms).map_err(err)? {
+                continue;
+            }
+        }
         rec.push_attr(key, value);
     }
     Ok(())
@@ -151,6 +156,7 @@ impl Mapper<'_> {
     pub(super) fn enter(&mut self, rec: &mut Record) -> Result<()> {
         let region = self.p.u32(0)?;
         rec.name = self.names.name(Name::Region(region));
+        rec.cat = self.names.frame_cat(OpenFrame::Region(region));
         rec.kind = Kind::Enter;
         rec.depth = Some(self.frames.len() as u32);
         self.frames.push(OpenFrame::Region(region));
@@ -160,6 +166,7 @@ impl Mapper<'_> {
     pub(super) fn leave(&mut self, rec: &mut Record) -> Result<()> {
         let region = self.p.u32(0)?;
         rec.name = self.names.name(Name::Region(region));
+        rec.cat = self.names.frame_cat(OpenFrame::Region(region));
         rec.kind = Kind::Leave;
         let name = |names: &Names| names.syms.symbols().text(rec.name).to_string();
         match self.frames.pop() {
@@ -188,14 +195,17 @@ impl Mapper<'_> {
         rec.loc = self.mpi_loc(comm);
         rec.cat = well_known::MPI;
         rec.name = self.names.name(Name::Record(id.number()));
-        ThreadSource::set_peer(self.ranks, self.names, rec, comm, self.p.u32(0)?);
-        rec.comm = self.names.syms.intern(itoa::Buffer::new().format(comm));
+        let ranks = (self.ranks, self.restoring);
+        ThreadSource::set_peer(ranks, self.names, rec, comm, self.p.u32(0)?);
+        rec.comm = self.names.name(Name::Comm(comm));
         rec.tag = Some(self.p.u32(8)? as i64);
         rec.size = Some(self.p.u64(12)?);
         if matches!(id, RecordId::MpiIsend | RecordId::MpiIrecv) {
             let _ = write!(rec.id, "{}", self.p.u64(20)?);
         }
-        rec.push_attr("thread", self.thread);
+        if !self.restoring {
+            rec.push_attr("thread", self.thread);
+        }
         Ok(())
     }
 
@@ -232,14 +242,16 @@ impl Mapper<'_> {
         rec.loc = self.mpi_loc(comm);
         rec.cat = well_known::MPI;
         rec.name = self.names.name(Name::Collective(self.p.u32(0)?));
-        rec.comm = self.names.syms.intern(itoa::Buffer::new().format(comm));
+        rec.comm = self.names.name(Name::Comm(comm));
         let root = self.p.u32(8)?;
         if root != u32::MAX {
-            ThreadSource::set_peer(self.ranks, self.names, rec, comm, root);
+            ThreadSource::set_peer((self.ranks, self.restoring), self.names, rec, comm, root);
         }
         rec.size = Some(self.p.u64(12)?);
         let _ = write!(rec.value, "{}", self.p.u64(20)?);
-        rec.push_attr("thread", self.thread);
+        if !self.restoring {
+            rec.push_attr("thread", self.thread);
+        }
         Ok(())
     }
 

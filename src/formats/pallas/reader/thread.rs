@@ -106,6 +106,21 @@ impl Names {
             Name::Collective(op) => text = collective_name(op),
             Name::Text(s) => text.push_str(scope.string(s).ok_or(s)?),
             Name::Process(lg) => text = process_loc(lg),
+            Name::Comm(c) => match self.cats.is_some() {
+                true => {
+                    let name = scope
+                        .global
+                        .comms
+                        .get(&c)
+                        .and_then(|d| scope.string(d.name));
+                    text.push_str(name.unwrap_or_default());
+                }
+                false => text.push_str(itoa::Buffer::new().format(c)),
+            },
+            Name::RegionCat(r) => {
+                let cat = self.cats.as_ref().and_then(|c| c.cats.get(&r));
+                text.push_str(cat.map_or("", |c| c.as_str()));
+            }
             Name::Other(n) if n == RecordId::BufferFlush.number() => text.push_str("BUFFER_FLUSH"),
             Name::Other(record) => text = format!("record_{record}"),
         }
@@ -122,7 +137,7 @@ impl Names {
     /// The category of the rows of frame `f`.
     pub(super) fn frame_cat(&mut self, f: OpenFrame) -> Sym {
         match f {
-            OpenFrame::Region(_) => Sym::EMPTY,
+            OpenFrame::Region(r) => self.name(Name::RegionCat(r)),
             OpenFrame::Block(record) => self.name(Name::BlockCat(record)),
         }
     }
@@ -132,7 +147,7 @@ impl ThreadSource {
     pub(super) fn open(
         params: &Parameters,
         place: ThreadPlace,
-        (global, ranks): (Arc<Definitions>, Arc<RankMap>),
+        (global, ranks, restore): (Arc<Definitions>, Arc<RankMap>, Option<Arc<Restore>>),
         mut syms: SymCache,
     ) -> Result<Self> {
         let thread_file = place.dir.join("thread.pallas");
@@ -147,16 +162,18 @@ impl ThreadSource {
                 ),
             });
         }
-        let loc_text = thread_loc(place.process, place.thread);
+        let loc_text = place.loc;
         Ok(ThreadSource {
             events: ThreadEvents::open(params, &place.dir)?,
             ranks,
             loc: syms.intern(&loc_text),
             loc_text,
-            process: syms.intern(&process_loc(place.process)),
+            process: syms.intern(&place.process_loc),
+            restore: restore.clone(),
             names: Names {
                 syms,
                 cache: FastMap::default(),
+                cats: restore,
                 local: place.defs,
                 global,
             },
@@ -175,7 +192,7 @@ impl ThreadSource {
     /// Sets `rec.peer` to the location of `rank` in `comm`; a rank that
     /// does not name process `P<rank>` is kept in the attribute `rank`.
     pub(super) fn set_peer(
-        ranks: &RankMap,
+        (ranks, restoring): (&RankMap, bool),
         names: &mut Names,
         rec: &mut Record,
         comm: u32,
@@ -183,7 +200,7 @@ impl ThreadSource {
     ) {
         let process = names.name(Name::Process(rank));
         rec.peer = ranks.location(comm, rank).unwrap_or(process);
-        if rec.peer != process {
+        if rec.peer != process && !restoring {
             rec.push_attr("rank", &rank.to_string());
         }
     }
@@ -204,7 +221,8 @@ impl ThreadSource {
             r.push_attr("thread", &self.loc_text);
             self.pending.push_back(r);
         }
-        while let Some(f) = self.frames.pop() {
+        // A stream's frames stay open as the stream left them.
+        while let Some(f) = self.frames.pop().filter(|_| self.restore.is_none()) {
             let mut r = Record::new(Kind::Leave);
             r.time = Some(t);
             r.loc = self.loc;
@@ -241,6 +259,7 @@ impl ThreadSource {
             process: self.process,
             thread: &self.loc_text,
             value: &mut self.value,
+            restoring: self.restore.is_some(),
         };
         use RecordId::*;
         match RecordId::from_number(event.record) {
@@ -271,10 +290,15 @@ impl ThreadSource {
             Some(BufferFlush | Dummy) | None => m.other(rec),
         }
         if let Some((start, end)) = o.attributes {
+            let scope = Scope {
+                local: &self.names.local,
+                global: &self.names.global,
+            };
+            let restore = self.restore.is_some().then_some(&mut self.names.syms);
             push_attributes(
                 rec,
                 &event.attributes[start..end],
-                self.names.scope(),
+                (scope, restore),
                 (&mut self.key, &mut self.value),
                 file,
                 (event.attributes_offset + start) as u64,

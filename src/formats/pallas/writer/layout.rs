@@ -174,6 +174,14 @@ pub fn metadata(o: &mut Out, abi: u8, metadata: &[(String, String)]) {
 /// The head of an event entry: record, size, payload and attribute
 /// buffer; its timestamp vector follows.
 pub fn event_head(o: &mut Out, abi: u8, record: u32, payload: &[u8], attributes: &[u8]) {
+    event_record(o, abi, record, payload);
+    o.len(attributes.len());
+    o.0.extend_from_slice(attributes);
+}
+
+/// An event entry's record, size and payload; the size of its attribute
+/// buffer and the buffer follow.
+pub fn event_record(o: &mut Out, abi: u8, record: u32, payload: &[u8]) {
     // ABI ≤ 18 wrote buffer flushes as record 0.
     let record = if abi <= 18 && record == RecordId::BufferFlush.number() {
         0
@@ -183,8 +191,6 @@ pub fn event_head(o: &mut Out, abi: u8, record: u32, payload: &[u8], attributes:
     o.u32(record);
     o.u8(5 + payload.len() as u8);
     o.0.extend_from_slice(payload);
-    o.len(attributes.len());
-    o.0.extend_from_slice(attributes);
 }
 
 /// A dead event slot.
@@ -275,6 +281,11 @@ impl<W: Write> Dat<W> {
     /// The writer, for its last flush.
     pub fn into_inner(self) -> W {
         self.out
+    }
+
+    /// The writer.
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
     }
 }
 

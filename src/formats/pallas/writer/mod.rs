@@ -1,8 +1,445 @@
-//! Pallas writers: `spec.rs` writes a trace from an explicit description
-//! (for the generator and the tests), `layout.rs` the byte layouts both
-//! use.
+//! Pallas writers. `-t pallas` (this module): any stream → a Pallas trace
+//! folder (ABI 20) whose grammar is discovered as rows come
+//! (`grammar.rs`), rows mapped to records in `rows.rs`, definitions in
+//! `defs.rs`. `spec.rs` writes a trace from an explicit description (for
+//! the generator and the tests); `layout.rs` has the byte layouts both use.
+//!
+//! Each stream location with rows (or named as a peer) is a Pallas thread;
+//! a thread's archive (process) is its location's parent container, or the
+//! location itself. Memory: per thread its grammar and one block of values
+//! per vector, the definitions but strings (spilled to a file as made),
+//! the `container` and `type` rows.
 
+mod attributes;
+pub mod defs;
+pub mod grammar;
 pub mod layout;
+mod rows;
 pub mod spec;
 
 pub use spec::*;
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::archive::{Compression, Encoding, Parameters, WRITE_ABI};
+use crate::error::{Error, Result};
+use crate::fasthash::FastMap;
+use crate::formats::stream::jsonl;
+use crate::io::Output;
+use crate::model::record::{Kind, Record, Sym};
+use crate::model::symbol::Symbols;
+use crate::pipe::{FormatOption, OptionValue, RecordSink, WriteOptions};
+use defs::Registry;
+use grammar::Grammar;
+use layout::{Dat, Out};
+
+/// The metadata key that marks a trace written from a stream (its value:
+/// the mapping's version); its reader gives the stream's rows back.
+pub const STREAM_KEY: &str = "tracepipe.stream";
+/// The mapping's version.
+pub const STREAM_VERSION: &str = "1";
+/// The metadata key of the stream's `container` and `type` rows (JSON Lines).
+pub const HEAD_KEY: &str = "tracepipe.head";
+/// The prefix of the metadata keys that give a region's `cat`.
+pub const CAT_KEY: &str = "tracepipe.cat.";
+/// The prefix of the metadata keys that name a location with no thread
+/// (named only as a peer) by its id.
+pub const LOC_KEY: &str = "tracepipe.loc.";
+
+/// The option that chooses the codec.
+const CODEC: &str = "pallas-codec";
+
+/// Longest loop body looked for, in tokens (Pallas's `maxLoopLength`).
+pub const MAX_LOOP: usize = 100;
+
+/// The writer's options.
+pub const WRITE_OPTIONS: &[FormatOption] = &[FormatOption {
+    name: CODEC,
+    help: "How timestamps and durations are stored: none, zstd (the default), masking (each block's values in the bytes the largest needs) or zstd-masking; all lossless",
+    value: OptionValue::Choice("CODEC", &["none", "zstd", "masking", "zstd-masking"]),
+}];
+
+/// Registry constructor: `out` names the folder, or its main file
+/// (`DIR/NAME.pallas`).
+pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
+    if out.name().starts_with('<') {
+        return Err(Error::Usage(
+            "a Pallas trace is a folder: name it (-o DIR) or its main file (-o DIR/NAME.pallas)"
+                .into(),
+        ));
+    }
+    let named = PathBuf::from(out.name());
+    // The output opened for the name is not the trace; it is dropped unwritten.
+    drop(out);
+    let (dir, main) = match named.extension().is_some_and(|e| e == "pallas") {
+        true => (
+            named.parent().map(Path::to_path_buf).unwrap_or_default(),
+            named.file_name().expect("a file name").to_owned(),
+        ),
+        false => (named, "main.pallas".into()),
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        dir
+    };
+    let (compression, encoding) = match opts.format.choice(CODEC).unwrap_or("zstd") {
+        "none" => (Compression::None, Encoding::None),
+        "masking" => (Compression::None, Encoding::Masking),
+        "zstd-masking" => (Compression::Zstd, Encoding::Masking),
+        _ => (Compression::Zstd, Encoding::None),
+    };
+    let params = Parameters {
+        abi: WRITE_ABI,
+        compression,
+        encoding,
+    };
+    let main = dir.join(main);
+    Ok(Box::new(PallasWriter::create(
+        dir,
+        main,
+        params,
+        opts.symbols.clone(),
+    )?))
+}
+
+/// A `.dat` file appended to in steps: few bytes held per thread, and no
+/// file kept open, so thousands of threads need few descriptors.
+pub struct Appender {
+    path: PathBuf,
+    held: Vec<u8>,
+}
+
+/// Bytes a thread's `.dat` file holds before they are appended.
+const APPEND_AT: usize = 1 << 16;
+
+impl Appender {
+    fn create(path: PathBuf) -> Result<Appender> {
+        std::fs::File::create(&path).map_err(|e| Error::io(path.display().to_string(), e))?;
+        Ok(Appender {
+            path,
+            held: Vec::new(),
+        })
+    }
+
+    fn append(&mut self) -> std::io::Result<()> {
+        if self.held.is_empty() {
+            return Ok(());
+        }
+        let mut f = OpenOptions::new().append(true).open(&self.path)?;
+        f.write_all(&self.held)?;
+        self.held.clear();
+        Ok(())
+    }
+}
+
+impl Write for Appender {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.held.extend_from_slice(buf);
+        if self.held.len() >= APPEND_AT {
+            self.append()?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.append()
+    }
+}
+
+/// A thread being written. Its id is given at the end, when the ids of
+/// each archive's threads are made consecutive (Pallas's readers find a
+/// thread at its id less its archive's first); until then its folder is
+/// named by its number as made.
+struct ThreadOut {
+    archive: u32,
+    loc: Sym,
+    dir: PathBuf,
+    grammar: Grammar,
+    /// Event timestamps, and the sequences' vectors.
+    dats: [Dat<Appender>; 2],
+    /// Its events' attribute lists beyond what they hold.
+    spill: attributes::Spill,
+    /// Open `enter` frames: name, cat and region.
+    frames: Vec<(Sym, Sym, u32)>,
+    /// The time of its last event, once it has one.
+    last: Option<u64>,
+}
+
+/// A process: a location that has threads.
+struct ArchiveOut {
+    loc: Sym,
+    threads: Vec<u32>,
+}
+
+/// The Pallas writer.
+pub struct PallasWriter {
+    symbols: Symbols,
+    dir: PathBuf,
+    main: PathBuf,
+    params: Parameters,
+    registry: Option<Registry>,
+    threads: Vec<ThreadOut>,
+    by_loc: FastMap<Sym, u32>,
+    archives: Vec<ArchiveOut>,
+    by_archive: FastMap<Sym, u32>,
+    /// Each declared container's parent.
+    parents: FastMap<Sym, Sym>,
+    /// The stream's `container` and `type` rows, as JSON Lines.
+    head: Vec<u8>,
+    /// Reused: a record's payload, an occurrence's attribute values, texts.
+    payload: Vec<u8>,
+    values: Out,
+    value_count: usize,
+    text: String,
+    json: Vec<u8>,
+    finished: bool,
+}
+
+impl PallasWriter {
+    fn create(dir: PathBuf, main: PathBuf, params: Parameters, symbols: Symbols) -> Result<Self> {
+        layout::mkdir(&dir)?;
+        Ok(PallasWriter {
+            symbols,
+            registry: Some(Registry::create(defs::spill_path(&dir))?),
+            dir,
+            main,
+            params,
+            threads: Vec::new(),
+            by_loc: FastMap::default(),
+            archives: Vec::new(),
+            by_archive: FastMap::default(),
+            parents: FastMap::default(),
+            head: Vec::new(),
+            payload: Vec::new(),
+            values: Out::default(),
+            value_count: 0,
+            text: String::new(),
+            json: Vec::new(),
+            finished: false,
+        })
+    }
+
+    fn registry(&mut self) -> &mut Registry {
+        self.registry.as_mut().expect("open until finished")
+    }
+
+    /// The thread of location `loc`, made on first use in the archive of
+    /// its parent container (or of its own).
+    fn thread(&mut self, loc: Sym) -> Result<u32> {
+        if let Some(&t) = self.by_loc.get(&loc) {
+            return Ok(t);
+        }
+        let process = self.parents.get(&loc).copied().unwrap_or(loc);
+        let archive = match self.by_archive.get(&process) {
+            Some(&a) => a,
+            None => {
+                let a = self.archives.len() as u32;
+                self.archives.push(ArchiveOut {
+                    loc: process,
+                    threads: Vec::new(),
+                });
+                self.by_archive.insert(process, a);
+                a
+            }
+        };
+        let id = self.threads.len() as u32;
+        let dir = self
+            .dir
+            .join(format!("archive_{archive}"))
+            .join(format!("thread_tmp{id}"));
+        layout::mkdir(&dir)?;
+        let dat = |name: &str| -> Result<Dat<Appender>> {
+            let path = dir.join(name);
+            let shown = path.display().to_string();
+            Ok(Dat::new(Appender::create(path)?, self.params, shown))
+        };
+        let dats = [dat("event_durations.dat")?, dat("sequence_durations.dat")?];
+        let spill = attributes::Spill::new(dir.join("attributes.tmp"));
+        self.threads.push(ThreadOut {
+            archive,
+            loc,
+            dir,
+            grammar: Grammar::new(MAX_LOOP),
+            spill,
+            dats,
+            frames: Vec::new(),
+            last: None,
+        });
+        self.archives[archive as usize].threads.push(id);
+        self.by_loc.insert(loc, id);
+        Ok(id)
+    }
+}
+
+impl RecordSink for PallasWriter {
+    fn write(&mut self, rec: &Record) -> Result<()> {
+        if let Some((name, _)) = rec.extra.first() {
+            return Err(Error::Record(format!(
+                "Pallas has no place for the extra column `{name}`"
+            )));
+        }
+        match rec.kind {
+            // The reader gives its own (docs/formats.md).
+            Kind::Meta => Ok(()),
+            Kind::Container | Kind::Type => {
+                if rec.kind == Kind::Container && rec.peer != Sym::EMPTY {
+                    self.parents.insert(rec.loc, rec.peer);
+                }
+                jsonl::encode_row(rec, &self.symbols, 1, &mut self.head);
+                Ok(())
+            }
+            _ => self.write_row(rec),
+        }
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        if std::mem::replace(&mut self.finished, true) {
+            return Ok(());
+        }
+        let ids = self.thread_ids();
+        for (t, &id) in ids.iter().enumerate() {
+            match self.is_written(t) {
+                true => self.write_thread(t, id)?,
+                false => {
+                    let dir = &self.threads[t].dir;
+                    std::fs::remove_dir_all(dir)
+                        .map_err(|e| Error::io(dir.display().to_string(), e))?;
+                }
+            }
+        }
+        self.write_archives(&ids)?;
+        self.write_main(&ids)
+    }
+}
+
+impl PallasWriter {
+    /// Whether thread `t` is written: it has events. A location named
+    /// only as a peer has no thread (Pallas's readers cannot read an empty
+    /// one): its id and name are in the metadata, for the communicators'
+    /// groups. A stream of no rows is a trace of no processes.
+    fn is_written(&self, t: usize) -> bool {
+        self.threads[t].last.is_some()
+    }
+
+    /// The threads' ids: consecutive in each archive, archives in order,
+    /// then the threads not written.
+    fn thread_ids(&self) -> Vec<u32> {
+        let mut ids = vec![0; self.threads.len()];
+        let mut next = 0;
+        for written in [true, false] {
+            for a in &self.archives {
+                for &t in &a.threads {
+                    if self.is_written(t as usize) == written {
+                        ids[t as usize] = next;
+                        next += 1;
+                    }
+                }
+            }
+        }
+        ids
+    }
+
+    /// The archives that have threads written.
+    fn written_archives(&self) -> Vec<usize> {
+        (0..self.archives.len())
+            .filter(|&a| {
+                let threads = &self.archives[a].threads;
+                threads.iter().any(|&t| self.is_written(t as usize))
+            })
+            .collect()
+    }
+
+    /// Writes thread `t`'s file and its `.dat` files' last bytes, in the
+    /// folder of its id `id`.
+    fn write_thread(&mut self, t: usize, id: u32) -> Result<()> {
+        let abi = self.params.abi;
+        let thread = &mut self.threads[t];
+        thread.grammar.finish(&mut thread.dats[1])?;
+        thread.grammar.flush(&mut thread.dats)?;
+        for d in &mut thread.dats {
+            let a = d.get_mut();
+            a.flush()
+                .map_err(|e| Error::io(a.path.display().to_string(), e))?;
+        }
+        let path = thread.dir.join("thread.pallas");
+        let name = path.display().to_string();
+        let file = std::fs::File::create(&path).map_err(|e| Error::io(name.clone(), e))?;
+        let mut out = std::io::BufWriter::new(file);
+        let place = (id, thread.archive, abi);
+        rows::thread_file(&thread.grammar, place, &mut thread.spill, &mut out)?;
+        out.flush().map_err(|e| Error::io(name, e))?;
+        thread.spill.remove()?;
+        let dir = thread.dir.with_file_name(format!("thread_{id}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::rename(&thread.dir, &dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
+        // The grammar's memory goes with it.
+        thread.grammar = Grammar::new(1);
+        Ok(())
+    }
+
+    /// Each archive's file: its threads, named by their locations.
+    fn write_archives(&mut self, ids: &[u32]) -> Result<()> {
+        let abi = self.params.abi;
+        for a in self.written_archives() {
+            let mut threads = Vec::new();
+            let mut written = self.archives[a].threads.clone();
+            written.retain(|&t| self.is_written(t as usize));
+            for &t in &written {
+                let loc = self.threads[t as usize].loc;
+                let name = self.symbols.text(loc).to_string();
+                let r = self.registry().string(&name)?;
+                threads.push((ids[t as usize], r, a as u32));
+            }
+            let mut o = Out::default();
+            o.u32(a as u32);
+            o.u32(threads.len() as u32);
+            layout::defs(&mut o, abi, &layout::Defs::default(), 4);
+            o.len(0);
+            layout::locations(&mut o, &threads);
+            layout::metadata(&mut o, abi, &[]);
+            let path = self.dir.join(format!("archive_{a}")).join("archive.pallas");
+            layout::write(&path, &o.0)?;
+        }
+        Ok(())
+    }
+
+    /// The main file: parameters, definitions, processes and metadata.
+    fn write_main(&mut self, ids: &[u32]) -> Result<()> {
+        let abi = self.params.abi;
+        let mut groups = Vec::new();
+        for a in self.written_archives() {
+            let name = self.symbols.text(self.archives[a].loc).to_string();
+            let r = self.registry().string(&name)?;
+            groups.push((a as u32, r, a as u32));
+        }
+        let registry = self.registry.take().expect("open until finished");
+        let mut metadata = vec![(STREAM_KEY.to_string(), STREAM_VERSION.to_string())];
+        if !self.head.is_empty() {
+            let head = String::from_utf8_lossy(&self.head).into_owned();
+            metadata.push((HEAD_KEY.to_string(), head));
+        }
+        for (r, cat) in &registry.region_cats {
+            metadata.push((format!("{CAT_KEY}{r}"), self.symbols.text(*cat).to_string()));
+        }
+        for t in (0..self.threads.len()).filter(|&t| !self.is_written(t)) {
+            let loc = self.symbols.text(self.threads[t].loc).to_string();
+            metadata.push((format!("{LOC_KEY}{}", ids[t]), loc));
+        }
+        let name = self.main.display().to_string();
+        let file = std::fs::File::create(&self.main).map_err(|e| Error::io(name.clone(), e))?;
+        let mut w = std::io::BufWriter::new(file);
+        let mut o = Out::default();
+        layout::parameters(&mut o, &self.params, (1, MAX_LOOP as u64));
+        w.write_all(&o.0).map_err(|e| Error::io(name.clone(), e))?;
+        registry.finish(&mut w, &name, (abi, ids))?;
+        let mut o = Out::default();
+        layout::locations(&mut o, &groups);
+        layout::locations(&mut o, &[]);
+        layout::metadata(&mut o, abi, &metadata);
+        w.write_all(&o.0).map_err(|e| Error::io(name.clone(), e))?;
+        w.flush().map_err(|e| Error::io(name, e))
+    }
+}

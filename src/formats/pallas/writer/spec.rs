@@ -1,5 +1,5 @@
 //! Writes Pallas trace folders from an explicit description, any ABI from
-//! 16 to 20 and any codec. The trace generator (`examples/gen-pallas.rs`)
+//! 16 to 21 and any codec. The trace generator (`examples/gen-pallas.rs`)
 //! and the tests use it to make archives whose grammar is given, not
 //! discovered (the stream writer, `mod.rs`, discovers it).
 
@@ -88,7 +88,7 @@ pub struct ArchiveSpec {
 /// A whole trace.
 #[derive(Debug, Clone)]
 pub struct TraceSpec {
-    /// ABI (16 to 20).
+    /// ABI (16 to 21).
     pub abi: u8,
     /// Block compression.
     pub compression: Compression,
@@ -123,7 +123,7 @@ impl TraceSpec {
     /// A trace of the newest ABI with the given codec and nothing in it yet.
     pub fn new(compression: Compression, encoding: Encoding) -> TraceSpec {
         TraceSpec {
-            abi: super::super::archive::MAX_ABI,
+            abi: super::super::archive::WRITE_ABI,
             compression,
             encoding,
             main_name: "main.pallas".into(),

@@ -1,0 +1,478 @@
+//! A thread's grammar discovered while its events come, in one pass.
+//!
+//! Events are kept once per distinct record and payload, each with its
+//! timestamps. Every block (an `ENTER` … `LEAVE`) is a sequence of its
+//! own, opened on the stack when it begins and kept once per distinct
+//! token list when it ends. In the sequence being built, a run of tokens
+//! repeated back to back becomes a loop (Pallas's "Basic" loop finding,
+//! bodies of at most `max_loop` tokens): when the last `k` tokens equal
+//! the `k` before them, the `2k` become a loop of a body sequence, twice;
+//! while the loop is the last one made, each further run of its body adds
+//! an iteration. A loop that can grow no more is kept once per (body,
+//! iterations). Loops of loops come from loop tokens compared like any
+//! other. Memory: the distinct events, sequences and loops, the open
+//! blocks' tokens, and one block of values per vector.
+//!
+//! Each sequence's vectors get one value per occurrence, in the order the
+//! reader meets them: start, duration (end of its last token − start),
+//! and exclusive duration (a block: its duration less the blocks it holds;
+//! any other sequence: the time of the blocks it holds, as Pallas does).
+
+use std::hash::{Hash, Hasher};
+use std::io::Write;
+
+use super::super::archive::{make_token, token, TokenKind};
+use super::attributes::EventAttributes;
+use super::layout::{Dat, Vector};
+use crate::error::{Error, Result};
+use crate::fasthash::FastMap;
+
+/// Longest payload of a record the writer writes (`MPI_ISEND`,
+/// `MPI_COLLECTIVE_END`).
+pub const MAX_PAYLOAD: usize = 28;
+
+/// An event's identity: its record and payload bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct EventKey {
+    /// Record number.
+    pub record: u32,
+    len: u8,
+    bytes: [u8; MAX_PAYLOAD],
+}
+
+impl EventKey {
+    /// The event of `record` with `payload` (at most [`MAX_PAYLOAD`] bytes).
+    pub fn new(record: u32, payload: &[u8]) -> EventKey {
+        let mut bytes = [0; MAX_PAYLOAD];
+        bytes[..payload.len()].copy_from_slice(payload);
+        EventKey {
+            record,
+            len: payload.len() as u8,
+            bytes,
+        }
+    }
+
+    /// Its payload.
+    pub fn payload(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
+    }
+}
+
+/// One distinct event: its identity, timestamps and attribute lists.
+pub struct EventSlot {
+    /// Record and payload.
+    pub key: EventKey,
+    /// One timestamp per occurrence.
+    pub timestamps: Vector,
+    /// Occurrences so far.
+    pub occurrences: u64,
+    /// Attribute lists of its occurrences, laid out.
+    pub attributes: EventAttributes,
+}
+
+/// One distinct sequence and its occurrences' vectors.
+pub struct SequenceSlot {
+    /// Its tokens.
+    pub tokens: Box<[u32]>,
+    /// Start of each occurrence.
+    pub timestamps: Vector,
+    /// Duration of each occurrence.
+    pub durations: Vector,
+    /// Exclusive duration of each occurrence.
+    pub exclusive: Vector,
+}
+
+/// One loop: its body (a sequence token), iterations, and how many times
+/// it occurs; a loop merged into an equal one is dead (`None`).
+pub type LoopSlot = Option<(u32, u32, u64)>;
+
+/// Where a token's occurrence lies: first and last time, and the time of
+/// the blocks it holds.
+#[derive(Debug, Clone, Copy, Default)]
+struct Span {
+    start: u64,
+    end: u64,
+    blocks: u64,
+}
+
+impl Span {
+    fn join(self, next: Span) -> Span {
+        Span {
+            start: self.start,
+            end: next.end,
+            blocks: self.blocks + next.blocks,
+        }
+    }
+}
+
+/// A sequence being built: a block still open, or the thread's root.
+#[derive(Default)]
+struct Open {
+    tokens: Vec<u32>,
+    spans: Vec<Span>,
+    /// Position of the loop that may still grow, if any.
+    growing: Option<usize>,
+}
+
+/// A thread's grammar being discovered.
+pub struct Grammar {
+    /// The distinct events, by id.
+    pub events: Vec<EventSlot>,
+    by_key: FastMap<EventKey, u32>,
+    /// The distinct sequences, by id; 0 is the root, filled at the end.
+    pub sequences: Vec<SequenceSlot>,
+    by_tokens: FastMap<u64, Vec<u32>>,
+    /// The loops, by id.
+    pub loops: Vec<LoopSlot>,
+    by_loop: FastMap<(u32, u32), u32>,
+    free_loops: Vec<u32>,
+    stack: Vec<Open>,
+    max_loop: usize,
+    /// First and last timestamps.
+    pub first: Option<u64>,
+    last: u64,
+}
+
+fn hash_tokens(tokens: &[u32]) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    tokens.hash(&mut h);
+    h.finish()
+}
+
+impl Grammar {
+    /// An empty grammar finding loops of bodies up to `max_loop` tokens.
+    pub fn new(max_loop: usize) -> Grammar {
+        let root = SequenceSlot {
+            tokens: Box::new([]),
+            timestamps: Vector::default(),
+            durations: Vector::default(),
+            exclusive: Vector::default(),
+        };
+        Grammar {
+            events: Vec::new(),
+            by_key: FastMap::default(),
+            sequences: vec![root],
+            by_tokens: FastMap::default(),
+            loops: Vec::new(),
+            by_loop: FastMap::default(),
+            free_loops: Vec::new(),
+            stack: vec![Open::default()],
+            max_loop: max_loop.max(1),
+            first: None,
+            last: 0,
+        }
+    }
+
+    /// Blocks open.
+    pub fn depth(&self) -> usize {
+        self.stack.len() - 1
+    }
+
+    /// The id of event `key`, made on first use.
+    pub fn event(&mut self, key: EventKey) -> u32 {
+        if let Some(&id) = self.by_key.get(&key) {
+            return id;
+        }
+        let id = self.events.len() as u32;
+        self.events.push(EventSlot {
+            key,
+            timestamps: Vector::default(),
+            occurrences: 0,
+            attributes: EventAttributes::default(),
+        });
+        self.by_key.insert(key, id);
+        id
+    }
+
+    /// Records an occurrence of event `id` at `time`; `open` when it begins a
+    /// block, `close` when it ends the one open (checked by the caller).
+    /// Returns the occurrence's index.
+    pub fn occur<W: Write>(
+        &mut self,
+        id: u32,
+        time: u64,
+        (open, close): (bool, bool),
+        dats: &mut [Dat<W>; 2],
+    ) -> Result<u64> {
+        let slot = &mut self.events[id as usize];
+        slot.timestamps.push(time, &mut dats[0])?;
+        let index = slot.occurrences;
+        slot.occurrences += 1;
+        self.first.get_or_insert(time);
+        self.last = time;
+        if open {
+            self.stack.push(Open::default());
+        }
+        let span = Span {
+            start: time,
+            end: time,
+            blocks: 0,
+        };
+        self.append(make_token(TokenKind::Event, id), span, &mut dats[1])?;
+        if close && self.stack.len() > 1 {
+            self.close_block(&mut dats[1])?;
+        }
+        Ok(index)
+    }
+
+    /// Ends the block on top of the stack: its sequence gets an occurrence
+    /// and its token goes to the sequence around it.
+    fn close_block<W: Write>(&mut self, dat: &mut Dat<W>) -> Result<()> {
+        self.settle_growing();
+        let open = self.stack.pop().expect("a block is open");
+        let span = open
+            .spans
+            .iter()
+            .copied()
+            .reduce(Span::join)
+            .unwrap_or_default();
+        let duration = span.end - span.start;
+        let id = self.sequence(&open.tokens);
+        let exclusive = duration.saturating_sub(span.blocks);
+        self.sequence_occurs(id, (span.start, duration, exclusive), dat)?;
+        let token = make_token(TokenKind::Sequence, id);
+        let block = Span {
+            start: span.start,
+            end: span.end,
+            blocks: duration,
+        };
+        self.append(token, block, dat)
+    }
+
+    /// Closes what is open at the end of the thread and writes the root's
+    /// occurrence: blocks left open become sequences of their own (no
+    /// `LEAVE` ends them).
+    pub fn finish<W: Write>(&mut self, dat: &mut Dat<W>) -> Result<()> {
+        while self.stack.len() > 1 {
+            self.settle_growing();
+            let open = self.stack.pop().expect("a block is open");
+            let span = open.spans.iter().copied().reduce(Span::join);
+            let span = span.unwrap_or_default();
+            let id = self.sequence(&open.tokens);
+            let duration = span.end - span.start;
+            let exclusive = duration.saturating_sub(span.blocks);
+            self.sequence_occurs(id, (span.start, duration, exclusive), dat)?;
+            let block = Span {
+                blocks: duration,
+                ..span
+            };
+            self.append(make_token(TokenKind::Sequence, id), block, dat)?;
+        }
+        self.settle_growing();
+        self.find_loop(dat)?;
+        self.settle_growing();
+        let mut root = std::mem::take(&mut self.stack[0].tokens);
+        let single = root.len() == 1 && !matches!(token(root[0]), Some((TokenKind::Event, _)));
+        if !root.is_empty() && !single {
+            // Pallas's readers cannot start a thread on an event, and
+            // stop after the root's first token: the root holds one
+            // sequence of its tokens.
+            let spans = std::mem::take(&mut self.stack[0].spans);
+            let span = spans.into_iter().reduce(Span::join).unwrap_or_default();
+            let id = self.sequence(&root);
+            let duration = span.end - span.start;
+            self.sequence_occurs(id, (span.start, duration, span.blocks), dat)?;
+            root = vec![make_token(TokenKind::Sequence, id)];
+        }
+        self.sequences[0].tokens = root.into_boxed_slice();
+        let first = self.first.unwrap_or(0);
+        self.sequence_occurs(0, (first, self.last - first, 0), dat)
+    }
+
+    /// Appends `token` to the sequence being built, then finds loops.
+    fn append<W: Write>(&mut self, token: u32, span: Span, dat: &mut Dat<W>) -> Result<()> {
+        if !self.may_grow(token) {
+            // The growing loop ends before `token`: settled, it may make
+            // a loop with what precedes it.
+            self.settle_growing();
+            self.find_loop(dat)?;
+        }
+        let open = self.stack.last_mut().expect("the root is open");
+        open.tokens.push(token);
+        open.spans.push(span);
+        if self.grow(dat)? {
+            return Ok(());
+        }
+        self.find_loop(dat)
+    }
+
+    /// Whether `token` may continue a run of the growing loop's body.
+    fn may_grow(&self, next: u32) -> bool {
+        let open = self.stack.last().expect("the root is open");
+        let Some(p) = open.growing else {
+            return true;
+        };
+        let (_, l) = token(open.tokens[p]).expect("a loop token");
+        let (body, _, _) = self.loops[l as usize].expect("a live loop");
+        let (_, b) = token(body).expect("a sequence token");
+        let body = &self.sequences[b as usize].tokens;
+        body.get(open.tokens.len() - 1 - p) == Some(&next)
+    }
+
+    /// Adds an iteration to the growing loop when the tokens after it are
+    /// its body again; settles it when they cannot be.
+    fn grow<W: Write>(&mut self, dat: &mut Dat<W>) -> Result<bool> {
+        let open = self.stack.last().expect("the root is open");
+        let Some(p) = open.growing else {
+            return Ok(false);
+        };
+        let (_, l) = token(open.tokens[p]).expect("a loop token");
+        let (body, iterations, _) = self.loops[l as usize].expect("a live loop");
+        let (_, b) = token(body).expect("a sequence token");
+        let k = self.sequences[b as usize].tokens.len();
+        let after = open.tokens.len() - 1 - p;
+        if after < k {
+            return Ok(false);
+        }
+        let matches = after == k
+            && iterations < u32::MAX
+            && open.tokens[p + 1..] == *self.sequences[b as usize].tokens;
+        if !matches {
+            self.settle_growing();
+            return Ok(false);
+        }
+        let open = self.stack.last_mut().expect("the root is open");
+        let run = open.spans[p + 1..]
+            .iter()
+            .copied()
+            .reduce(Span::join)
+            .expect("a body has tokens");
+        open.tokens.truncate(p + 1);
+        open.spans.truncate(p + 1);
+        open.spans[p] = open.spans[p].join(run);
+        if let Some(l) = &mut self.loops[l as usize] {
+            l.1 += 1;
+        }
+        self.iteration(b, run, dat)?;
+        Ok(true)
+    }
+
+    /// Makes a loop of the last `2k` tokens when they are a run of `k`
+    /// repeated, the shortest such run first.
+    fn find_loop<W: Write>(&mut self, dat: &mut Dat<W>) -> Result<()> {
+        let open = self.stack.last().expect("the root is open");
+        let n = open.tokens.len();
+        if n < 2 {
+            return Ok(());
+        }
+        let t = &open.tokens;
+        let Some(k) = (1..=self.max_loop.min(n / 2))
+            .find(|&k| t[n - 1] == t[n - 1 - k] && t[n - 2 * k..n - k] == t[n - k..])
+        else {
+            return Ok(());
+        };
+        self.settle_growing();
+        let open = self.stack.last_mut().expect("the root is open");
+        let body_tokens: Vec<u32> = open.tokens[n - k..].to_vec();
+        let join = |s: &[Span]| s.iter().copied().reduce(Span::join).expect("k > 0");
+        let (first, second) = (
+            join(&open.spans[n - 2 * k..n - k]),
+            join(&open.spans[n - k..]),
+        );
+        open.tokens.truncate(n - 2 * k);
+        open.spans.truncate(n - 2 * k);
+        let body = self.sequence(&body_tokens);
+        self.iteration(body, first, dat)?;
+        self.iteration(body, second, dat)?;
+        let id = match self.free_loops.pop() {
+            Some(id) => id,
+            None => {
+                self.loops.push(None);
+                self.loops.len() as u32 - 1
+            }
+        };
+        self.loops[id as usize] = Some((make_token(TokenKind::Sequence, body), 2, 1));
+        let open = self.stack.last_mut().expect("the root is open");
+        open.growing = Some(open.tokens.len());
+        open.tokens.push(make_token(TokenKind::Loop, id));
+        open.spans.push(first.join(second));
+        Ok(())
+    }
+
+    /// The growing loop of the sequence being built grows no more: it is
+    /// merged into an equal loop when there is one.
+    fn settle_growing(&mut self) {
+        let open = self.stack.last_mut().expect("the root is open");
+        let Some(p) = open.growing.take() else {
+            return;
+        };
+        let (_, l) = token(open.tokens[p]).expect("a loop token");
+        let (body, iterations, _) = self.loops[l as usize].expect("a live loop");
+        match self.by_loop.get(&(body, iterations)) {
+            Some(&same) => {
+                open.tokens[p] = make_token(TokenKind::Loop, same);
+                if let Some(s) = &mut self.loops[same as usize] {
+                    s.2 += 1;
+                }
+                self.loops[l as usize] = None;
+                self.free_loops.push(l);
+            }
+            None => {
+                self.by_loop.insert((body, iterations), l);
+            }
+        }
+    }
+
+    /// An iteration of loop body `body` over `span`.
+    fn iteration<W: Write>(&mut self, body: u32, span: Span, dat: &mut Dat<W>) -> Result<()> {
+        let duration = span.end - span.start;
+        self.sequence_occurs(body, (span.start, duration, span.blocks), dat)
+    }
+
+    /// The id of the sequence of `tokens`, made on first use.
+    fn sequence(&mut self, tokens: &[u32]) -> u32 {
+        let h = hash_tokens(tokens);
+        let sequences = &self.sequences;
+        if let Some(ids) = self.by_tokens.get(&h) {
+            if let Some(&id) = ids
+                .iter()
+                .find(|&&id| *sequences[id as usize].tokens == *tokens)
+            {
+                return id;
+            }
+        }
+        let id = self.sequences.len() as u32;
+        self.sequences.push(SequenceSlot {
+            tokens: tokens.into(),
+            timestamps: Vector::default(),
+            durations: Vector::default(),
+            exclusive: Vector::default(),
+        });
+        self.by_tokens.entry(h).or_default().push(id);
+        id
+    }
+
+    /// An occurrence of sequence `id`: its start, duration and exclusive
+    /// duration.
+    fn sequence_occurs<W: Write>(
+        &mut self,
+        id: u32,
+        (start, duration, exclusive): (u64, u64, u64),
+        dat: &mut Dat<W>,
+    ) -> Result<()> {
+        let s = &mut self.sequences[id as usize];
+        s.timestamps.push(start, dat)?;
+        s.durations.push(duration, dat)?;
+        s.exclusive.push(exclusive, dat)
+    }
+
+    /// Flushes every vector's last block.
+    pub fn flush<W: Write>(&mut self, dats: &mut [Dat<W>; 2]) -> Result<()> {
+        for e in &mut self.events {
+            e.timestamps.flush(&mut dats[0])?;
+        }
+        for s in &mut self.sequences {
+            s.timestamps.flush(&mut dats[1])?;
+            s.durations.flush(&mut dats[1])?;
+            s.exclusive.flush(&mut dats[1])?;
+        }
+        Ok(())
+    }
+}
+
+/// The error for a grammar deeper than a reader follows.
+pub fn too_deep(depth: usize) -> Error {
+    Error::Record(format!(
+        "blocks nested {depth} deep: Pallas readers follow at most 4096"
+    ))
+}
