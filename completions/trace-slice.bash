@@ -23,7 +23,7 @@ _trace__slice() {
 
     case "${cmd}" in
         trace__slice)
-            opts="-f -q -l -L -o -t -h -V --input-format --quiet --prefix-inputs --loc --loc-name --under --output --output-format --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --from --to --around --width --messages --rebase --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --otf2-window --lenient --help --version"
+            opts="-f -q -l -L -o -t -h -V --input-format --quiet --prefix-inputs --loc --loc-name --under --output --output-format --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --from --to --around --width --messages --rebase --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --pallas-codec --otf2-window --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -66,11 +66,11 @@ _trace__slice() {
                     return 0
                     ;;
                 --output-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump otf2 trace stf stf-single chrome perfetto" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump pallas otf2 trace stf stf-single chrome perfetto" -- "${cur}"))
                     return 0
                     ;;
                 -t)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump otf2 trace stf stf-single chrome perfetto" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump pallas otf2 trace stf stf-single chrome perfetto" -- "${cur}"))
                     return 0
                     ;;
                 --unit)
@@ -111,6 +111,10 @@ _trace__slice() {
                     ;;
                 --precision)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pallas-codec)
+                    COMPREPLY=($(compgen -W "none zstd masking zstd-masking" -- "${cur}"))
                     return 0
                     ;;
                 --otf2-window)

@@ -14,6 +14,7 @@ complete -c trace-slice -s t -l output-format -d 'Write FORMAT: by default the o
 jsonl\t''
 paje\t''
 pjdump\t''
+pallas\t''
 otf2\t''
 trace\t''
 stf\t''
@@ -37,6 +38,10 @@ ms\t''
 us\t''
 ns\t''"
 complete -c trace-slice -l precision -d 'Decimals of times and values (pj_dump\'s -l; default 6)' -r
+complete -c trace-slice -l pallas-codec -d 'How timestamps and durations are stored: none, zstd (the default), masking (each block\'s values in the bytes the largest needs) or zstd-masking; all lossless' -r -f -a "none\t''
+zstd\t''
+masking\t''
+zstd-masking\t''"
 complete -c trace-slice -l otf2-window -d 'Events held to put each location\'s events in time order (a state, collective or message starts before rows already seen); one that starts before what was written is kept whole (default 262144; memory grows with it)' -r
 complete -c trace-slice -s q -l quiet -d 'Print no warnings (nor trace-match\'s summary): errors only'
 complete -c trace-slice -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'

@@ -445,3 +445,82 @@ fn generated_streams_are_read_back_by_pallas_and_by_tracepipe() {
         );
     }
 }
+
+/// The thread file of thread `t` of process `p` in the trace in `dir`.
+fn thread_file(dir: &Path, p: u32, t: u32) -> tracepipe::formats::pallas::archive::ThreadFile {
+    let path = dir.join(format!("archive_{p}/thread_{t}/thread.pallas"));
+    let data = std::fs::read(&path).unwrap();
+    tracepipe::formats::pallas::archive::ThreadFile::parse("thread.pallas", &data, 20).unwrap()
+}
+
+/// Calls repeated back to back become loops, loops of loops nest, and a
+/// thread of a million events stays a grammar of a few tokens.
+#[test]
+fn repeated_calls_become_loops() {
+    let dir = scratch("pallas-writer-loops");
+    let mut rows = vec![row(&[
+        ("kind", "container"),
+        ("loc", "rank 0"),
+        ("cat", "process"),
+    ])];
+    let mut t = 0u64;
+    let mut at = |kind: &str, name: &str, rows: &mut Vec<String>| {
+        t += 1;
+        rows.push(row(&[
+            ("kind", kind),
+            ("time", &t.to_string()),
+            ("loc", "rank 0"),
+            ("name", name),
+        ]));
+    };
+    at("enter", "main", &mut rows);
+    // 300 iterations of: 10 computes, then a send.
+    for _ in 0..300 {
+        for _ in 0..10 {
+            at("enter", "compute", &mut rows);
+            at("leave", "compute", &mut rows);
+        }
+        at("enter", "MPI_Send", &mut rows);
+        at("leave", "MPI_Send", &mut rows);
+    }
+    at("leave", "main", &mut rows);
+    let input = dir.join("loops.tsv");
+    std::fs::write(&input, stream(&rows)).unwrap();
+    let out = dir.join("loops-pallas");
+    write_pallas(&input, &out, &[]).unwrap();
+    let thread = thread_file(&out, 0, 0);
+    let loops: Vec<(u32, u32)> = thread
+        .loops
+        .iter()
+        .flatten()
+        .map(|l| (l.sequence, l.iterations))
+        .collect();
+    assert!(
+        loops.iter().any(|&(_, n)| n == 300),
+        "no loop of 300: {loops:?}"
+    );
+    assert!(
+        loops.iter().any(|&(_, n)| n == 10),
+        "no loop of 10: {loops:?}"
+    );
+    // The outer loop's body holds the inner loop.
+    let (outer, _) = loops.iter().find(|&&(_, n)| n == 300).unwrap();
+    let body = thread.sequences[*outer as usize].as_ref().unwrap();
+    assert!(
+        body.iter().any(|&tok| tok & 3 == 3),
+        "the outer body holds no loop: {body:?}"
+    );
+    assert!(
+        thread.sequences.len() < 10,
+        "{} sequences",
+        thread.sequences.len()
+    );
+    assert_eq!(thread.events.len(), 6, "distinct events");
+    // And every time reads back.
+    let back = cat(&["-q"], &out).unwrap();
+    let original = cat(&["-q"], &input).unwrap();
+    assert_eq!(rows_by_location(&back), rows_by_location(&original));
+    if let Some(python) = python() {
+        assert_eq!(pallas_events(&python, &out), expected_events(&original));
+    }
+}

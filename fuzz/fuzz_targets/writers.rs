@@ -1,5 +1,6 @@
 //! Every writer on whatever stream the TSV reader accepts from the input, and
-//! the readers on what the writers wrote: errors, never panics.
+//! the readers on what the writers wrote: errors, never panics. A Pallas
+//! trace written must read back whole, with as many rows per location.
 #![no_main]
 
 mod common;
@@ -7,13 +8,14 @@ mod common;
 use common::Buffer;
 use libfuzzer_sys::fuzz_target;
 use tracepipe::formats::otf2::reader::Otf2Source;
+use tracepipe::formats::pallas::reader::PallasSource;
 use tracepipe::io::Output;
 use tracepipe::formats::paje::reader::PajeReader;
 use tracepipe::pipe::{ReadOptions, RecordSink, RecordSource, WriteOptions};
 use tracepipe::formats::stream::jsonl::JsonlReader;
 use tracepipe::formats::stream::tsv::TsvReader;
 use tracepipe::formats::trace::reader::TraceReader;
-use tracepipe::{Record, Symbols};
+use tracepipe::{Kind, Record, Symbols};
 
 fn drain(mut source: impl RecordSource) {
     let mut rec = Record::default();
@@ -80,7 +82,55 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     otf2_round(&rows, &opts);
+    pallas_round(&rows, &opts);
 });
+
+/// The Pallas writer (a folder of this process's own) and its reader on
+/// what it wrote: every row the writer took reads back, on its location
+/// (a `state` as its enter and leave).
+fn pallas_round(rows: &[Record], opts: &WriteOptions) {
+    let dir = std::env::temp_dir().join(format!("pallas-writer-fuzz-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Output::new(dir.to_str().unwrap(), Box::new(Buffer::default()));
+    let Ok(mut sink) = tracepipe::formats::pallas::writer::open_writer(out, opts) else {
+        return;
+    };
+    let mut written = std::collections::HashMap::new();
+    for r in rows {
+        if sink.write(r).is_err() {
+            return;
+        }
+        if !matches!(r.kind, Kind::Meta | Kind::Container | Kind::Type) {
+            let e: &mut (u64, u64) = written.entry(r.loc).or_default();
+            e.0 += 1;
+            e.1 += if r.kind == Kind::State { 2 } else { 1 };
+        }
+    }
+    if sink.finish().is_err() {
+        return;
+    }
+    let read = ReadOptions {
+        symbols: opts.symbols.clone(),
+        ..ReadOptions::default()
+    };
+    let mut source = PallasSource::open("w", &dir, &read).expect("a written trace opens");
+    let mut back = std::collections::HashMap::new();
+    let mut rec = Record::default();
+    while source.next_record(&mut rec).expect("a written trace reads") {
+        if !matches!(rec.kind, Kind::Meta | Kind::Container | Kind::Type) {
+            *back.entry(rec.loc).or_insert(0) += 1;
+        }
+    }
+    // A state reads back as its enter and leave, or as itself when kept
+    // whole.
+    for (loc, (rows, most)) in &written {
+        let got = back.get(loc).copied().unwrap_or(0);
+        assert!(
+            (*rows..=*most).contains(&got),
+            "{got} rows read back of {rows} written"
+        );
+    }
+}
 
 /// The OTF2 writer (an archive of files, in a folder of this process's
 /// own) and its reader on what it wrote.

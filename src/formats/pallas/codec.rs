@@ -387,51 +387,91 @@ mod zfp {
     }
 }
 
-/// Encodes one block's values the way Pallas writes them (the generator and
-/// tests use this to write archives). Returns the payload without its length.
-pub fn encode_block(params: &Parameters, values: &[u64]) -> Result<Vec<u8>, String> {
-    let pack = |values: &[u64]| -> Vec<u8> {
-        let w = match params.encoding {
-            Encoding::None => 8,
-            Encoding::Masking => {
-                let all = values.iter().fold(0u64, |a, v| a | v);
-                if all == 0 {
-                    8
-                } else {
-                    (64 - all.leading_zeros() as usize).div_ceil(8)
-                }
-            }
+/// Encodes blocks the way Pallas writes them, one ZSTD context kept for
+/// all (making one per block costs more than compressing it).
+pub struct BlockEncoder {
+    params: Parameters,
+    zstd: Option<zstd::bulk::Compressor<'static>>,
+    packed: Vec<u8>,
+}
+
+impl BlockEncoder {
+    /// An encoder for the trace's codec.
+    pub fn new(params: Parameters) -> BlockEncoder {
+        BlockEncoder {
+            params,
+            zstd: None,
+            packed: Vec::new(),
+        }
+    }
+
+    /// One block's payload (without its length) into `out`, cleared first.
+    pub fn encode(&mut self, values: &[u64], out: &mut Vec<u8>) -> Result<(), String> {
+        out.clear();
+        let compressed = matches!(
+            self.params.compression,
+            Compression::Zstd | Compression::ZstdHistogram
+        );
+        let raw = if compressed {
+            &mut self.packed
+        } else {
+            &mut *out
         };
-        let mut out = Vec::with_capacity(values.len() * w);
-        for v in values {
-            out.extend_from_slice(&v.to_le_bytes()[..w]);
+        raw.clear();
+        match self.params.compression {
+            Compression::None | Compression::Zstd => pack(self.params.encoding, values, raw),
+            Compression::Histogram | Compression::ZstdHistogram => bin_histogram(values, raw),
+            Compression::Zfp => raw.extend_from_slice(&zfp::encode(values)?),
+            Compression::Sz => return Err("SZ cannot be written".into()),
         }
-        out
-    };
-    let histogram = |values: &[u64]| -> Vec<u8> {
-        let min = values.iter().copied().min().unwrap_or(0);
-        let max = values.iter().copied().max().unwrap_or(0);
-        let width = max - min;
-        let mut out = Vec::with_capacity(values.len() + 16);
-        out.extend_from_slice(&min.to_le_bytes());
-        out.extend_from_slice(&max.to_le_bytes());
-        for &v in values {
-            let bin = if width <= 255 {
-                v - min
+        if compressed {
+            if self.zstd.is_none() {
+                let c = zstd::bulk::Compressor::new(5).map_err(|e| e.to_string())?;
+                self.zstd = Some(c);
+            }
+            let zstd = self.zstd.as_mut().expect("just made");
+            let bound = zstd::zstd_safe::compress_bound(self.packed.len());
+            out.reserve(bound);
+            zstd.compress_to_buffer(&self.packed, out)
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+}
+
+/// Values as little-endian integers: 8 bytes each, or (masking) the bytes
+/// the block's largest needs (8 for a block of zeros).
+fn pack(encoding: Encoding, values: &[u64], out: &mut Vec<u8>) {
+    let w = match encoding {
+        Encoding::None => 8,
+        Encoding::Masking => {
+            let all = values.iter().fold(0u64, |a, v| a | v);
+            if all == 0 {
+                8
             } else {
-                ((v - min) as f64 / (width as f64 / 255.0)) as u64
-            };
-            out.push(bin.min(255) as u8);
+                (64 - all.leading_zeros() as usize).div_ceil(8)
+            }
         }
-        out
     };
-    let zstd = |bytes: &[u8]| zstd::bulk::compress(bytes, 5).map_err(|e| e.to_string());
-    match params.compression {
-        Compression::None => Ok(pack(values)),
-        Compression::Zstd => zstd(&pack(values)),
-        Compression::Histogram => Ok(histogram(values)),
-        Compression::ZstdHistogram => zstd(&histogram(values)),
-        Compression::Zfp => zfp::encode(values),
-        Compression::Sz => Err("SZ cannot be written".into()),
+    out.reserve(values.len() * w);
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes()[..w]);
+    }
+}
+
+/// Values as 8-bit bins between the block's minimum and maximum.
+fn bin_histogram(values: &[u64], out: &mut Vec<u8>) {
+    let min = values.iter().copied().min().unwrap_or(0);
+    let max = values.iter().copied().max().unwrap_or(0);
+    let width = max - min;
+    out.extend_from_slice(&min.to_le_bytes());
+    out.extend_from_slice(&max.to_le_bytes());
+    for &v in values {
+        let bin = if width <= 255 {
+            v - min
+        } else {
+            ((v - min) as f64 / (width as f64 / 255.0)) as u64
+        };
+        out.push(bin.min(255) as u8);
     }
 }

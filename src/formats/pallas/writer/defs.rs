@@ -10,6 +10,7 @@ use super::layout::{self, Defs, Out};
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::model::record::Sym;
+use crate::model::symbol::Symbols;
 
 /// Attribute type of string references.
 pub const TYPE_STRING: u8 = 11;
@@ -52,7 +53,8 @@ pub struct Registry {
     region_defs: Vec<(u32, u32)>,
     /// (region ref, cat) of regions with a cat.
     pub region_cats: Vec<(u32, Sym)>,
-    attributes: FastMap<(Box<str>, u8), u32>,
+    /// Attributes by name: of integers, and of strings.
+    attributes: [FastMap<Box<str>, u32>; 2],
     attribute_defs: Vec<(u32, u32, u8)>,
     /// Communicators by name.
     pub comms: FastMap<Sym, Comm>,
@@ -77,7 +79,7 @@ impl Registry {
             regions: FastMap::default(),
             region_defs: Vec::new(),
             region_cats: Vec::new(),
-            attributes: FastMap::default(),
+            attributes: Default::default(),
             attribute_defs: Vec::new(),
             comms: FastMap::default(),
             comm_order: Vec::new(),
@@ -105,12 +107,12 @@ impl Registry {
         Ok(r)
     }
 
-    /// The region of `name` and `cat` (its text `text`).
-    pub fn region(&mut self, (name, cat): (Sym, Sym), text: &str) -> Result<u32> {
+    /// The region of `name` and `cat` (texts in `symbols`).
+    pub fn region(&mut self, (name, cat): (Sym, Sym), symbols: &Symbols) -> Result<u32> {
         if let Some(&r) = self.regions.get(&(name, cat)) {
             return Ok(r);
         }
-        let s = self.string(text)?;
+        let s = self.string(symbols.text(name))?;
         let r = self.region_defs.len() as u32;
         self.region_defs.push((r, s));
         if cat != Sym::EMPTY {
@@ -120,22 +122,24 @@ impl Registry {
         Ok(r)
     }
 
-    /// The attribute named `key` of type `kind`.
+    /// The attribute named `key` of type `kind` (a string reference or
+    /// a 64-bit integer).
     pub fn attribute(&mut self, key: &str, kind: u8) -> Result<u32> {
-        if let Some(&r) = self.attributes.get(&(key.into(), kind)) {
+        let of_kind = usize::from(kind == TYPE_STRING);
+        if let Some(&r) = self.attributes[of_kind].get(key) {
             return Ok(r);
         }
         let name = self.string(key)?;
         let r = self.attribute_defs.len() as u32;
         self.attribute_defs.push((r, name, kind));
-        self.attributes.insert((key.into(), kind), r);
+        self.attributes[of_kind].insert(key.into(), r);
         Ok(r)
     }
 
-    /// The communicator named `comm` (its text `text`).
-    pub fn comm(&mut self, comm: Sym, text: &str) -> Result<&mut Comm> {
+    /// The communicator named `comm` (its text in `symbols`).
+    pub fn comm(&mut self, comm: Sym, symbols: &Symbols) -> Result<&mut Comm> {
         if !self.comms.contains_key(&comm) {
-            let name = self.string(text)?;
+            let name = self.string(symbols.text(comm))?;
             let r = self.comm_order.len() as u32;
             self.comm_order.push((comm, name));
             self.comms.insert(

@@ -110,8 +110,8 @@ impl Span {
 struct Open {
     tokens: Vec<u32>,
     spans: Vec<Span>,
-    /// Position of the loop that may still grow, if any.
-    growing: Option<usize>,
+    /// Positions of the loops that may still grow, outermost first.
+    growing: Vec<usize>,
 }
 
 /// A thread's grammar being discovered.
@@ -281,10 +281,10 @@ impl Grammar {
 
     /// Appends `token` to the sequence being built, then finds loops.
     fn append<W: Write>(&mut self, token: u32, span: Span, dat: &mut Dat<W>) -> Result<()> {
-        if !self.may_grow(token) {
-            // The growing loop ends before `token`: settled, it may make
-            // a loop with what precedes it.
-            self.settle_growing();
+        // Growing loops `token` cannot continue end before it: settled,
+        // they may make a loop with what precedes them.
+        while self.cannot_continue(token) {
+            self.settle_innermost();
             self.find_loop(dat)?;
         }
         let open = self.stack.last_mut().expect("the root is open");
@@ -296,59 +296,79 @@ impl Grammar {
         self.find_loop(dat)
     }
 
-    /// Whether `token` may continue a run of the growing loop's body.
-    fn may_grow(&self, next: u32) -> bool {
+    /// The innermost growing loop's position, body (its id and tokens)
+    /// and iterations.
+    fn innermost(&self) -> Option<(usize, u32, &[u32], u32)> {
         let open = self.stack.last().expect("the root is open");
-        let Some(p) = open.growing else {
-            return true;
-        };
-        let (_, l) = token(open.tokens[p]).expect("a loop token");
-        let (body, _, _) = self.loops[l as usize].expect("a live loop");
-        let (_, b) = token(body).expect("a sequence token");
-        let body = &self.sequences[b as usize].tokens;
-        body.get(open.tokens.len() - 1 - p) == Some(&next)
-    }
-
-    /// Adds an iteration to the growing loop when the tokens after it are
-    /// its body again; settles it when they cannot be.
-    fn grow<W: Write>(&mut self, dat: &mut Dat<W>) -> Result<bool> {
-        let open = self.stack.last().expect("the root is open");
-        let Some(p) = open.growing else {
-            return Ok(false);
-        };
+        let &p = open.growing.last()?;
         let (_, l) = token(open.tokens[p]).expect("a loop token");
         let (body, iterations, _) = self.loops[l as usize].expect("a live loop");
         let (_, b) = token(body).expect("a sequence token");
-        let k = self.sequences[b as usize].tokens.len();
-        let after = open.tokens.len() - 1 - p;
-        if after < k {
-            return Ok(false);
+        Some((p, b, &self.sequences[b as usize].tokens, iterations))
+    }
+
+    /// Whether the innermost growing loop certainly cannot go on with
+    /// `next`: the tokens after it begin its body, which has another event
+    /// or sequence next (tokens only ever fold into loops), or more tokens
+    /// than could still fold into a body follow it.
+    fn cannot_continue(&self, next: u32) -> bool {
+        let Some((p, _, body, _)) = self.innermost() else {
+            return false;
+        };
+        let after = &self.stack.last().expect("the root is open").tokens[p + 1..];
+        if after.len() < body.len() && body.starts_with(after) {
+            let want = body[after.len()];
+            let a_loop = matches!(token(want), Some((TokenKind::Loop, _)));
+            return want != next && !a_loop;
         }
-        let matches = after == k
-            && iterations < u32::MAX
-            && open.tokens[p + 1..] == *self.sequences[b as usize].tokens;
-        if !matches {
-            self.settle_growing();
-            return Ok(false);
+        after.len() >= self.unfolded_bound(body.len())
+    }
+
+    /// How many tokens may follow a growing loop of a body of `k` tokens
+    /// before they fold into a run of it: a loop in the body is seen as
+    /// its first runs before they fold.
+    fn unfolded_bound(&self, k: usize) -> usize {
+        k + 2 * self.max_loop
+    }
+
+    /// Adds an iteration to the innermost growing loop when the tokens
+    /// after it are its body again; settles growing loops that more
+    /// tokens than a body follow.
+    fn grow<W: Write>(&mut self, dat: &mut Dat<W>) -> Result<bool> {
+        loop {
+            let Some((p, b, body, iterations)) = self.innermost() else {
+                return Ok(false);
+            };
+            let open = self.stack.last().expect("the root is open");
+            let (k, after) = (body.len(), open.tokens.len() - 1 - p);
+            if after > self.unfolded_bound(k) {
+                self.settle_innermost();
+                continue;
+            }
+            if after != k || iterations == u32::MAX || open.tokens[p + 1..] != *body {
+                return Ok(false);
+            }
+            let open = self.stack.last_mut().expect("the root is open");
+            let run = open.spans[p + 1..]
+                .iter()
+                .copied()
+                .reduce(Span::join)
+                .expect("a body has tokens");
+            open.tokens.truncate(p + 1);
+            open.spans.truncate(p + 1);
+            open.spans[p] = open.spans[p].join(run);
+            let (_, l) = token(open.tokens[p]).expect("a loop token");
+            if let Some(l) = &mut self.loops[l as usize] {
+                l.1 += 1;
+            }
+            self.iteration(b, run, dat)?;
+            return Ok(true);
         }
-        let open = self.stack.last_mut().expect("the root is open");
-        let run = open.spans[p + 1..]
-            .iter()
-            .copied()
-            .reduce(Span::join)
-            .expect("a body has tokens");
-        open.tokens.truncate(p + 1);
-        open.spans.truncate(p + 1);
-        open.spans[p] = open.spans[p].join(run);
-        if let Some(l) = &mut self.loops[l as usize] {
-            l.1 += 1;
-        }
-        self.iteration(b, run, dat)?;
-        Ok(true)
     }
 
     /// Makes a loop of the last `2k` tokens when they are a run of `k`
-    /// repeated, the shortest such run first.
+    /// repeated, the shortest such run first. (Growing loops are each
+    /// unique, so no run holds one.)
     fn find_loop<W: Write>(&mut self, dat: &mut Dat<W>) -> Result<()> {
         let open = self.stack.last().expect("the root is open");
         let n = open.tokens.len();
@@ -361,7 +381,6 @@ impl Grammar {
         else {
             return Ok(());
         };
-        self.settle_growing();
         let open = self.stack.last_mut().expect("the root is open");
         let body_tokens: Vec<u32> = open.tokens[n - k..].to_vec();
         let join = |s: &[Span]| s.iter().copied().reduce(Span::join).expect("k > 0");
@@ -383,17 +402,30 @@ impl Grammar {
         };
         self.loops[id as usize] = Some((make_token(TokenKind::Sequence, body), 2, 1));
         let open = self.stack.last_mut().expect("the root is open");
-        open.growing = Some(open.tokens.len());
+        open.growing.push(open.tokens.len());
         open.tokens.push(make_token(TokenKind::Loop, id));
         open.spans.push(first.join(second));
         Ok(())
     }
 
-    /// The growing loop of the sequence being built grows no more: it is
-    /// merged into an equal loop when there is one.
+    /// Settles every growing loop of the sequence being built.
     fn settle_growing(&mut self) {
+        while !self
+            .stack
+            .last()
+            .expect("the root is open")
+            .growing
+            .is_empty()
+        {
+            self.settle_innermost();
+        }
+    }
+
+    /// The innermost growing loop grows no more: it is merged into an
+    /// equal loop when there is one.
+    fn settle_innermost(&mut self) {
         let open = self.stack.last_mut().expect("the root is open");
-        let Some(p) = open.growing.take() else {
+        let Some(p) = open.growing.pop() else {
             return;
         };
         let (_, l) = token(open.tokens[p]).expect("a loop token");

@@ -6,7 +6,7 @@
 use std::io::Write;
 
 use super::super::archive::Parameters;
-use super::super::codec::encode_block;
+use super::super::codec::BlockEncoder;
 use super::super::RecordId;
 use crate::error::{Error, Result};
 
@@ -250,7 +250,8 @@ pub fn id_map(o: &mut Out, map: &[u32]) {
 pub struct Dat<W: Write> {
     out: W,
     at: u64,
-    params: Parameters,
+    encoder: BlockEncoder,
+    payload: Vec<u8>,
     name: String,
 }
 
@@ -260,14 +261,18 @@ impl<W: Write> Dat<W> {
         Dat {
             out,
             at: 0,
-            params,
+            encoder: BlockEncoder::new(params),
+            payload: Vec::new(),
             name,
         }
     }
 
     /// Appends one block of `values`; returns its offset.
     fn block(&mut self, values: &[u64]) -> Result<u64> {
-        let payload = encode_block(&self.params, values).map_err(Error::Usage)?;
+        let mut payload = std::mem::take(&mut self.payload);
+        self.encoder
+            .encode(values, &mut payload)
+            .map_err(Error::Usage)?;
         let at = self.at;
         let io = |e| Error::io(self.name.clone(), e);
         self.out
@@ -275,6 +280,7 @@ impl<W: Write> Dat<W> {
             .map_err(io)?;
         self.out.write_all(&payload).map_err(io)?;
         self.at += 8 + payload.len() as u64;
+        self.payload = payload;
         Ok(at)
     }
 

@@ -189,6 +189,7 @@ pub struct PallasWriter {
     parents: FastMap<Sym, Sym>,
     /// The stream's `container` and `type` rows, as JSON Lines.
     head: Vec<u8>,
+    names: rows::Names,
     /// Reused: a record's payload, an occurrence's attribute values, texts.
     payload: Vec<u8>,
     values: Out,
@@ -202,6 +203,7 @@ impl PallasWriter {
     fn create(dir: PathBuf, main: PathBuf, params: Parameters, symbols: Symbols) -> Result<Self> {
         layout::mkdir(&dir)?;
         Ok(PallasWriter {
+            names: rows::Names::new(symbols.clone()),
             symbols,
             registry: Some(Registry::create(defs::spill_path(&dir))?),
             dir,

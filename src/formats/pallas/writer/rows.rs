@@ -14,14 +14,55 @@ use super::grammar::{too_deep, EventKey, Grammar};
 use super::layout::{self, Out};
 use super::PallasWriter;
 use crate::error::{Error, Result};
+use crate::fasthash::FastMap;
 use crate::formats::stream::jsonl;
 use crate::model::hpc::{collective_name, collective_op};
 use crate::model::record::{Kind, Record, Sym, COLUMN_ATTR, ROW_ATTR};
-use crate::model::symbol::well_known;
+use crate::model::symbol::{well_known, Symbols};
 
 /// Nesting a reader follows (the grammar's depth, with loops, stays within
 /// Pallas's and tracepipe's readers' limits).
 const MAX_BLOCKS: usize = 2048;
+
+/// Answers per symbol the rows ask again and again: the symbols of the
+/// MPI records' names, collectives' operations, generic events' strings.
+pub(super) struct Names {
+    symbols: Symbols,
+    records: FastMap<u32, Sym>,
+    collectives: FastMap<Sym, Option<(u32, Sym)>>,
+    /// The string of each generic event's name.
+    strings: FastMap<Sym, u32>,
+}
+
+impl Names {
+    pub(super) fn new(symbols: Symbols) -> Names {
+        Names {
+            symbols,
+            records: FastMap::default(),
+            collectives: FastMap::default(),
+            strings: FastMap::default(),
+        }
+    }
+
+    /// The symbol of a record's name.
+    fn record(&mut self, record: RecordId) -> Sym {
+        let symbols = &self.symbols;
+        *self
+            .records
+            .entry(record.number())
+            .or_insert_with(|| symbols.intern(record.name()))
+    }
+
+    /// The operation a collective's name names, and the name the reader
+    /// gives it back as.
+    fn collective(&mut self, name: Sym) -> Option<(u32, Sym)> {
+        let symbols = &self.symbols;
+        *self.collectives.entry(name).or_insert_with(|| {
+            let op = collective_op(symbols.text(name))?;
+            Some((op, symbols.intern(&collective_name(op))))
+        })
+    }
+}
 
 /// What the record of a row gives back, so that the columns it does not
 /// are kept as attributes.
@@ -73,8 +114,8 @@ impl PallasWriter {
         if depth >= MAX_BLOCKS {
             return Err(too_deep(depth));
         }
-        let text = self.symbols.text(rec.name).to_string();
-        let region = self.registry().region((rec.name, rec.cat), &text)?;
+        let symbols = self.symbols.clone();
+        let region = self.registry().region((rec.name, rec.cat), &symbols)?;
         if !self.start_values(
             rec,
             &Given {
@@ -131,8 +172,8 @@ impl PallasWriter {
         if (time as u64) < thread.last.unwrap_or(0) || end < time || depth >= MAX_BLOCKS {
             return Ok(false);
         }
-        let text = self.symbols.text(rec.name).to_string();
-        let region = self.registry().region((rec.name, rec.cat), &text)?;
+        let symbols = self.symbols.clone();
+        let region = self.registry().region((rec.name, rec.cat), &symbols)?;
         if !self.start_values(
             rec,
             &Given {
@@ -166,8 +207,8 @@ impl PallasWriter {
         let t = self.thread(rec.loc)?;
         let time = self.in_order(t, rec.time)?;
         let peer = self.thread(rec.peer)?;
-        let comm_text = self.symbols.text(rec.comm).to_string();
-        let comm = self.registry().comm(rec.comm, &comm_text)?;
+        let symbols = self.symbols.clone();
+        let comm = self.registry().comm(rec.comm, &symbols)?;
         comm.rank(t);
         let (rank, comm_ref) = (comm.rank(peer), comm.r);
         let request = canonical_u64(&rec.id);
@@ -180,7 +221,7 @@ impl PallasWriter {
         };
         let given = Given {
             cat: well_known::MPI,
-            name: self.symbols.intern(record.name()),
+            name: self.names.record(record),
             peer: rec.peer,
             comm: rec.comm,
             tag: Some(tag),
@@ -209,8 +250,9 @@ impl PallasWriter {
     /// with the operation, communicator, root's rank and sizes; when it
     /// starts after the thread's last event (else it is kept whole).
     fn collective(&mut self, rec: &Record) -> Result<bool> {
-        let name = self.symbols.text(rec.name).to_string();
-        let (Some(op), Some(time), Some(end)) = (collective_op(&name), rec.time, rec.end) else {
+        let (Some((op, canonical)), Some(time), Some(end)) =
+            (self.names.collective(rec.name), rec.time, rec.end)
+        else {
             return Ok(false);
         };
         let t = self.thread(rec.loc)?;
@@ -221,15 +263,15 @@ impl PallasWriter {
             Sym::EMPTY => None,
             peer => Some(self.thread(peer)?),
         };
-        let comm_text = self.symbols.text(rec.comm).to_string();
-        let comm = self.registry().comm(rec.comm, &comm_text)?;
+        let symbols = self.symbols.clone();
+        let comm = self.registry().comm(rec.comm, &symbols)?;
         comm.rank(t);
         let root_rank = root.map_or(u32::MAX, |r| comm.rank(r));
         let comm_ref = comm.r;
         let received = canonical_u64(&rec.value);
         let given = Given {
             cat: well_known::MPI,
-            name: self.symbols.intern(&collective_name(op)),
+            name: canonical,
             peer: rec.peer,
             comm: rec.comm,
             size: Some(rec.size.unwrap_or(0)),
@@ -259,8 +301,7 @@ impl PallasWriter {
 
     /// An `event`: a generic event named by its `name`.
     fn generic(&mut self, rec: &Record) -> Result<bool> {
-        let name = self.symbols.text(rec.name).to_string();
-        if name == ROW_ATTR {
+        if self.symbols.text(rec.name) == ROW_ATTR {
             return Ok(false);
         }
         let t = self.thread(rec.loc)?;
@@ -274,7 +315,15 @@ impl PallasWriter {
         )? {
             return Ok(false);
         }
-        let s = self.registry().string(&name)?;
+        let s = match self.names.strings.get(&rec.name) {
+            Some(&s) => s,
+            None => {
+                let text = self.symbols.text(rec.name).to_string();
+                let s = self.registry().string(&text)?;
+                self.names.strings.insert(rec.name, s);
+                s
+            }
+        };
         let key = EventKey::new(RecordId::Generic.number(), &s.to_le_bytes());
         self.occur(t, key, time, (false, false))?;
         Ok(true)
