@@ -44,6 +44,10 @@ if [ "${1:-}" = write ]; then
       OFS = "\t"
       print "kind", "time", "end", "loc", "cat", "name", "depth", "peer", "comm", "tag", "size", "id", "value", "flags", "attrs"
       print "meta", "", "", "", "", "format", "", "", "", "", "", "", "tracepipe-stream/1", "", ""
+      print "container", "", "", "main", "process", "Main process", "", "", "", "", "", "", "", "", ""
+      for (t = 0; t < 2; t++) {
+        print "container", "", "", "thread_" t, "thread", "thread_" t, "", "main", "", "", "", "", "", "", ""
+      }
       for (i = 0; i < 2 * n; i++) {
         f = "function_" (i % 2)
         for (t = 0; t < 2; t++) {
