@@ -313,7 +313,7 @@ fn asking_for_states_of_a_trace_with_frames_gets_a_hint() {
         .arg("--list-formats")
         .assert()
         .success()
-        .stdout(predicate::str::contains("pallas\tyes\tno"));
+        .stdout(predicate::str::contains("pallas\tyes\tyes"));
 }
 
 #[test]
