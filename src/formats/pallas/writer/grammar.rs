@@ -52,6 +52,22 @@ impl EventKey {
         }
     }
 
+    /// The event of `record` whose payload packs `words` then `longs`,
+    /// little-endian, as Pallas lays out its MPI records (at most
+    /// [`MAX_PAYLOAD`] bytes).
+    pub fn packed(record: u32, words: &[u32], longs: &[u64]) -> EventKey {
+        let mut key = EventKey::new(record, &[]);
+        for b in words.iter().flat_map(|w| w.to_le_bytes()) {
+            key.bytes[key.len as usize] = b;
+            key.len += 1;
+        }
+        for b in longs.iter().flat_map(|l| l.to_le_bytes()) {
+            key.bytes[key.len as usize] = b;
+            key.len += 1;
+        }
+        key
+    }
+
     /// Its payload.
     pub fn payload(&self) -> &[u8] {
         &self.bytes[..self.len as usize]

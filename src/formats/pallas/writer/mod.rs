@@ -190,8 +190,7 @@ pub struct PallasWriter {
     /// The stream's `container` and `type` rows, as JSON Lines.
     head: Vec<u8>,
     names: rows::Names,
-    /// Reused: a record's payload, an occurrence's attribute values, texts.
-    payload: Vec<u8>,
+    /// Reused: an occurrence's attribute values, texts.
     values: Out,
     value_count: usize,
     text: String,
@@ -215,7 +214,6 @@ impl PallasWriter {
             by_archive: FastMap::default(),
             parents: FastMap::default(),
             head: Vec::new(),
-            payload: Vec::new(),
             values: Out::default(),
             value_count: 0,
             text: String::new(),

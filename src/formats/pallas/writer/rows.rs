@@ -232,16 +232,10 @@ impl PallasWriter {
         if !self.start_values(rec, &given)? {
             return Ok(false);
         }
-        self.payload.clear();
-        for v in [rank, comm_ref, tag32] {
-            self.payload.extend_from_slice(&v.to_le_bytes());
-        }
-        self.payload
-            .extend_from_slice(&rec.size.unwrap_or(0).to_le_bytes());
-        if let Some(r) = request {
-            self.payload.extend_from_slice(&r.to_le_bytes());
-        }
-        let key = EventKey::new(record.number(), &self.payload);
+        let size = rec.size.unwrap_or(0);
+        let longs = [size, request.unwrap_or(0)];
+        let longs = &longs[..1 + usize::from(request.is_some())];
+        let key = EventKey::packed(record.number(), &[rank, comm_ref, tag32], longs);
         self.occur(t, key, time, (false, false))?;
         Ok(true)
     }
@@ -282,14 +276,11 @@ impl PallasWriter {
         if !self.start_values(rec, &given)? {
             return Ok(false);
         }
-        self.payload.clear();
-        for v in [op, comm_ref, root_rank] {
-            self.payload.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in [rec.size.unwrap_or(0), received.unwrap_or(0)] {
-            self.payload.extend_from_slice(&v.to_le_bytes());
-        }
-        let end_key = EventKey::new(RecordId::MpiCollectiveEnd.number(), &self.payload);
+        let end_key = EventKey::packed(
+            RecordId::MpiCollectiveEnd.number(),
+            &[op, comm_ref, root_rank],
+            &[rec.size.unwrap_or(0), received.unwrap_or(0)],
+        );
         let (values, count) = (std::mem::take(&mut self.values.0), self.value_count);
         self.value_count = 0;
         let begin = EventKey::new(RecordId::MpiCollectiveBegin.number(), &[]);
