@@ -77,16 +77,68 @@ fn canonical(text: &str) -> Option<u64> {
     text.parse::<u64>().ok().filter(|n| n.to_string() == text)
 }
 
+/// The OpenMP and thread blocks: cat, opening record, closing record.
+const BLOCKS: [(&str, &str, &str); 4] = [
+    ("OMP", "OMP_FORK", "OMP_JOIN"),
+    ("THREAD", "THREAD_FORK", "THREAD_JOIN"),
+    ("THREAD", "THREAD_TEAM_BEGIN", "THREAD_TEAM_END"),
+    ("THREAD", "THREAD_BEGIN", "THREAD_END"),
+];
+
+/// The event a block's opening row maps to, and the record that closes
+/// it by default.
+fn block_begin(r: &Row) -> Option<(String, &'static str)> {
+    let &(_, open, close) = BLOCKS
+        .iter()
+        .find(|(cat, open, _)| r.get("cat") == *cat && r.get("name") == *open)?;
+    let what = match open.ends_with("FORK") {
+        true => {
+            let first = r.get("attrs").split(';').next().unwrap_or("");
+            let n = first
+                .strip_prefix("nthreads=")
+                .and_then(canonical)
+                .filter(|&n| n <= u32::MAX as u64);
+            format!("nthreads={}", n.unwrap_or(0))
+        }
+        false => String::new(),
+    };
+    Some((format!("{open}\t{what}"), close))
+}
+
+/// The record a lock, task or request event maps to, and its field;
+/// None for a generic event.
+fn block_event(r: &Row) -> Option<String> {
+    let (cat, name) = (r.get("cat"), r.get("name"));
+    let id = canonical(r.get("id"));
+    let field = match (cat, name) {
+        ("OMP", "OMP_ACQUIRE_LOCK" | "OMP_RELEASE_LOCK")
+        | ("THREAD", "THREAD_ACQUIRE_LOCK" | "THREAD_RELEASE_LOCK") => {
+            format!("lock={}", id.filter(|&i| i <= u32::MAX as u64)?)
+        }
+        ("OMP", "OMP_TASK_CREATE" | "OMP_TASK_SWITCH" | "OMP_TASK_COMPLETE") => {
+            format!("task={}", id?)
+        }
+        ("THREAD", "THREAD_TASK_CREATE" | "THREAD_TASK_SWITCH" | "THREAD_TASK_COMPLETE") => {
+            String::new()
+        }
+        ("MPI", "MPI_ISEND_COMPLETE" | "MPI_IRECV_REQUEST") => format!("req={}", id?),
+        _ => return None,
+    };
+    Some(format!("{name}\t{field}"))
+}
+
 /// The events a stream's rows map to, by location, as the documented
-/// mapping says: frames as ENTER/LEAVE (a state only when it starts after
-/// its location's last event), halves with a tag and a peer as MPI
-/// records, collectives Pallas names as their begin and end (when they
-/// start after the last event), events as GENERIC, any other row a
-/// GENERIC `tracepipe.row` at its completion.
+/// mapping says: frames as ENTER/LEAVE or as the OpenMP and thread
+/// blocks' records (a state only when it starts after its location's
+/// last event), halves with a tag and a peer as MPI records, collectives
+/// Pallas names as their begin and end (when they start after the last
+/// event), lock, task and request events as their records, other events
+/// as GENERIC, any other row a GENERIC `tracepipe.row` at its completion.
 fn expected_events(stream: &str) -> BTreeMap<String, Vec<String>> {
     let mut events: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut last: BTreeMap<String, u64> = BTreeMap::new();
-    let mut frames: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    // Open frames: a region's name, or a block's default closing record.
+    let mut frames: BTreeMap<String, Vec<Result<String, &str>>> = BTreeMap::new();
     for line in stream.lines().skip(1) {
         let r = Row(line.split('\t').collect());
         let kind = r.get("kind");
@@ -110,17 +162,33 @@ fn expected_events(stream: &str) -> BTreeMap<String, Vec<String>> {
         let placed = !columns_kept
             && match kind {
                 "enter" => {
-                    frames
-                        .entry(loc.clone())
-                        .or_default()
-                        .push(r.get("name").into());
-                    put(time.unwrap(), format!("ENTER\t{}", r.get("name")));
+                    let open = frames.entry(loc.clone()).or_default();
+                    match block_begin(&r) {
+                        Some((what, close)) => {
+                            open.push(Err(close));
+                            put(time.unwrap(), what);
+                        }
+                        None => {
+                            open.push(Ok(r.get("name").into()));
+                            put(time.unwrap(), format!("ENTER\t{}", r.get("name")));
+                        }
+                    }
                     true
                 }
                 "leave" => {
                     let open = frames.get_mut(&loc).and_then(|f| f.pop());
-                    let name = open.unwrap_or_else(|| panic!("a leave with no enter: {line}"));
-                    put(time.unwrap(), format!("LEAVE\t{name}"));
+                    let what = match open {
+                        Some(Ok(name)) => format!("LEAVE\t{name}"),
+                        Some(Err(close)) => {
+                            let first = r.get("attrs").split(';').next().unwrap_or("");
+                            let named = first
+                                .strip_prefix("record=")
+                                .filter(|n| BLOCKS.iter().any(|(_, _, c)| c == n));
+                            format!("{}\t", named.unwrap_or(close))
+                        }
+                        None => panic!("a leave with no enter: {line}"),
+                    };
+                    put(time.unwrap(), what);
                     true
                 }
                 "state" if time.unwrap() >= at && end >= time => {
@@ -165,7 +233,11 @@ fn expected_events(stream: &str) -> BTreeMap<String, Vec<String>> {
                     true
                 }
                 "event" if r.get("name") != "tracepipe.row" => {
-                    put(time.unwrap(), format!("GENERIC\t{}", r.get("name")));
+                    let what = block_event(&r);
+                    put(
+                        time.unwrap(),
+                        what.unwrap_or_else(|| format!("GENERIC\t{}", r.get("name"))),
+                    );
                     true
                 }
                 _ => false,
@@ -327,7 +399,7 @@ fn generate(seed: u64) -> String {
     let mut time = 0u64;
     // Each location runs the same kind of program: iterations of a body.
     let iterations = 1 + g.below(30);
-    let body: Vec<u64> = (0..1 + g.below(5)).map(|_| g.below(8)).collect();
+    let body: Vec<u64> = (0..1 + g.below(5)).map(|_| g.below(10)).collect();
     for i in 0..iterations {
         for &step in &body {
             for (l, loc) in locs.iter().enumerate() {
@@ -406,6 +478,9 @@ fn generate(seed: u64) -> String {
                         ]));
                         time += 2;
                     }
+                    8 | 9 => {
+                        time = blocks(&mut g, (loc, time, step == 8), &mut rows);
+                    }
                     _ => {
                         let start = time.saturating_sub(1).to_string();
                         rows.push(row(&[
@@ -422,6 +497,73 @@ fn generate(seed: u64) -> String {
         }
     }
     stream(&rows)
+}
+
+/// An OpenMP parallel region (`omp`) or a thread team on `loc` from
+/// `time`: lock, task and request events inside, the fork's `nthreads`
+/// and the join's `record` given or not, first or not, with other
+/// attributes or not, ids that fit the records or not. Returns the time
+/// after it.
+fn blocks(g: &mut Rng, (loc, mut time, omp): (&str, u64, bool), rows: &mut Vec<String>) -> u64 {
+    let mut at = |g: &mut Rng| {
+        time += 1 + g.below(2);
+        time.to_string()
+    };
+    let attrs = |g: &mut Rng, first: &str| match g.below(4) {
+        0 => String::new(),
+        1 => first.to_string(),
+        2 => format!("{first};x=1"),
+        _ => format!("x=1;{first}"),
+    };
+    let (cat, open, close) = match omp {
+        true => ("OMP", "OMP_FORK", "OMP_JOIN"),
+        false => ("THREAD", "THREAD_TEAM_BEGIN", "THREAD_TEAM_END"),
+    };
+    let n = ["4", "0", "x", "99999999999"][g.below(4) as usize];
+    let first = attrs(g, &format!("nthreads={n}"));
+    let t = at(g);
+    let enter = [("kind", "enter"), ("time", &t), ("loc", loc)];
+    rows.push(row(&[
+        &enter[..],
+        &[("cat", cat), ("name", open), ("attrs", &first)],
+    ]
+    .concat()));
+    let inside: &[(&str, &str)] = match omp {
+        true => &[
+            ("OMP", "OMP_ACQUIRE_LOCK"),
+            ("OMP", "OMP_RELEASE_LOCK"),
+            ("OMP", "OMP_TASK_CREATE"),
+            ("OMP", "OMP_TASK_COMPLETE"),
+            ("MPI", "MPI_ISEND_COMPLETE"),
+        ],
+        false => &[
+            ("THREAD", "THREAD_ACQUIRE_LOCK"),
+            ("THREAD", "THREAD_TASK_SWITCH"),
+            ("MPI", "MPI_IRECV_REQUEST"),
+            ("OMP", "THREAD_RELEASE_LOCK"),
+        ],
+    };
+    for &(cat, name) in inside {
+        let id = ["3", "", "5000000000", "07"][g.below(4) as usize];
+        let posts = attrs(g, "posts=recv");
+        let t = at(g);
+        let event = [("kind", "event"), ("time", &t), ("loc", loc), ("id", id)];
+        rows.push(row(&[
+            &event[..],
+            &[("cat", cat), ("name", name), ("attrs", &posts)],
+        ]
+        .concat()));
+    }
+    let record = format!("record={}", ["THREAD_END", close][g.below(2) as usize]);
+    let last = attrs(g, &record);
+    let t = at(g);
+    let leave = [("kind", "leave"), ("time", &t), ("loc", loc)];
+    rows.push(row(&[
+        &leave[..],
+        &[("cat", cat), ("name", open), ("attrs", &last)],
+    ]
+    .concat()));
+    time
 }
 
 /// Random streams written with `-t pallas` (`TRACEPIPE_PROPERTY_CASES`).

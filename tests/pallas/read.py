@@ -6,7 +6,9 @@
 
 WHAT is the region's name (ENTER, LEAVE), the string (GENERIC), the
 fields of an MPI record as `tag=T len=L` (plus `req=R` for the
-nonblocking ones), or of a collective's end as `op=O sent=S recv=R`.
+nonblocking ones), of a collective's end as `op=O sent=S recv=R`, a
+fork's `nthreads=N`, a lock's `lock=L`, an OpenMP task's `task=T`, a
+request's `req=R`, empty for the other records.
 
     read.py MAIN_FILE
 """
@@ -33,6 +35,14 @@ def what(event):
         return record, text
     if record == "MPI_COLLECTIVE_END":
         return record, f"op={data['collectiveOp']} sent={data['sizeSent']} recv={data['sizeReceived']}"
+    if "numberOfRequestThreads" in data:
+        return record, f"nthreads={data['numberOfRequestThreads']}"
+    if "lockID" in data:
+        return record, f"lock={data['lockID']}"
+    if "taskID" in data:
+        return record, f"task={data['taskID']}"
+    if "requestID" in data:
+        return record, f"req={data['requestID']}"
     return record, ""
 
 

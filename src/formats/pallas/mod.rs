@@ -143,6 +143,37 @@ impl RecordId {
         self as u32
     }
 
+    /// The record named `name` (as Pallas's print tool spells it).
+    pub fn from_name(name: &str) -> Option<RecordId> {
+        RecordId::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// Whether it opens a block (a region's, an OpenMP or thread one).
+    pub fn opens_block(self) -> bool {
+        use RecordId::*;
+        matches!(
+            self,
+            Enter | OmpFork | ThreadFork | ThreadTeamBegin | ThreadBegin
+        )
+    }
+
+    /// Whether it closes an OpenMP or thread block.
+    pub fn closes_thread_block(self) -> bool {
+        use RecordId::*;
+        matches!(self, OmpJoin | ThreadJoin | ThreadTeamEnd | ThreadEnd)
+    }
+
+    /// The `cat` of the rows tracepipe reads it as: `MPI`, or `OMP` and
+    /// `THREAD` for the records of those blocks (none for the others).
+    pub fn cat(self) -> Option<&'static str> {
+        match self.number() {
+            4..=13 => Some("MPI"),
+            14..=20 => Some("OMP"),
+            25..=37 => Some("THREAD"),
+            _ => None,
+        }
+    }
+
     /// Its name, as Pallas's print tool spells it.
     pub fn name(self) -> &'static str {
         use RecordId::*;

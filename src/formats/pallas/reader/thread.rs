@@ -4,15 +4,6 @@
 
 use super::*;
 
-/// The category of rows of a block opened by `record`.
-fn block_cat(record: u32) -> &'static str {
-    if (14..=20).contains(&record) {
-        "OMP"
-    } else {
-        "THREAD"
-    }
-}
-
 /// The time an occurrence at `raw` ns is emitted at, and `raw` itself:
 /// a lossy trace's times that go backwards are raised to the last one
 /// (`last`, updated), a lossless trace's are an error.
@@ -102,7 +93,11 @@ impl Names {
         match name {
             Name::Region(r) => push_defined(&mut text, scope.region(r), "region", r),
             Name::Record(record) => text.push_str(record_name(record)),
-            Name::BlockCat(record) => text.push_str(block_cat(record)),
+            Name::BlockCat(record) => text.push_str(
+                RecordId::from_number(record)
+                    .and_then(RecordId::cat)
+                    .unwrap_or("THREAD"),
+            ),
             Name::Collective(op) => text = collective_name(op),
             Name::Text(s) => text.push_str(scope.string(s).ok_or(s)?),
             Name::Process(lg) => text = process_loc(lg),

@@ -11,6 +11,7 @@
 //! the `container` and `type` rows.
 
 mod attributes;
+mod blocks;
 pub mod defs;
 pub mod grammar;
 pub mod layout;
@@ -162,8 +163,8 @@ struct ThreadOut {
     dats: [Dat<Appender>; 2],
     /// Its events' attribute lists beyond what they hold.
     spill: attributes::Spill,
-    /// Open `enter` frames: name, cat and region.
-    frames: Vec<(Sym, Sym, u32)>,
+    /// Open frames: name, cat and what opened it.
+    frames: Vec<(Sym, Sym, rows::Opener)>,
     /// The time of its last event, once it has one.
     last: Option<u64>,
 }

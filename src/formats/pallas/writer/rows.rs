@@ -22,7 +22,7 @@ use crate::model::symbol::{well_known, Symbols};
 
 /// Nesting a reader follows (the grammar's depth, with loops, stays within
 /// Pallas's and tracepipe's readers' limits).
-const MAX_BLOCKS: usize = 2048;
+pub(super) const MAX_BLOCKS: usize = 2048;
 
 /// Answers per symbol the rows ask again and again: the symbols of the
 /// MPI records' names, collectives' operations, generic events' strings.
@@ -31,7 +31,18 @@ pub(super) struct Names {
     records: FastMap<u32, Sym>,
     collectives: FastMap<Sym, Option<(u32, Sym)>>,
     /// The string of each generic event's name.
-    strings: FastMap<Sym, u32>,
+    pub(super) strings: FastMap<Sym, u32>,
+    /// The record a row's `cat` and `name` name (`OMP` `OMP_FORK`...).
+    named: FastMap<(Sym, Sym), Option<RecordId>>,
+}
+
+/// A frame open on a thread, as the record that opened it.
+#[derive(Clone, Copy)]
+pub(super) enum Opener {
+    /// `ENTER` of a region.
+    Region(u32),
+    /// An OpenMP or thread block.
+    Block(RecordId),
 }
 
 impl Names {
@@ -41,11 +52,20 @@ impl Names {
             records: FastMap::default(),
             collectives: FastMap::default(),
             strings: FastMap::default(),
+            named: FastMap::default(),
         }
     }
 
+    /// The record whose row has this `cat` and `name`, if any.
+    pub(super) fn named(&mut self, cat: Sym, name: Sym) -> Option<RecordId> {
+        let symbols = &self.symbols;
+        *self.named.entry((cat, name)).or_insert_with(|| {
+            RecordId::from_name(symbols.text(name)).filter(|r| r.cat() == Some(symbols.text(cat)))
+        })
+    }
+
     /// The symbol of a record's name.
-    fn record(&mut self, record: RecordId) -> Sym {
+    pub(super) fn record(&mut self, record: RecordId) -> Sym {
         let symbols = &self.symbols;
         *self
             .records
@@ -67,18 +87,51 @@ impl Names {
 /// What the record of a row gives back, so that the columns it does not
 /// are kept as attributes.
 #[derive(Default)]
-struct Given {
-    cat: Sym,
-    name: Sym,
-    peer: Sym,
-    comm: Sym,
-    tag: Option<i64>,
-    size: Option<u64>,
-    depth: Option<u32>,
-    end: Option<i64>,
+pub(super) struct Given {
+    pub(super) cat: Sym,
+    pub(super) name: Sym,
+    pub(super) peer: Sym,
+    pub(super) comm: Sym,
+    pub(super) tag: Option<i64>,
+    pub(super) size: Option<u64>,
+    pub(super) depth: Option<u32>,
+    pub(super) end: Option<i64>,
     /// The record holds `id` / `value` exactly.
-    id: bool,
-    value: bool,
+    pub(super) id: bool,
+    pub(super) value: bool,
+    /// Attributes the reader gives the row from the record itself.
+    pub(super) pushed: Pushed,
+}
+
+/// The attributes a record gives its row first (a fork's `nthreads`, a
+/// join's `record`, a receive posted's `posts`).
+#[derive(Default, Clone, Copy)]
+pub(super) struct Pushed {
+    /// The row's first `skip` attributes are those: not written again.
+    pub(super) skip: usize,
+    /// The row does not start with them: the reader is told to drop them
+    /// (`tracepipe.attrs` set empty before the row's own).
+    pub(super) replace: bool,
+}
+
+impl Pushed {
+    /// What a record that gives `attrs` needs for row `rec`.
+    pub(super) fn of(rec: &Record, attrs: &[(&str, &str)]) -> Pushed {
+        let mut have = rec.attrs();
+        let same = attrs
+            .iter()
+            .all(|&(k, v)| have.next().is_some_and(|(hk, hv)| hk == k && hv == v));
+        match same {
+            true => Pushed {
+                skip: attrs.len(),
+                replace: false,
+            },
+            false => Pushed {
+                skip: 0,
+                replace: true,
+            },
+        }
+    }
 }
 
 impl PallasWriter {
@@ -93,12 +146,18 @@ impl PallasWriter {
         // Attributes named like the columns kept would be read back as them.
         let mapped = !rec.attrs().any(|(k, _)| k.starts_with(COLUMN_ATTR))
             && match rec.kind {
-                Kind::Enter => self.enter(rec)?,
+                Kind::Enter => match self.names.named(rec.cat, rec.name) {
+                    Some(r) if r.opens_block() => self.block_begin(rec, r)?,
+                    _ => self.enter(rec)?,
+                },
                 Kind::Leave => self.leave(rec)?,
                 Kind::State => self.state(rec)?,
                 Kind::Send | Kind::Recv => self.half(rec)?,
                 Kind::Coll => self.collective(rec)?,
-                Kind::Event => self.generic(rec)?,
+                Kind::Event => match self.names.named(rec.cat, rec.name) {
+                    Some(r) => self.block_event(rec, r)?,
+                    None => self.generic(rec)?,
+                },
                 _ => false,
             };
         match mapped {
@@ -131,32 +190,37 @@ impl PallasWriter {
         self.occur(t, key, time, (true, false))?;
         self.threads[t as usize]
             .frames
-            .push((rec.name, rec.cat, region));
+            .push((rec.name, rec.cat, Opener::Region(region)));
         Ok(true)
     }
 
     fn leave(&mut self, rec: &Record) -> Result<bool> {
         let t = self.thread(rec.loc)?;
         let time = self.in_order(t, rec.time)?;
-        let Some(&(name, cat, region)) = self.threads[t as usize].frames.last() else {
+        let Some(&(name, cat, opener)) = self.threads[t as usize].frames.last() else {
             return Err(Error::Record(
                 "a leave with no open frame on its location".into(),
             ));
         };
         let depth = self.threads[t as usize].frames.len() - 1;
-        if !self.start_values(
-            rec,
-            &Given {
-                cat,
-                name,
-                depth: Some(depth as u32),
-                ..Given::default()
-            },
-        )? {
+        let (key, pushed) = match opener {
+            Opener::Region(region) => (
+                EventKey::new(RecordId::Leave.number(), &region.to_le_bytes()),
+                Pushed::default(),
+            ),
+            Opener::Block(opened) => Self::block_end(rec, opened),
+        };
+        let given = Given {
+            cat,
+            name,
+            depth: Some(depth as u32),
+            pushed,
+            ..Given::default()
+        };
+        if !self.start_values(rec, &given)? {
             return Ok(false);
         }
         self.threads[t as usize].frames.pop();
-        let key = EventKey::new(RecordId::Leave.number(), &region.to_le_bytes());
         self.occur(t, key, time, (false, true)).map(|()| true)
     }
 
@@ -291,7 +355,7 @@ impl PallasWriter {
     }
 
     /// An `event`: a generic event named by its `name`.
-    fn generic(&mut self, rec: &Record) -> Result<bool> {
+    pub(super) fn generic(&mut self, rec: &Record) -> Result<bool> {
         if self.symbols.text(rec.name) == ROW_ATTR {
             return Ok(false);
         }
@@ -343,7 +407,7 @@ impl PallasWriter {
 
     /// The time of a point row on thread `t`, which must not be before
     /// the thread's last event (the stream's order).
-    fn in_order(&self, t: u32, time: Option<i64>) -> Result<u64> {
+    pub(super) fn in_order(&self, t: u32, time: Option<i64>) -> Result<u64> {
         let time = time.ok_or_else(|| Error::Record("a row without a time".into()))? as u64;
         let last = self.threads[t as usize].last.unwrap_or(0);
         if time < last {
@@ -357,10 +421,13 @@ impl PallasWriter {
     /// Starts an occurrence's attribute values: the row's attributes, and
     /// the columns `given` does not give back. False when they do not fit
     /// a Pallas attribute list (the row is then kept whole).
-    fn start_values(&mut self, rec: &Record, given: &Given) -> Result<bool> {
+    pub(super) fn start_values(&mut self, rec: &Record, given: &Given) -> Result<bool> {
         self.values.0.clear();
         self.value_count = 0;
-        for (k, v) in rec.attrs() {
+        if given.pushed.replace {
+            self.column("attrs", "")?;
+        }
+        for (k, v) in rec.attrs().skip(given.pushed.skip) {
             self.value(&k, &v)?;
         }
         let symbols = self.symbols.clone();
@@ -435,7 +502,13 @@ impl PallasWriter {
 
     /// Records event `key` on thread `t` at `time`, with the attribute
     /// values gathered.
-    fn occur(&mut self, t: u32, key: EventKey, time: u64, edges: (bool, bool)) -> Result<()> {
+    pub(super) fn occur(
+        &mut self,
+        t: u32,
+        key: EventKey,
+        time: u64,
+        edges: (bool, bool),
+    ) -> Result<()> {
         let thread = &mut self.threads[t as usize];
         let id = thread.grammar.event(key);
         let index = thread.grammar.occur(id, time, edges, &mut thread.dats)?;
@@ -465,22 +538,14 @@ impl PallasWriter {
     }
 }
 
-fn canonical_i64(text: &str) -> Option<i64> {
+pub(super) fn canonical_i64(text: &str) -> Option<i64> {
     let n: i64 = text.parse().ok()?;
     (itoa::Buffer::new().format(n) == text).then_some(n)
 }
 
-fn canonical_u64(text: &str) -> Option<u64> {
+pub(super) fn canonical_u64(text: &str) -> Option<u64> {
     let n: u64 = text.parse().ok()?;
     (itoa::Buffer::new().format(n) == text).then_some(n)
-}
-
-/// The records that open a block.
-fn opens_block(record: u32) -> bool {
-    use RecordId::*;
-    [Enter, OmpFork, ThreadFork, ThreadTeamBegin, ThreadBegin]
-        .iter()
-        .any(|r| r.number() == record)
 }
 
 /// Writes the thread file of a finished grammar to `out`, the events'
@@ -532,7 +597,8 @@ pub(super) fn thread_file(
     for s in &g.sequences {
         let block = s.tokens.first().is_some_and(|&t| {
             matches!(token(t), Some((TokenKind::Event, e))
-                if opens_block(g.events[e as usize].key.record))
+                if RecordId::from_number(g.events[e as usize].key.record)
+                    .is_some_and(RecordId::opens_block))
         });
         layout::sequence_tokens(&mut o, u32::from(!block), &tokens(&s.tokens));
         if s.tokens.is_empty() {
