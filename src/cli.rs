@@ -25,8 +25,8 @@ use crate::glob::Glob;
 use crate::io::{check_output_is_not_an_input, open_output, ByteCounter, Input};
 use crate::model::symbol::Symbols;
 use crate::pipe::{
-    FormatOption, FormatOptions, LocationSelection, OptionValue, ReadOptions, RecordSink,
-    RecordSource, WriteOptions,
+    FormatOption, FormatOptions, FrameSums, LocationSelection, OptionValue, ReadOptions,
+    RecordSink, RecordSource, Summed, WriteOptions,
 };
 use crate::pool::{Pool, Threads};
 use crate::stages::filter::{FilterSource, Predicate};
@@ -466,6 +466,50 @@ fn check_options_apply(env: &Env, used: &[&Format], read: bool) -> Result<()> {
     Ok(())
 }
 
+/// What every reader of a command is given.
+fn read_options(env: &Env, pool: &Pool, locations: Option<LocationSelection>) -> ReadOptions {
+    ReadOptions {
+        pool: pool.clone(),
+        symbols: env.symbols.clone(),
+        format: env.format_options.clone(),
+        warnings: env.warnings.clone(),
+        locations,
+    }
+}
+
+/// Has the reader of the sole input sum its frames into `sums` from the
+/// format's structure ([`FrameSums`]), when the input is one trace read
+/// whole (no location selection, no prefix) in a format that stores
+/// durations; otherwise [`Summed::Not`], and the rows must be read.
+pub fn sum_frames(
+    args: &InputArgs,
+    env: &Env,
+    run: &RunArgs,
+    sums: &mut dyn FrameSums,
+) -> Result<Summed> {
+    let inputs = args.named();
+    let [only] = &inputs[..] else {
+        return Ok(Summed::Not("more than one input".into()));
+    };
+    if only == "-" || args.prefix_inputs || args.locations.selection()?.is_some() {
+        return Ok(Summed::Not(
+            "standard input, prefixes or a location selection".into(),
+        ));
+    }
+    let counter: ByteCounter = Rc::new(Cell::new(0));
+    let mut input = Input::open(only, &counter)?;
+    let format = format::reader_for(&mut input, args.input_format.as_deref())?;
+    let Some(sum) = format.frame_sums else {
+        return Ok(Summed::Not(format!("{} stores no durations", format.name)));
+    };
+    check_options_apply(env, &[format], true)?;
+    sum(
+        input,
+        &read_options(env, &Pool::new(run.threads()), None),
+        sums,
+    )
+}
+
 /// The one pipeline of a stream command: its inputs as one source (reading
 /// side stages wrap it), run into a sink (writing-side stages in front of a
 /// writer) by [`pump::pump`].
@@ -485,13 +529,7 @@ impl<'e> Pipeline<'e> {
         let counter: ByteCounter = Rc::new(Cell::new(0));
         let pool = Pool::new(run.threads());
         let selection = args.locations.selection()?;
-        let opts = ReadOptions {
-            pool: pool.clone(),
-            symbols: env.symbols.clone(),
-            format: env.format_options.clone(),
-            warnings: env.warnings.clone(),
-            locations: selection.clone(),
-        };
+        let opts = read_options(env, &pool, selection.clone());
         let inputs = args.named();
         if inputs.iter().filter(|i| *i == "-").count() > 1 {
             return Err(Error::Usage(

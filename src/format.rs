@@ -15,10 +15,14 @@ use crate::formats::stream;
 use crate::formats::trace;
 use crate::formats::viewer;
 use crate::io::{Input, Output};
-use crate::pipe::{FormatOption, Probe, ReadOptions, RecordSink, RecordSource, WriteOptions};
+use crate::pipe::{
+    FormatOption, FrameSums, Probe, ReadOptions, RecordSink, RecordSource, Summed, WriteOptions,
+};
 
 /// Opens a reader over an input.
 pub type ReaderFn = fn(Input, &ReadOptions) -> Result<Box<dyn RecordSource>>;
+/// Sums a trace's frames from its structure, or says why it cannot.
+pub type FrameSumsFn = fn(Input, &ReadOptions, &mut dyn FrameSums) -> Result<Summed>;
 /// Opens a writer over an output.
 pub type WriterFn = fn(Output, &WriteOptions) -> Result<Box<dyn RecordSink + Send>>;
 
@@ -36,6 +40,9 @@ pub struct Format {
     pub reader: Option<ReaderFn>,
     /// The writer, if the format can be written.
     pub writer: Option<WriterFn>,
+    /// Frames summed from the format's structure without their rows
+    /// (`trace-stat profile`), where the format stores durations.
+    pub frame_sums: Option<FrameSumsFn>,
     /// Options of the reader, shown under the format's heading in `--help`.
     pub read_options: &'static [FormatOption],
     /// Options of the writer, likewise.
@@ -54,6 +61,7 @@ pub static FORMATS: &[Format] = &[
         sniff: stream::tsv::sniff,
         reader: Some(stream::tsv::open_reader),
         writer: Some(stream::tsv::open_writer),
+        frame_sums: None,
         read_options: &[],
         write_options: &[],
         folder_sign: None,
@@ -65,6 +73,7 @@ pub static FORMATS: &[Format] = &[
         sniff: stream::jsonl::sniff,
         reader: Some(stream::jsonl::open_reader),
         writer: Some(stream::jsonl::open_writer),
+        frame_sums: None,
         read_options: &[],
         write_options: &[],
         folder_sign: None,
@@ -76,6 +85,7 @@ pub static FORMATS: &[Format] = &[
         sniff: paje::sniff,
         reader: Some(paje::reader::open_reader),
         writer: Some(paje::writer::open_writer),
+        frame_sums: None,
         read_options: paje::reader::READ_OPTIONS,
         write_options: &[],
         folder_sign: None,
@@ -87,6 +97,7 @@ pub static FORMATS: &[Format] = &[
         sniff: |_| false,
         reader: None,
         writer: Some(paje::pjdump::open_writer),
+        frame_sums: None,
         read_options: &[],
         write_options: paje::pjdump::WRITE_OPTIONS,
         folder_sign: None,
@@ -98,6 +109,7 @@ pub static FORMATS: &[Format] = &[
         sniff: pallas::sniff,
         reader: Some(pallas::reader::open_reader),
         writer: Some(pallas::writer::open_writer),
+        frame_sums: Some(pallas::reader::sum_frames),
         read_options: &[],
         write_options: pallas::writer::WRITE_OPTIONS,
         folder_sign: Some("a `.pallas` file (Pallas)"),
@@ -109,6 +121,7 @@ pub static FORMATS: &[Format] = &[
         sniff: otf2::sniff,
         reader: Some(otf2::reader::open_reader),
         writer: Some(otf2::writer::open_writer),
+        frame_sums: None,
         read_options: &[],
         write_options: otf2::writer::WRITE_OPTIONS,
         folder_sign: Some("a `.otf2` anchor file (OTF2)"),
@@ -120,6 +133,7 @@ pub static FORMATS: &[Format] = &[
         sniff: trace::sniff,
         reader: Some(trace::reader::open_reader),
         writer: Some(trace::writer::open_writer),
+        frame_sums: None,
         read_options: trace::reader::READ_OPTIONS,
         write_options: &[],
         folder_sign: None,
@@ -131,6 +145,7 @@ pub static FORMATS: &[Format] = &[
         sniff: stf::sniff,
         reader: Some(stf::reader::open_reader),
         writer: Some(stf::writer::open_writer),
+        frame_sums: None,
         read_options: &[],
         write_options: &[],
         folder_sign: None,
@@ -142,6 +157,7 @@ pub static FORMATS: &[Format] = &[
         sniff: stf::dump::sniff,
         reader: Some(stf::dump::open_reader),
         writer: None,
+        frame_sums: None,
         read_options: &[],
         write_options: &[],
         folder_sign: None,
@@ -153,6 +169,7 @@ pub static FORMATS: &[Format] = &[
         sniff: |_| false,
         reader: None,
         writer: Some(stf::writer::open_single_writer),
+        frame_sums: None,
         read_options: &[],
         write_options: &[],
         folder_sign: None,
@@ -164,6 +181,7 @@ pub static FORMATS: &[Format] = &[
         sniff: |_| false,
         reader: None,
         writer: Some(viewer::chrome::open_writer),
+        frame_sums: None,
         read_options: &[],
         write_options: &[],
         folder_sign: None,
@@ -175,6 +193,7 @@ pub static FORMATS: &[Format] = &[
         sniff: |_| false,
         reader: None,
         writer: Some(viewer::perfetto::open_writer),
+        frame_sums: None,
         read_options: &[],
         write_options: &[],
         folder_sign: None,

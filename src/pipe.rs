@@ -273,6 +273,30 @@ pub trait LineEncoder: Send {
 /// Makes a [`LineEncoder`] for each thread or source that encodes.
 pub type MakeEncoder<'a> = &'a dyn Fn() -> Box<dyn LineEncoder>;
 
+/// Frames a reader sums from its format's structure instead of giving
+/// their rows (a Pallas grammar's durations per sequence), for reports
+/// that need only their durations (`trace-stat profile`).
+pub trait FrameSums {
+    /// A row that is no frame: the trace's `meta`, `container` and `type`
+    /// rows, given first.
+    fn row(&mut self, rec: &Record) -> Result<()>;
+    /// Durations of frames of `frame`'s location, `cat` and `name`, none
+    /// of which runs inside another of its name on its location.
+    fn durations(&mut self, frame: &Record, durations: &[u64]) -> Result<()>;
+    /// The exclusive time of all the frames of `frame`'s key, given once
+    /// their durations are.
+    fn exclusive(&mut self, frame: &Record, exclusive: i128) -> Result<()>;
+}
+
+/// Whether a reader summed the frames ([`FrameSums`]) itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Summed {
+    /// It did; the rows need not be read.
+    Done,
+    /// It cannot, for this reason (said in the docs); the rows must be read.
+    Not(String),
+}
+
 /// Options every reader receives.
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions {

@@ -1,6 +1,7 @@
 //! The Pallas reader on a trace written by the project's writer, then edited
 //! where the input says: sizes, counts, offsets and tokens replaced by small,
-//! large or raw values. Errors, never panics or runaway allocations.
+//! large or raw values, read as rows and summed as frames (`trace-stat
+//! profile`). Errors, never panics or runaway allocations.
 #![no_main]
 
 use std::path::{Path, PathBuf};
@@ -10,13 +11,31 @@ mod common;
 
 use common::edit;
 use libfuzzer_sys::fuzz_target;
+use tracepipe::error::Result;
 use tracepipe::formats::pallas::archive::{Compression, Encoding};
+use tracepipe::formats::pallas::reader::sum_frames;
 use tracepipe::formats::pallas::reader::PallasSource;
 use tracepipe::formats::pallas::writer::{
     event_token, loop_token, sequence_token, ArchiveSpec, EventSpec, ThreadSpec, TraceSpec,
 };
-use tracepipe::pipe::RecordSource;
+use tracepipe::io::Input;
+use tracepipe::pipe::{FrameSums, RecordSource};
 use tracepipe::Record;
+
+/// Frames summed into nothing.
+struct NoSums;
+
+impl FrameSums for NoSums {
+    fn row(&mut self, _: &Record) -> Result<()> {
+        Ok(())
+    }
+    fn durations(&mut self, _: &Record, _: &[u64]) -> Result<()> {
+        Ok(())
+    }
+    fn exclusive(&mut self, _: &Record, _: i128) -> Result<()> {
+        Ok(())
+    }
+}
 
 /// The pristine trace: every file, by path relative to the trace folder.
 fn template() -> &'static Vec<(PathBuf, Vec<u8>)> {
@@ -95,9 +114,7 @@ fuzz_target!(|data: &[u8]| {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, bytes).unwrap();
     }
-    if let Ok(mut source) =
-        PallasSource::open("fuzz", &dir, &Default::default())
-    {
+    if let Ok(mut source) = PallasSource::open("fuzz", &dir, &Default::default()) {
         let mut rec = Record::default();
         let mut rows = 0u32;
         // A grammar may legitimately expand to many events; a bound keeps
@@ -108,5 +125,9 @@ fuzz_target!(|data: &[u8]| {
                 break;
             }
         }
+    }
+    let counter = Default::default();
+    if let Ok(input) = Input::open(dir.to_str().unwrap(), &counter) {
+        let _ = sum_frames(input, &Default::default(), &mut NoSums);
     }
 });

@@ -6,9 +6,10 @@ use std::num::NonZeroUsize;
 use clap::builder::PossibleValuesParser;
 use clap::Parser;
 
-use crate::cli::{Env, InputArgs, Pipeline, TableArgs, ThreadsArg};
+use crate::cli::{sum_frames, Env, InputArgs, Pipeline, TableArgs, ThreadsArg};
 use crate::error::{Error, Result};
 use crate::io::{check_output_is_not_an_input, open_output};
+use crate::pipe::{RecordSink, Summed};
 use crate::stages::matcher::{Matcher, Unmatched};
 use crate::stats::counters::Counters;
 use crate::stats::critical::CriticalPath;
@@ -80,7 +81,10 @@ side is not followed; it needs the whole trace in one run (no --partial). profil
 direct children; a recursive name counts each outermost frame once in inclusive time), min, mean, \
 max and the p50, p90, p99 of their durations (within 1 %: a logarithmic sketch); from each \
 location's enter/leave stack and from state rows; frames open at the end close at the last time; \
-sorted by exclusive time. messages: per sender and receiver (--by comm: per communicator), count, \
+sorted by exclusive time; of one Pallas trace read whole (no --loc, not --by loc), summed from the \
+durations its grammar stores per block without reading the events where the grammar tells \
+(lossless, every frame a block of its own, no recursion, each block run directly in frames of one \
+name: docs/formats.md), else from the rows, with the same figures. messages: per sender and receiver (--by comm: per communicator), count, \
 bytes and min, mean, max transfer time, from msg rows or halves paired as trace-match does. \
 counters: per location and counter, samples, min, max, mean, time-weighted mean (each value held \
 until the next sample; means in the shortest decimal of their double, from the values' exact \
@@ -277,13 +281,7 @@ fn open_report(name: &str, args: &Args, env: &Env) -> Result<Labelled> {
     check_options(name, args)?;
     let bad_by = |by: &str| Error::Usage(format!("--by {by} does not apply to the {name} report"));
     let report: Box<dyn Report> = match (name, by) {
-        ("profile", by) => {
-            let key = by.unwrap_or("name");
-            let by = By::parse(key).ok_or_else(|| bad_by(key))?;
-            let bins = args.histogram.map(usize::from);
-            let profile = Profile::new(by, bins, labels.clone());
-            Box::new(profile.warn_when_empty(env.warnings.clone()))
-        }
+        ("profile", _) => Box::new(open_profile(args, env, labels.clone())?),
         ("messages", Some("comm")) if args.matrix || args.histogram.is_some() => {
             return Err(Error::Usage(
                 "--by comm does not go with --matrix or --histogram (they are per sender and receiver)".into(),
@@ -311,6 +309,34 @@ fn open_report(name: &str, args: &Args, env: &Env) -> Result<Labelled> {
         _ => return Err(Error::Usage(format!("unknown report `{name}`"))),
     };
     Ok(Labelled::new(report, labels))
+}
+
+/// The profile report with its options.
+fn open_profile(args: &Args, env: &Env, labels: Labels) -> Result<Profile> {
+    let key = args.by.as_deref().unwrap_or("name");
+    let by = By::parse(key)
+        .ok_or_else(|| Error::Usage(format!("--by {key} does not apply to the profile report")))?;
+    let bins = args.histogram.map(usize::from);
+    Ok(Profile::new(by, bins, labels).warn_when_empty(env.warnings.clone()))
+}
+
+/// The profile summed by the reader from the trace's structure (a Pallas
+/// grammar's durations per sequence) without reading its rows, when the
+/// input and the options allow it (docs/formats.md says when).
+fn summed_profile(args: &Args, env: &Env) -> Result<Option<Labelled>> {
+    check_options("profile", args)?;
+    let labels = Labels::new(env.symbols.clone(), args.ids);
+    let mut profile = open_profile(args, env, labels.clone())?;
+    if args.merge || !profile.takes_frame_sums() {
+        return Ok(None);
+    }
+    match sum_frames(&args.input, env, &args.table.run, &mut profile)? {
+        Summed::Done => {
+            profile.finish()?;
+            Ok(Some(Labelled::new(Box::new(profile), labels)))
+        }
+        Summed::Not(_) => Ok(None),
+    }
 }
 
 /// Refuses options given to a report they do not apply to.
@@ -398,6 +424,12 @@ fn message_view(args: &Args) -> View {
 /// first for the messages report.
 pub fn run(mut args: Args, env: &Env) -> Result<()> {
     let name = take_report(args.report.take(), &mut args.input.inputs)?;
+    if name == "profile" {
+        if let Some(mut summed) = summed_profile(&args, env)? {
+            check_output_is_not_an_input(args.table.output.as_deref(), &args.input.named())?;
+            return print_report(&args, name, summed.report());
+        }
+    }
     let report = open_report(name, &args, env)?;
     let mut sink = Matcher::new(
         report,
@@ -425,10 +457,14 @@ pub fn run(mut args: Args, env: &Env) -> Result<()> {
             pipeline.run(sink.next_mut(), &run)?;
         }
     }
-    let report = sink.next_mut().report();
+    print_report(&args, name, sink.next_mut().report())
+}
+
+/// Prints `report` as the options say: its table, or its partial state.
+fn print_report(args: &Args, name: &str, report: &mut dyn Report) -> Result<()> {
     if args.partial {
         let out = open_output(args.table.output.as_deref(), false)?;
-        return partial_of(&args, name).write(report, out);
+        return partial_of(args, name).write(report, out);
     }
     let columns = report.columns();
     let columns: Vec<&str> = columns.iter().map(String::as_str).collect();

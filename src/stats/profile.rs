@@ -16,7 +16,7 @@ use crate::error::{Error, Result, Warnings};
 use crate::fasthash::FastMap;
 use crate::model::record::{Kind, Record, Sym};
 use crate::model::symbol::Symbols;
-use crate::pipe::{Reads, RecordSink};
+use crate::pipe::{FrameSums, Reads, RecordSink};
 use crate::stats::labels::{Labels, Role};
 use crate::stats::partial::{ordered, PartialRow};
 use crate::stats::sketch::Sketch;
@@ -292,6 +292,41 @@ impl Profile {
         let rows = self.ranked()?.into_iter();
         let time = |f: &Figures| if inclusive { f.inclusive } else { f.exclusive };
         Ok(rows.map(|(key, f)| (key, time(&f))).collect())
+    }
+}
+
+impl Profile {
+    /// Whether frames summed by a reader ([`FrameSums`]) make this profile:
+    /// per location, frames nest in frames of the same key.
+    pub fn takes_frame_sums(&self) -> bool {
+        self.by != By::Loc
+    }
+}
+
+impl FrameSums for Profile {
+    fn row(&mut self, rec: &Record) -> Result<()> {
+        if rec.kind.is_structural() {
+            self.labels.observe(rec);
+        }
+        Ok(())
+    }
+
+    fn durations(&mut self, frame: &Record, durations: &[u64]) -> Result<()> {
+        let figures = self.figures.entry(self.by.key(frame)).or_default();
+        for &d in durations {
+            let d = i64::try_from(d).map_err(|_| {
+                Error::Record(format!(
+                    "a frame of {d} ns is beyond the stream's range (2^63-1 ns)"
+                ))
+            })?;
+            figures.add(d, 0, true);
+        }
+        Ok(())
+    }
+
+    fn exclusive(&mut self, frame: &Record, exclusive: i128) -> Result<()> {
+        let figures = self.figures.entry(self.by.key(frame)).or_default();
+        add_to(&mut figures.exclusive, exclusive, "exclusive time").map_err(Error::Record)
     }
 }
 

@@ -586,6 +586,9 @@ pub struct ThreadFile {
     pub events: Vec<Option<EventDef>>,
     /// Sequence slots: token lists (`None`: a dead slot).
     pub sequences: Vec<Option<Vec<u32>>>,
+    /// Each sequence slot's durations, one per occurrence (in
+    /// `sequence_durations.dat`; empty for a dead slot).
+    pub durations: Vec<VectorHeader>,
     /// Loop slots (`None`: a dead slot).
     pub loops: Vec<Option<LoopDef>>,
     /// Logical → physical event slot (identity before ABI 20).
@@ -632,9 +635,12 @@ impl ThreadFile {
         let n_sequences = b.check_count(at + 8, n_sequences, "number of sequences", 12)?;
         let mut sequences = Vec::with_capacity(n_sequences);
         let mut sequence_offsets = Vec::with_capacity(n_sequences);
+        let mut durations = Vec::with_capacity(n_sequences);
         for _ in 0..n_sequences {
             sequence_offsets.push(b.offset() + 12);
-            sequences.push(parse_sequence(&mut b, abi)?);
+            let (tokens, d) = parse_sequence(&mut b, abi)?;
+            sequences.push(tokens);
+            durations.push(d);
         }
         let sequence_map = parse_map(&mut b, abi, sequences.len(), "sequence map")?;
         let n_loops = b.check_count(at + 16, n_loops, "number of loops", 8)?;
@@ -660,6 +666,7 @@ impl ThreadFile {
             id,
             events,
             sequences,
+            durations,
             loops,
             event_map,
             sequence_map,
@@ -728,20 +735,21 @@ fn parse_event(b: &mut Bytes, abi: u8) -> Result<Option<EventDef>> {
     }))
 }
 
-fn parse_sequence(b: &mut Bytes, abi: u8) -> Result<Option<Vec<u32>>> {
+/// A sequence slot: its tokens (none for a dead slot) and its durations.
+fn parse_sequence(b: &mut Bytes, abi: u8) -> Result<(Option<Vec<u32>>, VectorHeader)> {
     b.u32("sequence type")?;
     let n = b.count("number of tokens", 4)?;
     if n == 0 {
-        return Ok(None);
+        return Ok((None, VectorHeader::default()));
     }
     let mut tokens = Vec::with_capacity(n);
     for _ in 0..n {
         tokens.push(b.u32("token")?);
     }
-    parse_vector(b, abi, true)?;
+    let durations = parse_vector(b, abi, true)?;
     parse_vector(b, abi, true)?;
     parse_vector(b, abi, false)?;
-    Ok(Some(tokens))
+    Ok((Some(tokens), durations))
 }
 
 /// Parses a timestamp (`durations == false`) or duration vector header.

@@ -31,11 +31,13 @@ use crate::model::record::{flags, Kind, Record, Sym};
 use crate::model::symbol::{well_known, SymCache, Symbols};
 use crate::pipe::{Demand, LocationSelection, ReadOptions, RecordSource, Supply};
 
+mod frames;
 mod grammar;
 mod records;
 mod stream;
 mod thread;
 
+pub use frames::sum_frames;
 use stream::Restore;
 
 use records::{attribute_list, push_attributes};
@@ -164,49 +166,7 @@ impl PallasSource {
     /// this one.
     pub fn open(name: &str, path: &Path, opts: &ReadOptions) -> Result<PallasSource> {
         let (symbols, warnings) = (&opts.symbols, &opts.warnings);
-        let main_path = find_main(path)?;
-        let dir = main_path
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| PathBuf::from("."));
-        let main_name = main_path.display().to_string();
-        let main = MainFile::parse(&main_name, &read_file(&main_path)?)?;
-        let mut head = trace_head(name, &main.params, &main.data.metadata, symbols);
-        let mut syms = SymCache::new(symbols.clone());
-        let restore =
-            Restore::from_metadata(&main_name, &main.data.metadata, &mut head, &mut syms)?
-                .map(Arc::new);
-        let mut layout = Layout {
-            dir,
-            main_name,
-            abi: main.params.abi,
-            global: Arc::new(main.data.defs),
-            head,
-            places: Vec::new(),
-            symbols: symbols.clone(),
-            restoring: restore.is_some(),
-        };
-        for group in &main.data.location_groups {
-            layout.add_group(group, &main.data.location_groups, &main.data.locations)?;
-        }
-        let ranks = RankMap::new(
-            &layout.global,
-            (&layout.places, restore.as_deref()),
-            symbols,
-        );
-        let ranks = Arc::new(ranks);
-        let read = selected(
-            &layout.head,
-            &layout.places,
-            opts.locations.as_ref(),
-            symbols,
-        );
-        let mut threads = Vec::with_capacity(layout.places.len());
-        for (place, _) in layout.places.into_iter().zip(read).filter(|(_, r)| *r) {
-            let scope = (layout.global.clone(), ranks.clone(), restore.clone());
-            let syms = SymCache::new(symbols.clone());
-            threads.push(ThreadSource::open(&main.params, place, scope, syms)?);
-        }
+        let (head, threads) = open_threads(path, name, opts)?;
         let sources: Vec<Box<dyn RecordSource>> = match opts.pool.threads().parallel() {
             true => {
                 let located = threads.into_iter().map(|t| {
@@ -221,12 +181,65 @@ impl PallasSource {
             false => threads.into_iter().map(|t| Box::new(t) as _).collect(),
         };
         Ok(PallasSource {
-            head: layout.head,
+            head,
             threads: Merger::new(sources, symbols, warnings)?,
             from_threads: false,
             name: name.to_string(),
         })
     }
+}
+
+/// The trace at `path` (`name` in messages and `meta`): its head rows and
+/// the threads the location selection of `opts` keeps, opened.
+fn open_threads(
+    path: &Path,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<(VecDeque<Record>, Vec<ThreadSource>)> {
+    let symbols = &opts.symbols;
+    let main_path = find_main(path)?;
+    let dir = main_path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let main_name = main_path.display().to_string();
+    let main = MainFile::parse(&main_name, &read_file(&main_path)?)?;
+    let mut head = trace_head(name, &main.params, &main.data.metadata, symbols);
+    let mut syms = SymCache::new(symbols.clone());
+    let restore = Restore::from_metadata(&main_name, &main.data.metadata, &mut head, &mut syms)?
+        .map(Arc::new);
+    let mut layout = Layout {
+        dir,
+        main_name,
+        abi: main.params.abi,
+        global: Arc::new(main.data.defs),
+        head,
+        places: Vec::new(),
+        symbols: symbols.clone(),
+        restoring: restore.is_some(),
+    };
+    for group in &main.data.location_groups {
+        layout.add_group(group, &main.data.location_groups, &main.data.locations)?;
+    }
+    let ranks = RankMap::new(
+        &layout.global,
+        (&layout.places, restore.as_deref()),
+        symbols,
+    );
+    let ranks = Arc::new(ranks);
+    let read = selected(
+        &layout.head,
+        &layout.places,
+        opts.locations.as_ref(),
+        symbols,
+    );
+    let mut threads = Vec::with_capacity(layout.places.len());
+    for (place, _) in layout.places.into_iter().zip(read).filter(|(_, r)| *r) {
+        let scope = (layout.global.clone(), ranks.clone(), restore.clone());
+        let syms = SymCache::new(symbols.clone());
+        threads.push(ThreadSource::open(&main.params, place, scope, syms)?);
+    }
+    Ok((layout.head, threads))
 }
 
 /// Which threads' files are read: those `selection` keeps (all without
