@@ -14,12 +14,7 @@ use crate::pipe::{FrameSums, Summed};
 /// Frames of a Pallas trace summed from its grammar into `sums`, or why
 /// the rows must be read instead (nothing is given to `sums` then).
 pub fn sum_frames(input: Input, opts: &ReadOptions, sums: &mut dyn FrameSums) -> Result<Summed> {
-    let path = input.path.ok_or_else(|| {
-        Error::file(
-            input.name.clone(),
-            "a Pallas trace is a folder: name the folder or its main .pallas file",
-        )
-    })?;
+    let path = trace_path(&input)?;
     let (head, mut threads) = open_threads(&path, &input.name, opts)?;
     let mut plans = Vec::with_capacity(threads.len());
     for t in &mut threads {

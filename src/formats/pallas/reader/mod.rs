@@ -71,13 +71,18 @@ fn push_defined(out: &mut String, text: Option<&str>, what: &str, r: u32) {
 
 /// Opens a Pallas trace (its folder or its main file) as a record source.
 pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
-    let path = input.path.ok_or_else(|| {
+    let path = trace_path(&input)?;
+    Ok(Box::new(PallasSource::open(&input.name, &path, opts)?))
+}
+
+/// Where the trace an input names is: a folder or a file, never a stream.
+fn trace_path(input: &Input) -> Result<PathBuf> {
+    input.path.clone().ok_or_else(|| {
         Error::file(
             input.name.clone(),
             "a Pallas trace is a folder: name the folder or its main .pallas file",
         )
-    })?;
-    Ok(Box::new(PallasSource::open(&input.name, &path, opts)?))
+    })
 }
 
 /// Where a thread's files are and how to name it.
