@@ -86,16 +86,69 @@ pub struct EventSlot {
     pub attributes: EventAttributes,
 }
 
-/// One distinct sequence and its occurrences' vectors.
+/// One distinct sequence and its occurrences' values.
 pub struct SequenceSlot {
     /// Its tokens.
     pub tokens: Box<[u32]>,
-    /// Start of each occurrence.
-    pub timestamps: Vector,
-    /// Duration of each occurrence.
-    pub durations: Vector,
-    /// Exclusive duration of each occurrence.
-    pub exclusive: Vector,
+    /// Start, duration and exclusive duration of each occurrence.
+    pub values: SequenceValues,
+}
+
+/// A sequence's three vectors (start, duration, exclusive duration per
+/// occurrence): held inline while it has occurred once, as most sequences
+/// of a trace whose blocks all differ do, and as vectors from its second
+/// occurrence on.
+#[derive(Default)]
+pub enum SequenceValues {
+    /// It has not occurred.
+    #[default]
+    Unseen,
+    /// Once.
+    Once([u64; 3]),
+    /// More.
+    Vectors(Box<[Vector; 3]>),
+}
+
+impl SequenceValues {
+    /// Adds an occurrence's values; full blocks go to `dat`.
+    fn push<W: Write>(&mut self, values: [u64; 3], dat: &mut Dat<W>) -> Result<()> {
+        match self {
+            SequenceValues::Unseen => *self = SequenceValues::Once(values),
+            SequenceValues::Once(first) => {
+                let mut vectors: Box<[Vector; 3]> = Box::default();
+                for ((v, a), b) in vectors.iter_mut().zip(*first).zip(values) {
+                    v.push(a, dat)?;
+                    v.push(b, dat)?;
+                }
+                *self = SequenceValues::Vectors(vectors);
+            }
+            SequenceValues::Vectors(vectors) => {
+                for (v, x) in vectors.iter_mut().zip(values) {
+                    v.push(x, dat)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The vectors, every value written to `dat`; none held after.
+    pub fn written<W: Write>(&mut self, dat: &mut Dat<W>) -> Result<Box<[Vector; 3]>> {
+        let mut vectors = match std::mem::take(self) {
+            SequenceValues::Unseen => Box::default(),
+            SequenceValues::Once(values) => {
+                let mut vectors: Box<[Vector; 3]> = Box::default();
+                for (v, x) in vectors.iter_mut().zip(values) {
+                    v.push(x, dat)?;
+                }
+                vectors
+            }
+            SequenceValues::Vectors(vectors) => vectors,
+        };
+        for v in vectors.iter_mut() {
+            v.flush(dat)?;
+        }
+        Ok(vectors)
+    }
 }
 
 /// One loop: its body (a sequence token), iterations, and how many times
@@ -160,9 +213,7 @@ impl Grammar {
     pub fn new(max_loop: usize) -> Grammar {
         let root = SequenceSlot {
             tokens: Box::new([]),
-            timestamps: Vector::default(),
-            durations: Vector::default(),
-            exclusive: Vector::default(),
+            values: SequenceValues::Unseen,
         };
         Grammar {
             events: Vec::new(),
@@ -482,9 +533,7 @@ impl Grammar {
         let id = self.sequences.len() as u32;
         self.sequences.push(SequenceSlot {
             tokens: tokens.into(),
-            timestamps: Vector::default(),
-            durations: Vector::default(),
-            exclusive: Vector::default(),
+            values: SequenceValues::Unseen,
         });
         self.by_tokens.entry(h).or_default().push(id);
         id
@@ -498,21 +547,15 @@ impl Grammar {
         (start, duration, exclusive): (u64, u64, u64),
         dat: &mut Dat<W>,
     ) -> Result<()> {
-        let s = &mut self.sequences[id as usize];
-        s.timestamps.push(start, dat)?;
-        s.durations.push(duration, dat)?;
-        s.exclusive.push(exclusive, dat)
+        let values = &mut self.sequences[id as usize].values;
+        values.push([start, duration, exclusive], dat)
     }
 
-    /// Flushes every vector's last block.
-    pub fn flush<W: Write>(&mut self, dats: &mut [Dat<W>; 2]) -> Result<()> {
+    /// Flushes every event's last block of timestamps (the sequences'
+    /// values are written with their headers: [`SequenceValues::written`]).
+    pub fn flush_events<W: Write>(&mut self, dat: &mut Dat<W>) -> Result<()> {
         for e in &mut self.events {
-            e.timestamps.flush(&mut dats[0])?;
-        }
-        for s in &mut self.sequences {
-            s.timestamps.flush(&mut dats[1])?;
-            s.durations.flush(&mut dats[1])?;
-            s.exclusive.flush(&mut dats[1])?;
+            e.timestamps.flush(dat)?;
         }
         Ok(())
     }

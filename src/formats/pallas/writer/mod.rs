@@ -359,19 +359,20 @@ impl PallasWriter {
         let abi = self.params.abi;
         let thread = &mut self.threads[t];
         thread.grammar.finish(&mut thread.dats[1])?;
-        thread.grammar.flush(&mut thread.dats)?;
-        for d in &mut thread.dats {
-            let a = d.get_mut();
-            a.flush()
-                .map_err(|e| Error::io(a.path.display().to_string(), e))?;
-        }
+        thread.grammar.flush_events(&mut thread.dats[0])?;
         let path = thread.dir.join("thread.pallas");
         let name = path.display().to_string();
         let file = std::fs::File::create(&path).map_err(|e| Error::io(name.clone(), e))?;
         let mut out = std::io::BufWriter::new(file);
         let place = (id, thread.archive, abi);
-        rows::thread_file(&thread.grammar, place, &mut thread.spill, &mut out)?;
+        let (spill, dat) = (&mut thread.spill, &mut thread.dats[1]);
+        rows::thread_file(&mut thread.grammar, place, (spill, dat), &mut out)?;
         out.flush().map_err(|e| Error::io(name, e))?;
+        for d in &mut thread.dats {
+            let a = d.get_mut();
+            a.flush()
+                .map_err(|e| Error::io(a.path.display().to_string(), e))?;
+        }
         thread.spill.remove()?;
         let dir = thread.dir.with_file_name(format!("thread_{id}"));
         let _ = std::fs::remove_dir_all(&dir);

@@ -11,7 +11,7 @@ use super::super::RecordId;
 use super::attributes::Spill;
 use super::defs::{TYPE_I64, TYPE_STRING};
 use super::grammar::{too_deep, EventKey, Grammar};
-use super::layout::{self, Out};
+use super::layout::{self, Dat, Out};
 use super::PallasWriter;
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
@@ -549,12 +549,13 @@ pub(super) fn canonical_u64(text: &str) -> Option<u64> {
 }
 
 /// Writes the thread file of a finished grammar to `out`, the events'
-/// attribute lists copied from `spill`: its loops numbered anew without
-/// the dead ones (Pallas's own readers do not all follow id maps).
-pub(super) fn thread_file(
-    g: &Grammar,
+/// attribute lists copied from `spill`, the sequences' values written to
+/// `dat` as their headers are (none held after): its loops numbered anew
+/// without the dead ones (Pallas's own readers do not all follow id maps).
+pub(super) fn thread_file<W: Write>(
+    g: &mut Grammar,
     (id, archive, abi): (u32, u32, u8),
-    spill: &mut Spill,
+    (spill, dat): (&mut Spill, &mut Dat<W>),
     out: &mut dyn Write,
 ) -> Result<()> {
     let mut renumbered = Vec::with_capacity(g.loops.len());
@@ -594,7 +595,7 @@ pub(super) fn thread_file(
     }
     let identity = |n: usize| (0..n as u32).collect::<Vec<u32>>();
     layout::id_map(&mut o, &identity(g.events.len()));
-    for s in &g.sequences {
+    for s in &mut g.sequences {
         let block = s.tokens.first().is_some_and(|&t| {
             matches!(token(t), Some((TokenKind::Event, e))
                 if RecordId::from_number(g.events[e as usize].key.record)
@@ -606,9 +607,11 @@ pub(super) fn thread_file(
             // no vectors.
             continue;
         }
-        s.durations.durations_header(&mut o, abi);
-        s.exclusive.durations_header(&mut o, abi);
-        s.timestamps.timestamps_header(&mut o, abi);
+        let [start, duration, exclusive] = &*s.values.written(dat)?;
+        duration.durations_header(&mut o, abi);
+        exclusive.durations_header(&mut o, abi);
+        start.timestamps_header(&mut o, abi);
+        write(&mut o, out)?;
     }
     layout::id_map(&mut o, &identity(g.sequences.len()));
     for (body, iterations, occurrences) in &live {
