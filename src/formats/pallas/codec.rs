@@ -101,7 +101,8 @@ impl BlockDecoder {
         }
     }
 
-    /// Decodes the block described by `header` from `dat` into `out`.
+    /// Decodes the block described by `header` from `dat` into `out`: its
+    /// `header.size` values, or an error.
     pub fn decode(
         &mut self,
         dat: &DatFile,
@@ -135,7 +136,14 @@ impl BlockDecoder {
             Compression::Sz => Err(fail(
                 "unsupported codec SZ (lossy; no reader outside the SZ library)".into(),
             )),
+        }?;
+        if out.len() != n {
+            return Err(dat.error(
+                at,
+                format!("block decodes to {} values, not {n}", out.len()),
+            ));
         }
+        Ok(())
     }
 }
 

@@ -212,16 +212,14 @@ impl ThreadSource {
         let order = reached(&kids, root)?;
         let mut plan = FramePlan::default();
         let mut frame_of: Vec<Option<usize>> = vec![None; file.sequences.len()];
+        let mut index: FastMap<OpenFrame, usize> = FastMap::default();
         for &s in &order {
             let tokens = file.sequences[s].as_deref().expect("live");
             if let Some(f) = block_of(file, tokens)? {
-                let i = match plan.frames.iter().position(|&g| g.same(f)) {
-                    Some(i) => i,
-                    None => {
-                        plan.frames.push(f);
-                        plan.frames.len() - 1
-                    }
-                };
+                let i = *index.entry(f).or_insert_with(|| {
+                    plan.frames.push(f);
+                    plan.frames.len() - 1
+                });
                 frame_of[s] = Some(i);
             }
         }
@@ -329,17 +327,6 @@ impl ThreadSource {
             let vector = &self.events.file.durations[s];
             for header in &vector.blocks {
                 self.events.decoder.decode(&dat, header, &mut values)?;
-                if values.len() as u64 != header.size {
-                    return Err(Error::offset(
-                        dat.name(),
-                        header.offset,
-                        format!(
-                            "block decodes to {} values, not {}",
-                            values.len(),
-                            header.size
-                        ),
-                    ));
-                }
                 sums.durations(&keys[f], &values)?;
                 let sum: i128 = values.iter().map(|&d| i128::from(d)).sum();
                 total[f] += sum;
@@ -352,17 +339,6 @@ impl ThreadSource {
             sums.exclusive(key, total[f] - inner[f])?;
         }
         Ok(())
-    }
-}
-
-impl OpenFrame {
-    /// The same frame: a region, or a block opened by the same record.
-    fn same(self, other: OpenFrame) -> bool {
-        match (self, other) {
-            (OpenFrame::Region(a), OpenFrame::Region(b)) => a == b,
-            (OpenFrame::Block(a), OpenFrame::Block(b)) => a == b,
-            _ => false,
-        }
     }
 }
 

@@ -146,17 +146,6 @@ impl ThreadEvents {
                 ));
             };
             self.decoder.decode(&self.dat, header, &mut c.values)?;
-            if c.values.len() as u64 != header.size {
-                return Err(Error::offset(
-                    self.dat.name(),
-                    header.offset,
-                    format!(
-                        "block decodes to {} values, not {}",
-                        c.values.len(),
-                        header.size
-                    ),
-                ));
-            }
             if self.lossy {
                 // The block header keeps exact copies of the ends; Pallas's
                 // own reader shows them where it reads the header rather than

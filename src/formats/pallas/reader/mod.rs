@@ -532,7 +532,7 @@ pub struct ThreadEvents {
 
 /// A frame opened by a block-opening record; its name and category are
 /// derived from it when the frame closes.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum OpenFrame {
     /// `ENTER` of a region.
     Region(u32),

@@ -31,7 +31,7 @@ pub(super) struct Names {
     records: FastMap<u32, Sym>,
     collectives: FastMap<Sym, Option<(u32, Sym)>>,
     /// The string of each generic event's name.
-    pub(super) strings: FastMap<Sym, u32>,
+    strings: FastMap<Sym, u32>,
     /// The record a row's `cat` and `name` name (`OMP` `OMP_FORK`...).
     named: FastMap<(Sym, Sym), Option<RecordId>>,
 }
@@ -65,7 +65,7 @@ impl Names {
     }
 
     /// The symbol of a record's name.
-    pub(super) fn record(&mut self, record: RecordId) -> Sym {
+    fn record(&mut self, record: RecordId) -> Sym {
         let symbols = &self.symbols;
         *self
             .records
