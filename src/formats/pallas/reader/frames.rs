@@ -327,6 +327,11 @@ impl ThreadSource {
             let vector = &self.events.file.durations[s];
             for header in &vector.blocks {
                 self.events.decoder.decode(&dat, header, &mut values)?;
+                if let Some(d) = values.iter().find(|&&d| d > i64::MAX as u64) {
+                    let msg =
+                        format!("a duration of {d} ns is beyond the stream's range (2^63-1 ns)");
+                    return Err(Error::offset(dat.name(), header.offset, msg));
+                }
                 sums.durations(&keys[f], &values)?;
                 let sum: i128 = values.iter().map(|&d| i128::from(d)).sum();
                 total[f] += sum;
