@@ -1,29 +1,43 @@
 #!/usr/bin/env bash
-# trace-slice cutting a 1 % window out of the middle of the generated stream
-# and of a generated Pajé trace, next to reading the same file, with peak RSS.
-# Usage: bench/slice.sh [ROWS] [PAJE_MEGABYTES]   (default 10 000 000 and 500)
+# trace-slice cutting a 1 % window at the start and in the middle of each
+# input, next to reading the whole input (trace-filter -k signal, which
+# writes nothing), with peak RSS: by default (reading stops once nothing
+# still to come reaches into the window) and with --true-ends (read to the
+# end). Inputs: the generated stream (TSV, which cannot tell and is read to
+# the end), a generated Pajé trace, a generated OTF2 archive and a
+# generated Pallas trace.
+# Usage: bench/slice.sh [ROWS] [PAJE_MEGABYTES] [OTF2_EVENTS_PER_RANK] [PALLAS_EVENTS_PER_THREAD]
+#   (default 10 000 000 rows, 500 MB, 1 250 000 x 8 ranks, 20 000 000 x 2 threads)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
-rows=${1:-10000000} mb=${2:-500}
+rows=${1:-10000000} mb=${2:-500} otf2_events=${3:-1250000} pallas_events=${4:-20000000}
 bin=target/release
 tsv=$(generated_stream "$rows")
-cargo build --release --quiet --example gen-paje
+cargo build --release --quiet --example gen-paje --example gen-otf2 --example gen-pallas
 paje=bench/data/paje-$mb.paje
 [ -s "$paje" ] || target/release/examples/gen-paje "$mb" > "$paje"
-cat "$paje" > /dev/null
+otf2_dir=bench/data/otf2-$otf2_events-8
+[ -f "$otf2_dir/traces.otf2" ] || target/release/examples/gen-otf2 "$otf2_dir" "$otf2_events" 8
+pallas=bench/data/pallas-$pallas_events-2-zstd
+[ -d "$pallas" ] || target/release/examples/gen-pallas "$pallas" "$pallas_events" 2 zstd
 
-# The window [50 %, 51 %) of the file's span, from trace-stat summary.
+# The window [AT %, AT + 1 %) of the trace's span, from trace-stat summary.
 window() {
   "$bin/trace-stat" -q --no-progress summary "$1" |
-    awk -F'\t' '$1 == "first" { f = $3 } $1 == "last" { l = $3 }
-      END { w = (l - f) / 100; printf "%.0f %.0f\n", f + 50 * w, f + 51 * w }'
+    awk -F'\t' -v at="$2" '$1 == "first" { f = $3 } $1 == "last" { l = $3 }
+      END { w = (l - f) / 100; printf "%.0f %.0f\n", f + at * w, f + (at + 1) * w }'
 }
-for file in "$tsv" "$paje"; do
-  bytes=$(stat -c %s "$file")
-  read -r from to < <(window "$file")
-  echo "$file: $bytes bytes; window [$from, $to) ns"
-  measure "read (trace-filter -k signal)"   "$bytes" "$bin/trace-filter" --no-progress -k signal "$file"
-  measure "trace-filter --from --to"        "$bytes" "$bin/trace-filter" --no-progress --from "$from" --to "$to" "$file"
-  measure "trace-slice --from --to"         "$bytes" "$bin/trace-slice" --no-progress --from "$from" --to "$to" "$file"
+for file in "$tsv" "$paje" "$otf2_dir/traces.otf2" "$pallas"; do
+  bytes=$(du -sb "${file%/traces.otf2}" | cut -f1)
+  cat "${file%/traces.otf2}" > /dev/null 2>&1 || find "${file%/traces.otf2}" -type f -exec cat {} + > /dev/null
+  echo "$file: $bytes bytes"
+  measure "read (trace-filter -k signal)" "$bytes" "$bin/trace-filter" --no-progress -k signal "$file"
+  for at in 0 50; do
+    read -r from to < <(window "$file" "$at")
+    echo "  window [$at %, $((at + 1)) %) = [$from, $to) ns"
+    measure "  trace-slice" "$bytes" "$bin/trace-slice" --no-progress --from "$from" --to "$to" "$file"
+    measure "  trace-slice --true-ends" "$bytes" \
+      "$bin/trace-slice" --no-progress --true-ends --from "$from" --to "$to" "$file"
+  done
 done

@@ -52,6 +52,7 @@ complete -c trace-slice -l rows-only -d 'Write data rows only: no header, no met
 complete -c trace-slice -l line-buffered -d 'Flush after every row (for following a live trace)'
 complete -c trace-slice -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
 complete -c trace-slice -l rebase -d 'Shift every time so that the window starts at 0 (the `origin` meta row moves the other way, so absolute times stay true)'
+complete -c trace-slice -l true-ends -d 'Read the input to its end, so that each frame open at TO leaves with its true end in orig_end (by default reading stops once nothing still to come reaches into the window)'
 complete -c trace-slice -l ignore-incomplete-links -d 'Drop links whose other half never comes, as pj_dump -z does, instead of failing (a warning counts them)'
 complete -c trace-slice -l user-fields -d 'Append the values of user-defined fields (pj_dump\'s -u)'
 complete -c trace-slice -l lenient -d 'Skip invalid lines and elements with a warning each (and a count at the end) instead of stopping at the first'

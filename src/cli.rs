@@ -695,6 +695,11 @@ impl RecordSource for Empty {
     fn locate(&self, _: u64) -> crate::error::Location {
         crate::error::Location::File(String::new())
     }
+    /// Nothing is to come.
+    fn horizon(&self) -> Option<i64> {
+        Some(i64::MAX)
+    }
+
     crate::whole_rows!();
 }
 

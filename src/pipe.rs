@@ -53,6 +53,16 @@ pub trait RecordSource {
     /// merge uses the row's own time and the inputs' order.
     fn order(&self) -> Option<(i64, u64)>;
 
+    /// How early a data row still to come (after the last one returned)
+    /// can start: `Some(t)` when none starts ([`Record::start`]) before
+    /// `t` (`i64::MAX` at the end); `None` when the source cannot tell, as
+    /// for a stream of complete extents in completion order, where a
+    /// `state` row may have begun at any earlier time. A slice stops
+    /// reading once nothing still to come reaches into its window; what a
+    /// source holds (open collectives, links waiting for their other half,
+    /// rows buffered ahead) bounds its answer.
+    fn horizon(&self) -> Option<i64>;
+
     /// Agrees, once before the first row, on what the consumer reads and
     /// drops ([`Demand`]); a stage adds what it needs itself and passes the
     /// demand down, so the reader at the bottom hears it. Returns what the
@@ -254,6 +264,9 @@ impl<S: RecordSource + ?Sized> RecordSource for Box<S> {
     }
     fn order(&self) -> Option<(i64, u64)> {
         (**self).order()
+    }
+    fn horizon(&self) -> Option<i64> {
+        (**self).horizon()
     }
     fn agree(&mut self, demand: Demand) -> Supply {
         (**self).agree(demand)

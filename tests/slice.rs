@@ -27,18 +27,9 @@ fn without_source(text: &str) -> String {
         .collect()
 }
 
-/// The example's window [3 µs, 6 µs): frames and a counter value carried in
-/// at the start, frames closed at the end with their true ends, containers
-/// ended there.
-#[test]
-fn window_of_the_example() {
-    let out = slice(
-        &["--from", "3us", "--to", "6us"],
-        &data("../../examples/pingpong.tsv"),
-    )
-    .unwrap();
-    let rows: Vec<String> = out
-        .lines()
+/// The columns of a slice's rows the golden tests look at.
+fn golden_rows(out: &str) -> Vec<String> {
+    out.lines()
         .skip(1)
         .filter(|l| !l.starts_with("meta"))
         .map(|l| {
@@ -48,7 +39,16 @@ fn window_of_the_example() {
                 .trim_end()
                 .to_string()
         })
-        .collect();
+        .collect()
+}
+
+/// The example's window [3 µs, 6 µs): frames and a counter value carried in
+/// at the start, frames cut at the end (with --true-ends, their true ends
+/// read and recorded), containers ended there.
+#[test]
+fn window_of_the_example() {
+    let example = data("../../examples/pingpong.tsv");
+    let window = ["--from", "3us", "--to", "6us"];
     let want = [
         "container  node0 node0",
         "container 0 rank0 MPI rank 0",
@@ -73,7 +73,22 @@ fn window_of_the_example() {
         "destroy 6000 rank0   S",
         "destroy 6000 node0   S",
     ];
-    assert_eq!(rows, want, "{out}");
+    let true_ends = slice(&[&window[..], &["--true-ends"]].concat(), &example).unwrap();
+    assert_eq!(golden_rows(&true_ends), want, "{true_ends}");
+    // By default the frames open at 6 µs leave there, by location, with no
+    // true end.
+    let cut = slice(&window, &example).unwrap();
+    let mut want: Vec<String> = want.map(String::from).to_vec();
+    want.splice(
+        16..19,
+        [
+            "leave 6000 rank0 main  C",
+            "leave 6000 rank1 compute  C",
+            "leave 6000 rank1 main  C",
+        ]
+        .map(String::from),
+    );
+    assert_eq!(golden_rows(&cut), want, "{cut}");
 }
 
 /// A frame that ends where the window starts does not reach into it: no
@@ -175,41 +190,72 @@ fn window_args(w: (i64, i64)) -> [String; 4] {
     ]
 }
 
+/// A `state` row cut at `t1` as its frame (loc, cat, name, depth, times):
+/// without true ends, a frame cut at T1 has not had its `leave` read, so
+/// not what only the leave carries (its flags, attributes, value).
+fn as_cut_frame(line: &str, t1: i64) -> String {
+    let cut = line.starts_with("state\t")
+        && col(line, "end") == t1.to_string()
+        && col(line, "flags").contains('C');
+    if !cut {
+        return line.to_string();
+    }
+    let frame = ["time", "end", "loc", "cat", "name", "depth"].map(|c| col(line, c));
+    format!("cut {}", frame.join(" "))
+}
+
 /// slice(slice(x, a, b), c, d) = slice(x, max(a, c), min(b, d)), and
-/// slicing commutes with --spans, for every trace, on random windows.
+/// slicing commutes with --spans, for every trace, on random windows:
+/// exactly with --true-ends; by default, frames cut at the end compared
+/// as frames (see [`as_cut_frame`]).
 #[test]
 fn slices_of_slices_and_spans_agree() {
     let dir = scratch("slice-props");
     let mut rng = Rng(2026);
     for input in inputs(&dir) {
         let text = std::fs::read_to_string(&input).unwrap();
-        for round in 0..3 {
+        for round in 0..4 {
+            let true_ends = round % 2 == 1;
             let [(a, b), (c, d)] = windows(&mut rng, span(&text));
-            let args = |w| window_args(w).map(|s| s);
-            let first = slice(&args((a, b)).each_ref().map(String::as_str), &input).unwrap();
+            let args = |w| {
+                let mut args: Vec<String> = window_args(w).into();
+                if true_ends {
+                    args.push("--true-ends".into());
+                }
+                args
+            };
+            let run = |w, file: &Path| {
+                let args = args(w);
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                slice(&args, file).unwrap()
+            };
+            let first = run((a, b), &input);
             let first_file = dir.join("first.tsv");
             std::fs::write(&first_file, &first).unwrap();
-            let twice = slice(&args((c, d)).each_ref().map(String::as_str), &first_file).unwrap();
-            let once = slice(
-                &args((a.max(c), b.min(d))).each_ref().map(String::as_str),
-                &input,
-            )
-            .unwrap();
+            let twice = run((c, d), &first_file);
+            let once = run((a.max(c), b.min(d)), &input);
+            let case = format!("{input:?} round {round}, true ends: {true_ends}");
             assert_eq!(
                 without_source(&twice),
                 without_source(&once),
-                "{input:?} round {round}: [{a}, {b}) then [{c}, {d})"
+                "{case}: [{a}, {b}) then [{c}, {d})"
             );
             // --spans after the slice = the slice after --spans.
             let spans_after = common::cat(&["-q", "--spans"], &first_file).unwrap();
             let spanned = dir.join("spanned.tsv");
             std::fs::write(&spanned, common::cat(&["-q", "--spans"], &input).unwrap()).unwrap();
-            let slice_after =
-                slice(&args((a, b)).each_ref().map(String::as_str), &spanned).unwrap();
+            let slice_after = run((a, b), &spanned);
+            let frames = |text: &str| -> Vec<String> {
+                let text = without_source(text);
+                match true_ends {
+                    true => text.lines().map(String::from).collect(),
+                    false => text.lines().map(|l| as_cut_frame(l, b)).collect(),
+                }
+            };
             assert_eq!(
-                without_source(&spans_after),
-                without_source(&slice_after),
-                "{input:?} round {round}: spans and slice [{a}, {b})"
+                frames(&spans_after),
+                frames(&slice_after),
+                "{case}: spans and slice [{a}, {b})"
             );
         }
     }
@@ -283,7 +329,15 @@ fn rebase_moves_times_and_origin() {
         ]),
     ];
     std::fs::write(&file, stream(&rows)).unwrap();
-    let out = slice(&["--around", "550", "--width", "100", "--rebase"], &file).unwrap();
+    let args = [
+        "--around",
+        "550",
+        "--width",
+        "100",
+        "--rebase",
+        "--true-ends",
+    ];
+    let out = slice(&args, &file).unwrap();
     let body: Vec<String> = out
         .lines()
         .skip(1)

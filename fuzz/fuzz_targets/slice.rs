@@ -9,11 +9,11 @@ mod common;
 
 use common::Buffer;
 use libfuzzer_sys::fuzz_target;
+use tracepipe::formats::stream::tsv::TsvReader;
 use tracepipe::io::Output;
+use tracepipe::pipe::{RecordSource, WriteOptions};
 use tracepipe::stages::slice::{MessageScope, SliceOptions, SliceSource};
 use tracepipe::stages::window::Window;
-use tracepipe::pipe::{RecordSource, WriteOptions};
-use tracepipe::formats::stream::tsv::TsvReader;
 use tracepipe::{Record, Symbols};
 
 fuzz_target!(|data: &[u8]| {
@@ -40,6 +40,7 @@ fuzz_target!(|data: &[u8]| {
             MessageScope::Inside
         },
         rebase: (h >> 32) % 4 != 0 && (h >> 41) % 2 == 0,
+        true_ends: (h >> 42) % 2 == 0,
     };
     let extra = reader.extra_columns().to_vec();
     let mut slice = SliceSource::new(
@@ -63,9 +64,11 @@ fuzz_target!(|data: &[u8]| {
         extra_columns: extra,
         ..WriteOptions::default()
     };
-    let mut sink =
-        tracepipe::formats::stream::tsv::open_writer(Output::new("out", Box::new(buffer.clone())), &opts)
-            .expect("a TSV writer opens");
+    let mut sink = tracepipe::formats::stream::tsv::open_writer(
+        Output::new("out", Box::new(buffer.clone())),
+        &opts,
+    )
+    .expect("a TSV writer opens");
     for r in &rows {
         if let Err(e) = sink.write(r) {
             panic!("the slice {options:?} writes a row the TSV writer refuses: {e}");

@@ -25,8 +25,7 @@ a kept row is on it); rows with an extent (state, claim, coll, dep, signal) \
 that reach into the window (end at FROM or later, start before TO) are \
 clipped to it, flagged C, the times moved kept in orig_time and orig_end (a \
 signal's coefficients are re-expanded at its new start, the original ones \
-kept as orig_c, orig_b, orig_a); frames open at TO leave at TO (C, their true \
-end in orig_end); containers alive at the end are destroyed at TO, or at the \
+kept as orig_c, orig_b, orig_a); frames open at TO leave at TO (C); containers alive at the end are destroyed at TO, or at the \
 latest message end kept after it (S). Messages: with --messages overlap, \
 every message in flight during the window is kept, its ends outside flagged \
 O: a msg row as it is, a half outside the window with its partner. With \
@@ -34,9 +33,17 @@ inside, only messages with both ends in the window: msg rows, and halves \
 whose partner is in it (a half waits, with the rows after it, until its \
 partner comes or the window ends). Halves pair exactly as trace-match pairs \
 them (its matcher runs inside); the posting of a nonblocking receive \
-(posts=recv) is kept with its receive. trace-slice reads its input to the end: a row that completes \
-after TO (a leave, a state, a claim, a message) may have begun in the window, \
-and its true end is recorded.";
+(posts=recv) is kept with its receive. Reading stops after TO as soon as no \
+row still to come can reach into the window and no message kept waits for \
+its other end: the readers of Pajé, Pallas and OTF2 tell how early a row \
+still to come can start (Pajé's open links and reorder window, a location's \
+open collectives, the rows read ahead). Frames open at TO then leave at TO \
+(C), with their true end in orig_end only when it was read already; with \
+--true-ends the input is read to its end and every frame's true end is \
+recorded. A stream (TSV, JSON Lines), STF and TRACE cannot tell: a state, \
+message or claim row comes at its end and may have begun at any earlier \
+time, so they are read to the end, as is a Pallas or OTF2 trace written \
+from a stream that keeps rows or their times in attributes.";
 
 /// What the command holds in memory, for its man page (not `--help`).
 pub const MEMORY: &str = "\
@@ -86,6 +93,12 @@ pub struct Args {
     /// row moves the other way, so absolute times stay true).
     #[arg(long)]
     pub rebase: bool,
+
+    /// Read the input to its end, so that each frame open at TO leaves
+    /// with its true end in orig_end (by default reading stops once
+    /// nothing still to come reaches into the window).
+    #[arg(long)]
+    pub true_ends: bool,
 }
 
 /// `--messages` values.
@@ -138,6 +151,7 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
             MessagesArg::Inside => MessageScope::Inside,
         },
         rebase: args.rebase,
+        true_ends: args.true_ends,
     };
     let pipeline = Pipeline::open(&args.input, env, &args.output.run)?.through(|source| {
         let (symbols, warnings) = (env.symbols.clone(), env.warnings.clone());

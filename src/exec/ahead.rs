@@ -53,6 +53,10 @@ struct Batch {
     /// span of each (without it; none for a row the encoder refused).
     lines: Vec<u8>,
     spans: Vec<Option<(usize, usize)>>,
+    /// From each row on, how early a row can start (the suffix minimum of
+    /// the rows' starts and the source's horizon after the batch), and at
+    /// `len` the source's horizon (see [`RecordSource::horizon`]).
+    bounds: Vec<Option<i64>>,
     /// The source ended after these rows...
     last: bool,
     /// ... or failed.
@@ -71,8 +75,26 @@ struct Producer<S> {
 }
 
 impl<S: RecordSource> Producer<S> {
-    /// Fills `batch` with up to `rows` rows, or what is left of the source.
+    /// Fills `batch` with up to `rows` rows, or what is left of the source,
+    /// and bounds how early the rows from each on can start.
     fn fill(&mut self, batch: &mut Batch, rows: usize) {
+        self.fill_rows(batch, rows);
+        let mut bound = match (batch.last, &batch.error) {
+            (_, Some(_)) => None,
+            (true, None) => Some(i64::MAX),
+            (false, None) => self.source.horizon(),
+        };
+        batch.bounds.clear();
+        batch.bounds.push(bound);
+        for row in batch.rows[..batch.len].iter().rev() {
+            bound = bound.map(|b| b.min(row.start().unwrap_or(i64::MAX)));
+            batch.bounds.push(bound);
+        }
+        batch.bounds.reverse();
+    }
+
+    /// Fills `batch` with up to `rows` rows, or what is left of the source.
+    fn fill_rows(&mut self, batch: &mut Batch, rows: usize) {
         if let Some(demand) = lock(&self.demand).take() {
             self.source.agree(demand);
         }
@@ -299,6 +321,13 @@ impl<S: RecordSource + Send + 'static> RecordSource for AheadSource<S> {
         None
     }
 
+    /// The bound of the rows from the next one handed out on (before the
+    /// first batch comes: none known).
+    fn horizon(&self) -> Option<i64> {
+        let batch = self.current.as_ref()?;
+        *batch.bounds.get(self.next)?
+    }
+
     fn agree(&mut self, demand: Demand) -> Supply {
         // Rows are whole; their lines are encoded ahead when they are what
         // is copied (the batches filled already go without). The source
@@ -360,6 +389,10 @@ mod tests {
         fn locate(&self, mark: u64) -> Location {
             Location::File(format!("count {mark}"))
         }
+        fn horizon(&self) -> Option<i64> {
+            None
+        }
+
         crate::whole_rows!();
     }
 

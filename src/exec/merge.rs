@@ -403,6 +403,22 @@ impl RecordSource for Merger {
         None
     }
 
+    /// The earliest of each live input's bound and the start of the head
+    /// it holds (one whose head was just handed out: its bound alone).
+    fn horizon(&self) -> Option<i64> {
+        let mut bound = i64::MAX;
+        for &Reverse((_, _, i)) in self.heap.iter() {
+            let lane = &self.lanes[i];
+            let to_come = lane.source.horizon()?.saturating_add(lane.shift);
+            let held = match self.refill == Some(i) {
+                true => None,
+                false => lane.head.start(),
+            };
+            bound = bound.min(to_come).min(held.unwrap_or(i64::MAX));
+        }
+        Some(bound)
+    }
+
     fn agree(&mut self, demand: Demand) -> Supply {
         let mut raw_lines = true;
         for i in 0..self.lanes.len() {

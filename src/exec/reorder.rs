@@ -221,6 +221,16 @@ impl RowQueue {
     pub fn released(&self) -> i64 {
         self.released
     }
+
+    /// How early a row waiting, or one committed from now on, can start:
+    /// the earliest start of a waiting row, and the newest completion
+    /// released (a row completing before it is refused). A look at every
+    /// waiting row.
+    pub fn earliest_start(&self) -> i64 {
+        let waiting = self.slots.iter().filter(|s| s.queued);
+        let starts = waiting.filter_map(|s| s.rec.start());
+        starts.fold(self.released, i64::min)
+    }
 }
 
 #[cfg(test)]

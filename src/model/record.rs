@@ -115,6 +115,11 @@ impl ColumnSet {
     pub const fn union(self, other: ColumnSet) -> ColumnSet {
         ColumnSet(self.0 | other.0)
     }
+
+    /// Whether the sets share a column.
+    pub const fn intersects(self, other: ColumnSet) -> bool {
+        self.0 & other.0 != 0
+    }
 }
 
 impl FromIterator<Column> for ColumnSet {
@@ -631,6 +636,17 @@ impl Record {
             (Some(t), _) => Some(t),
             (None, e) if self.kind != Kind::Container => e,
             _ => None,
+        }
+    }
+
+    /// When the row begins: its `time`, or for a row with an extent the
+    /// earlier of `time` and `end` (a reversed message starts at its end);
+    /// `None` for a row without either, and for a `container` row.
+    pub fn start(&self) -> Option<i64> {
+        match (self.time, self.end) {
+            _ if self.kind == Kind::Container => None,
+            (Some(t), Some(e)) => Some(t.min(e)),
+            (t, e) => t.or(e),
         }
     }
 

@@ -612,6 +612,11 @@ impl<S: RecordSource> RecordSource for FilterSource<S> {
         None
     }
 
+    /// Dropping rows moves no bound: the inner source's.
+    fn horizon(&self) -> Option<i64> {
+        self.inner.horizon()
+    }
+
     fn agree(&mut self, demand: Demand) -> Supply {
         // Every row it passes on is as read, with its raw line (but the
         // containers, which are whole). What the consumer drops unread the

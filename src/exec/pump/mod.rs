@@ -248,6 +248,10 @@ mod tests {
                 line,
             }
         }
+        fn horizon(&self) -> Option<i64> {
+            None
+        }
+
         crate::whole_rows!();
     }
 

@@ -55,5 +55,11 @@ pub const HEAD_PROPERTY: &str = "TRACEPIPE::STREAM_HEAD";
 /// the stream left it, where other archives' get a `leave` at the end.
 pub const STREAM_PROPERTY: &str = "TRACEPIPE::STREAM";
 
+/// The anchor property in which tracepipe's writer says how far, in ns, a
+/// row read back may begin before its event (a row kept whole stands at
+/// its completion; a collective whose begin is kept beside its end, at
+/// the end): a reader bounds how early a row still to come can start.
+pub const LEAD_PROPERTY: &str = "TRACEPIPE::LEAD";
+
 /// The value of the [`STREAM_PROPERTY`].
 pub const STREAM_VERSION: &str = "tracepipe-stream/1";

@@ -292,5 +292,11 @@ impl RecordSource for DumpReader {
         }
     }
 
+    /// STF's messages, scopes and collectives are records with extents,
+    /// given at their completion, that begin at any earlier time.
+    fn horizon(&self) -> Option<i64> {
+        None
+    }
+
     crate::whole_rows!();
 }

@@ -111,6 +111,12 @@ impl<R: BufRead> RecordSource for JsonlReader<R> {
         None
     }
 
+    /// A stream's `state`, `msg`, `claim`... rows come at their completion
+    /// and may have begun at any earlier time: the stream cannot tell.
+    fn horizon(&self) -> Option<i64> {
+        None
+    }
+
     fn agree(&mut self, demand: Demand) -> Supply {
         self.decoded = demand.reads.without_raw_line().union(ColumnSet::PLACE);
         Supply::WHOLE_ROWS

@@ -196,6 +196,12 @@ impl RecordSource for MatchSource {
         None
     }
 
+    /// Its `msg` rows are made from halves it held, so they begin at any
+    /// earlier time; no consumer of a matcher's rows asks.
+    fn horizon(&self) -> Option<i64> {
+        None
+    }
+
     /// Rows pass through with their lines, but the matcher reads every
     /// row whole (a half becomes part of a `msg`; a location's end releases
     /// what waits on it), and many of the rows it hands out it makes.

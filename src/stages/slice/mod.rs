@@ -12,9 +12,15 @@
 //! ([`Matcher`], observing its pairings), so a slice agrees with
 //! `trace-match`, posting order included.
 //!
-//! The slicer reads to the end of its input: a row that completes after T1
-//! (a frame's leave, a state, a claim, a message) may have begun in the
-//! window, and carries the true end the output records. Memory: the held
+//! After T1 the slicer reads on only while a row still to come may reach
+//! into the window: a row that completes after T1 (a state, a claim, a
+//! message) may have begun in it. The source tells how early a row still
+//! to come can start ([`RecordSource::horizon`]); the slicer stops once
+//! that is T1 or later and no message half in the slice waits for its
+//! partner. Frames open at T1 then leave there, made from their `enter`
+//! rows, whatever was read after T1, so the slice does not depend on
+//! where reading stopped (how far the source read ahead); `true_ends`
+//! reads to the end and gives each frame its true end. Memory: the held
 //! container rows, the open frames, the last sample of each counter, the
 //! message halves in flight, the rows crossing T1, and the rows held behind
 //! a half (`Inside`) or a receive's posting waiting in the window.
@@ -53,6 +59,10 @@ pub enum MessageScope {
     Inside,
 }
 
+/// After T1, how many rows pass between two looks at whether reading can
+/// stop (a look asks the source, which may look at each row it holds).
+const STOP_EVERY: u64 = 64;
+
 /// What to cut.
 #[derive(Debug, Clone, Copy)]
 pub struct SliceOptions {
@@ -63,6 +73,10 @@ pub struct SliceOptions {
     /// Shift every time so that the window starts at 0 (the `origin` meta row
     /// moves the other way).
     pub rebase: bool,
+    /// Read to the end of the input, so that each frame open at T1 leaves
+    /// with its true end; else reading stops once nothing still to come
+    /// reaches into the window (see [`RecordSource::horizon`]).
+    pub true_ends: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -76,11 +90,13 @@ enum Phase {
 }
 
 /// One location's stack: the open frames' `enter` rows (slots past `depth`
-/// kept for their buffers), and how many of them were open at T1.
+/// kept for their buffers), how many of them were open at T1, and how
+/// many of those are still open.
 #[derive(Default)]
 struct Stack {
     frames: Vec<Record>,
     depth: usize,
+    open_at_t1: usize,
     open_at_end: usize,
 }
 
@@ -127,6 +143,9 @@ struct Slicer {
     out: Outbox,
     /// Rows crossing T1, written (sorted) at the end.
     tail: Outbox,
+    /// Without true ends, `state` rows cut at T1: written at the end with
+    /// the frames open at T1.
+    cut_frames: Vec<Record>,
     /// Containers declared before T0, in order, until the window starts.
     held: OrderedMap<Sym, Record>,
     /// Containers gone before T0: declared only if a kept row needs them.
@@ -150,6 +169,8 @@ struct Slicer {
     gate_base: u64,
     /// Postings of nonblocking receives in the gate, by (poster, request).
     postings: FastMap<(String, String), u64>,
+    /// Rows taken after T1 (reading may stop every [`STOP_EVERY`]).
+    rows_after: u64,
     /// Locations whose frames open at T0 are not entered again yet.
     reentering: FastSet<Sym>,
     /// The input's first time (a start) and last completion time.
@@ -171,6 +192,7 @@ impl Slicer {
             phase,
             out: Outbox::default(),
             tail: Outbox::default(),
+            cut_frames: Vec::new(),
             held: OrderedMap::default(),
             dead: FastMap::default(),
             alive: OrderedMap::default(),
@@ -190,6 +212,7 @@ impl Slicer {
             gate: VecDeque::new(),
             gate_base: 0,
             postings: FastMap::default(),
+            rows_after: 0,
             first: None,
             last: None,
             scratch: Record::default(),

@@ -2,6 +2,8 @@
 //! at T0 (frames entered again, counters sampled), inside, at T1 (frames
 //! left, extents clipped) and after, to the end of the input.
 
+use std::cmp::Reverse;
+
 use super::*;
 
 /// Flags a message end kept outside the window.
@@ -231,7 +233,7 @@ impl Slicer {
         self.close_gate()?;
         self.phase = Phase::After;
         for stack in self.stacks.values_mut() {
-            stack.open_at_end = stack.depth;
+            (stack.open_at_t1, stack.open_at_end) = (stack.depth, stack.depth);
         }
         Ok(())
     }
@@ -242,7 +244,15 @@ impl Slicer {
             Kind::Enter => self.push(rec),
             Kind::Leave => {
                 let open_at_end = self.pop(rec)?;
-                if open_at_end {
+                // Without true ends, frames open at T1 leave from their
+                // enter rows at the end, but those that end at T1 (every
+                // row at T1 is read).
+                let at_t1 = rec.time == Some(self.end());
+                if open_at_end && at_t1 {
+                    let stack = self.stacks.get_mut(&rec.loc).expect("popped");
+                    stack.open_at_t1 = stack.depth;
+                }
+                if open_at_end && (self.options.true_ends || at_t1) {
                     let t1 = self.end();
                     return self.keep_changed(rec, true, |row| {
                         moved_to(row, t1, ATTR_ORIG_END);
@@ -285,6 +295,17 @@ impl Slicer {
             };
         }
         let window = self.options.window;
+        // Without true ends, a frame cut at T1 has none, as a `state` row
+        // as with its `enter` and `leave`, and goes with the frames cut
+        // there (slicing commutes with --spans).
+        if rec.kind == Kind::State && !self.options.true_ends && hi > self.end() {
+            let mut row = rec.clone();
+            clip(&mut row, window)?;
+            row.remove_attr(ATTR_ORIG_END);
+            self.revive(row.loc)?;
+            self.cut_frames.push(row);
+            return Ok(());
+        }
         self.keep_changed(rec, late, |row| clip(row, window))
     }
 
@@ -312,8 +333,25 @@ impl Slicer {
         Ok(false)
     }
 
-    /// The input ended: frames still open at T1 leave there, the rows
-    /// crossing T1 are written in order, then the containers alive end.
+    /// Whether reading can stop after this row: past T1, nothing `inner`
+    /// still has starts before T1 or at it (a leave at T1 ends its frame
+    /// there, uncut), and no half in the slice waits for its partner
+    /// (looked at every [`STOP_EVERY`] rows).
+    pub(super) fn can_stop(&mut self, inner: &dyn RecordSource) -> bool {
+        if self.phase != Phase::After || self.options.true_ends {
+            return false;
+        }
+        self.rows_after += 1;
+        if self.rows_after % STOP_EVERY != 1 {
+            return false;
+        }
+        let reaches_in = inner.horizon().is_none_or(|t| t <= self.end());
+        !reaches_in && !self.flights.values().any(|f| f.written)
+    }
+
+    /// The input ended, or reading stopped: frames still open at T1 leave
+    /// there, the rows crossing T1 are written in order, then the
+    /// containers alive end.
     pub(super) fn finish(&mut self) -> Result<()> {
         self.pairer.finish()?;
         self.settle()?;
@@ -346,22 +384,41 @@ impl Slicer {
         })
     }
 
+    /// Frames open at T1 leave there: with true ends, those still open at
+    /// the input's end, their true end its last time; else every frame
+    /// open at T1, with no true end.
     pub(super) fn finish_after(&mut self) -> Result<()> {
         let (t1, last) = (self.end(), self.last.unwrap_or_default());
+        let true_end = if self.options.true_ends { last } else { t1 };
         let mut locs: Vec<Sym> = self.stacks.keys().copied().collect();
         locs.sort_by_key(|&loc| self.symbols.text(loc));
         for loc in locs {
             let stack = &self.stacks[&loc];
-            for depth in (0..stack.open_at_end).rev() {
+            let open = match self.options.true_ends {
+                true => stack.open_at_end,
+                false => stack.open_at_t1,
+            };
+            for depth in (0..open).rev() {
                 let frame = &stack.frames[depth];
                 let mut leave = Record::new(Kind::Leave);
-                leave.time = Some(last);
+                leave.time = Some(true_end);
                 (leave.loc, leave.cat, leave.name) = (frame.loc, frame.cat, frame.name);
                 leave.depth = frame.depth;
                 moved_to(&mut leave, t1, ATTR_ORIG_END);
                 leave.add_flag(flags::CLIPPED);
-                self.tail.write(&leave)?;
+                match self.options.true_ends {
+                    true => self.tail.write(&leave)?,
+                    false => self.cut_frames.push(leave),
+                }
             }
+        }
+        // Frames cut at T1, as leaves or states: after the other rows
+        // there, by location, inner first (their ends are not known).
+        let symbols = &self.symbols;
+        let mut cut = std::mem::take(&mut self.cut_frames);
+        cut.sort_by_cached_key(|r| (symbols.text(r.loc), Reverse(r.depth)));
+        for frame in &cut {
+            self.tail.write(frame)?;
         }
         self.tail.sort();
         let mut end = t1;

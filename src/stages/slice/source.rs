@@ -87,7 +87,9 @@ impl RecordSource for SliceSource {
                 self.slicer
                     .row(rec)
                     .map_err(|e| e.at(self.inner.location()))?;
-            } else {
+            }
+            let stopped = more && self.slicer.can_stop(self.inner.as_ref());
+            if !more || stopped {
                 self.finished = true;
                 if let Some(why) = self.slicer.outside() {
                     self.warnings.warn(why);
@@ -120,6 +122,12 @@ impl RecordSource for SliceSource {
     }
 
     fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
+
+    /// Rows crossing T1 are held to the end and given clipped: no bound
+    /// is kept (no stage after a slice asks).
+    fn horizon(&self) -> Option<i64> {
         None
     }
 

@@ -196,6 +196,20 @@ impl RecordSource for LocationSource {
         self.mark
     }
 
+    /// Events come in time order: nothing to come starts before the last
+    /// one's time (less how far a row may begin before its event), a
+    /// collective begun or requested and not ended, or a row waiting to go.
+    fn horizon(&self) -> Option<i64> {
+        if self.finished && self.pending.is_empty() {
+            return Some(i64::MAX);
+        }
+        let next = self.last_time.saturating_sub(self.scope.lead?);
+        let waiting = self.pending.iter().filter_map(Record::start).min();
+        let begun = self.collectives.iter().chain(self.requests.values());
+        let bound = waiting.into_iter().chain(begun.copied()).min();
+        Some(bound.map_or(next, |b| b.min(next)))
+    }
+
     fn locate(&self, mark: u64) -> Location {
         event_location(&self.events.name, mark)
     }

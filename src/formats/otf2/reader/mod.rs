@@ -17,7 +17,7 @@ use super::anchor::{self, Anchor};
 use super::defs::{Definitions, Metric};
 use super::events::window_for;
 use super::local::Local;
-use super::{HEAD_PROPERTY, PREFIX, STREAM_PROPERTY};
+use super::{HEAD_PROPERTY, LEAD_PROPERTY, PREFIX, STREAM_PROPERTY};
 use crate::error::{Error, Location, Result};
 use crate::exec::ahead::{read_ahead, Locator};
 use crate::exec::merge::Merger;
@@ -121,6 +121,10 @@ impl Otf2Source {
         let read = containers.read(&defs, opts.locations.as_ref());
         let mut scope = Scope::new(defs, containers.locations, Timebase::of(&clock), symbols);
         scope.from_stream = anchor.properties.iter().any(|(k, _)| k == STREAM_PROPERTY);
+        let declared = anchor.properties.iter().find(|(k, _)| k == LEAD_PROPERTY);
+        if let Some(lead) = declared.and_then(|(_, v)| v.parse::<i64>().ok()) {
+            scope.lead = Some(lead.max(0));
+        }
         let scope = Arc::new(scope);
         let mut sources = Vec::new();
         let defined = scope.defs.locations.iter().map(|(l, _)| *l);
@@ -179,7 +183,7 @@ fn trace_head(
         }
     }
     rows.push((format!("{PREFIX}global_offset"), clock.offset.to_string()));
-    let own = |k: &str| k == HEAD_PROPERTY || k == STREAM_PROPERTY;
+    let own = |k: &str| [HEAD_PROPERTY, STREAM_PROPERTY, LEAD_PROPERTY].contains(&k);
     for (k, v) in anchor.properties.iter().filter(|(k, _)| !own(k)) {
         rows.push((format!("{PREFIX}property.{k}"), v.clone()));
     }
@@ -401,6 +405,11 @@ impl RecordSource for Otf2Source {
 
     fn order(&self) -> Option<(i64, u64)> {
         None
+    }
+
+    /// Its leading rows are declarations: the locations' bound.
+    fn horizon(&self) -> Option<i64> {
+        self.locations.horizon()
     }
 
     fn agree(&mut self, demand: Demand) -> Supply {

@@ -126,6 +126,11 @@ pub struct Scope {
     pub row_parameter: Option<u32>,
     /// Written by tracepipe from a stream: frames left open stay open.
     pub from_stream: bool,
+    /// How far a row may begin before its event: 0 where no row is kept
+    /// whole and no attribute sets a row's `time` or `end`, else what the
+    /// writer declared (`LEAD_PROPERTY`); unknown otherwise. What bounds a
+    /// location's horizon.
+    pub lead: Option<i64>,
 }
 
 impl Scope {
@@ -149,11 +154,18 @@ impl Scope {
             symbols: symbols.clone(),
             row_parameter: None,
             from_stream: false,
+            lead: Some(0),
             defs,
         };
         scope.row_parameter = scope.defs.parameters.iter().find_map(|(&p, &(name, _))| {
             (scope.defs.string(name) == Some(super::super::ROW_PARAMETER)).then_some(p)
         });
+        let moves_times = scope.defs.attributes.values().any(|d| {
+            let column = scope.defs.string(d.name);
+            let column = column.and_then(|n| n.strip_prefix(super::super::COLUMN_ATTR));
+            matches!(column, Some("time" | "end"))
+        });
+        scope.lead = (scope.row_parameter.is_none() && !moves_times).then_some(0);
         scope.regions = scope.region_names();
         scope.comms = scope.comm_ranks();
         scope.metrics = scope.metric_members();

@@ -18,7 +18,7 @@ mod registry;
 mod rows;
 
 use super::encode::Buf;
-use super::{HEAD_PROPERTY, STREAM_PROPERTY, STREAM_VERSION};
+use super::{HEAD_PROPERTY, LEAD_PROPERTY, STREAM_PROPERTY, STREAM_VERSION};
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::formats::stream::jsonl;
@@ -154,6 +154,8 @@ pub struct Otf2Writer {
     /// The latest tick of any event, and the stream's time origin.
     length: u64,
     origin: Option<u64>,
+    /// How far a row read back may begin before its event ([`LEAD_PROPERTY`]).
+    lead: i64,
     /// Reused: an event being encoded, its attributes, a row's JSON.
     event: Buf,
     attrs: Vec<(u32, u8, u64)>,
@@ -167,6 +169,13 @@ pub struct Otf2Writer {
 }
 
 impl Otf2Writer {
+    /// Notes that `rec` is read back from an event at `at` ns.
+    fn read_back_at(&mut self, rec: &Record, at: Option<i64>) {
+        if let (Some(at), Some(start)) = (at, rec.start()) {
+            self.lead = self.lead.max(at.saturating_sub(start));
+        }
+    }
+
     fn create(out: Output, anchor: &Path, symbols: Symbols, window: u64) -> Result<Otf2Writer> {
         let folder = anchor.with_extension("");
         std::fs::create_dir_all(&folder).map_err(|e| Error::io(folder.display().to_string(), e))?;
@@ -181,6 +190,7 @@ impl Otf2Writer {
             order: Reorder::new(usize::try_from(window).unwrap_or(usize::MAX)),
             length: 0,
             origin: None,
+            lead: 0,
             event: Buf::default(),
             attrs: Vec::new(),
             text: String::new(),
@@ -311,10 +321,13 @@ impl RecordSink for Otf2Writer {
         let clock = (1_000_000_000, self.length, self.origin.unwrap_or(u64::MAX));
         let defs = self.registry.finish(clock, &events)?;
         let head = std::str::from_utf8(&self.head).expect("JSON is UTF-8");
+        let lead = self.lead.to_string();
+        let mut properties = vec![(STREAM_PROPERTY, STREAM_VERSION), (LEAD_PROPERTY, &lead)];
         // The library takes a property of no value for one removed.
-        let properties = [(STREAM_PROPERTY, STREAM_VERSION), (HEAD_PROPERTY, head)];
-        let properties = &properties[..1 + usize::from(!head.is_empty())];
-        let anchor = super::archive::anchor_file(CHUNK_SIZE, locations, defs, properties);
+        if !head.is_empty() {
+            properties.push((HEAD_PROPERTY, head));
+        }
+        let anchor = super::archive::anchor_file(CHUNK_SIZE, locations, defs, &properties);
         out.write_line(&anchor.bytes)?;
         out.finish()
     }

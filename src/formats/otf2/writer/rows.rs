@@ -367,6 +367,7 @@ impl Otf2Writer {
         }
         self.row_attrs(rec, 0)?;
         if !nested {
+            self.read_back_at(rec, rec.end);
             self.column("time", itoa::Buffer::new().format(t))?;
             self.column("flags", &rec.flags)?;
         }
@@ -536,6 +537,7 @@ impl Otf2Writer {
             // Its peer is declared back as a location too.
             self.location(rec.peer)?;
         }
+        self.read_back_at(rec, rec.completion());
         self.json.clear();
         jsonl::encode_row(rec, &self.symbols, 1, &mut self.json);
         let text = std::str::from_utf8(self.json.trim_ascii_end()).expect("JSON is UTF-8");

@@ -30,7 +30,12 @@ impl Sim {
         // A half counts for the end of the trace even when its link never
         // completes (PajeNG's -z).
         *out.max_time = Some(out.max_time.map_or(entity.time, |m| m.max(entity.time)));
-        let Some(first) = self.pair_link(line, c, t, number, half)? else {
+        // The other half completes the link no earlier than the previous
+        // link of the type in the container (PajeNG's order on links).
+        let begun = entity
+            .time
+            .min(self.containers[c as usize].slots[entity.s].last);
+        let Some(first) = self.pair_link(line, (c, t), number, half, begun)? else {
             return Ok(());
         };
         let ticket = out.declare(|msg| {
@@ -38,26 +43,26 @@ impl Sim {
         });
         self.spare_halves.extend([first.0, first.1]);
         let completion = ticket?.key;
-        self.check_link_order(c, t, entity.s, completion)
+        self.check_link_order((c, t, entity.s), entity.time, completion)
     }
 
-    /// A completed link may not complete before the previous one of its
-    /// type in its container (PajeNG's only order check on links).
+    /// A link may not be completed (its second half, at `at`) before the
+    /// previous one of its type in its container ended (PajeNG's only
+    /// order check on links); it ends at `completion`.
     pub(super) fn check_link_order(
         &mut self,
-        c: u32,
-        t: u32,
-        s: usize,
+        (c, t, s): (u32, u32, usize),
+        at: i64,
         completion: i64,
     ) -> Result<(), String> {
         let container = &mut self.containers[c as usize];
         let slot = &mut container.slots[s];
-        if completion < slot.last {
+        if at < slot.last {
             return Err(format!(
-                "a link of type `{}` in container `{}` completes at {} s, before the previous one ({} s): PajeNG stores completed links in time order",
+                "a link of type `{}` in container `{}` completes at {} s, before the previous one ended ({} s): PajeNG stores completed links in time order",
                 self.types[t as usize].id,
                 container.id,
-                crate::model::record::format_seconds(completion),
+                crate::model::record::format_seconds(at),
                 crate::model::record::format_seconds(slot.last)
             ));
         }
@@ -96,10 +101,10 @@ impl Sim {
     pub(super) fn pair_link(
         &mut self,
         line: &Line,
-        c: u32,
-        t: u32,
+        (c, t): (u32, u32),
         number: u64,
         half: Box<Record>,
+        begun: i64,
     ) -> Result<Option<LinkHalves>, String> {
         let start = half.kind == Kind::Send;
         let value = line.get(Field::Value);
@@ -144,6 +149,7 @@ impl Sim {
                     line: number,
                     value: pending_value,
                     container: c,
+                    begun,
                     half,
                 };
                 self.pending.insert(pending_key, link);
@@ -151,5 +157,17 @@ impl Sim {
                 Ok(None)
             }
         }
+    }
+}
+
+impl Sim {
+    /// How early a link still waiting for its other half can begin: its
+    /// half's time, or the end of the link before it of its type in its
+    /// container (the other half comes no earlier); a link whose container
+    /// is gone (`--ignore-incomplete-links`) never completes.
+    pub(super) fn links_begun(&self) -> i64 {
+        let live = self.pending.values();
+        let live = live.filter(|p| self.containers[p.container as usize].alive);
+        live.map(|p| p.begun).fold(i64::MAX, i64::min)
     }
 }

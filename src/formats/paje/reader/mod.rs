@@ -170,6 +170,8 @@ struct PendingLink {
     line: u64,
     value: String,
     container: u32,
+    /// No earlier than this can the link begin (see `Sim::links_begun`).
+    begun: i64,
     /// The half's row, made into a `msg` with the other half's (boxed:
     /// it moves through the pending map).
     half: Box<Record>,
@@ -688,6 +690,21 @@ impl<R: BufRead> RecordSource for PajeReader<R> {
             file: self.sim.file.clone(),
             line,
         }
+    }
+
+    /// Rows wait in the reorder queue and complete no earlier than the
+    /// newest released; a link waiting for its other half begins no
+    /// earlier than its half or the end of the link before it.
+    fn horizon(&self) -> Option<i64> {
+        let queued = self.queue.earliest_start();
+        if self.done {
+            return Some(if self.queue.is_empty() {
+                i64::MAX
+            } else {
+                queued
+            });
+        }
+        Some(queued.min(self.sim.links_begun()))
     }
 
     crate::whole_rows!();

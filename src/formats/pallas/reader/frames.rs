@@ -282,22 +282,12 @@ impl ThreadSource {
     /// show: frames whose name, category or times are kept in attributes
     /// (`tracepipe.name`...), and rows kept whole (which may be frames).
     fn rows_are_the_grammars(&self) -> std::result::Result<(), String> {
-        let scope = self.names.scope();
-        for event in self.events.file.events.iter().flatten() {
-            let record = RecordId::from_number(event.record);
-            let frame = record.is_some_and(|r| {
-                r.opens_block() || r.closes_thread_block() || r == RecordId::Leave
-            });
-            if frame && keeps_frame_columns(&event.attributes, scope) {
-                return Err("a frame's name, category or time is kept in an attribute".into());
-            }
-            let text = event.payload.get(..4);
-            let text = text.map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")));
-            let whole = record == Some(RecordId::Generic)
-                && text.and_then(|s| scope.string(s)) == Some(crate::model::record::ROW_ATTR);
-            if whole {
-                return Err("rows kept whole, which may be frames".into());
-            }
+        let kept = self.kept_beside_grammar();
+        if kept.frame_columns {
+            return Err("a frame's name, category or time is kept in an attribute".into());
+        }
+        if kept.whole_rows {
+            return Err("rows kept whole, which may be frames".into());
         }
         Ok(())
     }
@@ -345,40 +335,4 @@ impl ThreadSource {
         }
         Ok(())
     }
-}
-
-/// Whether attribute lists `lists` set a column a profile reads (a
-/// frame's `name`, `cat`, `time` or `end`); a list it cannot walk counts
-/// as one.
-fn keeps_frame_columns(lists: &[u8], scope: Scope) -> bool {
-    use crate::model::record::COLUMN_ATTR;
-    let read = |at: usize, n: usize| lists.get(at..at + n);
-    let mut at = 0;
-    while at < lists.len() {
-        let Some(size) = read(at + 4, 2).map(|b| u16::from_le_bytes([b[0], b[1]]) as usize) else {
-            return true;
-        };
-        let Some(&count) = lists.get(at + 6) else {
-            return true;
-        };
-        let (end, mut pos) = (at + size, at + 7);
-        for _ in 0..count {
-            let Some(value) = read(pos, 6) else {
-                return true;
-            };
-            let value_size = u16::from_le_bytes([value[0], value[1]]) as usize;
-            let r = u32::from_le_bytes(value[2..6].try_into().expect("4 bytes"));
-            let name = scope.attribute(r).and_then(|d| scope.string(d.name));
-            let column = name.and_then(|n| n.strip_prefix(COLUMN_ATTR));
-            if matches!(column, Some("name" | "cat" | "time" | "end")) || value_size < 6 {
-                return true;
-            }
-            pos += value_size;
-        }
-        if size < 7 || pos > end {
-            return true;
-        }
-        at = end;
-    }
-    false
 }

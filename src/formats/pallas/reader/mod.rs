@@ -478,6 +478,11 @@ impl RecordSource for PallasSource {
         None
     }
 
+    /// Its leading rows are declarations: the threads' bound.
+    fn horizon(&self) -> Option<i64> {
+        self.threads.horizon()
+    }
+
     fn agree(&mut self, demand: Demand) -> Supply {
         self.threads.agree(demand)
     }
@@ -600,6 +605,10 @@ pub struct ThreadSource {
     /// Reused text buffers (attribute keys and values, numbers).
     key: String,
     value: String,
+    /// How far a row may begin before its event: 0 unless rows or their
+    /// times are kept in attributes ([`stream::Kept`]), then what the
+    /// writer declared, if it did. What bounds the thread's horizon.
+    lead: Option<i64>,
 }
 
 /// What mapping one event needs of its thread, borrowed for the event.

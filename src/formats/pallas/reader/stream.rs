@@ -7,11 +7,13 @@
 
 use std::collections::VecDeque;
 
-use super::super::writer::{CAT_KEY, HEAD_KEY, LOC_KEY, STREAM_KEY};
+use super::super::writer::{CAT_KEY, HEAD_KEY, LEAD_KEY, LOC_KEY, STREAM_KEY};
+use super::super::RecordId;
+use super::{Scope, ThreadSource};
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::formats::stream::jsonl;
-use crate::model::record::{ColumnSet, Record, COLUMN_ATTR, ROW_ATTR};
+use crate::model::record::{Column, ColumnSet, Record, COLUMN_ATTR, ROW_ATTR};
 use crate::model::symbol::SymCache;
 
 /// What a trace written from a stream says beside its records.
@@ -21,6 +23,9 @@ pub struct Restore {
     pub cats: FastMap<u32, String>,
     /// The locations with no thread (named only as peers), by id.
     pub locs: FastMap<u32, String>,
+    /// How far a row read back may begin before its event, if the writer
+    /// said ([`LEAD_KEY`]).
+    pub lead: Option<i64>,
 }
 
 impl Restore {
@@ -48,6 +53,8 @@ impl Restore {
                 restore.cats.insert(r, v.clone());
             } else if let Some(id) = k.strip_prefix(LOC_KEY).and_then(|r| r.parse().ok()) {
                 restore.locs.insert(id, v.clone());
+            } else if k == LEAD_KEY {
+                restore.lead = v.parse::<i64>().ok().map(|l| l.max(0));
             }
         }
         Ok(Some(restore))
@@ -77,4 +84,80 @@ pub fn apply(
         Some(column) => Ok(rec.set_column(column, value, syms.symbols())),
         None => Ok(false),
     }
+}
+
+/// What the events of a thread written from a stream keep beside what the
+/// grammar shows.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Kept {
+    /// Rows kept whole (`tracepipe.row`), which may be of any kind.
+    pub whole_rows: bool,
+    /// A frame's name, cat, time or end in an attribute.
+    pub frame_columns: bool,
+    /// Any row's time or end in an attribute: it may begin before its
+    /// event.
+    pub times: bool,
+}
+
+impl ThreadSource {
+    /// What this thread's events keep beside the grammar (one look at
+    /// each distinct event, none at an occurrence).
+    pub(super) fn kept_beside_grammar(&self) -> Kept {
+        let scope = self.names.scope();
+        let mut kept = Kept::default();
+        let times = ColumnSet::NONE.with(Column::Time).with(Column::End);
+        let frame = times.with(Column::Name).with(Column::Cat);
+        for event in self.events.file.events.iter().flatten() {
+            let record = RecordId::from_number(event.record);
+            let columns = kept_columns(&event.attributes, scope);
+            let is_frame = record.is_some_and(|r| {
+                r.opens_block() || r.closes_thread_block() || r == RecordId::Leave
+            });
+            kept.frame_columns |= is_frame && columns.intersects(frame);
+            kept.times |= columns.intersects(times);
+            let text = event.payload.get(..4);
+            let text = text.map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")));
+            kept.whole_rows |= record == Some(RecordId::Generic)
+                && text.and_then(|s| scope.string(s)) == Some(ROW_ATTR);
+        }
+        kept
+    }
+}
+
+/// The columns attribute lists `lists` set (`tracepipe.COLUMN`); every
+/// column for a list it cannot walk.
+fn kept_columns(lists: &[u8], scope: Scope) -> ColumnSet {
+    let read = |at: usize, n: usize| lists.get(at..at + n);
+    let mut columns = ColumnSet::NONE;
+    let mut at = 0;
+    while at < lists.len() {
+        let Some(size) = read(at + 4, 2).map(|b| u16::from_le_bytes([b[0], b[1]]) as usize) else {
+            return ColumnSet::ALL;
+        };
+        let Some(&count) = lists.get(at + 6) else {
+            return ColumnSet::ALL;
+        };
+        let (end, mut pos) = (at + size, at + 7);
+        for _ in 0..count {
+            let Some(value) = read(pos, 6) else {
+                return ColumnSet::ALL;
+            };
+            let value_size = u16::from_le_bytes([value[0], value[1]]) as usize;
+            if value_size < 6 {
+                return ColumnSet::ALL;
+            }
+            let r = u32::from_le_bytes(value[2..6].try_into().expect("4 bytes"));
+            let name = scope.attribute(r).and_then(|d| scope.string(d.name));
+            let column = name.and_then(|n| n.strip_prefix(COLUMN_ATTR));
+            if let Some(c) = column.and_then(Column::from_name) {
+                columns = columns.with(c);
+            }
+            pos += value_size;
+        }
+        if size < 7 || pos > end {
+            return ColumnSet::ALL;
+        }
+        at = end;
+    }
+    columns
 }

@@ -54,6 +54,21 @@ impl RecordSource for ThreadSource {
         event_location(&self.events.name, mark)
     }
 
+    /// Occurrences come in time order (a lossy trace's raised to the last
+    /// one): nothing to come starts before the last one's time (less how
+    /// far a row may begin before its event), a collective begun and not
+    /// ended, or a row waiting to go.
+    fn horizon(&self) -> Option<i64> {
+        if self.finished && self.pending.is_empty() {
+            return Some(i64::MAX);
+        }
+        let next = self.last_time.saturating_sub(self.lead?);
+        let waiting = self.pending.iter().filter_map(Record::start).min();
+        let begun = self.collective_begin.map(|(emitted, _)| emitted);
+        let bound = [waiting, begun].into_iter().flatten().min();
+        Some(bound.map_or(next, |b| b.min(next)))
+    }
+
     crate::whole_rows!();
 }
 
@@ -158,7 +173,7 @@ impl ThreadSource {
             });
         }
         let loc_text = place.loc;
-        Ok(ThreadSource {
+        let mut thread = ThreadSource {
             events: ThreadEvents::open(params, &place.dir)?,
             ranks,
             loc: syms.intern(&loc_text),
@@ -181,7 +196,15 @@ impl ThreadSource {
             finished: false,
             key: String::new(),
             value: String::new(),
-        })
+            lead: Some(0),
+        };
+        if let Some(restore) = &thread.restore {
+            let kept = thread.kept_beside_grammar();
+            if kept.whole_rows || kept.times {
+                thread.lead = restore.lead;
+            }
+        }
+        Ok(thread)
     }
 
     /// Sets `rec.peer` to the location of `rank` in `comm`; a rank that

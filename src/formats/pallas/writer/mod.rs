@@ -43,6 +43,10 @@ pub const STREAM_KEY: &str = "tracepipe.stream";
 pub const STREAM_VERSION: &str = "1";
 /// The metadata key of the stream's `container` and `type` rows (JSON Lines).
 pub const HEAD_KEY: &str = "tracepipe.head";
+/// The metadata key that says how far, in ns, a row read back may begin
+/// before its event (a row kept whole stands at its completion): a reader
+/// bounds how early a row still to come can start.
+pub const LEAD_KEY: &str = "tracepipe.lead";
 /// The prefix of the metadata keys that give a region's `cat`.
 pub const CAT_KEY: &str = "tracepipe.cat.";
 /// The prefix of the metadata keys that name a location with no thread
@@ -196,6 +200,8 @@ pub struct PallasWriter {
     value_count: usize,
     text: String,
     json: Vec<u8>,
+    /// How far a row read back may begin before its event ([`LEAD_KEY`]).
+    lead: i64,
     finished: bool,
 }
 
@@ -219,6 +225,7 @@ impl PallasWriter {
             value_count: 0,
             text: String::new(),
             json: Vec::new(),
+            lead: 0,
             finished: false,
         })
     }
@@ -418,7 +425,10 @@ impl PallasWriter {
             groups.push((a as u32, r, a as u32));
         }
         let registry = self.registry.take().expect("open until finished");
-        let mut metadata = vec![(STREAM_KEY.to_string(), STREAM_VERSION.to_string())];
+        let mut metadata = vec![
+            (STREAM_KEY.to_string(), STREAM_VERSION.to_string()),
+            (LEAD_KEY.to_string(), self.lead.to_string()),
+        ];
         if !self.head.is_empty() {
             let head = String::from_utf8_lossy(&self.head).into_owned();
             metadata.push((HEAD_KEY.to_string(), head));

@@ -390,6 +390,7 @@ impl PallasWriter {
         let t = self.thread(rec.loc)?;
         let last = self.threads[t as usize].last.unwrap_or(0);
         let time = rec.completion().map_or(last, |c| (c as u64).max(last));
+        self.read_back_at(rec, time as i64);
         self.json.clear();
         jsonl::encode_row(rec, &self.symbols, 1, &mut self.json);
         let json = std::str::from_utf8(&self.json).expect("JSON is UTF-8");
@@ -403,6 +404,13 @@ impl PallasWriter {
         self.value_count = 1;
         let key = EventKey::new(RecordId::Generic.number(), &name.to_le_bytes());
         self.occur(t, key, time, (false, false))
+    }
+
+    /// Notes that `rec` is read back from an event at `at` ns.
+    fn read_back_at(&mut self, rec: &Record, at: i64) {
+        if let Some(start) = rec.start() {
+            self.lead = self.lead.max(at.saturating_sub(start));
+        }
     }
 
     /// The time of a point row on thread `t`, which must not be before
@@ -443,6 +451,10 @@ impl PallasWriter {
         }
         let mut b = itoa::Buffer::new();
         let number = |n: Option<i64>, b: &mut itoa::Buffer| n.map(|n| b.format(n).to_string());
+        if rec.end != given.end {
+            // An end kept beside the event: the row may begin before it.
+            self.read_back_at(rec, rec.completion().unwrap_or_default());
+        }
         for (column, have, want) in [
             ("tag", rec.tag, given.tag),
             ("end", rec.end, given.end),

@@ -83,6 +83,11 @@ impl RecordSource for DeclaredRows {
         Location::Offset { file, offset: mark }
     }
 
+    /// Records of the declarations, of any time.
+    fn horizon(&self) -> Option<i64> {
+        None
+    }
+
     crate::whole_rows!();
 }
 

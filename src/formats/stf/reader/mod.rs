@@ -324,6 +324,11 @@ impl RecordSource for Rows {
     fn locate(&self, _: u64) -> Location {
         Location::File(self.name.clone())
     }
+    /// Declaration rows, held whole.
+    fn horizon(&self) -> Option<i64> {
+        None
+    }
+
     crate::whole_rows!();
 }
 
@@ -430,6 +435,10 @@ impl RecordSource for Checked {
 
     fn order(&self) -> Option<(i64, u64)> {
         self.inner.order()
+    }
+
+    fn horizon(&self) -> Option<i64> {
+        self.inner.horizon()
     }
 
     fn extra_columns(&self) -> &[String] {

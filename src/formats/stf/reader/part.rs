@@ -146,6 +146,12 @@ impl RecordSource for Part {
         self.place.filter(|_| self.queue.is_none())
     }
 
+    /// STF's messages, scopes and collectives are records with extents,
+    /// given at their completion, that begin at any earlier time.
+    fn horizon(&self) -> Option<i64> {
+        None
+    }
+
     fn locate(&self, mark: u64) -> Location {
         Location::Offset {
             file: self.feed.name().to_string(),

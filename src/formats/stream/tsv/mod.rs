@@ -575,6 +575,12 @@ impl<R: BufRead> RecordSource for TsvReader<R> {
         None
     }
 
+    /// A stream's `state`, `msg`, `claim`... rows come at their completion
+    /// and may have begun at any earlier time: the stream cannot tell.
+    fn horizon(&self) -> Option<i64> {
+        None
+    }
+
     fn agree(&mut self, demand: Demand) -> Supply {
         self.parser.skip = demand.skip;
         // Raw lines are given for the rows of the standard columns only.

@@ -456,5 +456,11 @@ impl RecordSource for TraceReader {
         }
     }
 
+    /// Claims and dependencies are extents, given at their completion;
+    /// the file is held whole anyway, so what is left costs no reading.
+    fn horizon(&self) -> Option<i64> {
+        None
+    }
+
     crate::whole_rows!();
 }
