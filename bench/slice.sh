@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # trace-slice cutting a 1 % window at the start and in the middle of each
 # input, next to reading the whole input (trace-filter -k signal, which
-# writes nothing), with peak RSS: by default (reading stops once nothing
+# drops every row, unread where the reader can) and converting it
+# (trace-cat to TSV), with peak RSS: by default (reading stops once nothing
 # still to come reaches into the window) and with --true-ends (read to the
 # end). Inputs: the generated stream (TSV, which cannot tell and is read to
 # the end), a generated Pajé trace, a generated OTF2 archive and a
@@ -33,6 +34,8 @@ for file in "$tsv" "$paje" "$otf2_dir/traces.otf2" "$pallas"; do
   cat "${file%/traces.otf2}" > /dev/null 2>&1 || find "${file%/traces.otf2}" -type f -exec cat {} + > /dev/null
   echo "$file: $bytes bytes"
   measure "read (trace-filter -k signal)" "$bytes" "$bin/trace-filter" --no-progress -k signal "$file"
+  measure "convert (trace-cat)" "$bytes" "$bin/trace-cat" --no-progress "$file"
+  measure "a window of 1 ns at the start" "$bytes" "$bin/trace-slice" --no-progress --to 1 "$file"
   for at in 0 50; do
     read -r from to < <(window "$file" "$at")
     echo "  window [$at %, $((at + 1)) %) = [$from, $to) ns"

@@ -6,7 +6,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{accepted_traces, bin, col, corpus, data, pajeng_accepts, row, scratch, stream, Rng};
+use common::{
+    accepted_traces, as_cut_frame, bin, col, corpus, data, pajeng_accepts, row, scratch, stream,
+    Rng,
+};
 
 /// Runs `trace-slice ARGS INPUT`; Ok(stdout) or Err(stderr).
 fn slice(args: &[&str], input: &Path) -> Result<String, String> {
@@ -188,20 +191,6 @@ fn window_args(w: (i64, i64)) -> [String; 4] {
         "--to".into(),
         w.1.to_string(),
     ]
-}
-
-/// A `state` row cut at `t1` as its frame (loc, cat, name, depth, times):
-/// without true ends, a frame cut at T1 has not had its `leave` read, so
-/// not what only the leave carries (its flags, attributes, value).
-fn as_cut_frame(line: &str, t1: i64) -> String {
-    let cut = line.starts_with("state\t")
-        && col(line, "end") == t1.to_string()
-        && col(line, "flags").contains('C');
-    if !cut {
-        return line.to_string();
-    }
-    let frame = ["time", "end", "loc", "cat", "name", "depth"].map(|c| col(line, c));
-    format!("cut {}", frame.join(" "))
 }
 
 /// slice(slice(x, a, b), c, d) = slice(x, max(a, c), min(b, d)), and

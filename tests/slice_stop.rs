@@ -8,7 +8,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{accepted_traces, col, corpus, data, run, scratch, Rng};
+use common::{accepted_traces, as_cut_frame, col, corpus, data, run, scratch, Rng};
 
 /// The native traces the properties run on: the corpus's Pajé and Pallas
 /// traces, and the example written as Pajé, OTF2 and Pallas.
@@ -47,32 +47,18 @@ fn span(stream: &str) -> (i64, i64) {
     times.fold((i64::MAX, i64::MIN), |(lo, hi), t| (lo.min(t), hi.max(t)))
 }
 
-/// A leave at T1 cut there may not have been read: only its frame (loc,
-/// cat, name, depth) and its place are known, not its true end, value,
-/// flags or attributes.
-fn without_unread_end(line: &str, t1: i64) -> String {
-    let cut_at_t1 = line.starts_with("leave\t")
-        && col(line, "time") == t1.to_string()
-        && col(line, "flags").contains('C');
-    if !cut_at_t1 {
-        return line.to_string();
-    }
-    let frame = ["time", "loc", "cat", "name", "depth"].map(|c| col(line, c));
-    format!("leave {}", frame.join(" "))
-}
-
 /// The rows of `stopped` are those of `read_whole`, leaves at T1 compared
-/// as frames (see [`without_unread_end`]) and their true ends, when given,
+/// as frames (see [`as_cut_frame`]) and their true ends, when given,
 /// the true ones; `read_whole` has besides only types and locations
 /// declared after T1 (where the stopped slice may not have read them),
 /// and those locations' ends.
 fn same_but_unread(stopped: &str, read_whole: &str, t1: i64, case: &str) {
     let mut whole: Vec<String> = read_whole
         .lines()
-        .map(|l| without_unread_end(l, t1))
+        .map(|l| as_cut_frame(l, t1))
         .collect();
     for line in stopped.lines() {
-        let normal = without_unread_end(line, t1);
+        let normal = as_cut_frame(line, t1);
         let Some(i) = whole.iter().position(|l| *l == normal) else {
             panic!("{case}: not read to the end: {line}");
         };

@@ -111,6 +111,23 @@ pub fn col<'a>(line: &'a str, name: &str) -> &'a str {
     line.split('\t').nth(i).unwrap_or("")
 }
 
+/// A frame a slice cut at `t1` (a `leave` at T1 or a `state` ending there,
+/// flagged C) as its frame alone (kind, times, loc, cat, name, depth):
+/// without --true-ends its `leave` is not read, so what only the leave
+/// carries (its true end, flags, attributes, value) is not in the slice.
+pub fn as_cut_frame(line: &str, t1: i64) -> String {
+    let end = match kind_of(line) {
+        "leave" => col(line, "time"),
+        "state" => col(line, "end"),
+        _ => return line.to_string(),
+    };
+    if end != t1.to_string() || !col(line, "flags").contains('C') {
+        return line.to_string();
+    }
+    let frame = ["kind", "time", "end", "loc", "cat", "name", "depth"].map(|c| col(line, c));
+    format!("cut {}", frame.join(" "))
+}
+
 /// A small deterministic pseudo-random generator (xorshift), for property tests.
 pub struct Rng(pub u64);
 
