@@ -53,10 +53,7 @@ fn span(stream: &str) -> (i64, i64) {
 /// declared after T1 (where the stopped slice may not have read them),
 /// and those locations' ends.
 fn same_but_unread(stopped: &str, read_whole: &str, t1: i64, case: &str) {
-    let mut whole: Vec<String> = read_whole
-        .lines()
-        .map(|l| as_cut_frame(l, t1))
-        .collect();
+    let mut whole: Vec<String> = read_whole.lines().map(|l| as_cut_frame(l, t1)).collect();
     for line in stopped.lines() {
         let normal = as_cut_frame(line, t1);
         let Some(i) = whole.iter().position(|l| *l == normal) else {
