@@ -244,25 +244,18 @@ fn otf2_and_pallas_slices_leave_the_rest_unread() {
         bytes[n - tail..].fill(0xff);
         std::fs::write(file, bytes).unwrap();
     };
+    let write_as = |format: &str, out: &Path| {
+        let args = ["-q", "-t", format, "-o", out.to_str().unwrap()];
+        run("trace-cat", &args, &tsv).unwrap();
+    };
     let otf2 = dir.join("calls.otf2");
-    run(
-        "trace-cat",
-        &["-q", "-t", "otf2", "-o", otf2.to_str().unwrap()],
-        &tsv,
-    )
-    .unwrap();
+    write_as("otf2", &otf2);
     let evt = dir.join("calls/0.evt");
     let bytes = std::fs::read(&evt).unwrap();
     std::fs::write(&evt, &bytes[..bytes.len() - 5]).unwrap();
     let pallas = dir.join("pallas");
     std::fs::create_dir_all(&pallas).unwrap();
-    let main = pallas.join("calls.pallas");
-    run(
-        "trace-cat",
-        &["-q", "-t", "pallas", "-o", main.to_str().unwrap()],
-        &tsv,
-    )
-    .unwrap();
+    write_as("pallas", &pallas.join("calls.pallas"));
     damage(&pallas.join("archive_0/thread_0/event_durations.dat"), 40);
     for trace in [otf2, pallas] {
         let window = ["-q", "--from", "100", "--to", "985"];
