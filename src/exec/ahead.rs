@@ -11,6 +11,8 @@
 //! encoding too runs on every thread and the lanes hand the lines out as
 //! raw lines ([`RecordSource::raw_line`]).
 //!
+//! A lane's first batch is queued once it has agreed on a demand (or is
+//! asked for a row), so the source hears the demand before its first row.
 //! Each lane owns two batches: while it hands out the rows of one, a job
 //! fills the other from the source, which travels with the job (one job per
 //! source at a time, so a source needs no lock). A lane that waits for its
@@ -79,9 +81,11 @@ impl<S: RecordSource> Producer<S> {
     /// and bounds how early the rows from each on can start.
     fn fill(&mut self, batch: &mut Batch, rows: usize) {
         self.fill_rows(batch, rows);
+        // After the rows of a batch that failed comes the error, no row:
+        // a consumer that stops before it never hears it, as without
+        // reading ahead.
         let mut bound = match (batch.last, &batch.error) {
-            (_, Some(_)) => None,
-            (true, None) => Some(i64::MAX),
+            (true, _) | (_, Some(_)) => Some(i64::MAX),
             (false, None) => self.source.horizon(),
         };
         batch.bounds.clear();
@@ -173,6 +177,14 @@ pub struct AheadSource<S> {
     lines_wanted: Arc<AtomicBool>,
     /// Shared with this lane's jobs: the demand for its source.
     demand: Arc<Mutex<Option<Demand>>>,
+    /// The source while no job is queued for it before the lane agreed on
+    /// a demand, which reaches the source before its rows: rows asked
+    /// before that (a merge looks at each input's first rows when it is
+    /// made) come a batch of [`MIN_BATCH`] rows at a time, none read ahead.
+    waiting: Option<Producer<S>>,
+    agreed: bool,
+    /// Why the first batch could not be queued, told at the first row.
+    failed: Option<Error>,
 }
 
 /// Reads each of `sources` (with the locator of its marks, and its name
@@ -208,23 +220,33 @@ where
             name,
             lines_wanted: lines_wanted.clone(),
             demand: Arc::new(Mutex::new(None)),
+            waiting: None,
+            agreed: false,
+            failed: None,
         };
-        let producer = Producer {
+        lane.waiting = Some(Producer {
             source,
             lines_wanted: lines_wanted.clone(),
             demand: lane.demand.clone(),
             encoder: encoder(),
-        };
-        lane.fill(producer, Batch::default())?;
+        });
         lanes.push(lane);
     }
     Ok(lanes)
 }
 
 impl<S: RecordSource + Send + 'static> AheadSource<S> {
-    /// Queues a job filling `batch` from the source.
-    fn fill(&mut self, mut producer: Producer<S>, mut batch: Batch) -> Result<()> {
-        let rows = self.rows;
+    /// Queues the job filling the first batch with up to `rows` rows, if
+    /// not yet queued.
+    fn start(&mut self, rows: usize) -> Result<()> {
+        match self.waiting.take() {
+            Some(producer) => self.fill(producer, Batch::default(), rows),
+            None => Ok(()),
+        }
+    }
+
+    /// Queues a job filling `batch` with up to `rows` rows from the source.
+    fn fill(&mut self, mut producer: Producer<S>, mut batch: Batch, rows: usize) -> Result<()> {
         let job = move || {
             producer.fill(&mut batch, rows);
             (producer, batch)
@@ -257,6 +279,10 @@ impl<S: RecordSource + Send + 'static> AheadSource<S> {
     /// Takes the batch being filled, and sends the source on to fill the
     /// one emptied (when it goes on).
     fn next_batch(&mut self) -> Result<()> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        self.start(MIN_BATCH)?;
         let lost = || Error::file(self.name.clone(), "a worker thread stopped");
         let done = loop {
             if let Ok(done) = self.filled.try_recv() {
@@ -271,9 +297,13 @@ impl<S: RecordSource + Send + 'static> AheadSource<S> {
         self.next = 0;
         let current = self.current.as_ref().expect("a current batch");
         self.finished = current.last || current.error.is_some();
-        match self.finished {
-            true => Ok(()),
-            false => self.fill(producer, emptied),
+        match (self.finished, self.agreed) {
+            (true, _) => Ok(()),
+            (false, true) => self.fill(producer, emptied, self.rows),
+            (false, false) => {
+                self.waiting = Some(producer);
+                Ok(())
+            }
         }
     }
 }
@@ -340,6 +370,10 @@ impl<S: RecordSource + Send + 'static> RecordSource for AheadSource<S> {
             reads: Reads::only(demand.reads.without_raw_line()),
             skip: demand.skip,
         });
+        self.agreed = true;
+        if let Err(e) = self.start(self.rows) {
+            self.failed = Some(e);
+        }
         Supply {
             raw_lines: demand.reads.raw_line,
         }
