@@ -109,6 +109,14 @@ pub struct Demand {
     /// (kind, time, end, location) and checking that place, not their
     /// other contents.
     pub skip: KindSet,
+    /// Of the rows before this time, the consumer reads only what they
+    /// leave open or pending at it (a slice's T0): the source may leave
+    /// out a frame entered and left before it, and an event before it
+    /// that posts no receive; it keeps message halves, postings,
+    /// collectives, counter samples, declarations and the frames still
+    /// open at it. A stage that reads the rows before it whole (a filter
+    /// that follows frames, a matcher) passes none down.
+    pub thin_before: Option<i64>,
 }
 
 impl Demand {
@@ -116,6 +124,7 @@ impl Demand {
     pub const ALL: Demand = Demand {
         reads: Reads::ALL,
         skip: KindSet::NONE,
+        thin_before: None,
     };
 
     /// Every row, read as `reads` says.
@@ -123,6 +132,7 @@ impl Demand {
         Demand {
             reads,
             skip: KindSet::NONE,
+            thin_before: None,
         }
     }
 }

@@ -38,9 +38,12 @@ row still to come can reach into the window and no message kept waits for \
 its other end: the readers of Pajé, Pallas and OTF2 tell how early a row \
 still to come can start (Pajé's open links and reorder window, a location's \
 open collectives, the rows read ahead). Frames open at TO then leave at TO \
-(C), with their true end in orig_end only when it was read already; with \
+(C), made from their enter rows, whatever was read after TO; with \
 --true-ends the input is read to its end and every frame's true end is \
-recorded. A stream (TSV, JSON Lines), STF and TRACE cannot tell: a state, \
+recorded in orig_end. Before FROM, a Pallas trace's loop iterations that \
+end before it are walked without the rows of their frames and plain \
+events, whose timestamps stay undecoded (message halves, requests and \
+collectives still come, for what is in flight at FROM). A stream (TSV, JSON Lines), STF and TRACE cannot tell: a state, \
 message or claim row comes at its end and may have begun at any earlier \
 time, so they are read to the end, as is a Pallas or OTF2 trace written \
 from a stream that keeps rows or their times in attributes.";

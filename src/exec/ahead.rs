@@ -369,6 +369,7 @@ impl<S: RecordSource + Send + 'static> RecordSource for AheadSource<S> {
         *lock(&self.demand) = Some(Demand {
             reads: Reads::only(demand.reads.without_raw_line()),
             skip: demand.skip,
+            thin_before: demand.thin_before,
         });
         self.agreed = true;
         if let Err(e) = self.start(self.rows) {

@@ -432,6 +432,7 @@ impl RecordSource for Merger {
             let supply = self.lanes[i].source.agree(Demand {
                 reads: reads.and(MERGE_READS),
                 skip: demand.skip,
+                thin_before: demand.thin_before,
             });
             raw_lines &= passes_lines && supply.raw_lines;
         }

@@ -632,6 +632,8 @@ impl<S: RecordSource> RecordSource for FilterSource<S> {
         self.inner.agree(Demand {
             reads: demand.reads.and(self.selector.predicate.columns()),
             skip: self.skipped.union(dropped_above),
+            // It decides each row by what the rows before it opened.
+            thin_before: None,
         })
     }
 }

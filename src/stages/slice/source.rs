@@ -131,8 +131,13 @@ impl RecordSource for SliceSource {
         None
     }
 
+    /// Before T0 it needs only what is open or pending there.
     fn agree(&mut self, _: Demand) -> Supply {
-        self.inner.agree(Demand::ALL);
+        let start = self.slicer.start();
+        self.inner.agree(Demand {
+            thin_before: (start > i64::MIN).then_some(start),
+            ..Demand::ALL
+        });
         Supply::WHOLE_ROWS
     }
 }

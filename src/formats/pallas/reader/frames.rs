@@ -51,7 +51,10 @@ enum Context {
 }
 
 /// The frame an event token opens (true) or closes (false), if any.
-fn frame_edge(file: &ThreadFile, t: u32) -> std::result::Result<Option<(bool, OpenFrame)>, String> {
+pub(super) fn frame_edge(
+    file: &ThreadFile,
+    t: u32,
+) -> std::result::Result<Option<(bool, OpenFrame)>, String> {
     let Some((TokenKind::Event, id)) = token(t) else {
         return Ok(None);
     };
@@ -101,10 +104,10 @@ fn block_of(file: &ThreadFile, tokens: &[u32]) -> std::result::Result<Option<Ope
 
 /// Each sequence slot's children: the sequences its tokens run, each with
 /// how many times per run (none for a dead slot).
-type Children = Vec<Vec<(usize, u64)>>;
+pub(super) type Children = Vec<Vec<(usize, u64)>>;
 
 /// The children of every sequence of `file`.
-fn children(file: &ThreadFile) -> std::result::Result<Children, String> {
+pub(super) fn children(file: &ThreadFile) -> std::result::Result<Children, String> {
     let live = |id: u32| {
         ThreadFile::physical(&file.sequence_map, id)
             .filter(|&s| file.sequences[s].is_some())
@@ -135,7 +138,7 @@ fn children(file: &ThreadFile) -> std::result::Result<Children, String> {
 
 /// The sequences the root reaches, each before those it runs (a reverse
 /// post-order); an error for a grammar that contains itself.
-fn reached(kids: &Children, root: usize) -> std::result::Result<Vec<usize>, String> {
+pub(super) fn reached(kids: &Children, root: usize) -> std::result::Result<Vec<usize>, String> {
     // 0: unseen, 1: on the path, 2: done.
     let mut state = vec![0u8; kids.len()];
     let mut order = Vec::new();

@@ -35,6 +35,7 @@ mod frames;
 mod grammar;
 mod records;
 mod stream;
+mod thin;
 mod thread;
 
 pub use frames::sum_frames;
@@ -500,6 +501,9 @@ impl RecordSource for PallasSource {
 pub struct Occurrence {
     /// Physical event slot.
     pub slot: usize,
+    /// Its number in the thread's expansion, from 1 (occurrences counted
+    /// past included).
+    pub number: u64,
     /// How many times this event occurred before in the thread.
     pub index: u64,
     /// Decoded timestamp (ns).
@@ -512,13 +516,18 @@ struct GrammarFrame {
     sequence: usize,
     pos: usize,
     remaining: u32,
+    /// A run thinned before T0 ([`thin`]).
+    thin: bool,
 }
 
+/// Where an event's expansion is: its occurrences taken or counted past,
+/// the block of timestamps `values` holds (empty until decoded) and the
+/// occurrence that block starts at, the next attribute list.
 #[derive(Default)]
 struct EventCursor {
     occurrences: u64,
     block: usize,
-    pos: usize,
+    base: u64,
     values: Vec<u64>,
     attr_pos: usize,
 }
@@ -533,6 +542,10 @@ pub struct ThreadEvents {
     lossy: bool,
     cursors: Vec<EventCursor>,
     stack: Vec<GrammarFrame>,
+    /// Occurrences taken or counted past.
+    passed: u64,
+    /// Set while runs before T0 may be thinned.
+    thinning: Option<thin::Thinning>,
 }
 
 /// A frame opened by a block-opening record; its name and category are
@@ -598,9 +611,8 @@ pub struct ThreadSource {
     last_time: i64,
     pending: VecDeque<Record>,
     finished: bool,
-    /// Occurrences read, and the one the last row came from (0: the rows
-    /// closing the thread at its end).
-    occurrences: u64,
+    /// The occurrence the last row came from ([`Occurrence::number`]; 0:
+    /// the rows closing the thread at its end).
     mark: u64,
     /// Reused text buffers (attribute keys and values, numbers).
     key: String,

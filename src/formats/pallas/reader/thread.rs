@@ -32,9 +32,9 @@ impl RecordSource for ThreadSource {
             }
             match self.events.next_occurrence()? {
                 Some(o) => {
-                    self.occurrences += 1;
+                    let number = o.number;
                     if self.map(o, rec)? {
-                        self.mark = self.occurrences;
+                        self.mark = number;
                         return Ok(true);
                     }
                 }
@@ -69,7 +69,26 @@ impl RecordSource for ThreadSource {
         Some(bound.map_or(next, |b| b.min(next)))
     }
 
-    crate::whole_rows!();
+    fn extra_columns(&self) -> &[String] {
+        &[]
+    }
+
+    fn raw_line(&self) -> Option<&[u8]> {
+        None
+    }
+
+    fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
+
+    /// Rows are whole; before a slice's T0 the thread is thinned where it
+    /// can be.
+    fn agree(&mut self, demand: Demand) -> Supply {
+        if let Some(t0) = demand.thin_before {
+            self.thin_before(t0);
+        }
+        Supply::WHOLE_ROWS
+    }
 }
 
 impl OpenFrame {
@@ -191,7 +210,6 @@ impl ThreadSource {
             collective_begin: None,
             last_time: i64::MIN,
             pending: VecDeque::new(),
-            occurrences: 0,
             mark: 0,
             finished: false,
             key: String::new(),

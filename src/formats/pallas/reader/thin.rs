@@ -1,0 +1,296 @@
+//! A thread thinned before T0 ([`Demand::thin_before`]): iterations of a
+//! loop that end before T0 are walked without the rows of their frames
+//! and plain events. Such an event is counted past: its occurrence cursor
+//! moves on and its timestamps stay undecoded; a sequence with no other
+//! event is counted past whole. Message halves, requests and collectives
+//! still come as rows, for what is in flight at T0. An iteration is
+//! thinned only when its frames open and close inside it and the next
+//! iteration starts before T0: a lossless trace's times never go back, so
+//! every event of it is before T0 too. The first event's timestamps tell
+//! where T0 falls, by a binary search over the iterations to go.
+//!
+//! [`Demand::thin_before`]: crate::pipe::Demand::thin_before
+
+use super::frames::{children, frame_edge, reached};
+use super::*;
+use crate::model::record::ATTR_POSTS;
+
+/// What thinning does with an event's occurrences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Counted past: a frame's edge, or an event no one reads before T0.
+    Counted,
+    /// Still a row: a message half, a request, a collective, or an event
+    /// whose attributes may make it a posting.
+    Kept,
+    /// A frame's edge whose row may be other than the grammar's (its
+    /// columns kept in attributes): no sequence holding it is thinned.
+    Opaque,
+}
+
+/// Whose row comes of each occurrence of `event` when thinned.
+/// `attributes_matter`: its attributes may make an event a posting, or
+/// set a frame's columns (a trace written from a stream).
+fn role(event: &EventDef, attributes_matter: bool, restoring: bool) -> Role {
+    use RecordId::*;
+    let attributed = !event.attributes.is_empty();
+    match RecordId::from_number(event.record) {
+        Some(r) if r.opens_block() || r.closes_thread_block() || r == Leave => {
+            match restoring && attributed {
+                true => Role::Opaque,
+                false => Role::Counted,
+            }
+        }
+        Some(
+            MpiSend | MpiIsend | MpiRecv | MpiIrecv | MpiIsendComplete | MpiIrecvRequest
+            | MpiCollectiveBegin | MpiCollectiveEnd,
+        ) => Role::Kept,
+        _ if attributed && attributes_matter => Role::Kept,
+        _ => Role::Counted,
+    }
+}
+
+/// Whether a frame closing as `close` closes `open` without an error.
+fn closes(open: OpenFrame, close: OpenFrame) -> bool {
+    match (open, close) {
+        (OpenFrame::Region(a), OpenFrame::Region(b)) => a == b,
+        (OpenFrame::Block(_), OpenFrame::Block(_)) => true,
+        _ => false,
+    }
+}
+
+/// A thread's grammar as thinning sees it.
+pub(super) struct Thinning {
+    /// T0, as a timestamp.
+    pub(super) before: u64,
+    /// By event slot.
+    roles: Vec<Role>,
+    /// By sequence slot: whether a run may be thinned, whether a thinned
+    /// run gives no row at all (counted past whole), its first event.
+    thinnable: Vec<bool>,
+    silent: Vec<bool>,
+    first: Vec<Option<usize>>,
+    /// The sequences the root reaches, each before those it runs, and each
+    /// one's place in that order.
+    order: Vec<usize>,
+    place: Vec<usize>,
+    /// By sequence slot, once asked: how often each event occurs in a run.
+    counts: Vec<Option<Vec<(usize, u64)>>>,
+    /// By event slot, once asked: the occurrence each block starts at.
+    starts: Vec<Option<Vec<u64>>>,
+    /// The block a probe decoded last (event slot, block) and its values.
+    probed: Option<(usize, usize)>,
+    values: Vec<u64>,
+}
+
+impl Thinning {
+    /// How `file` is thinned before `before` ns; none where nothing is
+    /// before it or its grammar is not well-formed (its expansion tells).
+    pub(super) fn new(
+        file: &ThreadFile,
+        before: i64,
+        (attributes_matter, restoring): (bool, bool),
+    ) -> Option<Thinning> {
+        let before = u64::try_from(before).ok().filter(|&b| b > 0)?;
+        let root = ThreadFile::physical(&file.sequence_map, file.root)
+            .filter(|&s| file.sequences.get(s).is_some_and(Option::is_some))?;
+        let order = reached(&children(file).ok()?, root).ok()?;
+        let roles = file.events.iter().map(|e| match e {
+            Some(e) => role(e, attributes_matter, restoring),
+            None => Role::Opaque,
+        });
+        let n = file.sequences.len();
+        let mut place = vec![usize::MAX; n];
+        for (i, &s) in order.iter().enumerate() {
+            place[s] = i;
+        }
+        let mut thinning = Thinning {
+            before,
+            roles: roles.collect(),
+            thinnable: vec![false; n],
+            silent: vec![false; n],
+            first: vec![None; n],
+            order,
+            place,
+            counts: (0..n).map(|_| None).collect(),
+            starts: (0..file.events.len()).map(|_| None).collect(),
+            probed: None,
+            values: Vec::new(),
+        };
+        for i in (0..thinning.order.len()).rev() {
+            thinning.learn(file, thinning.order[i]);
+        }
+        Some(thinning)
+    }
+
+    /// Learns whether sequence `s` may be thinned, whether it is silent,
+    /// and its first event, those of the sequences it runs known.
+    fn learn(&mut self, file: &ThreadFile, s: usize) {
+        let (mut ok, mut silent, mut first) = (true, true, None);
+        let mut open: Vec<OpenFrame> = Vec::new();
+        for &t in file.sequences[s].as_deref().unwrap_or(&[]) {
+            let run = match token(t) {
+                Some((TokenKind::Event, id)) => {
+                    let Some(slot) = ThreadFile::physical(&file.event_map, id)
+                        .filter(|&e| file.events.get(e).is_some_and(Option::is_some))
+                    else {
+                        return;
+                    };
+                    ok &= self.roles[slot] != Role::Opaque;
+                    silent &= self.roles[slot] == Role::Counted;
+                    first = first.or(Some(slot));
+                    match frame_edge(file, t) {
+                        Ok(Some((true, f))) => open.push(f),
+                        Ok(Some((false, f))) => ok &= open.pop().is_some_and(|o| closes(o, f)),
+                        Ok(None) => {}
+                        Err(_) => return,
+                    }
+                    continue;
+                }
+                Some((TokenKind::Sequence, id)) => ThreadFile::physical(&file.sequence_map, id),
+                Some((TokenKind::Loop, id)) => {
+                    let def = ThreadFile::physical(&file.loop_map, id)
+                        .and_then(|l| file.loops.get(l).copied().flatten());
+                    match def {
+                        Some(def) if def.iterations == 0 => continue,
+                        Some(def) => ThreadFile::physical(&file.sequence_map, def.sequence),
+                        None => return,
+                    }
+                }
+                None => return,
+            };
+            let Some(c) = run.filter(|&c| c < self.thinnable.len()) else {
+                return;
+            };
+            ok &= self.thinnable[c];
+            silent &= self.silent[c];
+            first = first.or(self.first[c]);
+        }
+        self.thinnable[s] = ok && open.is_empty();
+        self.silent[s] = silent && self.thinnable[s];
+        self.first[s] = first;
+    }
+
+    /// Whether occurrences of event `slot` are counted past in a thinned
+    /// run.
+    pub(super) fn counted(&self, slot: usize) -> bool {
+        self.roles.get(slot) == Some(&Role::Counted)
+    }
+
+    /// Whether a thinned run of sequence `s` gives no row.
+    pub(super) fn silent(&self, s: usize) -> bool {
+        self.silent.get(s) == Some(&true)
+    }
+
+    /// Sequence `s`'s first event, if its runs may be thinned.
+    pub(super) fn first_if_thinnable(&self, s: usize) -> Option<usize> {
+        self.first
+            .get(s)
+            .copied()
+            .flatten()
+            .filter(|_| self.thinnable[s])
+    }
+
+    /// How often each event occurs in one run of sequence `s`, by slot.
+    pub(super) fn counts(&mut self, file: &ThreadFile, s: usize) -> &[(usize, u64)] {
+        if self.counts[s].is_none() {
+            let mut runs: FastMap<usize, u64> = FastMap::default();
+            let mut events: FastMap<usize, u64> = FastMap::default();
+            runs.insert(s, 1);
+            // Those `s` runs come after it in the order.
+            for &q in &self.order[self.place[s].min(self.order.len())..] {
+                let Some(&m) = runs.get(&q) else { continue };
+                for &t in file.sequences[q].as_deref().unwrap_or(&[]) {
+                    let (into, slot, times) = match token(t) {
+                        Some((TokenKind::Event, id)) => {
+                            let slot = ThreadFile::physical(&file.event_map, id);
+                            (&mut events, slot, 1)
+                        }
+                        Some((TokenKind::Sequence, id)) => {
+                            (&mut runs, ThreadFile::physical(&file.sequence_map, id), 1)
+                        }
+                        Some((TokenKind::Loop, id)) => {
+                            let def = ThreadFile::physical(&file.loop_map, id)
+                                .and_then(|l| file.loops.get(l).copied().flatten());
+                            let seq = def
+                                .and_then(|d| ThreadFile::physical(&file.sequence_map, d.sequence));
+                            (&mut runs, seq, def.map_or(0, |d| u64::from(d.iterations)))
+                        }
+                        None => continue,
+                    };
+                    if let Some(slot) = slot {
+                        let n = into.entry(slot).or_default();
+                        *n = n.saturating_add(m.saturating_mul(times));
+                    }
+                }
+            }
+            let mut counts: Vec<(usize, u64)> = events.into_iter().collect();
+            counts.sort_unstable();
+            self.counts[s] = Some(counts);
+        }
+        self.counts[s].as_deref().expect("just made")
+    }
+
+    /// Whether occurrence `index` of event `slot` is before T0 (false past
+    /// its last).
+    pub(super) fn is_before(
+        &mut self,
+        file: &ThreadFile,
+        (dat, decoder): (&DatFile, &mut BlockDecoder),
+        slot: usize,
+        index: u64,
+    ) -> Result<bool> {
+        let Some(event) = file.events.get(slot).and_then(Option::as_ref) else {
+            return Ok(false);
+        };
+        let blocks = &event.timestamps.blocks;
+        let starts = self.starts[slot].get_or_insert_with(|| {
+            let sizes = blocks.iter().map(|b| b.size);
+            sizes
+                .scan(0u64, |at, size| {
+                    let start = *at;
+                    *at = at.saturating_add(size);
+                    Some(start)
+                })
+                .collect()
+        });
+        let Some(b) = starts.partition_point(|&s| s <= index).checked_sub(1) else {
+            return Ok(false);
+        };
+        let offset = index - starts[b];
+        if offset >= blocks[b].size {
+            return Ok(false);
+        }
+        if self.probed != Some((slot, b)) {
+            decoder.decode(dat, &blocks[b], &mut self.values)?;
+            self.probed = Some((slot, b));
+        }
+        Ok(self.values[offset as usize] < self.before)
+    }
+}
+
+impl ThreadSource {
+    /// Lets the thread thin its runs before `t0` (ns), where it can: not
+    /// in a lossy trace (whose times are raised to the last one's), nor
+    /// where rows, or their times, are kept in attributes.
+    pub(super) fn thin_before(&mut self, t0: i64) {
+        if self.events.lossy {
+            return;
+        }
+        let restoring = self.restore.is_some();
+        if restoring {
+            let kept = self.kept_beside_grammar();
+            if kept.whole_rows || kept.times {
+                return;
+            }
+        }
+        let scope = self.names.scope();
+        let defined = [&scope.local.attributes, &scope.global.attributes];
+        let posts = defined
+            .iter()
+            .flat_map(|d| d.values())
+            .any(|a| scope.string(a.name) == Some(ATTR_POSTS));
+        let thinning = Thinning::new(&self.events.file, t0, (posts || restoring, restoring));
+        self.events.thinning = thinning;
+    }
+}

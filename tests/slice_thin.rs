@@ -1,0 +1,289 @@
+//! Before a slice's T0, a Pallas thread walks the loop iterations that end
+//! before T0 without the rows of their frames and plain events (message
+//! halves still come): the slice is the one cut from the same rows read as
+//! a stream, the rows left out are frames and events that end before T0,
+//! and the timestamps of those left out are never decoded.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{accepted_traces, corpus, run, scratch, Rng};
+use tracepipe::model::record::Kind;
+use tracepipe::pipe::{Demand, ReadOptions, RecordSource};
+
+/// Two ranks, each iteration: `compute` entered, `kernel` run three
+/// times, `compute` left, a send, a receive and a `tick` event, 10 ns
+/// apart; the second rank 61 ns behind, so that most times cut a message
+/// in flight.
+fn looping_stream(iterations: u32) -> String {
+    let mut rows: Vec<(i64, String)> = Vec::new();
+    let mut t = 1000;
+    for _ in 0..iterations {
+        for step in 0..11 {
+            t += 10;
+            for (p, q, at) in [("P0", "P1", t), ("P1", "P0", t + 61)] {
+                let row = match step {
+                    0 => format!("enter\t{at}\t\t{p}\tUSER\tcompute\t0\t\t\t\t"),
+                    1..=6 => {
+                        let kind = ["leave", "enter"][step % 2];
+                        format!("{kind}\t{at}\t\t{p}\tUSER\tkernel\t1\t\t\t\t")
+                    }
+                    7 => format!("leave\t{at}\t\t{p}\tUSER\tcompute\t0\t\t\t\t"),
+                    8 => format!("send\t{at}\t\t{p}\tMPI\tMPI_Send\t\t{q}\tw\t0\t8"),
+                    9 => format!("recv\t{at}\t\t{p}\tMPI\tMPI_Recv\t\t{q}\tw\t0\t8"),
+                    _ => format!("event\t{at}\t\t{p}\tUSER\ttick\t\t\t\t\t"),
+                };
+                rows.push((at, row));
+            }
+        }
+    }
+    rows.sort_by_key(|&(at, _)| at);
+    let mut lines =
+        vec!["kind\ttime\tend\tloc\tcat\tname\tdepth\tpeer\tcomm\ttag\tsize".to_string()];
+    lines.extend(["P0", "P1"].map(|p| format!("container\t\t\t{p}\tprocess\t{p}\t\t\t\t\t")));
+    lines.extend(rows.into_iter().map(|(_, row)| row));
+    lines.join("\n") + "\n"
+}
+
+/// The looping stream of `iterations` written as a Pallas trace in `dir`.
+fn looping_trace(dir: &Path, iterations: u32) -> PathBuf {
+    let tsv = dir.join("loops.tsv");
+    std::fs::write(&tsv, looping_stream(iterations)).unwrap();
+    let trace = dir.join("loops");
+    std::fs::create_dir_all(&trace).unwrap();
+    let out = trace.join("loops.pallas");
+    run(
+        "trace-cat",
+        &["-q", "-t", "pallas", "-o", out.to_str().unwrap()],
+        &tsv,
+    )
+    .unwrap();
+    trace
+}
+
+/// A Pallas trace whose first loop enters `f` and ticks, and whose second
+/// leaves `f` as many times: frames nest across the iterations, which are
+/// not thinned (every enter before T0 is of a frame open at T0).
+fn nesting_trace(dir: &Path, iterations: u32) -> PathBuf {
+    use tracepipe::formats::pallas::archive::{Compression, Encoding};
+    use tracepipe::formats::pallas::writer::{
+        event_token, loop_token, sequence_token, ArchiveSpec, Defs, EventSpec, ThreadSpec,
+        TraceSpec,
+    };
+    use tracepipe::formats::pallas::RecordId;
+    let event = |record: RecordId, field: u64| Some(EventSpec::new(record.number(), &[(field, 4)]));
+    let mut trace = TraceSpec::new(Compression::Zstd, Encoding::None);
+    trace.defs = Defs {
+        strings: vec![(0, "f".into()), (1, "tick".into()), (2, "P0".into())],
+        regions: vec![(0, 0)],
+        ..Defs::default()
+    };
+    let mut thread = ThreadSpec {
+        id: 0,
+        name: 2,
+        events: vec![
+            event(RecordId::Enter, 0),
+            event(RecordId::Leave, 0),
+            event(RecordId::Generic, 1),
+        ],
+        sequences: vec![
+            Some(vec![loop_token(0), loop_token(1)]),
+            Some(vec![event_token(0), event_token(2)]),
+            Some(vec![event_token(1)]),
+        ],
+        loops: vec![
+            Some((sequence_token(1), iterations)),
+            Some((sequence_token(2), iterations)),
+        ],
+        maps: None,
+        root: 0,
+    };
+    let mut clock = 1000;
+    let mut tick = |e: usize, thread: &mut ThreadSpec| {
+        clock += 7 + clock % 5;
+        thread.events[e].as_mut().unwrap().timestamps.push(clock);
+    };
+    for _ in 0..iterations {
+        tick(0, &mut thread);
+        tick(2, &mut thread);
+    }
+    for _ in 0..iterations {
+        tick(1, &mut thread);
+    }
+    trace.archives.push(ArchiveSpec {
+        id: 0,
+        name: 2,
+        threads: vec![thread],
+        ..ArchiveSpec::default()
+    });
+    let out = dir.join("nesting");
+    trace.write(&out).unwrap();
+    out
+}
+
+/// A stream's rows but its `meta` rows (which name the input).
+fn data_rows(stream: &str) -> Vec<&str> {
+    stream
+        .lines()
+        .filter(|l| !l.starts_with("meta\t"))
+        .collect()
+}
+
+/// The first and last times of a stream's rows.
+fn span(stream: &str) -> (i64, i64) {
+    let times = stream
+        .lines()
+        .filter_map(|l| l.split('\t').nth(1)?.parse::<i64>().ok());
+    times.fold((i64::MAX, i64::MIN), |(lo, hi), t| (lo.min(t), hi.max(t)))
+}
+
+/// On the corpus's Pallas traces and a looping one, windows anywhere:
+/// the slice of the trace (thinned before T0) is the slice of its rows
+/// read as a stream (which nothing thins), with one thread and two.
+#[test]
+fn a_thinned_slice_is_the_slice_of_the_rows() {
+    let dir = scratch("slice-thin");
+    let mut inputs = corpus("pallas").map_or_else(Vec::new, |c| accepted_traces(&c));
+    inputs.retain(|p| p.is_dir());
+    inputs.push(looping_trace(&dir, 3000));
+    inputs.push(nesting_trace(&dir, 300));
+    let mut rng = Rng(341);
+    let mut checked = 0;
+    for input in inputs {
+        let whole = run("trace-cat", &["-q"], &input).unwrap();
+        let (lo, hi) = span(&whole);
+        if lo >= hi {
+            continue;
+        }
+        let stream = dir.join("whole.tsv");
+        std::fs::write(&stream, &whole).unwrap();
+        for round in 0..4 {
+            let width = (hi - lo) as u64;
+            let from = lo + 1 + rng.below(width) as i64;
+            let to = from + 1 + rng.below(width / 20 + 1) as i64;
+            let which = ["overlap", "inside"][round % 2];
+            let threads = ["1", "2"][round / 2 % 2];
+            let (from, to) = (from.to_string(), to.to_string());
+            let window = ["-q", "--from", &from, "--to", &to, "--messages", which];
+            let of_rows = run("trace-slice", &window, &stream).unwrap();
+            let thinned = run(
+                "trace-slice",
+                &[&window[..], &["--threads", threads]].concat(),
+                &input,
+            )
+            .unwrap_or_else(|e| panic!("{input:?} [{from}, {to}): {e}"));
+            assert_eq!(
+                data_rows(&thinned),
+                data_rows(&of_rows),
+                "{input:?} [{from}, {to}) {which}, {threads} thread(s)"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4, "{checked} slices checked");
+}
+
+/// A row as compared here: kind, time, location, name, depth.
+type Row = (Kind, Option<i64>, String, String, Option<u32>);
+
+/// The rows of the Pallas trace at `dir`, thinned before `t0` if given.
+fn read_rows(dir: &Path, t0: Option<i64>) -> Vec<Row> {
+    let opts = ReadOptions::default();
+    let mut source =
+        tracepipe::formats::pallas::reader::PallasSource::open("t", dir, &opts).unwrap();
+    source.agree(Demand {
+        thin_before: t0,
+        ..Demand::ALL
+    });
+    let mut rec = tracepipe::Record::default();
+    let mut rows = Vec::new();
+    while source.next_record(&mut rec).unwrap() {
+        let text = |s| opts.symbols.text(s).to_string();
+        rows.push((rec.kind, rec.time, text(rec.loc), text(rec.name), rec.depth));
+    }
+    rows
+}
+
+/// What thinning leaves out are frames that open and close before T0 and
+/// events before it; every other row comes, in order; and it leaves out
+/// most of what is before T0.
+#[test]
+fn thinning_leaves_out_frames_and_events_that_end_before_t0() {
+    let dir = scratch("slice-thin-rows");
+    let trace = looping_trace(&dir, 3000);
+    let whole = read_rows(&trace, None);
+    let t0 = 1000 + 110 * 2000 + 5;
+    let thinned = read_rows(&trace, Some(t0));
+    let mut left_out = Vec::new();
+    let mut kept = thinned.iter().peekable();
+    for row in &whole {
+        match kept.peek() {
+            Some(&k) if k == row => {
+                kept.next();
+            }
+            _ => left_out.push(row),
+        }
+    }
+    assert_eq!(kept.next(), None, "thinned rows come in the order read");
+    let before = whole.iter().filter(|r| r.1.is_some_and(|t| t < t0)).count();
+    assert!(
+        left_out.len() * 10 > before * 7,
+        "{} of {before} left out",
+        left_out.len()
+    );
+    let mut depth: std::collections::HashMap<&str, i64> = Default::default();
+    for (kind, time, loc, name, _) in left_out {
+        assert!(time.is_some_and(|t| t < t0), "{kind:?} {name} at {time:?}");
+        let d = depth.entry(loc.as_str()).or_default();
+        match kind {
+            Kind::Enter => *d += 1,
+            Kind::Leave => *d -= 1,
+            Kind::Event => {}
+            other => panic!("{other:?} {name} left out"),
+        }
+    }
+    assert!(
+        depth.values().all(|&d| d == 0),
+        "frames left out close: {depth:?}"
+    );
+}
+
+/// Damage to the timestamps of `kernel`'s enters early in the trace goes
+/// unnoticed by a slice after it (those iterations are thinned) and is an
+/// error, naming the file, for a read of the whole.
+#[test]
+fn timestamps_of_thinned_iterations_stay_undecoded() {
+    let dir = scratch("slice-thin-damage");
+    let trace = looping_trace(&dir, 3000);
+    let window = ["-q", "--from", "300000", "--to", "301000"];
+    let intact = run("trace-slice", &window, &trace).unwrap();
+    let thread = trace.join("archive_0/thread_0");
+    let bytes = std::fs::read(thread.join("thread.pallas")).unwrap();
+    let file = tracepipe::formats::pallas::archive::ThreadFile::parse("t", &bytes, 20).unwrap();
+    let kernel_enters = file
+        .events
+        .iter()
+        .flatten()
+        .filter(|e| e.record == tracepipe::formats::pallas::RecordId::Enter.number())
+        .max_by_key(|e| e.timestamps.size)
+        .unwrap();
+    // Its second block: occurrences 1000 to 1999, in the first 700
+    // iterations (about 80 µs).
+    let block = kernel_enters.timestamps.blocks[1];
+    let dat = thread.join("event_durations.dat");
+    let mut data = std::fs::read(&dat).unwrap();
+    data[block.offset as usize..block.offset as usize + 4].fill(0xff);
+    std::fs::write(&dat, data).unwrap();
+    assert_eq!(run("trace-slice", &window, &trace).unwrap(), intact);
+    let err = run("trace-cat", &["-q"], &trace).unwrap_err();
+    assert!(err.contains("event_durations.dat"), "{err}");
+    // A slice before the damage stops before it, whatever was read ahead.
+    for threads in ["1", "2"] {
+        let early = ["-q", "--from", "1000", "--to", "2000", "--threads", threads];
+        assert!(
+            run("trace-slice", &early, &trace).is_ok(),
+            "{threads} thread(s)"
+        );
+    }
+}
