@@ -621,6 +621,9 @@ pub struct ThreadSource {
     /// times are kept in attributes ([`stream::Kept`]), then what the
     /// writer declared, if it did. What bounds the thread's horizon.
     lead: Option<i64>,
+    /// By event slot: the row its record alone makes (a half, a request,
+    /// an event), once made, copied for its other occurrences.
+    rows_of: Vec<Option<Record>>,
 }
 
 /// What mapping one event needs of its thread, borrowed for the event.

@@ -215,7 +215,11 @@ impl ThreadSource {
             key: String::new(),
             value: String::new(),
             lead: Some(0),
+            rows_of: Vec::new(),
         };
+        thread
+            .rows_of
+            .resize_with(thread.events.file.events.len(), || None);
         if let Some(restore) = &thread.restore {
             let kept = thread.kept_beside_grammar();
             if kept.whole_rows || kept.times {
@@ -274,18 +278,59 @@ impl ThreadSource {
     /// collective's begin, held until its end).
     pub(super) fn map(&mut self, o: Occurrence, rec: &mut Record) -> Result<bool> {
         let event = self.events.file.events[o.slot].as_ref().expect("live slot");
-        let at = event.offset as u64;
         let file = &self.events.name;
         let (time, raw_time) = emitted_time(o.time, &mut self.last_time, self.events.lossy)
-            .map_err(|msg| Error::offset(file, at, msg))?;
+            .map_err(|msg| Error::offset(file, event.offset as u64, msg))?;
+        if let Some(row) = &self.rows_of[o.slot] {
+            rec.clone_from(row);
+            rec.time = Some(time);
+        } else if !self.map_record(o.slot, (time, raw_time), rec)? {
+            return Ok(false);
+        }
+        let event = self.events.file.events[o.slot].as_ref().expect("live slot");
+        if let Some((start, end)) = o.attributes {
+            let scope = Scope {
+                local: &self.names.local,
+                global: &self.names.global,
+            };
+            let restore = self.restore.is_some().then_some(&mut self.names.syms);
+            push_attributes(
+                rec,
+                &event.attributes[start..end],
+                (scope, restore),
+                (&mut self.key, &mut self.value),
+                &self.events.name,
+                (event.attributes_offset + start) as u64,
+            )?;
+        }
+        if self.events.lossy {
+            rec.add_flag(flags::LOSSY);
+            if raw_time != time && rec.kind != Kind::Coll {
+                rec.push_attr("raw_time", &raw_time.to_string());
+            }
+        }
+        Ok(true)
+    }
+
+    /// Maps the record of event `slot` at `time` (as emitted, as read)
+    /// into `rec`; `false` when it yields no row. A row made of the record
+    /// alone (not of the frames open or of a collective's begin) is kept,
+    /// and copied for the event's next occurrences.
+    fn map_record(
+        &mut self,
+        slot: usize,
+        (time, raw_time): (i64, i64),
+        rec: &mut Record,
+    ) -> Result<bool> {
+        let event = self.events.file.events[slot].as_ref().expect("live slot");
         rec.clear();
         rec.time = Some(time);
         rec.loc = self.loc;
         let mut m = Mapper {
             p: Payload {
                 bytes: &event.payload,
-                file,
-                at,
+                file: &self.events.name,
+                at: event.offset as u64,
                 record: event.record,
             },
             names: &mut self.names,
@@ -298,53 +343,40 @@ impl ThreadSource {
             restoring: self.restore.is_some(),
         };
         use RecordId::*;
-        match RecordId::from_number(event.record) {
-            Some(Enter) => m.enter(rec)?,
-            Some(Leave) => m.leave(rec)?,
-            Some(id @ (MpiSend | MpiIsend | MpiRecv | MpiIrecv)) => m.half(rec, id)?,
-            Some(id @ (MpiIsendComplete | MpiIrecvRequest)) => m.request(rec, id)?,
+        let alone = match RecordId::from_number(event.record) {
+            Some(Enter) => m.enter(rec).map(|_| false)?,
+            Some(Leave) => m.leave(rec).map(|_| false)?,
+            Some(id @ (MpiSend | MpiIsend | MpiRecv | MpiIrecv)) => {
+                m.half(rec, id).map(|_| true)?
+            }
+            Some(id @ (MpiIsendComplete | MpiIrecvRequest)) => m.request(rec, id).map(|_| true)?,
             Some(MpiCollectiveBegin) => {
                 self.collective_begin = Some((time, raw_time));
                 return Ok(false);
             }
             Some(MpiCollectiveEnd) => {
                 let begin = self.collective_begin.take().unwrap_or((time, raw_time));
-                m.collective(rec, begin, (time, raw_time))?;
+                m.collective(rec, begin, (time, raw_time)).map(|_| false)?
             }
             Some(id @ (OmpFork | ThreadFork | ThreadTeamBegin | ThreadBegin)) => {
-                m.block_begin(rec, id)?
+                m.block_begin(rec, id).map(|_| false)?
             }
             Some(id @ (OmpJoin | ThreadJoin | ThreadTeamEnd | ThreadEnd)) => {
-                m.block_end(rec, id)?
+                m.block_end(rec, id).map(|_| false)?
             }
             Some(
                 id @ (OmpAcquireLock | OmpReleaseLock | ThreadAcquireLock | ThreadReleaseLock
                 | OmpTaskCreate | OmpTaskSwitch | OmpTaskComplete | ThreadTaskCreate
                 | ThreadTaskSwitch | ThreadTaskComplete),
-            ) => m.block_event(rec, id)?,
-            Some(Generic) => m.generic(rec)?,
-            Some(BufferFlush | Dummy) | None => m.other(rec),
-        }
-        if let Some((start, end)) = o.attributes {
-            let scope = Scope {
-                local: &self.names.local,
-                global: &self.names.global,
-            };
-            let restore = self.restore.is_some().then_some(&mut self.names.syms);
-            push_attributes(
-                rec,
-                &event.attributes[start..end],
-                (scope, restore),
-                (&mut self.key, &mut self.value),
-                file,
-                (event.attributes_offset + start) as u64,
-            )?;
-        }
-        if self.events.lossy {
-            rec.add_flag(flags::LOSSY);
-            if raw_time != time && rec.kind != Kind::Coll {
-                rec.push_attr("raw_time", &raw_time.to_string());
+            ) => m.block_event(rec, id).map(|_| true)?,
+            Some(Generic) => m.generic(rec).map(|_| true)?,
+            Some(BufferFlush | Dummy) | None => {
+                m.other(rec);
+                true
             }
+        };
+        if alone {
+            self.rows_of[slot] = Some(rec.clone());
         }
         Ok(true)
     }
