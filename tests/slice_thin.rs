@@ -1,14 +1,18 @@
 //! Before a slice's T0, a Pallas thread walks the loop iterations that end
 //! before T0 without the rows of their frames and plain events (message
-//! halves still come): the slice is the one cut from the same rows read as
-//! a stream, the rows left out are frames and events that end before T0,
-//! and the timestamps of those left out are never decoded.
+//! halves still come), and an OTF2 location holds the frames it enters
+//! back, dropping those left before another row comes: the slice is the
+//! one cut from the same rows read as a stream, the rows left out are
+//! frames and events that end before T0, and the timestamps of the Pallas
+//! events left out are never decoded.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 
 use common::{accepted_traces, corpus, run, scratch, Rng};
+use tracepipe::formats::otf2::reader::Otf2Source;
+use tracepipe::formats::pallas::reader::PallasSource;
 use tracepipe::model::record::Kind;
 use tracepipe::pipe::{Demand, ReadOptions, RecordSource};
 
@@ -122,6 +126,62 @@ fn nesting_trace(dir: &Path, iterations: u32) -> PathBuf {
     out
 }
 
+/// An OTF2 archive (1 tick = 1 ns) of two ranks in `main`, each
+/// iteration entering `compute`, running `kernel`, leaving, sending to the
+/// other rank and receiving from it, 10 ns apart; the second rank 61 ns
+/// behind.
+fn otf2_loops(dir: &Path, iterations: u64) -> PathBuf {
+    use tracepipe::formats::otf2::archive::Archive;
+    use tracepipe::formats::otf2::encode::event;
+    let mut a = Archive::new(256 * 1024);
+    a.clock(1_000_000_000, 0, 1 << 40);
+    let strings = [
+        "",
+        "machine",
+        "rank 0",
+        "rank 1",
+        "Master thread",
+        "main",
+        "compute",
+        "kernel",
+        "world",
+    ];
+    for (i, s) in strings.iter().enumerate() {
+        a.string(i as u32, s);
+    }
+    a.node(0, 1, 0, u32::MAX);
+    a.group_of_locations(0, 2, 1, 0)
+        .group_of_locations(1, 3, 1, 0);
+    a.location(0, 4, 1, 0).location(1 << 32, 4, 1, 1);
+    a.region(0, 5, 1, 1).region(1, 6, 1, 1).region(2, 7, 1, 1);
+    a.group(0, 8, 4, 4, &[0, 1 << 32])
+        .group(1, 8, 5, 4, &[0, 1])
+        .comm(0, 8, 1);
+    for (loc, peer) in [(0u64, 1u32), (1 << 32, 0)] {
+        let l = a.files(loc);
+        let base = 1000 + (loc >> 32) * 61;
+        let frame = |t: u64, id: u8, region: u32| {
+            event(t, id, true, &[], |b| {
+                b.u32c(region);
+            })
+        };
+        l.events.push(&frame(base, 12, 0));
+        for k in 0..iterations {
+            let t = base + 100 + 100 * k;
+            for (dt, id, region) in [(0, 12, 1), (10, 12, 2), (20, 13, 2), (30, 13, 1)] {
+                l.events.push(&frame(t + dt, id, region));
+            }
+            for (dt, id) in [(40, 14), (50, 18)] {
+                l.events.push(&event(t + dt, id, false, &[], |b| {
+                    b.u32c(peer).u32c(0).u32c(0).u64c(64);
+                }));
+            }
+        }
+        l.events.push(&frame(base + 100 * iterations + 1000, 13, 0));
+    }
+    a.write(dir, "loops").unwrap()
+}
+
 /// A stream's rows but its `meta` rows (which name the input).
 fn data_rows(stream: &str) -> Vec<&str> {
     stream
@@ -138,9 +198,10 @@ fn span(stream: &str) -> (i64, i64) {
     times.fold((i64::MAX, i64::MIN), |(lo, hi), t| (lo.min(t), hi.max(t)))
 }
 
-/// On the corpus's Pallas traces and a looping one, windows anywhere:
-/// the slice of the trace (thinned before T0) is the slice of its rows
-/// read as a stream (which nothing thins), with one thread and two.
+/// On the corpus's Pallas traces, looping and nesting ones and a looping
+/// OTF2 archive, windows anywhere: the slice of the trace (thinned before
+/// T0) is the slice of its rows read as a stream (which nothing thins),
+/// with one thread and two.
 #[test]
 fn a_thinned_slice_is_the_slice_of_the_rows() {
     let dir = scratch("slice-thin");
@@ -148,6 +209,7 @@ fn a_thinned_slice_is_the_slice_of_the_rows() {
     inputs.retain(|p| p.is_dir());
     inputs.push(looping_trace(&dir, 3000));
     inputs.push(nesting_trace(&dir, 300));
+    inputs.push(otf2_loops(&dir, 3000));
     let mut rng = Rng(341);
     let mut checked = 0;
     for input in inputs {
@@ -187,11 +249,14 @@ fn a_thinned_slice_is_the_slice_of_the_rows() {
 /// A row as compared here: kind, time, location, name, depth.
 type Row = (Kind, Option<i64>, String, String, Option<u32>);
 
-/// The rows of the Pallas trace at `dir`, thinned before `t0` if given.
-fn read_rows(dir: &Path, t0: Option<i64>) -> Vec<Row> {
+/// The rows of the trace at `path` (Pallas or OTF2), thinned before `t0`
+/// if given.
+fn read_rows(path: &Path, t0: Option<i64>) -> Vec<Row> {
     let opts = ReadOptions::default();
-    let mut source =
-        tracepipe::formats::pallas::reader::PallasSource::open("t", dir, &opts).unwrap();
+    let mut source: Box<dyn RecordSource> = match path.is_dir() {
+        true => Box::new(PallasSource::open("t", path, &opts).unwrap()),
+        false => Box::new(Otf2Source::open("t", path, &opts).unwrap()),
+    };
     source.agree(Demand {
         thin_before: t0,
         ..Demand::ALL
@@ -205,16 +270,13 @@ fn read_rows(dir: &Path, t0: Option<i64>) -> Vec<Row> {
     rows
 }
 
-/// What thinning leaves out are frames that open and close before T0 and
-/// events before it; every other row comes, in order; and it leaves out
-/// most of what is before T0.
-#[test]
-fn thinning_leaves_out_frames_and_events_that_end_before_t0() {
-    let dir = scratch("slice-thin-rows");
-    let trace = looping_trace(&dir, 3000);
-    let whole = read_rows(&trace, None);
-    let t0 = 1000 + 110 * 2000 + 5;
-    let thinned = read_rows(&trace, Some(t0));
+/// What thinning leaves out of the rows of `trace` before `t0` are
+/// frames that open and close before it and events before it; every
+/// other row comes, in order; and it leaves out at least `share` of what
+/// is before T0.
+fn leaves_out_frames_and_events(trace: &Path, t0: i64, share: f64) {
+    let whole = read_rows(trace, None);
+    let thinned = read_rows(trace, Some(t0));
     let mut left_out = Vec::new();
     let mut kept = thinned.iter().peekable();
     for row in &whole {
@@ -228,7 +290,7 @@ fn thinning_leaves_out_frames_and_events_that_end_before_t0() {
     assert_eq!(kept.next(), None, "thinned rows come in the order read");
     let before = whole.iter().filter(|r| r.1.is_some_and(|t| t < t0)).count();
     assert!(
-        left_out.len() * 10 > before * 7,
+        left_out.len() as f64 >= before as f64 * share,
         "{} of {before} left out",
         left_out.len()
     );
@@ -247,6 +309,18 @@ fn thinning_leaves_out_frames_and_events_that_end_before_t0() {
         depth.values().all(|&d| d == 0),
         "frames left out close: {depth:?}"
     );
+}
+
+/// A Pallas thread's thinned iterations leave out their frames and plain
+/// events (7 of their 11 rows); an OTF2 location, the frames entered and
+/// left between two other rows (4 of 6).
+#[test]
+fn thinning_leaves_out_frames_and_events_that_end_before_t0() {
+    let dir = scratch("slice-thin-rows");
+    let t0 = 1000 + 110 * 2000 + 5;
+    leaves_out_frames_and_events(&looping_trace(&dir, 3000), t0, 0.6);
+    let t0 = 1000 + 100 * 2000 + 5;
+    leaves_out_frames_and_events(&otf2_loops(&dir, 3000), t0, 0.6);
 }
 
 /// Damage to the timestamps of `kernel`'s enters early in the trace goes

@@ -43,7 +43,8 @@ open collectives, the rows read ahead). Frames open at TO then leave at TO \
 recorded in orig_end. Before FROM, a Pallas trace's loop iterations that \
 end before it are walked without the rows of their frames and plain \
 events, whose timestamps stay undecoded (message halves, requests and \
-collectives still come, for what is in flight at FROM). A stream (TSV, JSON Lines), STF and TRACE cannot tell: a state, \
+collectives still come, for what is in flight at FROM), and an OTF2 \
+location drops the frames it enters and leaves between two other rows. A stream (TSV, JSON Lines), STF and TRACE cannot tell: a state, \
 message or claim row comes at its end and may have begun at any earlier \
 time, so they are read to the end, as is a Pallas or OTF2 trace written \
 from a stream that keeps rows or their times in attributes.";

@@ -46,6 +46,11 @@ pub struct LocationSource {
     pub(super) value: String,
     /// Identifiers of the rows kept whole, interned (made on first use).
     pub(super) row_syms: Option<crate::model::symbol::SymCache>,
+    /// A slice's T0 (`Demand::thin_before`), until an event reaches it:
+    /// before it, frames entered are held back, dropped with their leave
+    /// when it comes first, sent on before any other row.
+    thin_before: Option<i64>,
+    held: Vec<Record>,
 }
 
 /// The location of mark `mark` of event file `file`.
@@ -91,6 +96,8 @@ impl LocationSource {
             key: String::new(),
             value: String::new(),
             row_syms: None,
+            thin_before: None,
+            held: Vec::new(),
         })
     }
 
@@ -119,6 +126,28 @@ impl LocationSource {
         }
         self.last_time = t;
         Ok(t)
+    }
+
+    /// Whether `rec`, before T0, is held back (a frame entered, taken) or
+    /// dropped (the leave of the frame held last, with it); a row with
+    /// attributes never is.
+    fn held_back(&mut self, rec: &mut Record) -> bool {
+        let Some(t0) = self.thin_before else {
+            return false;
+        };
+        if rec.time.is_none_or(|t| t >= t0) {
+            self.thin_before = None;
+            return false;
+        }
+        match rec.kind {
+            _ if !rec.attrs.is_empty() => false,
+            Kind::Enter => {
+                self.held.push(std::mem::take(rec));
+                true
+            }
+            Kind::Leave => self.held.pop().is_some(),
+            _ => false,
+        }
     }
 
     /// Rows closing what is still open at the end: frames get a `leave`
@@ -178,7 +207,14 @@ impl RecordSource for LocationSource {
                     rec.time = Some(self.event_time()?);
                     rec.loc = self.loc;
                     self.mark = self.events.event.at + 1;
-                    if self.map(rec)? && !self.skip.contains(rec.kind) {
+                    if !self.map(rec)? || self.held_back(rec) {
+                        continue;
+                    }
+                    if !self.held.is_empty() {
+                        // The frames held back are open: they go first.
+                        self.pending.extend(self.held.drain(..));
+                        self.pending.push_back(std::mem::take(rec));
+                    } else if !self.skip.contains(rec.kind) {
                         return Ok(true);
                     }
                 }
@@ -186,6 +222,7 @@ impl RecordSource for LocationSource {
                 Step::End => {
                     self.finished = true;
                     self.mark = 0;
+                    self.pending.extend(self.held.drain(..));
                     self.finish();
                 }
             }
@@ -204,7 +241,8 @@ impl RecordSource for LocationSource {
             return Some(i64::MAX);
         }
         let next = self.last_time.saturating_sub(self.scope.lead?);
-        let waiting = self.pending.iter().filter_map(Record::start).min();
+        let rows = self.held.iter().chain(&self.pending);
+        let waiting = rows.filter_map(Record::start).min();
         let begun = self.collectives.iter().chain(self.requests.values());
         let bound = waiting.into_iter().chain(begun.copied()).min();
         Some(bound.map_or(next, |b| b.min(next)))
@@ -228,8 +266,11 @@ impl RecordSource for LocationSource {
 
     fn agree(&mut self, demand: Demand) -> Supply {
         // Rows of skipped kinds are still mapped (their frames, times and
-        // references checked), just not handed out.
+        // references checked), just not handed out. An archive written
+        // from a stream may keep rows whole or their times in attributes:
+        // its frames are not held back.
         self.skip = demand.skip;
+        self.thin_before = demand.thin_before.filter(|_| !self.scope.from_stream);
         Supply::WHOLE_ROWS
     }
 }
