@@ -128,8 +128,8 @@ fn nesting_trace(dir: &Path, iterations: u32) -> PathBuf {
 
 /// An OTF2 archive (1 tick = 1 ns) of two ranks in `main`, each
 /// iteration entering `compute`, running `kernel`, leaving, sending to the
-/// other rank and receiving from it, 10 ns apart; the second rank 61 ns
-/// behind.
+/// other rank and receiving from it, 10 ns apart, then a call to `tail`
+/// after `main`; the second rank 61 ns behind.
 fn otf2_loops(dir: &Path, iterations: u64) -> PathBuf {
     use tracepipe::formats::otf2::archive::Archive;
     use tracepipe::formats::otf2::encode::event;
@@ -145,6 +145,7 @@ fn otf2_loops(dir: &Path, iterations: u64) -> PathBuf {
         "compute",
         "kernel",
         "world",
+        "tail",
     ];
     for (i, s) in strings.iter().enumerate() {
         a.string(i as u32, s);
@@ -154,6 +155,7 @@ fn otf2_loops(dir: &Path, iterations: u64) -> PathBuf {
         .group_of_locations(1, 3, 1, 0);
     a.location(0, 4, 1, 0).location(1 << 32, 4, 1, 1);
     a.region(0, 5, 1, 1).region(1, 6, 1, 1).region(2, 7, 1, 1);
+    a.region(3, 9, 1, 1);
     a.group(0, 8, 4, 4, &[0, 1 << 32])
         .group(1, 8, 5, 4, &[0, 1])
         .comm(0, 8, 1);
@@ -177,7 +179,10 @@ fn otf2_loops(dir: &Path, iterations: u64) -> PathBuf {
                 }));
             }
         }
-        l.events.push(&frame(base + 100 * iterations + 1000, 13, 0));
+        let end = base + 100 * iterations + 1000;
+        l.events.push(&frame(end, 13, 0));
+        l.events.push(&frame(end + 10, 12, 3));
+        l.events.push(&frame(end + 20, 13, 3));
     }
     a.write(dir, "loops").unwrap()
 }
@@ -244,6 +249,41 @@ fn a_thinned_slice_is_the_slice_of_the_rows() {
         }
     }
     assert!(checked >= 4, "{checked} slices checked");
+}
+
+/// A window after the end of a thinned trace is told with the trace's
+/// true last time, as for its rows read as a stream (the first and last
+/// rows of a thread or location are never thinned).
+#[test]
+fn a_window_after_the_end_tells_the_true_last_time() {
+    let dir = scratch("slice-thin-after");
+    for trace in [
+        looping_trace(&dir, 3000),
+        nesting_trace(&dir, 300),
+        otf2_loops(&dir, 3000),
+    ] {
+        let whole = run("trace-cat", &["-q"], &trace).unwrap();
+        let stream = dir.join("whole.tsv");
+        std::fs::write(&stream, &whole).unwrap();
+        let (_, hi) = span(&whole);
+        let (from, to) = ((hi + 1000).to_string(), (hi + 2000).to_string());
+        let warning = |input: &Path| {
+            let out = common::bin("trace-slice")
+                .args(["--from", &from, "--to", &to])
+                .arg(input)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{input:?}");
+            let text = String::from_utf8(out.stderr).unwrap();
+            text.lines()
+                .filter(|l| l.contains("the slice holds none of it"))
+                .map(|l| l.split_once("warning: ").map_or(l, |(_, w)| w).to_string())
+                .collect::<Vec<_>>()
+        };
+        let told = warning(&trace);
+        assert_eq!(told.len(), 1, "{trace:?}: {told:?}");
+        assert_eq!(told, warning(&stream), "{trace:?}");
+    }
 }
 
 /// A row as compared here: kind, time, location, name, depth.

@@ -128,9 +128,9 @@ impl LocationSource {
         Ok(t)
     }
 
-    /// Whether `rec`, before T0, is held back (a frame entered, taken) or
-    /// dropped (the leave of the frame held last, with it); a row with
-    /// attributes never is.
+    /// Whether `rec`, before T0, is held back (a frame entered inside
+    /// another, taken) or dropped (the leave of the frame held last, with
+    /// it); a row with attributes never is.
     fn held_back(&mut self, rec: &mut Record) -> bool {
         let Some(t0) = self.thin_before else {
             return false;
@@ -141,6 +141,10 @@ impl LocationSource {
         }
         match rec.kind {
             _ if !rec.attrs.is_empty() => false,
+            // Frames at the top are never held: the location's first and
+            // last rows are read as they are (a slice tells the trace's
+            // span from them).
+            Kind::Enter if rec.depth == Some(0) => false,
             Kind::Enter => {
                 self.held.push(std::mem::take(rec));
                 true

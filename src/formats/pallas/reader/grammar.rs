@@ -145,7 +145,9 @@ impl ThreadEvents {
     /// are thinned first, found by a binary search on the first event's
     /// timestamps.
     fn thin_ahead(&mut self) -> Result<()> {
-        let Some(th) = self.thinning.as_mut() else {
+        // The thread's first occurrence is read as it is (a slice tells the
+        // trace's span from its rows).
+        let Some(th) = self.thinning.as_mut().filter(|_| self.passed > 0) else {
             return Ok(());
         };
         let top = self.stack.last().expect("a frame starts");
