@@ -7,7 +7,9 @@
 # end). Inputs: the generated stream (TSV, which cannot tell and is read to
 # the end), a generated Pajé trace, a generated OTF2 archive and a
 # generated Pallas trace.
-# Usage: bench/slice.sh [ROWS] [PAJE_MEGABYTES] [OTF2_EVENTS_PER_RANK] [PALLAS_EVENTS_PER_THREAD]
+# With BASELINE=DIR (a folder holding another build's trace-slice), each
+# window is also cut by that build, side by side.
+# Usage: [BASELINE=DIR] bench/slice.sh [ROWS] [PAJE_MEGABYTES] [OTF2_EVENTS_PER_RANK] [PALLAS_EVENTS_PER_THREAD]
 #   (default 10 000 000 rows, 500 MB, 1 250 000 x 8 ranks, 20 000 000 x 2 threads)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +42,10 @@ for file in "$tsv" "$paje" "$otf2_dir/traces.otf2" "$pallas"; do
     read -r from to < <(window "$file" "$at")
     echo "  window [$at %, $((at + 1)) %) = [$from, $to) ns"
     measure "  trace-slice" "$bytes" "$bin/trace-slice" --no-progress --from "$from" --to "$to" "$file"
+    if [ -n "${BASELINE:-}" ]; then
+      measure "  trace-slice (baseline)" "$bytes" \
+        "$BASELINE/trace-slice" --no-progress --from "$from" --to "$to" "$file"
+    fi
     measure "  trace-slice --true-ends" "$bytes" \
       "$bin/trace-slice" --no-progress --true-ends --from "$from" --to "$to" "$file"
   done
