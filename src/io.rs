@@ -297,16 +297,21 @@ fn check_stdout_is_open() -> Result<()> {
 /// A file is written under a temporary name beside it and renamed over it
 /// by [`Output::finish`], so an error or an interruption (SIGINT, SIGTERM,
 /// SIGHUP) leaves the file that was there untouched and no partial one
-/// that would read as whole. With `line_buffered` (a live output followed
-/// as it grows) the file is written in place.
+/// that would read as whole; through a symbolic link, beside the file it
+/// names. With `line_buffered` (a live output followed as it grows), and
+/// into a device or a FIFO (`/dev/null`), the output is written in place.
 pub fn open_output(path: Option<&str>, line_buffered: bool) -> Result<Output> {
     let mut staged = None;
     let (name, inner) = match path {
         Some(p) if p != "-" => {
-            let f = match line_buffered {
+            let target = std::fs::canonicalize(p).unwrap_or_else(|_| PathBuf::from(p));
+            // A directory is a folder format's output (its writer makes it):
+            // staged as before, the staged file never committed.
+            let special = std::fs::metadata(&target).is_ok_and(|m| !m.is_file() && !m.is_dir());
+            let f = match line_buffered || special {
                 true => File::create(p).map_err(|e| Error::io(p, e))?,
                 false => {
-                    let (f, stage) = Staged::create(Path::new(p))?;
+                    let (f, stage) = Staged::create(&target, p)?;
                     staged = Some(stage);
                     f
                 }
@@ -344,16 +349,16 @@ struct Staged {
 }
 
 impl Staged {
-    fn create(target: &Path) -> Result<(File, Staged)> {
-        let shown = target.display().to_string();
+    /// Stages `target`, named `shown` in errors.
+    fn create(target: &Path, shown: &str) -> Result<(File, Staged)> {
         let file_name = target
             .file_name()
-            .ok_or_else(|| Error::io(&*shown, io::Error::other("not a file name")))?;
+            .ok_or_else(|| Error::io(shown, io::Error::other("not a file name")))?;
         let mut temp_name = std::ffi::OsString::from(".");
         temp_name.push(file_name);
         temp_name.push(format!(".tracepipe-{}.part", std::process::id()));
         let temp = target.with_file_name(temp_name);
-        let file = File::create(&temp).map_err(|e| Error::io(&*shown, e))?;
+        let file = File::create(&temp).map_err(|e| Error::io(shown, e))?;
         interrupt::remove_on_signal(&temp);
         Ok((
             file,

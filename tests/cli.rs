@@ -1110,3 +1110,37 @@ fn errors_quote_long_lines_by_their_start() {
     );
     assert!(err.contains("…\" (100006 bytes)"), "{err}");
 }
+
+/// `-o` into what is not a regular file writes into it (`/dev/null` stays
+/// the device, whoever runs it), and through a symbolic link replaces the
+/// file it names, the link kept.
+#[test]
+fn output_into_a_device_or_through_a_link() {
+    use std::os::unix::fs::FileTypeExt;
+    let example = data("../../examples/pingpong.tsv");
+    bin("trace-cat")
+        .arg(&example)
+        .args(["-o", "/dev/null"])
+        .assert()
+        .success();
+    let null = std::fs::metadata("/dev/null").unwrap();
+    assert!(
+        null.file_type().is_char_device(),
+        "/dev/null is still the device"
+    );
+    let dir = scratch("output-link");
+    let (file, link) = (dir.join("file.tsv"), dir.join("link.tsv"));
+    std::fs::write(&file, "old\n").unwrap();
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&file, &link).unwrap();
+    bin("trace-cat")
+        .arg(&example)
+        .arg("-o")
+        .arg(&link)
+        .assert()
+        .success();
+    let kept = std::fs::symlink_metadata(&link).unwrap();
+    assert!(kept.file_type().is_symlink(), "the link stays a link");
+    let direct = bin("trace-cat").arg(&example).output().unwrap().stdout;
+    assert_eq!(std::fs::read(&file).unwrap(), direct);
+}
