@@ -74,10 +74,12 @@ pub trait RecordSource {
 /// own: no extra columns, no raw lines, no place in a split stream, and a
 /// [`Demand`] it does not act on (its rows are whole anyway). Written in a
 /// reader's `impl RecordSource` (`crate::whole_rows!();`), so choosing them
-/// is a decision in the code, not a default a wrapper inherits.
+/// is a decision in the code, not a default a wrapper inherits. A reader
+/// that acts on the demand writes `crate::whole_rows!(but agree);` and its own
+/// `agree`.
 #[macro_export]
 macro_rules! whole_rows {
-    () => {
+    (but agree) => {
         fn extra_columns(&self) -> &[String] {
             &[]
         }
@@ -89,6 +91,9 @@ macro_rules! whole_rows {
         fn order(&self) -> Option<(i64, u64)> {
             None
         }
+    };
+    () => {
+        $crate::whole_rows!(but agree);
 
         fn agree(&mut self, _: $crate::pipe::Demand) -> $crate::pipe::Supply {
             $crate::pipe::Supply::WHOLE_ROWS

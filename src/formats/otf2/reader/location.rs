@@ -256,17 +256,7 @@ impl RecordSource for LocationSource {
         event_location(&self.events.name, mark)
     }
 
-    fn extra_columns(&self) -> &[String] {
-        &[]
-    }
-
-    fn raw_line(&self) -> Option<&[u8]> {
-        None
-    }
-
-    fn order(&self) -> Option<(i64, u64)> {
-        None
-    }
+    crate::whole_rows!(but agree);
 
     fn agree(&mut self, demand: Demand) -> Supply {
         // Rows of skipped kinds are still mapped (their frames, times and

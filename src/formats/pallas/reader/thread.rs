@@ -69,17 +69,7 @@ impl RecordSource for ThreadSource {
         Some(bound.map_or(next, |b| b.min(next)))
     }
 
-    fn extra_columns(&self) -> &[String] {
-        &[]
-    }
-
-    fn raw_line(&self) -> Option<&[u8]> {
-        None
-    }
-
-    fn order(&self) -> Option<(i64, u64)> {
-        None
-    }
+    crate::whole_rows!(but agree);
 
     /// Rows are whole; before a slice's T0 the thread is thinned where it
     /// can be.
