@@ -819,8 +819,11 @@ fn printed_events(anchor: &Path) -> usize {
         .filter(|l| {
             let mut parts = l.split_whitespace();
             let record = parts.next().unwrap_or("");
-            record.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
-                && !record.is_empty()
+            // Record names such as PARAMETER_INT64 hold digits too.
+            record
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+                && record.starts_with(|c: char| c.is_ascii_uppercase())
                 && is_number(parts.next())
                 && is_number(parts.next())
         })
@@ -953,4 +956,84 @@ fn an_otf2_output_needs_the_anchor_file_named() {
         .unwrap();
     assert!(!err.status.success());
     assert!(String::from_utf8_lossy(&err.stderr).contains("-o NAME.otf2"));
+}
+
+#[test]
+fn events_at_an_instant_are_parameter_records_and_read_back_as_they_were() {
+    let dir = scratch("otf2-parameters");
+    let event = |t: usize, extra: &[(&str, &str)]| {
+        let t = t.to_string();
+        let mut fields = vec![("kind", "event"), ("time", t.as_str()), ("loc", "a")];
+        fields.extend_from_slice(extra);
+        common::row(&fields)
+    };
+    let mut rows = vec![
+        common::row(&[("kind", "container"), ("loc", "a")]),
+        common::row(&[("kind", "container"), ("loc", "b")]),
+    ];
+    // Values of every parameter type, and columns a parameter does not hold.
+    let odd = [
+        event(1, &[("name", "step"), ("value", "-5")]),
+        event(2, &[("name", "step"), ("value", "18446744073709551615")]),
+        event(3, &[("name", "step"), ("value", "007")]),
+        event(3, &[("name", "step"), ("value", "-0")]),
+        event(4, &[("name", "step"), ("value", "converged")]),
+        event(5, &[("name", "mark")]),
+        event(6, &[("name", "mark"), ("cat", "PARAMETER"), ("value", "1")]),
+        event(
+            7,
+            &[
+                ("name", "mark"),
+                ("cat", "USER"),
+                ("depth", "2"),
+                ("id", "x"),
+                ("peer", "b"),
+            ],
+        ),
+        event(
+            8,
+            &[
+                ("name", "mark"),
+                ("flags", "E"),
+                ("attrs", "file=a.c;line=3"),
+            ],
+        ),
+        // Kept whole: an event with an end, one named as the whole rows,
+        // one of no location.
+        event(9, &[("name", "mark"), ("end", "9")]),
+        event(10, &[("name", "tracepipe.row"), ("value", "2")]),
+        common::row(&[("kind", "event"), ("time", "10"), ("name", "nowhere")]),
+    ];
+    rows.extend(odd.iter().cloned());
+    // Many events: the global definitions do not grow with them.
+    for t in 11..20_011 {
+        rows.push(event(
+            t,
+            &[("name", "iteration"), ("value", &(t % 7).to_string())],
+        ));
+    }
+    let input = dir.join("events.tsv");
+    std::fs::write(&input, common::stream(&rows)).unwrap();
+    let anchor = dir.join("t.otf2");
+    write_otf2(&input, &anchor, &[]).unwrap();
+    let (back, _) = cat(&anchor).unwrap();
+    let body = |text: &str| {
+        text.lines()
+            .filter(|l| !["meta", "kind"].contains(&kind_of(l)))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(body(&back), body(&common::stream(&rows)));
+    let defs = std::fs::metadata(anchor.with_extension("def"))
+        .unwrap()
+        .len();
+    assert!(defs < 4096, "{defs} bytes of definitions");
+    if reference().is_some() {
+        let out = run(Command::new("otf2-print").arg(&anchor));
+        for record in ["PARAMETER_INT64", "PARAMETER_UINT64", "PARAMETER_STRING"] {
+            assert!(out.contains(record), "{record} in {out:.2000}");
+        }
+        let whole = out.matches("Parameter: \"tracepipe.row\"").count();
+        assert_eq!(whole, 3, "the three rows kept whole");
+    }
 }

@@ -693,6 +693,8 @@ pub mod id {
     pub const METRIC: u8 = 31;
     /// `PARAMETER_STRING`.
     pub const PARAMETER_STRING: u8 = 32;
+    /// `PARAMETER_INT`.
+    pub const PARAMETER_INT: u8 = 33;
     /// `PARAMETER_UNSIGNED_INT`.
     pub const PARAMETER_UNSIGNED_INT: u8 = 34;
     /// `THREAD_FORK`.

@@ -45,6 +45,10 @@ pub use crate::model::record::COLUMN_ATTR;
 /// no OTF2 record holds, written by tracepipe).
 pub const ROW_PARAMETER: &str = crate::model::record::ROW_ATTR;
 
+/// The `cat` of the `event` rows of parameter records (`PARAMETER_*`);
+/// the writer gives an `event` at an instant as one.
+pub const PARAMETER_CAT: &str = "PARAMETER";
+
 /// The anchor property in which tracepipe's writer keeps the stream's
 /// `container` and `type` rows (JSON Lines): read back, they stand for the
 /// containers the archive's hierarchy would give.

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::super::catalogue::{id, spec_of, F, N, R};
 use super::super::events::AttrValue;
-use super::super::{COLUMN_ATTR, ROW_PARAMETER};
+use super::super::{COLUMN_ATTR, PARAMETER_CAT, ROW_PARAMETER};
 use super::location::{Frame, LocationSource};
 use super::scope::MetricScope;
 use crate::error::Result;
@@ -26,7 +26,7 @@ fn family(id: u8) -> &'static str {
         53..=65 => "THREAD",
         66..=68 => "SAMPLING",
         69..=82 => "IO",
-        32..=34 => "PARAMETER",
+        32..=34 => PARAMETER_CAT,
         _ => "MEASUREMENT",
     }
 }
@@ -295,7 +295,7 @@ impl LocationSource {
             return self.stream_row(rec);
         }
         rec.kind = Kind::Event;
-        rec.cat = self.scope.symbols.intern("PARAMETER");
+        rec.cat = self.scope.symbols.intern(PARAMETER_CAT);
         let p = self.value(0) as u32;
         rec.name = match self.scope.defs.parameters.get(&p) {
             Some(&(name, _)) => self

@@ -18,6 +18,14 @@ use crate::model::record::Sym;
 /// OTF2's type of string attributes (`OTF2_TYPE_STRING`).
 pub const TYPE_STRING: u8 = 11;
 
+/// OTF2's parameter types (`OTF2_ParameterType`): a string, a signed and
+/// an unsigned 64-bit integer.
+pub const PARAMETER_STRING: u8 = 0;
+/// See [`PARAMETER_STRING`].
+pub const PARAMETER_INT64: u8 = 1;
+/// See [`PARAMETER_STRING`].
+pub const PARAMETER_UINT64: u8 = 2;
+
 /// Paradigm MPI (`OTF2_PARADIGM_MPI`).
 const PARADIGM_MPI: u8 = 4;
 
@@ -68,6 +76,10 @@ pub struct Registry {
     world_rank: FastMap<u32, u32>,
     metrics: FastMap<String, u32>,
     metric_defs: Vec<Metric>,
+    /// Parameters of `event` rows, by name and OTF2 parameter type.
+    parameters: FastMap<(Sym, u8), u32>,
+    /// Name string and type of each parameter, by reference.
+    parameter_defs: Vec<(u32, u8)>,
     row_parameter: Option<u32>,
     key: String,
 }
@@ -94,6 +106,8 @@ impl Registry {
             world_rank: FastMap::default(),
             metrics: FastMap::default(),
             metric_defs: Vec::new(),
+            parameters: FastMap::default(),
+            parameter_defs: Vec::new(),
             row_parameter: None,
             key: String::new(),
         })
@@ -266,11 +280,30 @@ impl Registry {
 
     /// The parameter whose strings are whole rows ([`ROW_PARAMETER`]).
     pub fn row_parameter(&mut self) -> Result<u32> {
-        if self.row_parameter.is_none() {
-            self.string(ROW_PARAMETER)?;
-            self.row_parameter = Some(0);
+        if let Some(p) = self.row_parameter {
+            return Ok(p);
         }
-        Ok(0)
+        let p = self.new_parameter(ROW_PARAMETER, PARAMETER_STRING)?;
+        self.row_parameter = Some(p);
+        Ok(p)
+    }
+
+    /// The parameter of `event` rows named `name` (its text `text`) whose
+    /// values have OTF2 parameter type `kind` ([`PARAMETER_STRING`],
+    /// [`PARAMETER_INT64`], [`PARAMETER_UINT64`]).
+    pub fn parameter(&mut self, name: Sym, text: &str, kind: u8) -> Result<u32> {
+        if let Some(&p) = self.parameters.get(&(name, kind)) {
+            return Ok(p);
+        }
+        let p = self.new_parameter(text, kind)?;
+        self.parameters.insert((name, kind), p);
+        Ok(p)
+    }
+
+    fn new_parameter(&mut self, name: &str, kind: u8) -> Result<u32> {
+        let name = self.string(name)?;
+        self.parameter_defs.push((name, kind));
+        Ok(self.parameter_defs.len() as u32 - 1)
     }
 
     fn put(&mut self, write: impl FnOnce(&mut Buf)) -> Result<()> {
@@ -347,9 +380,11 @@ impl Registry {
             })?;
             self.put(|b| def::metric_class(b, m, &[m]))?;
         }
-        if self.row_parameter.is_some() {
-            let name = self.string(ROW_PARAMETER)?;
-            self.put(|b| def::parameter(b, 0, name, 0))?;
+        for (p, (name, kind)) in std::mem::take(&mut self.parameter_defs)
+            .into_iter()
+            .enumerate()
+        {
+            self.put(|b| def::parameter(b, p as u32, name, kind))?;
         }
         self.file.finish()
     }

@@ -5,9 +5,9 @@
 
 use super::super::catalogue::id;
 use super::super::encode::{event_into, Buf};
-use super::super::COLUMN_ATTR;
+use super::super::{COLUMN_ATTR, PARAMETER_CAT, ROW_PARAMETER};
 use super::order::Slot;
-use super::registry::TYPE_STRING;
+use super::registry::{PARAMETER_INT64, PARAMETER_STRING, PARAMETER_UINT64, TYPE_STRING};
 use super::{ticks, OpenFrame, Otf2Writer};
 use crate::error::{Error, Result};
 use crate::formats::stream::jsonl;
@@ -38,7 +38,7 @@ impl Otf2Writer {
             Kind::Send | Kind::Recv | Kind::Msg => self.point_to_point(rec)?,
             Kind::Coll => self.collective(rec)?,
             Kind::Counter => self.counter(rec)?,
-            Kind::Event => self.posting(rec)?,
+            Kind::Event => self.posting(rec)? || self.parameter(rec)?,
             _ => false,
         };
         match mapped {
@@ -521,6 +521,50 @@ impl Otf2Writer {
         Ok(true)
     }
 
+    /// An `event` at an instant as a `PARAMETER_*` event: its `name` the
+    /// parameter, its `value` the value (an integer that reads back the
+    /// same, else a string); the reader gives `cat` `PARAMETER`, so another
+    /// is kept. False for an event with an `end` or no `loc` (a location
+    /// of no name reads back named by its number), or named as the whole
+    /// rows' parameter.
+    fn parameter(&mut self, rec: &Record) -> Result<bool> {
+        let symbols = self.symbols.clone();
+        let name = symbols.text(rec.name);
+        if rec.end.is_some() || rec.loc.is_empty() || *name == *ROW_PARAMETER {
+            return Ok(false);
+        }
+        let (kind, value) = match parameter_value(&rec.value) {
+            Some(typed) => typed,
+            None => (
+                PARAMETER_STRING,
+                self.registry.value_string(&rec.value)? as u64,
+            ),
+        };
+        let p = self.registry.parameter(rec.name, name, kind)?;
+        let l = self.location(rec.loc)?;
+        if !rec.peer.is_empty() {
+            // Declared as a location, as a row kept whole declares it.
+            self.location(rec.peer)?;
+        }
+        self.row_attrs(rec, 0)?;
+        let cat = symbols.text(rec.cat);
+        if *cat != *PARAMETER_CAT {
+            self.column("cat", cat)?;
+        }
+        if let Some(depth) = rec.depth {
+            self.column("depth", itoa::Buffer::new().format(depth))?;
+        }
+        self.rest(rec, &[Column::Value])?;
+        let rid = match kind {
+            PARAMETER_STRING => id::PARAMETER_STRING,
+            PARAMETER_INT64 => id::PARAMETER_INT,
+            _ => id::PARAMETER_UNSIGNED_INT,
+        };
+        let v = [p as u64, value, 0, 0, 0];
+        self.put(l, (ticks(rec.time)?, Slot::InOrder), (rid, false, v, 2))
+            .map(|()| true)
+    }
+
     /// A row no record holds: whole, as JSON, in a `tracepipe.row`
     /// parameter at its completion time (on its location, or on a location
     /// of no name for rows of none).
@@ -550,6 +594,15 @@ impl Otf2Writer {
     }
 }
 
+/// The parameter type and raw value of an `event`'s `value` that an
+/// integer parameter gives back as the same text (a canonical integer).
+fn parameter_value(text: &str) -> Option<(u8, u64)> {
+    match number::parse_int(text.as_bytes()) {
+        Some(n) => Some((PARAMETER_INT64, n as u64)),
+        None => number::parse_uint(text.as_bytes()).map(|n| (PARAMETER_UINT64, n)),
+    }
+}
+
 /// The fields of record `rid`, in the catalogue's encodings.
 fn fields(b: &mut Buf, rid: u8, v: &[u64]) {
     match rid {
@@ -574,6 +627,15 @@ fn fields(b: &mut Buf, rid: u8, v: &[u64]) {
         }
         id::MPI_IRECV_REQUEST => {
             b.u64c(v[0]);
+        }
+        id::PARAMETER_STRING => {
+            b.u32c(v[0] as u32).u32c(v[1] as u32);
+        }
+        id::PARAMETER_INT => {
+            b.u32c(v[0] as u32).i64c(v[1] as i64);
+        }
+        id::PARAMETER_UNSIGNED_INT => {
+            b.u32c(v[0] as u32).u64c(v[1]);
         }
         _ => {
             for &x in v {
