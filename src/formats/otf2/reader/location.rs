@@ -51,6 +51,9 @@ pub struct LocationSource {
     /// when it comes first, sent on before any other row.
     thin_before: Option<i64>,
     held: Vec<Record>,
+    /// Records of frames dropped with their leave, reused for the next
+    /// frames held (their buffers stay allocated).
+    spare: Vec<Record>,
 }
 
 /// The location of mark `mark` of event file `file`.
@@ -98,6 +101,7 @@ impl LocationSource {
             row_syms: None,
             thin_before: None,
             held: Vec::new(),
+            spare: Vec::new(),
         })
     }
 
@@ -146,10 +150,18 @@ impl LocationSource {
             // span from them).
             Kind::Enter if rec.depth == Some(0) => false,
             Kind::Enter => {
-                self.held.push(std::mem::take(rec));
+                let mut row = self.spare.pop().unwrap_or_default();
+                std::mem::swap(&mut row, rec);
+                self.held.push(row);
                 true
             }
-            Kind::Leave => self.held.pop().is_some(),
+            Kind::Leave => match self.held.pop() {
+                Some(row) => {
+                    self.spare.push(row);
+                    true
+                }
+                None => false,
+            },
             _ => false,
         }
     }
