@@ -40,3 +40,109 @@ pub fn edit<N>(files: &mut [(N, Vec<u8>)], e: &[u8]) {
         }
     }
 }
+
+/// Rows held in memory as a source that cannot tell what is still to
+/// come: a slice of it reads every row, and nothing is thinned.
+pub struct HeldRows {
+    rows: std::vec::IntoIter<tracepipe::Record>,
+    read: u64,
+}
+
+impl tracepipe::pipe::RecordSource for HeldRows {
+    fn next_record(&mut self, rec: &mut tracepipe::Record) -> tracepipe::Result<bool> {
+        match self.rows.next() {
+            Some(row) => {
+                *rec = row;
+                self.read += 1;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn mark(&self) -> u64 {
+        self.read
+    }
+
+    fn locate(&self, mark: u64) -> tracepipe::error::Location {
+        tracepipe::error::Location::Line {
+            file: "held rows".into(),
+            line: mark,
+        }
+    }
+
+    fn horizon(&self) -> Option<i64> {
+        None
+    }
+
+    tracepipe::whole_rows!();
+}
+
+/// Every row of a source; none when it fails or gives more than `bound`.
+fn all_rows(
+    mut source: Box<dyn tracepipe::pipe::RecordSource>,
+    bound: usize,
+) -> Option<Vec<tracepipe::Record>> {
+    let mut rows = Vec::new();
+    let mut rec = tracepipe::Record::default();
+    while source.next_record(&mut rec).ok()? {
+        rows.push(rec.clone());
+        if rows.len() > bound {
+            return None;
+        }
+    }
+    Some(rows)
+}
+
+/// The stop and thinning paths against reading whole: the slice of a
+/// freshly opened source (which hears the slice's T0 and may stop after
+/// T1) equals the slice of all its rows held in memory, for a window and
+/// options drawn from `h` within the rows' span. `open` opens the input
+/// with the symbol table given, `None` when it cannot be opened.
+pub fn thinned_slice_agrees(
+    h: u64,
+    open: impl Fn(&tracepipe::Symbols) -> Option<Box<dyn tracepipe::pipe::RecordSource>>,
+) {
+    use tracepipe::stages::slice::{MessageScope, SliceOptions, SliceSource};
+    use tracepipe::stages::window::Window;
+    let symbols = tracepipe::Symbols::new();
+    let Some(rows) = open(&symbols).and_then(|s| all_rows(s, 100_000)) else {
+        return;
+    };
+    let times = rows.iter().filter_map(|r| r.time);
+    let (Some(first), Some(last)) = (times.clone().min(), times.max()) else {
+        return;
+    };
+    let span = (last - first).max(1) as u64;
+    let start = first + (h % (span + 2)) as i64 - 1;
+    let width = ((h >> 20) % span) as i64 + 1;
+    let options = SliceOptions {
+        window: match (h >> 40) % 3 {
+            0 => Window::new(None, Some(start + width)),
+            _ => Window::new(Some(start), Some(start + width)),
+        },
+        messages: match (h >> 42) % 2 {
+            0 => MessageScope::Overlap,
+            _ => MessageScope::Inside,
+        },
+        rebase: (h >> 43) % 2 == 0,
+        true_ends: (h >> 44) % 4 == 0,
+    };
+    let slice = |inner: Box<dyn tracepipe::pipe::RecordSource>| {
+        let source = SliceSource::new(inner, options, symbols.clone(), Default::default());
+        all_rows(Box::new(source), usize::MAX)
+    };
+    let held = HeldRows {
+        rows: rows.into_iter(),
+        read: 0,
+    };
+    let Some(expected) = slice(Box::new(held)) else {
+        return;
+    };
+    let opened = open(&symbols).expect("opens again");
+    let got = slice(opened);
+    assert!(
+        got.as_ref() == Some(&expected),
+        "the slice {options:?} of the source differs from the slice of its rows:\n{got:#?}\nagainst\n{expected:#?}"
+    );
+}

@@ -1,8 +1,9 @@
 //! The OTF2 reader on an archive made by the project's encoder, then edited
 //! where the input says: half the edits hit the fields the encoder marked
 //! (record lengths, references, counts, chunk sizes), half any byte, with
-//! small, large or raw values; some cut a file. Errors, never panics or
-//! runaway allocations.
+//! small, large or raw values; some cut a file; then sliced (a slice that
+//! thins and stops equals the slice of the rows read whole). Errors, never
+//! panics or runaway allocations.
 #![no_main]
 
 use std::path::PathBuf;
@@ -139,4 +140,15 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
+    // The slicer's stop and thinning paths agree with reading whole.
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    std::hash::Hash::hash(data, &mut hasher);
+    common::thinned_slice_agrees(std::hash::Hasher::finish(&hasher), |symbols| {
+        let options = tracepipe::pipe::ReadOptions {
+            symbols: symbols.clone(),
+            ..Default::default()
+        };
+        let source = Otf2Source::open("fuzz", &dir.join("traces.otf2"), &options).ok()?;
+        Some(Box::new(source) as Box<dyn RecordSource>)
+    });
 });

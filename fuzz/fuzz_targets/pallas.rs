@@ -1,7 +1,8 @@
 //! The Pallas reader on a trace written by the project's writer, then edited
 //! where the input says: sizes, counts, offsets and tokens replaced by small,
 //! large or raw values, read as rows and summed as frames (`trace-stat
-//! profile`). Errors, never panics or runaway allocations.
+//! profile`), and sliced (a slice that thins and stops equals the slice of
+//! the rows read whole). Errors, never panics or runaway allocations.
 #![no_main]
 
 use std::path::{Path, PathBuf};
@@ -130,4 +131,15 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(input) = Input::open(dir.to_str().unwrap(), &counter) {
         let _ = sum_frames(input, &Default::default(), &mut NoSums);
     }
+    // The slicer's stop and thinning paths agree with reading whole.
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    std::hash::Hash::hash(data, &mut hasher);
+    common::thinned_slice_agrees(std::hash::Hasher::finish(&hasher), |symbols| {
+        let options = tracepipe::pipe::ReadOptions {
+            symbols: symbols.clone(),
+            ..Default::default()
+        };
+        let source = PallasSource::open("fuzz", &dir, &options).ok()?;
+        Some(Box::new(source) as Box<dyn RecordSource>)
+    });
 });
