@@ -97,29 +97,38 @@ fn all_rows(
 /// The stop and thinning paths against reading whole: the slice of a
 /// freshly opened source (which hears the slice's T0 and may stop after
 /// T1) equals the slice of all its rows held in memory, for a window and
-/// options drawn from `h` within the rows' span. `open` opens the input
-/// with the symbol table given, `None` when it cannot be opened.
+/// options drawn from the hash of `data` within the rows' span. `open`
+/// opens the input with the options given, `None` when it cannot.
 pub fn thinned_slice_agrees(
-    h: u64,
-    open: impl Fn(&tracepipe::Symbols) -> Option<Box<dyn tracepipe::pipe::RecordSource>>,
+    data: &[u8],
+    open: impl Fn(&tracepipe::pipe::ReadOptions) -> Option<Box<dyn tracepipe::pipe::RecordSource>>,
 ) {
+    use std::hash::{Hash, Hasher};
     use tracepipe::stages::slice::{MessageScope, SliceOptions, SliceSource};
     use tracepipe::stages::window::Window;
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    data.hash(&mut hasher);
+    let h = hasher.finish();
+    // One symbol table for both slices, so their rows compare as they are.
     let symbols = tracepipe::Symbols::new();
-    let Some(rows) = open(&symbols).and_then(|s| all_rows(s, 100_000)) else {
+    let read = tracepipe::pipe::ReadOptions {
+        symbols: symbols.clone(),
+        ..Default::default()
+    };
+    let Some(rows) = open(&read).and_then(|s| all_rows(s, 100_000)) else {
         return;
     };
     let times = rows.iter().filter_map(|r| r.time);
     let (Some(first), Some(last)) = (times.clone().min(), times.max()) else {
         return;
     };
-    let span = (last - first).max(1) as u64;
-    let start = first + (h % (span + 2)) as i64 - 1;
-    let width = ((h >> 20) % span) as i64 + 1;
+    let span = last.saturating_sub(first).max(1) as u64;
+    let start = first.saturating_add((h % (span + 2)) as i64 - 1);
+    let end = start.saturating_add(((h >> 20) % span) as i64 + 1);
     let options = SliceOptions {
         window: match (h >> 40) % 3 {
-            0 => Window::new(None, Some(start + width)),
-            _ => Window::new(Some(start), Some(start + width)),
+            0 => Window::new(None, Some(end)),
+            _ => Window::new(Some(start), Some(end)),
         },
         messages: match (h >> 42) % 2 {
             0 => MessageScope::Overlap,
@@ -139,7 +148,7 @@ pub fn thinned_slice_agrees(
     let Some(expected) = slice(Box::new(held)) else {
         return;
     };
-    let opened = open(&symbols).expect("opens again");
+    let opened = open(&read).expect("opens again");
     let got = slice(opened);
     assert!(
         got.as_ref() == Some(&expected),

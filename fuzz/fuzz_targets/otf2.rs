@@ -141,14 +141,8 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     // The slicer's stop and thinning paths agree with reading whole.
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    std::hash::Hash::hash(data, &mut hasher);
-    common::thinned_slice_agrees(std::hash::Hasher::finish(&hasher), |symbols| {
-        let options = tracepipe::pipe::ReadOptions {
-            symbols: symbols.clone(),
-            ..Default::default()
-        };
-        let source = Otf2Source::open("fuzz", &dir.join("traces.otf2"), &options).ok()?;
+    common::thinned_slice_agrees(data, |options| {
+        let source = Otf2Source::open("fuzz", &dir.join("traces.otf2"), options).ok()?;
         Some(Box::new(source) as Box<dyn RecordSource>)
     });
 });

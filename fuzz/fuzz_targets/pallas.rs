@@ -132,14 +132,8 @@ fuzz_target!(|data: &[u8]| {
         let _ = sum_frames(input, &Default::default(), &mut NoSums);
     }
     // The slicer's stop and thinning paths agree with reading whole.
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    std::hash::Hash::hash(data, &mut hasher);
-    common::thinned_slice_agrees(std::hash::Hasher::finish(&hasher), |symbols| {
-        let options = tracepipe::pipe::ReadOptions {
-            symbols: symbols.clone(),
-            ..Default::default()
-        };
-        let source = PallasSource::open("fuzz", &dir, &options).ok()?;
+    common::thinned_slice_agrees(data, |options| {
+        let source = PallasSource::open("fuzz", &dir, options).ok()?;
         Some(Box::new(source) as Box<dyn RecordSource>)
     });
 });
