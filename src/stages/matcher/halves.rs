@@ -16,6 +16,15 @@ pub(super) fn merge_attrs(out: &mut Record, first: &Record, second: &Record) {
         });
         return;
     }
+    if is_plain(&first.attrs) && is_plain(&second.attrs) {
+        merge_plain_attrs(out, first, second);
+    } else {
+        merge_decoded_attrs(out, first, second);
+    }
+}
+
+/// [`merge_attrs`] on lists of any text, each decoded.
+fn merge_decoded_attrs(out: &mut Record, first: &Record, second: &Record) {
     let lists: [(Vec<(String, String)>, &str); 2] = [first, second].map(|r| {
         let side = if r.kind == Kind::Send { "send" } else { "recv" };
         (r.attrs().collect(), side)
@@ -29,6 +38,58 @@ pub(super) fn merge_attrs(out: &mut Record, first: &Record, second: &Record) {
             } else if n == 0 || !other.iter().any(|(key, _)| key == k) {
                 out.push_attr(k, v);
             }
+        }
+    }
+}
+
+/// Whether an attribute list's text is its items as they decode (no
+/// escape, one `=` in each item), so that it can be merged as it is.
+fn is_plain(attrs: &str) -> bool {
+    let mut equals = 0;
+    for b in attrs.bytes() {
+        match b {
+            b'%' => return false,
+            b'=' => equals += 1,
+            b';' if equals != 1 => return false,
+            b';' => equals = 0,
+            _ => {}
+        }
+    }
+    equals == 1
+}
+
+/// The keys and values of a plain list ([`is_plain`]).
+fn plain_items(attrs: &str) -> impl Iterator<Item = (&str, &str)> + '_ {
+    attrs
+        .split(';')
+        .map(|item| item.split_once('=').unwrap_or((item, "")))
+}
+
+/// [`merge_attrs`] on plain lists ([`is_plain`]), without decoding them:
+/// links and messages merge their halves' attributes at every pairing.
+fn merge_plain_attrs(out: &mut Record, first: &Record, second: &Record) {
+    for (n, (list, other)) in [(first, second), (second, first)].into_iter().enumerate() {
+        let side = if list.kind == Kind::Send {
+            "send"
+        } else {
+            "recv"
+        };
+        for (k, v) in plain_items(&list.attrs) {
+            let clash = plain_items(&other.attrs).any(|(key, value)| key == k && value != v);
+            let shared = plain_items(&other.attrs).any(|(key, _)| key == k);
+            if !clash && n == 1 && shared {
+                continue;
+            }
+            if !out.attrs.is_empty() {
+                out.attrs.push(';');
+            }
+            if clash {
+                out.attrs.push_str(side);
+                out.attrs.push('.');
+            }
+            out.attrs.push_str(k);
+            out.attrs.push('=');
+            out.attrs.push_str(v);
         }
     }
 }
@@ -187,5 +248,48 @@ impl<S: RecordSink> Matcher<S> {
         let result = self.half(rec);
         self.mark = now;
         result
+    }
+}
+
+#[cfg(test)]
+mod plain_tests {
+    use super::*;
+
+    fn half(kind: Kind, attrs: &str) -> Record {
+        let mut r = Record::new(kind);
+        r.attrs = attrs.into();
+        r
+    }
+
+    /// Merged without decoding, plain lists give what decoding them gives,
+    /// clashes, shared keys, repeated keys and empty values included.
+    #[test]
+    fn plain_lists_merge_as_decoded_ones() {
+        let lists = [
+            "a=1",
+            "a=2",
+            "b=1",
+            "a=1;b=2",
+            "b=2;a=1",
+            "a=1;a=2",
+            "a=",
+            "a=1;c=3;b=",
+            "tag=g9",
+        ];
+        for first in lists {
+            for second in lists {
+                for kinds in [(Kind::Send, Kind::Recv), (Kind::Recv, Kind::Send)] {
+                    let (x, y) = (half(kinds.0, first), half(kinds.1, second));
+                    assert!(is_plain(first) && is_plain(second));
+                    let (mut plain, mut decoded) = (Record::default(), Record::default());
+                    merge_plain_attrs(&mut plain, &x, &y);
+                    merge_decoded_attrs(&mut decoded, &x, &y);
+                    assert_eq!(plain.attrs, decoded.attrs, "{first} + {second}");
+                }
+            }
+        }
+        for other in ["a=1%3B", "a", "a=1;;b=2", "a=b=c", ""] {
+            assert!(!is_plain(other), "{other}");
+        }
     }
 }
