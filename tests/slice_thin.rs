@@ -131,10 +131,16 @@ fn nesting_trace(dir: &Path, iterations: u32) -> PathBuf {
 /// other rank and receiving from it, 10 ns apart, then a call to `tail`
 /// after `main`; the second rank 61 ns behind.
 fn otf2_loops(dir: &Path, iterations: u64) -> PathBuf {
-    use tracepipe::formats::otf2::archive::Archive;
+    otf2_loops_since(dir, "loops", iterations, u64::MAX)
+}
+
+/// The looping OTF2 archive `name`, its tick 0 at `realtime` ns since the
+/// epoch (`u64::MAX`: unknown, no `origin`).
+fn otf2_loops_since(dir: &Path, name: &str, iterations: u64, realtime: u64) -> PathBuf {
+    use tracepipe::formats::otf2::archive::{def, Archive};
     use tracepipe::formats::otf2::encode::event;
     let mut a = Archive::new(256 * 1024);
-    a.clock(1_000_000_000, 0, 1 << 40);
+    a.push(|b| def::clock(b, 1_000_000_000, 0, 1 << 40, realtime));
     let strings = [
         "",
         "machine",
@@ -184,7 +190,7 @@ fn otf2_loops(dir: &Path, iterations: u64) -> PathBuf {
         l.events.push(&frame(end + 10, 12, 3));
         l.events.push(&frame(end + 20, 13, 3));
     }
-    a.write(dir, "loops").unwrap()
+    a.write(dir, name).unwrap()
 }
 
 /// A stream's rows but its `meta` rows (which name the input).
@@ -249,6 +255,30 @@ fn a_thinned_slice_is_the_slice_of_the_rows() {
         }
     }
     assert!(checked >= 4, "{checked} slices checked");
+}
+
+/// Inputs whose origins differ are merged on the earliest: each hears
+/// T0 on its own clock, so what it thins is what the merged rows hold
+/// before T0 (the second of two runs starts 50 µs later, its rows shifted
+/// by that; each run's locations are kept apart by their file's name).
+#[test]
+fn inputs_shifted_to_a_common_origin_thin_on_their_own_clock() {
+    let dir = scratch("slice-thin-origins");
+    let early = otf2_loops_since(&dir, "early", 3000, 1_000_000_000);
+    let late = otf2_loops_since(&dir, "late", 3000, 1_000_050_000);
+    let merged = common::output_of("trace-cat", &["-q", "--prefix-inputs"], &[&early, &late]);
+    let stream = dir.join("merged.tsv");
+    std::fs::write(&stream, &merged).unwrap();
+    let mut rng = Rng(77);
+    for _ in 0..4 {
+        let from = 60_000 + rng.below(200_000) as i64;
+        let (from, to) = (from.to_string(), (from + 500).to_string());
+        let window = ["-q", "--from", &from, "--to", &to];
+        let of_rows = common::output_of("trace-slice", &window, &[&stream]);
+        let prefixed = [&window[..], &["--prefix-inputs"]].concat();
+        let thinned = common::output_of("trace-slice", &prefixed, &[&early, &late]);
+        assert_eq!(data_rows(&thinned), data_rows(&of_rows), "[{from}, {to})");
+    }
 }
 
 /// A window after the end of a thinned trace is told with the trace's

@@ -429,10 +429,12 @@ impl RecordSource for Merger {
                 true => demand.reads,
                 false => Reads::only(demand.reads.without_raw_line()),
             };
+            // T0 on the input's own clock, before its rows are shifted.
+            let shift = self.lanes[i].shift;
             let supply = self.lanes[i].source.agree(Demand {
                 reads: reads.and(MERGE_READS),
                 skip: demand.skip,
-                thin_before: demand.thin_before,
+                thin_before: demand.thin_before.map(|t0| t0.saturating_sub(shift)),
             });
             raw_lines &= passes_lines && supply.raw_lines;
         }
