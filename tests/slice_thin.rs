@@ -316,8 +316,87 @@ fn a_window_after_the_end_tells_the_true_last_time() {
     }
 }
 
-/// A row as compared here: kind, time, location, name, depth.
-type Row = (Kind, Option<i64>, String, String, Option<u32>);
+/// Messages between three ranks on two tags, of two sizes (two events of
+/// each side per channel), one sent every 10 ns in bursts of 50 with 5 µs
+/// between them, each flying 5 ns to 3 µs; with `chain`, the first rank
+/// also sends the third one every 10 ns a message that lands 15 ns
+/// later, so that one is always in flight.
+fn messages_stream(messages: u64, rng: &mut Rng, chain: bool) -> String {
+    let mut rows: Vec<(i64, String)> = Vec::new();
+    let half = |kind: &str, at: i64, (loc, peer): (&str, &str), tag: u64, size: u64| {
+        let name = ["MPI_Send", "MPI_Recv"][usize::from(kind == "recv")];
+        (
+            at,
+            format!("{kind}\t{at}\t\t{loc}\tMPI\t{name}\t\t{peer}\tw\t{tag}\t{size}"),
+        )
+    };
+    let ranks = ["P0", "P1", "P2"];
+    for i in 0..messages {
+        let from = rng.below(3) as usize;
+        let to = (from + 1 + rng.below(2) as usize) % 3;
+        let (tag, size) = (rng.below(2), [8, 64][rng.below(2) as usize]);
+        let sent = 1000 + 10 * i as i64 + 5000 * (i / 50) as i64;
+        let landed = sent + [5, 40, 300, 3000][rng.below(4) as usize];
+        rows.push(half("send", sent, (ranks[from], ranks[to]), tag, size));
+        rows.push(half("recv", landed, (ranks[to], ranks[from]), tag, size));
+    }
+    let end = rows.iter().map(|&(at, _)| at).max().unwrap_or(0);
+    for sent in (1001..end).step_by(10).filter(|_| chain) {
+        rows.push(half("send", sent, ("P0", "P2"), 7, 8));
+        rows.push(half("recv", sent + 15, ("P2", "P0"), 7, 8));
+    }
+    rows.sort_by_key(|&(at, _)| at);
+    let mut lines =
+        vec!["kind\ttime\tend\tloc\tcat\tname\tdepth\tpeer\tcomm\ttag\tsize".to_string()];
+    lines.extend(ranks.map(|p| format!("container\t\t\t{p}\tprocess\t{p}\t\t\t\t\t")));
+    lines.extend(rows.into_iter().map(|(_, row)| row));
+    lines.join("\n") + "\n"
+}
+
+/// Message halves before a balanced cut are left out of a Pallas trace
+/// sliced after it: on channels with two events per side and messages
+/// in flight for up to 15 windows' widths, the slice is the slice of
+/// the rows read as a stream, and some halves are left out; where one
+/// message is always in flight, the cut walks back or is given up, and
+/// the slice is still that of the rows.
+#[test]
+fn halves_before_a_balanced_cut_are_left_out() {
+    let dir = scratch("slice-thin-cut");
+    let mut rng = Rng(907);
+    for chain in [false, true] {
+        let tsv = dir.join("messages.tsv");
+        std::fs::write(&tsv, messages_stream(6000, &mut rng, chain)).unwrap();
+        let trace = dir.join(format!("messages-{chain}"));
+        std::fs::create_dir_all(&trace).unwrap();
+        let main = trace.join("messages.pallas");
+        let out = main.to_str().unwrap();
+        run("trace-cat", &["-q", "-t", "pallas", "-o", out], &tsv).unwrap();
+        // The rows as the trace orders them (rows at one time by thread).
+        std::fs::write(&tsv, run("trace-cat", &["-q"], &trace).unwrap()).unwrap();
+        let mut halves_left_out = 0;
+        for round in 0..6 {
+            let from = 2000 + rng.below(600_000) as i64;
+            let to = from + 1 + rng.below(200) as i64;
+            let which = ["overlap", "inside"][round % 2];
+            let threads = ["1", "2"][round / 2 % 2];
+            let (from_text, to_text) = (from.to_string(), to.to_string());
+            let window = ["-q", "--from", &from_text, "--to", &to_text];
+            let window = [&window[..], &["--messages", which, "--threads", threads]].concat();
+            let of_rows = run("trace-slice", &window, &tsv).unwrap();
+            let of_trace = run("trace-slice", &window, &trace).unwrap();
+            assert_eq!(
+                data_rows(&of_trace),
+                data_rows(&of_rows),
+                "chain {chain}, [{from}, {to}) {which}, {threads} thread(s)"
+            );
+            halves_left_out += read_rows(&trace, None).len() - read_rows(&trace, Some(from)).len();
+        }
+        assert_eq!(halves_left_out > 0, !chain, "{halves_left_out} left out");
+    }
+}
+
+/// A row as compared here: kind, time, location, name, depth, peer.
+type Row = (Kind, Option<i64>, String, String, Option<u32>, String);
 
 /// The rows of the trace at `path` (Pallas or OTF2), thinned before `t0`
 /// if given.
@@ -335,16 +414,26 @@ fn read_rows(path: &Path, t0: Option<i64>) -> Vec<Row> {
     let mut rows = Vec::new();
     while source.next_record(&mut rec).unwrap() {
         let text = |s| opts.symbols.text(s).to_string();
-        rows.push((rec.kind, rec.time, text(rec.loc), text(rec.name), rec.depth));
+        let peer = text(rec.peer);
+        rows.push((
+            rec.kind,
+            rec.time,
+            text(rec.loc),
+            text(rec.name),
+            rec.depth,
+            peer,
+        ));
     }
     rows
 }
 
 /// What thinning leaves out of the rows of `trace` before `t0` are
-/// frames that open and close before it and events before it; every
-/// other row comes, in order; and it leaves out at least `share` of what
-/// is before T0.
-fn leaves_out_frames_and_events(trace: &Path, t0: i64, share: f64) {
+/// frames that open and close before it, events before it, and message
+/// halves before it that pair among themselves (as many sends as
+/// receives on each channel, of which `halves` at least); every other
+/// row comes, in order; and it leaves out at least `share` of what is
+/// before T0.
+fn leaves_out(trace: &Path, t0: i64, share: f64, halves: usize) {
     let whole = read_rows(trace, None);
     let thinned = read_rows(trace, Some(t0));
     let mut left_out = Vec::new();
@@ -365,32 +454,46 @@ fn leaves_out_frames_and_events(trace: &Path, t0: i64, share: f64) {
         left_out.len()
     );
     let mut depth: std::collections::HashMap<&str, i64> = Default::default();
-    for (kind, time, loc, name, _) in left_out {
+    let mut in_flight: std::collections::HashMap<(&str, &str), i64> = Default::default();
+    let mut halves_left_out = 0;
+    for (kind, time, loc, name, _, peer) in left_out {
         assert!(time.is_some_and(|t| t < t0), "{kind:?} {name} at {time:?}");
         let d = depth.entry(loc.as_str()).or_default();
         match kind {
             Kind::Enter => *d += 1,
             Kind::Leave => *d -= 1,
             Kind::Event => {}
+            Kind::Send => *in_flight.entry((loc, peer)).or_default() += 1,
+            Kind::Recv => *in_flight.entry((peer, loc)).or_default() -= 1,
             other => panic!("{other:?} {name} left out"),
         }
+        halves_left_out += usize::from(matches!(kind, Kind::Send | Kind::Recv));
     }
     assert!(
         depth.values().all(|&d| d == 0),
         "frames left out close: {depth:?}"
     );
+    assert!(
+        in_flight.values().all(|&n| n == 0),
+        "halves left out pair: {in_flight:?}"
+    );
+    assert!(
+        halves_left_out >= halves,
+        "{halves_left_out} halves left out"
+    );
 }
 
-/// A Pallas thread's thinned iterations leave out their frames and plain
-/// events (7 of their 11 rows); an OTF2 location, the frames entered and
-/// left between two other rows (4 of 6).
+/// A Pallas thread's thinned iterations leave out their frames, plain
+/// events and message halves, all before a balanced cut (11 of their 11
+/// rows); an OTF2 location, the frames entered and left between two
+/// other rows (4 of 6).
 #[test]
-fn thinning_leaves_out_frames_and_events_that_end_before_t0() {
+fn thinning_leaves_out_frames_events_and_paired_halves_before_t0() {
     let dir = scratch("slice-thin-rows");
     let t0 = 1000 + 110 * 2000 + 5;
-    leaves_out_frames_and_events(&looping_trace(&dir, 3000), t0, 0.6);
+    leaves_out(&looping_trace(&dir, 3000), t0, 0.9, 2000);
     let t0 = 1000 + 100 * 2000 + 5;
-    leaves_out_frames_and_events(&otf2_loops(&dir, 3000), t0, 0.6);
+    leaves_out(&otf2_loops(&dir, 3000), t0, 0.6, 0);
 }
 
 /// Damage to the timestamps of `kernel`'s enters early in the trace goes

@@ -49,21 +49,31 @@ fn template() -> &'static Vec<(PathBuf, Vec<u8>)> {
         trace.defs.regions = vec![(1, 1), (2, 2)];
         let enter = |region: u32| EventSpec::new(2, &[(u64::from(region), 4)]);
         let leave = |region: u32| EventSpec::new(3, &[(u64::from(region), 4)]);
+        // A message to itself: peer 0, communicator 0, tag 0, 8 bytes.
+        let half = |record: u32| EventSpec::new(record, &[(0, 4), (0, 4), (0, 4), (8, 8)]);
         let mut thread = ThreadSpec {
             events: vec![
                 Some(enter(1)),
                 Some(leave(1)),
                 Some(enter(2)),
                 Some(leave(2)),
+                Some(half(4)),
+                Some(half(8)),
             ],
             sequences: vec![
                 Some(vec![event_token(0), loop_token(0), event_token(1)]),
-                Some(vec![event_token(2), event_token(3)]),
+                Some(vec![
+                    event_token(2),
+                    event_token(4),
+                    event_token(3),
+                    event_token(5),
+                ]),
             ],
             loops: vec![Some((sequence_token(1), 50))],
             ..ThreadSpec::default()
         };
-        // Timestamps in expansion order: enter f, 50 × (enter g, leave g), leave f.
+        // Timestamps in expansion order: enter f, 50 × (enter g, send,
+        // leave g, receive), leave f.
         let mut t = 10u64;
         let mut stamp = |slot: usize, thread: &mut ThreadSpec| {
             t += 3 + (t % 5);
@@ -71,8 +81,9 @@ fn template() -> &'static Vec<(PathBuf, Vec<u8>)> {
         };
         stamp(0, &mut thread);
         for _ in 0..50 {
-            stamp(2, &mut thread);
-            stamp(3, &mut thread);
+            for slot in [2, 4, 3, 5] {
+                stamp(slot, &mut thread);
+            }
         }
         stamp(1, &mut thread);
         trace.archives = vec![ArchiveSpec {

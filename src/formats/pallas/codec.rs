@@ -19,6 +19,7 @@ pub const MAX_BLOCK_VALUES: u64 = 1 << 20;
 /// The file is opened for each block rather than held open: a trace may have
 /// thousands of threads, more than a process may keep open, and a block read
 /// serves up to 1000 events.
+#[derive(Clone)]
 pub struct DatFile {
     name: String,
     path: PathBuf,

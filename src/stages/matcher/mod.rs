@@ -95,8 +95,9 @@ impl Channel {
     }
 }
 
-/// The sender and the receiver of a tagged half.
-fn sender_receiver(rec: &Record) -> (Sym, Sym) {
+/// The sender and the receiver of a tagged half: with the communicator
+/// and the tag, its channel.
+pub fn sender_receiver(rec: &Record) -> (Sym, Sym) {
     if rec.kind == Kind::Send {
         (rec.loc, rec.peer)
     } else {

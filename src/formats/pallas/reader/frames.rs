@@ -15,7 +15,7 @@ use crate::pipe::{FrameSums, Summed};
 /// the rows must be read instead (nothing is given to `sums` then).
 pub fn sum_frames(input: Input, opts: &ReadOptions, sums: &mut dyn FrameSums) -> Result<Summed> {
     let path = trace_path(&input)?;
-    let (head, mut threads) = open_threads(&path, &input.name, opts)?;
+    let (head, mut threads, _) = open_threads(&path, &input.name, opts)?;
     let mut plans = Vec::with_capacity(threads.len());
     for t in &mut threads {
         match t.frame_plan() {

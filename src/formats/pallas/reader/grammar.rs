@@ -23,6 +23,7 @@ impl ThreadEvents {
             stack: Vec::new(),
             passed: 0,
             thinning: None,
+            thinning_after: None,
             file,
         };
         let root = ThreadFile::physical(&t.file.sequence_map, t.file.root)
@@ -102,7 +103,8 @@ impl ThreadEvents {
                     }
                     let o = self.occurrence(slot)?;
                     if !thin && self.thinning.as_ref().is_some_and(|th| o.time >= th.before) {
-                        self.thinning = None;
+                        let after = self.thinning_after.take();
+                        self.thinning = after.filter(|th| o.time < th.before);
                     }
                     return Ok(Some(o));
                 }

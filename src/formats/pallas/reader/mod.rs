@@ -31,13 +31,16 @@ use crate::model::record::{flags, Kind, Record, Sym};
 use crate::model::symbol::{well_known, SymCache, Symbols};
 use crate::pipe::{Demand, LocationSelection, ReadOptions, RecordSource, Supply};
 
+mod balance;
 mod frames;
 mod grammar;
 mod records;
 mod stream;
 mod thin;
 mod thread;
+mod times;
 
+use balance::{BalancedCut, PairedBefore};
 pub use frames::sum_frames;
 use stream::Restore;
 
@@ -162,6 +165,11 @@ pub struct PallasSource {
     /// The row last returned came from the threads, not the head.
     from_threads: bool,
     name: String,
+    /// The threads' half events, to find a balanced cut before a slice's
+    /// T0 (none where the trace allows none), and the cut found, which
+    /// the threads hear too: halves before it are left out.
+    cut: Option<BalancedCut>,
+    paired_before: PairedBefore,
 }
 
 impl PallasSource {
@@ -172,7 +180,12 @@ impl PallasSource {
     /// this one.
     pub fn open(name: &str, path: &Path, opts: &ReadOptions) -> Result<PallasSource> {
         let (symbols, warnings) = (&opts.symbols, &opts.warnings);
-        let (head, threads) = open_threads(path, name, opts)?;
+        let (head, mut threads, params) = open_threads(path, name, opts)?;
+        let cut = BalancedCut::of(&mut threads, &params);
+        let paired_before = PairedBefore::default();
+        for thread in &mut threads {
+            thread.paired_before = paired_before.clone();
+        }
         let sources: Vec<Box<dyn RecordSource>> = match opts.pool.threads().parallel() {
             true => {
                 let located = threads.into_iter().map(|t| {
@@ -191,17 +204,20 @@ impl PallasSource {
             threads: Merger::new(sources, symbols, warnings)?,
             from_threads: false,
             name: name.to_string(),
+            cut,
+            paired_before,
         })
     }
 }
 
-/// The trace at `path` (`name` in messages and `meta`): its head rows and
-/// the threads the location selection of `opts` keeps, opened.
+/// The trace at `path` (`name` in messages and `meta`): its head rows,
+/// the threads the location selection of `opts` keeps, opened, and its
+/// parameters.
 fn open_threads(
     path: &Path,
     name: &str,
     opts: &ReadOptions,
-) -> Result<(VecDeque<Record>, Vec<ThreadSource>)> {
+) -> Result<(VecDeque<Record>, Vec<ThreadSource>, Parameters)> {
     let symbols = &opts.symbols;
     let main_path = find_main(path)?;
     let dir = main_path
@@ -245,7 +261,7 @@ fn open_threads(
         let syms = SymCache::new(symbols.clone());
         threads.push(ThreadSource::open(&main.params, place, scope, syms)?);
     }
-    Ok((layout.head, threads))
+    Ok((layout.head, threads, main.params))
 }
 
 /// Which threads' files are read: those `selection` keeps (all without
@@ -457,7 +473,17 @@ impl RecordSource for PallasSource {
             return Ok(true);
         }
         self.from_threads = true;
-        self.threads.next_record(rec)
+        let Some(&tau) = self.paired_before.get() else {
+            return self.threads.next_record(rec);
+        };
+        // Halves before the cut, read before the threads heard of it.
+        while self.threads.next_record(rec)? {
+            let half = matches!(rec.kind, Kind::Send | Kind::Recv);
+            if !(half && rec.time.is_some_and(|t| t < tau)) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     fn mark(&self) -> u64 {
@@ -484,7 +510,13 @@ impl RecordSource for PallasSource {
         self.threads.horizon()
     }
 
+    /// Before a slice's T0, message halves that pair among themselves
+    /// before a balanced cut are left out too.
     fn agree(&mut self, demand: Demand) -> Supply {
+        let cut = self.cut.take().zip(demand.thin_before);
+        if let Some(tau) = cut.and_then(|(mut cut, t0)| cut.paired_before(t0)) {
+            let _ = self.paired_before.set(tau);
+        }
         self.threads.agree(demand)
     }
 
@@ -546,6 +578,9 @@ pub struct ThreadEvents {
     passed: u64,
     /// Set while runs before T0 may be thinned.
     thinning: Option<thin::Thinning>,
+    /// The thinning that follows once an occurrence reaches the first's
+    /// end (a balanced cut's before T0's: message halves come again).
+    thinning_after: Option<thin::Thinning>,
 }
 
 /// A frame opened by a block-opening record; its name and category are
@@ -624,6 +659,8 @@ pub struct ThreadSource {
     /// By event slot: the row its record alone makes (a half, a request,
     /// an event), once made, copied for its other occurrences.
     rows_of: Vec<Option<Record>>,
+    /// The trace's balanced cut, once a slice's T0 is heard.
+    paired_before: PairedBefore,
 }
 
 /// What mapping one event needs of its thread, borrowed for the event.

@@ -97,6 +97,8 @@ pub struct Kept {
     /// Any row's time or end in an attribute: it may begin before its
     /// event.
     pub times: bool,
+    /// A row's kind in an attribute: any event may be a message half.
+    pub kinds: bool,
 }
 
 impl ThreadSource {
@@ -115,6 +117,7 @@ impl ThreadSource {
             });
             kept.frame_columns |= is_frame && columns.intersects(frame);
             kept.times |= columns.intersects(times);
+            kept.kinds |= columns.contains(Column::Kind);
             let text = event.payload.get(..4);
             let text = text.map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")));
             kept.whole_rows |= record == Some(RecordId::Generic)
@@ -126,7 +129,7 @@ impl ThreadSource {
 
 /// The columns attribute lists `lists` set (`tracepipe.COLUMN`); every
 /// column for a list it cannot walk.
-fn kept_columns(lists: &[u8], scope: Scope) -> ColumnSet {
+pub(super) fn kept_columns(lists: &[u8], scope: Scope) -> ColumnSet {
     let read = |at: usize, n: usize| lists.get(at..at + n);
     let mut columns = ColumnSet::NONE;
     let mut at = 0;

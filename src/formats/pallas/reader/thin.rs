@@ -12,6 +12,7 @@
 //! [`Demand::thin_before`]: crate::pipe::Demand::thin_before
 
 use super::frames::{children, frame_edge, reached};
+use super::times::EventTimes;
 use super::*;
 use crate::model::record::ATTR_POSTS;
 
@@ -28,24 +29,35 @@ enum Role {
     Opaque,
 }
 
+/// What decides the roles of a thread's events when thinned.
+#[derive(Debug, Clone, Copy)]
+struct Rules {
+    /// Attributes may make an event a posting, or set a frame's columns.
+    attributes_matter: bool,
+    /// A trace written from a stream.
+    restoring: bool,
+    /// Message halves before this thinning's T0 pair among themselves
+    /// (a balanced cut, [`super::balance`]): no one reads them.
+    halves_paired: bool,
+}
+
 /// Whose row comes of each occurrence of `event` when thinned.
-/// `attributes_matter`: its attributes may make an event a posting, or
-/// set a frame's columns (a trace written from a stream).
-fn role(event: &EventDef, attributes_matter: bool, restoring: bool) -> Role {
+fn role(event: &EventDef, rules: Rules) -> Role {
     use RecordId::*;
     let attributed = !event.attributes.is_empty();
     match RecordId::from_number(event.record) {
         Some(r) if r.opens_block() || r.closes_thread_block() || r == Leave => {
-            match restoring && attributed {
+            match rules.restoring && attributed {
                 true => Role::Opaque,
                 false => Role::Counted,
             }
         }
+        Some(MpiSend | MpiIsend | MpiRecv | MpiIrecv) if rules.halves_paired => Role::Counted,
         Some(
             MpiSend | MpiIsend | MpiRecv | MpiIrecv | MpiIsendComplete | MpiIrecvRequest
             | MpiCollectiveBegin | MpiCollectiveEnd,
         ) => Role::Kept,
-        _ if attributed && attributes_matter => Role::Kept,
+        _ if attributed && rules.attributes_matter => Role::Kept,
         _ => Role::Counted,
     }
 }
@@ -76,27 +88,20 @@ pub(super) struct Thinning {
     place: Vec<usize>,
     /// By sequence slot, once asked: how often each event occurs in a run.
     counts: Vec<Option<Vec<(usize, u64)>>>,
-    /// By event slot, once asked: the occurrence each block starts at.
-    starts: Vec<Option<Vec<u64>>>,
-    /// The block a probe decoded last (event slot, block) and its values.
-    probed: Option<(usize, usize)>,
-    values: Vec<u64>,
+    /// By event slot, once asked: its timestamps, searched.
+    times: Vec<Option<EventTimes>>,
 }
 
 impl Thinning {
     /// How `file` is thinned before `before` ns; none where nothing is
     /// before it or its grammar is not well-formed (its expansion tells).
-    pub(super) fn new(
-        file: &ThreadFile,
-        before: i64,
-        (attributes_matter, restoring): (bool, bool),
-    ) -> Option<Thinning> {
+    fn new(file: &ThreadFile, before: i64, rules: Rules) -> Option<Thinning> {
         let before = u64::try_from(before).ok().filter(|&b| b > 0)?;
         let root = ThreadFile::physical(&file.sequence_map, file.root)
             .filter(|&s| file.sequences.get(s).is_some_and(Option::is_some))?;
         let order = reached(&children(file).ok()?, root).ok()?;
         let roles = file.events.iter().map(|e| match e {
-            Some(e) => role(e, attributes_matter, restoring),
+            Some(e) => role(e, rules),
             None => Role::Opaque,
         });
         let n = file.sequences.len();
@@ -113,9 +118,7 @@ impl Thinning {
             order,
             place,
             counts: (0..n).map(|_| None).collect(),
-            starts: (0..file.events.len()).map(|_| None).collect(),
-            probed: None,
-            values: Vec::new(),
+            times: (0..file.events.len()).map(|_| None).collect(),
         };
         for i in (0..thinning.order.len()).rev() {
             thinning.learn(file, thinning.order[i]);
@@ -236,61 +239,69 @@ impl Thinning {
     pub(super) fn is_before(
         &mut self,
         file: &ThreadFile,
-        (dat, decoder): (&DatFile, &mut BlockDecoder),
+        probe: (&DatFile, &mut BlockDecoder),
         slot: usize,
         index: u64,
     ) -> Result<bool> {
         let Some(event) = file.events.get(slot).and_then(Option::as_ref) else {
             return Ok(false);
         };
-        let blocks = &event.timestamps.blocks;
-        let starts = self.starts[slot].get_or_insert_with(|| {
-            let sizes = blocks.iter().map(|b| b.size);
-            sizes
-                .scan(0u64, |at, size| {
-                    let start = *at;
-                    *at = at.saturating_add(size);
-                    Some(start)
-                })
-                .collect()
-        });
-        let Some(b) = starts.partition_point(|&s| s <= index).checked_sub(1) else {
-            return Ok(false);
-        };
-        let offset = index - starts[b];
-        if offset >= blocks[b].size {
-            return Ok(false);
-        }
-        if self.probed != Some((slot, b)) {
-            decoder.decode(dat, &blocks[b], &mut self.values)?;
-            self.probed = Some((slot, b));
-        }
-        Ok(self.values[offset as usize] < self.before)
+        let times = self.times[slot].get_or_insert_with(|| EventTimes::new(&event.timestamps));
+        Ok(times.at(probe, index)?.is_some_and(|t| t < self.before))
     }
 }
 
 impl ThreadSource {
-    /// Lets the thread thin its runs before `t0` (ns), where it can: not
-    /// in a lossy trace (whose times are raised to the last one's), nor
-    /// where rows, or their times, are kept in attributes.
-    pub(super) fn thin_before(&mut self, t0: i64) {
+    /// Whether the thread's runs may be thinned: not in a lossy trace
+    /// (whose times are raised to the last one's), nor where rows, or
+    /// their times, are kept in attributes.
+    pub(super) fn can_thin(&self) -> bool {
         if self.events.lossy {
+            return false;
+        }
+        if self.restore.is_some() {
+            let kept = self.kept_beside_grammar();
+            return !(kept.whole_rows || kept.times);
+        }
+        true
+    }
+
+    /// Whether the trace defines the attribute that makes an event a
+    /// receive's posting.
+    pub(super) fn defines_postings(&self) -> bool {
+        let scope = self.names.scope();
+        let defined = [&scope.local.attributes, &scope.global.attributes];
+        defined
+            .iter()
+            .flat_map(|d| d.values())
+            .any(|a| scope.string(a.name) == Some(ATTR_POSTS))
+    }
+
+    /// Lets the thread thin its runs before `t0` (ns), where it can;
+    /// before `paired_before` (a balanced cut, at most `t0`), message
+    /// halves are counted past too.
+    pub(super) fn thin_before(&mut self, t0: i64, paired_before: Option<i64>) {
+        if !self.can_thin() {
             return;
         }
         let restoring = self.restore.is_some();
-        if restoring {
-            let kept = self.kept_beside_grammar();
-            if kept.whole_rows || kept.times {
-                return;
-            }
-        }
-        let scope = self.names.scope();
-        let defined = [&scope.local.attributes, &scope.global.attributes];
-        let posts = defined
-            .iter()
-            .flat_map(|d| d.values())
-            .any(|a| scope.string(a.name) == Some(ATTR_POSTS));
-        let thinning = Thinning::new(&self.events.file, t0, (posts || restoring, restoring));
-        self.events.thinning = thinning;
+        let rules = Rules {
+            attributes_matter: restoring || self.defines_postings(),
+            restoring,
+            halves_paired: false,
+        };
+        let file = &self.events.file;
+        let halves_paired = Rules {
+            halves_paired: true,
+            ..rules
+        };
+        (self.events.thinning, self.events.thinning_after) = match paired_before {
+            Some(tau) if tau >= t0 => (Thinning::new(file, t0, halves_paired), None),
+            Some(tau) => (
+                Thinning::new(file, tau, halves_paired),
+                Thinning::new(file, t0, rules),
+            ),
+            None => (Thinning::new(file, t0, rules), None),
+        };
     }
 }

@@ -75,7 +75,7 @@ impl RecordSource for ThreadSource {
     /// can be.
     fn agree(&mut self, demand: Demand) -> Supply {
         if let Some(t0) = demand.thin_before {
-            self.thin_before(t0);
+            self.thin_before(t0, self.paired_before.get().copied());
         }
         Supply::WHOLE_ROWS
     }
@@ -206,6 +206,7 @@ impl ThreadSource {
             value: String::new(),
             lead: Some(0),
             rows_of: Vec::new(),
+            paired_before: PairedBefore::default(),
         };
         thread
             .rows_of
@@ -306,7 +307,7 @@ impl ThreadSource {
     /// into `rec`; `false` when it yields no row. A row made of the record
     /// alone (not of the frames open or of a collective's begin) is kept,
     /// and copied for the event's next occurrences.
-    fn map_record(
+    pub(super) fn map_record(
         &mut self,
         slot: usize,
         (time, raw_time): (i64, i64),
