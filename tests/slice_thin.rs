@@ -318,10 +318,11 @@ fn a_window_after_the_end_tells_the_true_last_time() {
 
 /// Messages between three ranks on two tags, of two sizes (two events of
 /// each side per channel), one sent every 10 ns in bursts of 50 with 5 µs
-/// between them, each flying 5 ns to 3 µs; with `chain`, the first rank
+/// between them, each flying 5 ns to 3 µs, after an event on each rank
+/// with `start`; with `chain`, the first rank
 /// also sends the third one every 10 ns a message that lands 15 ns
 /// later, so that one is always in flight.
-fn messages_stream(messages: u64, rng: &mut Rng, chain: bool) -> String {
+fn messages_stream(messages: u64, rng: &mut Rng, (chain, start): (bool, bool)) -> String {
     let mut rows: Vec<(i64, String)> = Vec::new();
     let half = |kind: &str, at: i64, (loc, peer): (&str, &str), tag: u64, size: u64| {
         let name = ["MPI_Send", "MPI_Recv"][usize::from(kind == "recv")];
@@ -331,6 +332,9 @@ fn messages_stream(messages: u64, rng: &mut Rng, chain: bool) -> String {
         )
     };
     let ranks = ["P0", "P1", "P2"];
+    for rank in ranks.iter().filter(|_| start) {
+        rows.push((900, format!("event\t900\t\t{rank}\tUSER\tstart\t\t\t\t\t")));
+    }
     for i in 0..messages {
         let from = rng.below(3) as usize;
         let to = (from + 1 + rng.below(2) as usize) % 3;
@@ -358,15 +362,16 @@ fn messages_stream(messages: u64, rng: &mut Rng, chain: bool) -> String {
 /// in flight for up to 15 windows' widths, the slice is the slice of
 /// the rows read as a stream, and some halves are left out; where one
 /// message is always in flight, the cut walks back or is given up, and
-/// the slice is still that of the rows.
+/// the slice is still that of the rows. The slice tells the trace's span
+/// as the rows do: the cut never passes its first and last rows.
 #[test]
 fn halves_before_a_balanced_cut_are_left_out() {
     let dir = scratch("slice-thin-cut");
     let mut rng = Rng(907);
-    for chain in [false, true] {
+    for (chain, start) in [(false, true), (true, true), (false, false)] {
         let tsv = dir.join("messages.tsv");
-        std::fs::write(&tsv, messages_stream(6000, &mut rng, chain)).unwrap();
-        let trace = dir.join(format!("messages-{chain}"));
+        std::fs::write(&tsv, messages_stream(6000, &mut rng, (chain, start))).unwrap();
+        let trace = dir.join(format!("messages-{chain}-{start}"));
         std::fs::create_dir_all(&trace).unwrap();
         let main = trace.join("messages.pallas");
         let out = main.to_str().unwrap();
@@ -387,11 +392,31 @@ fn halves_before_a_balanced_cut_are_left_out() {
             assert_eq!(
                 data_rows(&of_trace),
                 data_rows(&of_rows),
-                "chain {chain}, [{from}, {to}) {which}, {threads} thread(s)"
+                "chain {chain}, start {start}, [{from}, {to}) {which}, {threads} thread(s)"
             );
             halves_left_out += read_rows(&trace, None).len() - read_rows(&trace, Some(from)).len();
         }
-        assert_eq!(halves_left_out > 0, !chain, "{halves_left_out} left out");
+        // A trace that begins with a half keeps its halves (below).
+        let cut = !chain && start;
+        assert_eq!(halves_left_out > 0, cut, "{halves_left_out} left out");
+        // The span the slice tells, from the rows it is given: a window in
+        // the gap after the first burst (whose halves are all left out
+        // after a start event), and one after the end.
+        for (from, to) in [("5500", "6000"), ("900000", "900100")] {
+            let told = |input: &Path| {
+                let out = common::bin("trace-slice")
+                    .args(["--from", from, "--to", to])
+                    .arg(input)
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "{input:?}");
+                let text = String::from_utf8(out.stderr).unwrap();
+                let warnings = text.lines().filter_map(|l| l.split_once("warning: "));
+                warnings.map(|(_, w)| w.to_string()).collect::<Vec<_>>()
+            };
+            let case = format!("chain {chain}, start {start}, [{from}, {to})");
+            assert_eq!(told(&trace), told(&tsv), "{case}");
+        }
     }
 }
 

@@ -61,6 +61,8 @@ pub(super) struct BalancedCut {
     decoder: BlockDecoder,
     /// Searches made so far.
     searches: u64,
+    /// The first time of an event that is not a half.
+    first_other: u64,
 }
 
 impl BalancedCut {
@@ -71,9 +73,11 @@ impl BalancedCut {
             halves: Vec::new(),
             decoder: BlockDecoder::new(params),
             searches: 0,
+            first_other: u64::MAX,
         };
         for (i, thread) in threads.iter_mut().enumerate() {
-            cut.halves.extend(thread.half_events(i)?);
+            cut.halves
+                .extend(thread.half_events(i, &mut cut.first_other)?);
             cut.dats.push(thread.events.dat.clone());
         }
         Some(cut)
@@ -83,7 +87,7 @@ impl BalancedCut {
     /// block it looks at decodes (reading the trace tells that where it
     /// meets the block).
     pub(super) fn paired_before(&mut self, t0: i64) -> Option<i64> {
-        let mut tau = u64::try_from(t0).ok()?;
+        let mut tau = self.bound(u64::try_from(t0).ok()?).ok()?;
         let mut channels: FastMap<Channel, [Vec<usize>; 2]> = FastMap::default();
         for (i, h) in self.halves.iter().enumerate() {
             channels.entry(h.channel).or_default()[usize::from(h.send)].push(i);
@@ -107,6 +111,25 @@ impl BalancedCut {
                 return i64::try_from(tau).ok();
             }
         }
+    }
+
+    /// Where τ starts: at most `t0`, and never past the trace's first or
+    /// last row, so that the slicer, which tells the trace's span from the
+    /// rows it is given, sees both: no later than the last half, and than
+    /// the first where the trace begins with one.
+    fn bound(&mut self, t0: u64) -> Result<u64> {
+        let (mut first, mut last) = (u64::MAX, 0);
+        for h in &mut self.halves {
+            let probe = (&self.dats[h.thread], &mut self.decoder);
+            first = first.min(h.times.at(probe, 0)?.unwrap_or(u64::MAX));
+            let probe = (&self.dats[h.thread], &mut self.decoder);
+            last = last.max(h.times.last(probe)?.unwrap_or(0));
+        }
+        let tau = t0.min(last);
+        Ok(match first < self.first_other {
+            true => tau.min(first),
+            false => tau,
+        })
     }
 
     /// How many occurrences of `halves` come before `t` (an error past
@@ -148,8 +171,9 @@ impl BalancedCut {
 
 impl ThreadSource {
     /// The thread's half events (`thread`: its place in the cut), if it
-    /// allows a balanced cut.
-    fn half_events(&mut self, thread: usize) -> Option<Vec<HalfEvent>> {
+    /// allows a balanced cut; `first_other` is lowered to the first time
+    /// of its other events.
+    fn half_events(&mut self, thread: usize, first_other: &mut u64) -> Option<Vec<HalfEvent>> {
         use RecordId::*;
         let restoring = self.restore.is_some();
         let kinds = restoring && self.kept_beside_grammar().kinds;
@@ -165,7 +189,12 @@ impl ThreadSource {
             match RecordId::from_number(event.record) {
                 Some(MpiIrecvRequest) => return None,
                 Some(MpiSend | MpiIsend | MpiRecv | MpiIrecv) => {}
-                _ => continue,
+                _ => {
+                    // The header keeps the first value exactly.
+                    let first = event.timestamps.blocks.first().map(|b| b.first);
+                    *first_other = (*first_other).min(first.unwrap_or(u64::MAX));
+                    continue;
+                }
             }
             if restoring && kept_columns(&event.attributes, self.names.scope()).intersects(CHANNEL)
             {

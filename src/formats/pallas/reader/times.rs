@@ -49,6 +49,17 @@ impl EventTimes {
         Ok(self.block(probe, b)?.get(offset as usize).copied())
     }
 
+    /// The time of the last occurrence, if there is one.
+    pub(super) fn last(&mut self, probe: (&DatFile, &mut BlockDecoder)) -> Result<Option<u64>> {
+        let (Some(&start), Some(block)) = (self.starts.last(), self.blocks.last()) else {
+            return Ok(None);
+        };
+        match block.size.checked_sub(1) {
+            Some(offset) => self.at(probe, start + offset),
+            None => Ok(None),
+        }
+    }
+
     /// The values of block `b`, decoded.
     fn block(&mut self, (dat, decoder): (&DatFile, &mut BlockDecoder), b: usize) -> Result<&[u64]> {
         if self.decoded != Some(b) {
