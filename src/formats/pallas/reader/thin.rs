@@ -3,7 +3,9 @@
 //! and plain events. Such an event is counted past: its occurrence cursor
 //! moves on and its timestamps stay undecoded; a sequence with no other
 //! event is counted past whole. Message halves, requests and collectives
-//! still come as rows, for what is in flight at T0. An iteration is
+//! still come as rows, for what is in flight at T0, but for the halves
+//! before a balanced cut ([`super::balance`]): a first thinning counts
+//! those past up to the cut, and a second one thins on to T0. An iteration is
 //! thinned only when its frames open and close inside it and the next
 //! iteration starts before T0: a lossless trace's times never go back, so
 //! every event of it is before T0 too. The first event's timestamps tell
