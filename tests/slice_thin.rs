@@ -209,15 +209,17 @@ fn span(stream: &str) -> (i64, i64) {
     times.fold((i64::MAX, i64::MIN), |(lo, hi), t| (lo.min(t), hi.max(t)))
 }
 
-/// On the corpus's Pallas traces, looping and nesting ones and a looping
-/// OTF2 archive, windows anywhere: the slice of the trace (thinned before
-/// T0) is the slice of its rows read as a stream (which nothing thins),
-/// with one thread and two.
+/// On the corpus's Pallas and Pajé traces, looping and nesting ones, a
+/// looping OTF2 archive and the Pajé fixtures, windows anywhere: the
+/// slice of the trace (thinned before T0) is the slice of its rows read as
+/// a stream (which nothing thins), with one thread and two.
 #[test]
 fn a_thinned_slice_is_the_slice_of_the_rows() {
     let dir = scratch("slice-thin");
     let mut inputs = corpus("pallas").map_or_else(Vec::new, |c| accepted_traces(&c));
     inputs.retain(|p| p.is_dir());
+    inputs.extend(corpus("paje").map_or_else(Vec::new, |c| accepted_traces(&c)));
+    inputs.extend(paje_fixtures());
     inputs.push(looping_trace(&dir, 3000));
     inputs.push(nesting_trace(&dir, 300));
     inputs.push(otf2_loops(&dir, 3000));
@@ -279,6 +281,18 @@ fn inputs_shifted_to_a_common_origin_thin_on_their_own_clock() {
         let thinned = common::output_of("trace-slice", &prefixed, &[&early, &late]);
         assert_eq!(data_rows(&thinned), data_rows(&of_rows), "[{from}, {to})");
     }
+}
+
+/// The project's own Pajé traces.
+fn paje_fixtures() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/paje");
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "paje"))
+        .collect();
+    found.sort();
+    found
 }
 
 /// A window after the end of a thinned trace is told with the trace's

@@ -20,8 +20,8 @@ The window is [FROM, TO). What was open, in force or in flight at its edges \
 comes along, so every writer makes a trace its tools accept: frames open at \
 FROM are entered again at FROM (flag S, the true start in attrs orig_time); \
 each counter's last value before FROM is sampled again at FROM (S); the \
-containers alive in the window are declared (one gone before FROM only when \
-a kept row is on it); rows with an extent (state, claim, coll, dep, signal) \
+containers alive in the window are declared (one gone before FROM, or met \
+only after TO without --true-ends, when a kept row is on it); rows with an extent (state, claim, coll, dep, signal) \
 that reach into the window (end at FROM or later, start before TO) are \
 clipped to it, flagged C, the times moved kept in orig_time and orig_end (a \
 signal's coefficients are re-expanded at its new start, the original ones \
@@ -43,8 +43,10 @@ open collectives, the rows read ahead). Frames open at TO then leave at TO \
 recorded in orig_end. Before FROM, a Pallas trace's loop iterations that \
 end before it are walked without the rows of their frames and plain \
 events, whose timestamps stay undecoded (message halves, requests and \
-collectives still come, for what is in flight at FROM), and an OTF2 \
-location drops the frames it enters and leaves between two other rows. A stream (TSV, JSON Lines), STF and TRACE cannot tell: a state, \
+collectives still come, for what is in flight at FROM, but the halves \
+before the latest time where every channel's halves pair among \
+themselves), and an OTF2 location drops the frames it enters and leaves \
+between two other rows. A stream (TSV, JSON Lines), STF and TRACE cannot tell: a state, \
 message or claim row comes at its end and may have begun at any earlier \
 time, so they are read to the end, as is a Pallas or OTF2 trace written \
 from a stream that keeps rows or their times in attributes.";

@@ -8,9 +8,12 @@ impl Slicer {
     /// A `container` row: held before T0, written in the window unless it is
     /// created after it.
     pub(super) fn container(&mut self, rec: &Record) -> Result<()> {
-        // Created after the window, or below one that is not declared:
-        // declared only if a kept row needs it.
-        if rec.time.is_some_and(|t| t >= self.end()) || self.dead.contains_key(&rec.peer) {
+        // Created after the window, below one that is not declared, or
+        // met after T1 (where reading stops, it is not met at all): declared
+        // only if a kept row needs it. Reading to the end keeps it.
+        let met_late = self.phase == Phase::After && !self.options.true_ends;
+        let after = rec.time.is_some_and(|t| t >= self.end());
+        if after || met_late || self.dead.contains_key(&rec.peer) {
             self.dead.insert(rec.loc, rec.clone());
             return Ok(());
         }
