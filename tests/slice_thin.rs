@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use common::{accepted_traces, corpus, run, scratch, Rng};
 use tracepipe::formats::otf2::reader::Otf2Source;
+use tracepipe::formats::paje::reader::PajeReader;
 use tracepipe::formats::pallas::reader::PallasSource;
 use tracepipe::model::record::Kind;
 use tracepipe::pipe::{Demand, ReadOptions, RecordSource};
@@ -297,15 +298,23 @@ fn paje_fixtures() -> Vec<PathBuf> {
 
 /// A window after the end of a thinned trace is told with the trace's
 /// true last time, as for its rows read as a stream (the first and last
-/// rows of a thread or location are never thinned).
+/// rows of a thread or location are never thinned; a Pajé trace's end
+/// destroys its containers at its last time, rows left out counted).
 #[test]
 fn a_window_after_the_end_tells_the_true_last_time() {
     let dir = scratch("slice-thin-after");
-    for trace in [
+    let mut traces = vec![
         looping_trace(&dir, 3000),
         nesting_trace(&dir, 300),
         otf2_loops(&dir, 3000),
-    ] {
+    ];
+    traces.extend(
+        paje_fixtures()
+            .into_iter()
+            .filter(|p| !p.ends_with("header.paje")),
+    );
+    traces.extend(corpus("paje").map(|c| c.join("simu-mardi.trace")));
+    for trace in traces {
         let whole = run("trace-cat", &["-q"], &trace).unwrap();
         let stream = dir.join("whole.tsv");
         std::fs::write(&stream, &whole).unwrap();
@@ -437,13 +446,18 @@ fn halves_before_a_balanced_cut_are_left_out() {
 /// A row as compared here: kind, time, location, name, depth, peer.
 type Row = (Kind, Option<i64>, String, String, Option<u32>, String);
 
-/// The rows of the trace at `path` (Pallas or OTF2), thinned before `t0`
-/// if given.
+/// The rows of the trace at `path` (Pallas, OTF2 or Pajé), thinned before
+/// `t0` if given.
 fn read_rows(path: &Path, t0: Option<i64>) -> Vec<Row> {
     let opts = ReadOptions::default();
-    let mut source: Box<dyn RecordSource> = match path.is_dir() {
-        true => Box::new(PallasSource::open("t", path, &opts).unwrap()),
-        false => Box::new(Otf2Source::open("t", path, &opts).unwrap()),
+    let is_otf2 = path.extension().is_some_and(|e| e == "otf2");
+    let mut source: Box<dyn RecordSource> = match (path.is_dir(), is_otf2) {
+        (true, _) => Box::new(PallasSource::open("t", path, &opts).unwrap()),
+        (false, true) => Box::new(Otf2Source::open("t", path, &opts).unwrap()),
+        (false, false) => {
+            let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+            Box::new(PajeReader::new("t", file, &opts))
+        }
     };
     source.agree(Demand {
         thin_before: t0,
@@ -533,6 +547,22 @@ fn thinning_leaves_out_frames_events_and_paired_halves_before_t0() {
     leaves_out(&looping_trace(&dir, 3000), t0, 0.9, 2000);
     let t0 = 1000 + 100 * 2000 + 5;
     leaves_out(&otf2_loops(&dir, 3000), t0, 0.6, 0);
+}
+
+/// A Pajé trace leaves out its events before T0, and the states pushed
+/// and popped before it while their `enter` rows wait in the reorder
+/// queue (both rows): on a SimGrid trace of the corpus (states, variables
+/// and links), most of what is before the middle of its span.
+#[test]
+fn thinning_leaves_out_pajes_events_and_states_before_t0() {
+    let Some(corpus) = corpus("paje") else {
+        return;
+    };
+    let trace = corpus.join("simu-mardi.trace");
+    let whole = read_rows(&trace, None);
+    let times = whole.iter().filter_map(|r| r.1);
+    let (lo, hi) = times.fold((i64::MAX, i64::MIN), |(lo, hi), t| (lo.min(t), hi.max(t)));
+    leaves_out(&trace, lo + (hi - lo) / 2, 0.85, 0);
 }
 
 /// Damage to the timestamps of `kernel`'s enters early in the trace goes

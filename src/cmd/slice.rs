@@ -45,8 +45,10 @@ end before it are walked without the rows of their frames and plain \
 events, whose timestamps stay undecoded (message halves, requests and \
 collectives still come, for what is in flight at FROM, but the halves \
 before the latest time where every channel's halves pair among \
-themselves), and an OTF2 location drops the frames it enters and leaves \
-between two other rows. A stream (TSV, JSON Lines), STF and TRACE cannot tell: a state, \
+themselves), an OTF2 location drops the frames it enters and leaves \
+between two other rows, and a Pajé trace builds no event rows, nor the \
+rows of a state pushed and popped while its enter row still waits in the \
+reorder window. A stream (TSV, JSON Lines), STF and TRACE cannot tell: a state, \
 message or claim row comes at its end and may have begun at any earlier \
 time, so they are read to the end, as is a Pallas or OTF2 trace written \
 from a stream that keeps rows or their times in attributes.";

@@ -153,6 +153,20 @@ impl RowQueue {
         Ticket { key, ..ticket }
     }
 
+    /// Takes a waiting row out of the queue, unreleased; false when it
+    /// was released already. Its entry is left behind, skipped when met.
+    pub fn cancel(&mut self, ticket: Ticket) -> bool {
+        let s = &mut self.slots[ticket.slot as usize];
+        if !s.queued || s.occupant != ticket.occupant {
+            return false;
+        }
+        s.queued = false;
+        self.waiting -= 1;
+        self.waiting_bytes = self.waiting_bytes.saturating_sub(text_bytes(&s.rec));
+        self.free.push(ticket.slot);
+        true
+    }
+
     fn push_entry(&mut self, key: i64, slot: u32) {
         let entry = (key, self.seq, slot);
         self.seq += 1;
@@ -237,6 +251,34 @@ impl RowQueue {
 mod tests {
     use super::*;
     use crate::model::record::Kind;
+
+    /// A cancelled row is never released, and its slot serves the next
+    /// row; a released row cannot be cancelled.
+    #[test]
+    fn a_cancelled_row_is_never_released() {
+        let mut q = RowQueue::new(8);
+        let mut tickets = Vec::new();
+        for t in [10, 20, 30] {
+            let s = q.slot();
+            let rec = q.get(s);
+            (rec.kind, rec.time) = (Kind::Event, Some(t));
+            tickets.push(q.commit(s, t).unwrap());
+        }
+        assert!(q.cancel(tickets[1]));
+        assert!(!q.cancel(tickets[1]), "cancelled twice");
+        let s = q.slot();
+        let rec = q.get(s);
+        (rec.kind, rec.time) = (Kind::Event, Some(40));
+        q.commit(s, 40).unwrap();
+        let mut rec = Record::default();
+        let mut times = Vec::new();
+        while q.pop_into(&mut rec) {
+            times.push(rec.time.unwrap());
+        }
+        assert_eq!(times, [10, 30, 40]);
+        assert!(!q.cancel(tickets[0]), "released");
+        assert!(q.is_empty());
+    }
 
     /// Rows of huge values fill the window by their bytes, long before its
     /// row count, and free slots do not keep huge buffers.

@@ -153,6 +153,8 @@ struct ContainerInfo {
 struct StateEntry {
     name: Sym,
     value: String,
+    /// Its `enter` row, while a slice's T0 is ahead.
+    enter: Option<Ticket>,
 }
 
 #[derive(Debug)]
@@ -399,6 +401,19 @@ struct Out<'a> {
     /// Latest time of the rows produced so far (where declarations wait, and
     /// where the trace ends).
     max_time: &'a mut Option<i64>,
+    thinning: &'a mut Thinning,
+}
+
+/// Before a slice's T0 (`Demand::thin_before`), the rows no one reads are
+/// left out: events, and a state pushed and popped while its `enter` row
+/// still waits in the queue (both rows). Never the row that starts
+/// earliest so far, nor the time of a row left out from `max_time`: the
+/// slicer tells the trace's span from the rows it is given.
+#[derive(Debug, Clone, Copy)]
+struct Thinning {
+    before: Option<i64>,
+    /// The earliest start of the rows produced so far.
+    earliest: i64,
 }
 
 /// The columns of a row made from a Pajé line (empty unless set), and the
@@ -474,6 +489,27 @@ fn identifier<'a>(line: &Line<'a>) -> &'a str {
 }
 
 impl Out<'_> {
+    /// Whether a row at `time` that no one reads before T0 is left out
+    /// (its time counted in `max_time` all the same).
+    fn leaves_out(&mut self, time: i64) -> bool {
+        let before = self.thinning.before.is_some_and(|t0| time < t0);
+        if before && time >= self.thinning.earliest {
+            *self.max_time = Some(self.max_time.map_or(time, |m| m.max(time)));
+            return true;
+        }
+        false
+    }
+
+    /// Takes a state's `enter` row out of the queue, when the state ends
+    /// at `time` before T0 and the row still waits (and is not the one
+    /// that starts earliest): its `leave` is left out then.
+    fn cancels(&mut self, enter: Option<Ticket>, time: i64) -> bool {
+        let Some(ticket) = enter.filter(|t| t.key > self.thinning.earliest) else {
+            return false;
+        };
+        self.leaves_out(time) && self.queue.cancel(ticket)
+    }
+
     /// Queues `row`; `more` sets what else it carries (before the `E` flag
     /// and the user fields, which come last).
     fn row(&mut self, row: Row, more: impl FnOnce(&mut Record)) -> Result<Ticket, String> {
@@ -488,6 +524,9 @@ impl Out<'_> {
         fill(rec);
         for t in [rec.time, rec.end].into_iter().flatten() {
             *self.max_time = Some(self.max_time.map_or(t, |m| m.max(t)));
+        }
+        if let Some(start) = rec.start() {
+            self.thinning.earliest = self.thinning.earliest.min(start);
         }
         let key = self.max_time.unwrap_or(i64::MIN);
         self.queue.commit(slot, key).map_err(|t| {
@@ -507,6 +546,7 @@ pub struct PajeReader<R> {
     sim: Sim,
     queue: RowQueue,
     max_time: Option<i64>,
+    thinning: Thinning,
     word_buf: Vec<&'static str>,
     done: bool,
     /// The last line, when it has no final newline.
@@ -559,6 +599,10 @@ impl<R: BufRead> PajeReader<R> {
             sim,
             queue,
             max_time: None,
+            thinning: Thinning {
+                before: None,
+                earliest: i64::MAX,
+            },
             word_buf: Vec::new(),
             done: false,
             cut: None,
@@ -596,6 +640,7 @@ impl<R: BufRead> PajeReader<R> {
         let mut out = Out {
             queue: &mut self.queue,
             max_time: &mut self.max_time,
+            thinning: &mut self.thinning,
         };
         let result = if words[0].starts_with('%') {
             self.catalogue.definition(&words, number)
@@ -633,6 +678,7 @@ impl<R: BufRead> PajeReader<R> {
         let mut out = Out {
             queue: &mut self.queue,
             max_time: &mut self.max_time,
+            thinning: &mut self.thinning,
         };
         let file = sim.file.clone();
         sim.close(ROOT, end, true, &mut out)
@@ -707,5 +753,12 @@ impl<R: BufRead> RecordSource for PajeReader<R> {
         Some(queued.min(self.sim.links_begun()))
     }
 
-    crate::whole_rows!();
+    crate::whole_rows!(but agree);
+
+    /// Rows are whole; before a slice's T0, those no one reads are left
+    /// out ([`Thinning`]).
+    fn agree(&mut self, demand: crate::pipe::Demand) -> crate::pipe::Supply {
+        self.thinning.before = demand.thin_before;
+        crate::pipe::Supply::WHOLE_ROWS
+    }
 }

@@ -9,10 +9,11 @@ impl StateStack {
             self.stack.push(StateEntry {
                 name: Sym::EMPTY,
                 value: String::new(),
+                enter: None,
             });
         }
         let f = &mut self.stack[self.depth];
-        f.name = name;
+        (f.name, f.enter) = (name, None);
         f.value.clear();
         f.value.push_str(value);
         self.depth += 1;
@@ -116,7 +117,7 @@ impl Sim {
             extras: Some(line),
             ..Row::new(Kind::Enter)
         };
-        out.row(row, |r| {
+        let enter = out.row(row, |r| {
             r.depth = Some(depth as u32);
             for f in [Field::Line, Field::File] {
                 if !line.get(f).is_empty() {
@@ -126,8 +127,11 @@ impl Sim {
                     );
                 }
             }
-        })
-        .map(drop)
+        })?;
+        if out.thinning.before.is_some_and(|t0| time < t0) {
+            self.lanes[lane as usize].stack[depth].enter = Some(enter);
+        }
+        Ok(())
     }
 
     /// Closes the top state of a lane at `time` (false if none is open).
@@ -144,6 +148,9 @@ impl Sim {
         }
         let l = &self.lanes[lane as usize];
         let frame = l.popped();
+        if out.cancels(frame.enter, time) {
+            return Ok(true);
+        }
         let row = Row {
             time: Some(time),
             lossy: close.lossy,

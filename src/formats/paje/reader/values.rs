@@ -88,6 +88,9 @@ impl Sim {
         };
         let c = entity.c;
         let at = self.use_entity(&entity, c, line, out);
+        if out.leaves_out(entity.time) {
+            return Ok(());
+        }
         let row = self.valued_row(Kind::Event, &entity, c, at, line);
         out.row(row, |_| {}).map(drop)
     }
