@@ -31,8 +31,7 @@ pub(super) type PairedBefore = Arc<OnceLock<i64>>;
 
 /// How many searches of a half event's timestamps may be made before the
 /// cut is given up (a trace always in flight would walk τ back one
-/// message at a time): a search costs about 0.1 µs, so this is at most
-/// about 25 ms.
+/// message at a time): on such a trace, giving up took about 10 ms.
 const MAX_SEARCHES: u64 = 1 << 18;
 
 /// A tagged half's channel: communicator, sender, receiver, tag.
