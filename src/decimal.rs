@@ -245,32 +245,25 @@ pub fn plain_seconds_to_ns(text: &str) -> Option<i64> {
     Some(secs * 1_000_000_000 + ns * POW[decimals])
 }
 
-impl std::fmt::Display for Decimal {
-    /// Plain decimal notation without exponent (`1.75`, `-0.001`, `1200`).
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // The digits of the mantissa on the stack (a u128 has at most 39):
-        // variables print one of these per row.
-        let mut buf = [0u8; 40];
-        let mut start = buf.len();
-        let mut m = self.mantissa;
-        loop {
-            start -= 1;
-            buf[start] = b'0' + (m % 10) as u8;
-            m /= 10;
-            if m == 0 {
-                break;
-            }
-        }
-        let digits = std::str::from_utf8(&buf[start..]).map_err(|_| std::fmt::Error)?;
+impl Decimal {
+    /// Appends the number in plain decimal notation without exponent
+    /// (`1.75`, `-0.001`, `1200`), as `Display` writes it: variables write
+    /// one per row, so without `core::fmt` and with 64-bit division when the
+    /// mantissa fits (a `u128` division is a call per digit).
+    pub fn push_to(&self, out: &mut String) {
+        let mut buf = itoa::Buffer::new();
+        let mut wide = [0u8; 40];
+        let digits = match u64::try_from(self.mantissa) {
+            Ok(m) => buf.format(m),
+            Err(_) => u128_digits(self.mantissa, &mut wide),
+        };
         if self.negative {
-            f.write_str("-")?;
+            out.push('-');
         }
         if self.exp >= 0 {
-            f.write_str(digits)?;
-            for _ in 0..self.exp {
-                f.write_str("0")?;
-            }
-            return Ok(());
+            out.push_str(digits);
+            out.extend(std::iter::repeat_n('0', self.exp as usize));
+            return;
         }
         let frac = self.exp.unsigned_abs() as usize;
         let (int, fraction, zeros) = if digits.len() > frac {
@@ -280,15 +273,36 @@ impl std::fmt::Display for Decimal {
             ("0", digits, frac - digits.len())
         };
         let fraction = fraction.trim_end_matches('0');
-        f.write_str(int)?;
+        out.push_str(int);
         if !fraction.is_empty() {
-            f.write_str(".")?;
-            for _ in 0..zeros {
-                f.write_str("0")?;
-            }
-            f.write_str(fraction)?;
+            out.push('.');
+            out.extend(std::iter::repeat_n('0', zeros));
+            out.push_str(fraction);
         }
-        Ok(())
+    }
+}
+
+/// The decimal digits of `m`, written at the end of `buf` (a `u128` has at
+/// most 39).
+fn u128_digits(mut m: u128, buf: &mut [u8; 40]) -> &str {
+    let mut start = buf.len();
+    loop {
+        start -= 1;
+        buf[start] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[start..]).unwrap_or_default()
+}
+
+impl std::fmt::Display for Decimal {
+    /// Plain decimal notation without exponent (see [`Decimal::push_to`]).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut text = String::new();
+        self.push_to(&mut text);
+        f.write_str(&text)
     }
 }
 
@@ -454,6 +468,13 @@ mod tests {
             ("1.50", "1.5"),
             ("100.000", "100"),
             ("0", "0"),
+            // Mantissas past 64 bits take the 128-bit digits.
+            (
+                "123456789012345678901234567890",
+                "123456789012345678901234567890",
+            ),
+            ("-1844674407370955161.7", "-1844674407370955161.7"),
+            ("18446744073709551616e-25", "0.0000018446744073709551616"),
         ] {
             assert_eq!(d(text).to_string(), shown, "{text}");
         }

@@ -10,7 +10,6 @@
 //! its event family and the reader around it; each family in a module of
 //! its own (`definitions`, `containers`, `states`, `values`, `links`).
 
-use std::fmt::Write as _;
 use std::io::BufRead;
 
 use super::catalogue::{Catalogue, Line};

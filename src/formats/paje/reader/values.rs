@@ -124,7 +124,7 @@ impl Sim {
         let op = match (event, slot.var) {
             (Event::SetVariable, _) => {
                 // Canonical, like the sums after an add or sub.
-                let _ = write!(value, "{operand}");
+                operand.push_to(value);
                 slot.var = Some(operand);
                 None
             }
@@ -144,7 +144,7 @@ impl Sim {
                 let sum = current
                     .add(&delta)
                     .ok_or("variable value needs more than 36 significant digits")?;
-                let _ = write!(value, "{sum}");
+                sum.push_to(value);
                 slot.var = Some(sum);
                 Some(op)
             }
