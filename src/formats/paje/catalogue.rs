@@ -152,7 +152,7 @@ impl Catalogue {
         let event = Event::from_name(name).ok_or_else(|| {
             format!("unknown event name `{name}` (PajeNG knows the Paje* events only)")
         })?;
-        if self.defs.contains_key(*id) {
+        if self.defs.contains_key(id) {
             return Err(format!("event id `{id}` is defined twice"));
         }
         let def = Def {
