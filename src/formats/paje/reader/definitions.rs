@@ -127,9 +127,12 @@ impl Sim {
                 r.push_attr(ATTR_COLOR, line.get(Field::Color));
             }
         })?;
-        self.types[t as usize]
-            .values
-            .insert(id.into(), (name, Some(ticket)));
+        let value = ValueDef {
+            name,
+            named_as_id: line.get(Field::Name) == id,
+            decl: Some(ticket),
+        };
+        self.types[t as usize].values.insert(id.into(), value);
         Ok(())
     }
 
@@ -179,7 +182,7 @@ impl Sim {
     ) -> Option<usize> {
         let values = &mut self.types[t as usize].values;
         let at = values.get_index_of(value)?;
-        if let (_, Some(d)) = &mut values[at] {
+        if let Some(d) = &mut values[at].decl {
             if d.key > time {
                 *d = out.queue.lower(*d, time);
             }
@@ -195,11 +198,12 @@ impl Sim {
         at: Option<usize>,
         value: &'a str,
     ) -> (Sym, &'a str) {
-        let name = match at {
-            Some(at) => self.types[t as usize].values[at].0,
-            None => self.syms.intern(value),
-        };
-        let same = self.syms.symbols().text(name) == value;
-        (name, if same { "" } else { value })
+        match at {
+            Some(at) => {
+                let def = &self.types[t as usize].values[at];
+                (def.name, if def.named_as_id { "" } else { value })
+            }
+            None => (self.syms.intern(value), ""),
+        }
     }
 }

@@ -118,8 +118,18 @@ struct TypeInfo {
     parent: u32,
     /// Link types: start and end container types.
     ends: (u32, u32),
-    /// Entity values: identifier → name and queued declaration.
-    values: StrMap<(Sym, Option<Ticket>)>,
+    /// Entity values by identifier.
+    values: StrMap<ValueDef>,
+    /// The queued declaration row, while it may still need to move earlier.
+    decl: Option<Ticket>,
+}
+
+/// A value defined for a state, event or link type.
+#[derive(Debug)]
+struct ValueDef {
+    name: Sym,
+    /// Its name is its identifier (the rows' `value` column stays empty).
+    named_as_id: bool,
     /// The queued declaration row, while it may still need to move earlier.
     decl: Option<Ticket>,
 }
