@@ -204,7 +204,7 @@ impl Decimal {
 /// decimals: integer nanoseconds without building a [`Decimal`]. `None` for
 /// anything else (the caller falls back to [`Decimal::parse`]).
 #[inline]
-pub fn plain_seconds_to_ns(text: &str) -> Option<i64> {
+pub fn plain_seconds_to_ns(text: impl AsRef<[u8]>) -> Option<i64> {
     const POW: [i64; 10] = [
         1_000_000_000,
         100_000_000,
@@ -218,7 +218,7 @@ pub fn plain_seconds_to_ns(text: &str) -> Option<i64> {
         1,
     ];
     // One pass: whole seconds up to the point, then at most nine decimals.
-    let b = text.as_bytes();
+    let b = text.as_ref();
     let mut secs: i64 = 0;
     let mut i = 0;
     while i < b.len() && b[i] != b'.' {

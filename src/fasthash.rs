@@ -26,6 +26,7 @@ pub type OrderedMap<K, V> = IndexMap<K, V, FxBuildHasher>;
 /// [`SHORT_KEY`] bytes is also found by its bytes packed in one integer,
 /// which hashes and compares without reading the key's text (about a third
 /// of the instructions of a string lookup).
+#[derive(Clone)]
 pub struct StrMap<V> {
     entries: IndexMap<Box<str>, V, FxBuildHasher>,
     /// The positions in `entries` of the short keys.

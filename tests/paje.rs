@@ -610,28 +610,45 @@ fn deep_nesting_does_not_overflow_the_stack() {
 }
 
 /// With more threads the lines are cut into words as jobs of the pool,
-/// chunks ahead, and the rows' lines encoded as jobs too: a trace of many
-/// chunks reads as on one thread, with the same rows, warnings and errors
-/// (naming the same line), whatever line the trouble is on.
+/// chunks ahead, their definitions found and times parsed there, and the
+/// rows' lines encoded as jobs too: a trace of many chunks reads as on one
+/// thread, with the same rows, warnings and errors (naming the same line),
+/// whatever line the trouble is on, with definitions added midway and
+/// times the jobs leave to the reading thread.
 #[test]
 fn any_number_of_threads_read_a_long_trace_alike() {
     let mut body = String::new();
     for i in 0..40_000 {
         let t = format!("{}.{:03}", i / 1000, i % 1000);
-        match i % 5 {
+        match i % 7 {
             0 => body.push_str(&format!("12 {t} t1 S \"two words\" tag # comment\n")),
             1 => body.push_str(&format!("13 {t} t1 S\r\n")),
             2 => body.push_str("\n  # a comment only\n"),
             3 => body.push_str(&format!("\t11\t{t}\tt2\tS\tcafé\n")),
+            // Times that are not plain seconds of at most nine decimals.
+            4 => body.push_str(&format!("11 {t}0000000000 t2 S x\n")),
+            5 => body.push_str(&format!("11 {}e-3 t2 S y\n", i)),
             _ => body.push_str(&format!("8 {t} m1 V {i}.5\n")),
         }
     }
+    // A definition midway, used at once and chunks after.
+    let define = |id: u32| {
+        format!("%EventDef PajeNewEvent {id}\n% Time date\n% Type string\n% Container string\n% Value string\n% Note string\n%EndEventDef\n")
+    };
+    let mut late = define(50);
+    for i in 0..3_000 {
+        late.push_str(&format!("50 40.{i:04} E t1 v{} n{i}\n", i % 3));
+    }
+    let before_definition = format!("51 40 E t1 v n\n{}", define(51));
     let dir = scratch("paje_one_thread_or_two");
-    let trouble: [(&str, &[u8]); 4] = [
+    let trouble: [(&str, &[u8]); 7] = [
         ("clean", b""),
         ("undefined id", b"99 1 t1 S x\n"),
         ("not UTF-8", b"11 40 t1 S \xff\n"),
         ("cut", b"11 41 t1 S last"),
+        ("too few fields", b"11 40 t1\n"),
+        ("defined late", late.as_bytes()),
+        ("used before its definition", before_definition.as_bytes()),
     ];
     for (what, extra) in trouble {
         // The trouble in the middle of the trace, or at its end (where
@@ -649,16 +666,26 @@ fn any_number_of_threads_read_a_long_trace_alike() {
             let line = text[..at].iter().filter(|&&b| b == b'\n').count() + 1;
             let file = dir.join("long.paje");
             std::fs::write(&file, &text).unwrap();
-            let run = |threads: &str| {
+            let run_in = |threads: &str, unit: &str| {
                 let out = bin("trace-cat")
-                    .args(["--threads", threads, "--no-progress"])
+                    .args(["--threads", threads, "--no-progress", "--time-unit", unit])
                     .arg(&file)
                     .output()
                     .unwrap();
                 (out.status.code(), out.stdout, out.stderr)
             };
+            let run = |threads: &str| run_in(threads, "s");
             let one = run("1");
             let stderr = String::from_utf8_lossy(&one.2).to_string();
+            if what == "clean" {
+                // Times in another unit are parsed on the reading thread.
+                let ms = run_in("1", "ms");
+                assert!(
+                    ms == run_in("2", "ms"),
+                    "milliseconds: 1 and 2 threads differ"
+                );
+                assert_ne!(ms.1, one.1);
+            }
             for threads in ["2", "3", "8"] {
                 let more = run(threads);
                 assert!(
@@ -667,7 +694,10 @@ fn any_number_of_threads_read_a_long_trace_alike() {
                     String::from_utf8_lossy(&more.2)
                 );
             }
-            let failed = matches!(what, "undefined id" | "not UTF-8");
+            let failed = matches!(
+                what,
+                "undefined id" | "not UTF-8" | "too few fields" | "used before its definition"
+            );
             assert_eq!(one.0 == Some(0), !failed, "{what}: {stderr}");
             if failed {
                 assert!(

@@ -16,7 +16,7 @@ pub enum Role {
 }
 
 /// One event definition.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Def {
     /// The Pajé event it defines.
     pub event: Event,
@@ -27,21 +27,33 @@ pub struct Def {
     has_extras: bool,
 }
 
+impl Def {
+    /// The position of known field `f` in the line's words (the event id
+    /// is word 0), when the definition has it.
+    #[inline]
+    pub fn word_of(&self, f: Field) -> Option<usize> {
+        match self.index[f as usize] {
+            0 => None,
+            i => Some(usize::from(i)),
+        }
+    }
+}
+
 /// The words of one event line, read through its definition.
 pub struct Line<'a> {
     /// The definition of the line's event id.
     pub def: &'a Def,
     /// The event id, then the fields in definition order.
     pub words: &'a [&'a str],
+    /// Its time in nanoseconds, when the lexing job parsed it already.
+    pub time_ns: Option<i64>,
 }
 
 impl<'a> Line<'a> {
     /// The value of a known field ("" when the definition lacks it).
+    #[inline]
     pub fn get(&self, f: Field) -> &'a str {
-        match self.def.index[f as usize] {
-            0 => "",
-            i => self.words[usize::from(i)],
-        }
+        self.def.word_of(f).map_or("", |i| self.words[i])
     }
 
     /// The user-defined fields: (name, value).
@@ -66,13 +78,16 @@ impl<'a> Line<'a> {
 /// found by index instead of by hash.
 const SMALL_IDS: usize = 1024;
 
-fn small_id(id: &str) -> Option<usize> {
-    crate::number::parse_uint(id.as_bytes())
+fn small_id(id: &[u8]) -> Option<usize> {
+    crate::number::parse_uint(id)
         .filter(|&n| n < SMALL_IDS as u64)
         .map(|n| n as usize)
 }
 
-/// Every definition read so far, and the one being read.
+/// Every definition read so far, and the one being read. Definitions are
+/// only ever added, so a definition's position never changes and a copy
+/// finds what it found in the original (see [`Catalogue::position`]).
+#[derive(Clone)]
 pub struct Catalogue {
     defs: StrMap<Def>,
     /// Positions in `defs` of the ids in `0..SMALL_IDS`.
@@ -97,20 +112,44 @@ impl Catalogue {
         self.open.as_ref().map(|(id, _, line)| (id.as_str(), *line))
     }
 
+    /// The position of the definition of event id `id` (bytes, for the
+    /// lexing jobs, which have not made the line's words strings).
+    pub fn position(&self, id: &[u8]) -> Option<usize> {
+        match small_id(id) {
+            Some(n) => self.small[n],
+            None => self.defs.get_index_of(std::str::from_utf8(id).ok()?),
+        }
+    }
+
+    /// The definition at `position` (from [`Catalogue::position`]).
+    pub fn def(&self, position: usize) -> &Def {
+        &self.defs[position]
+    }
+
     /// Reads an event line through the definition of its id (`words[0]`).
     /// Returns the line and, when it has more words than fields, how many
     /// (they are ignored, as PajeNG does).
     pub fn line<'a>(&'a self, words: &'a [&'a str]) -> Result<(Line<'a>, Option<usize>), String> {
         let id = words[0];
-        let found = match small_id(id) {
-            Some(n) => self.small[n].map(|p| &self.defs[p]),
-            None => self.defs.get(id),
-        };
-        let Some(def) = found else {
+        let Some(position) = self.position(id.as_bytes()) else {
             return Err(format!(
                 "undefined event id `{id}` (no `%EventDef` gives it)"
             ));
         };
+        self.line_at(position, words, None)
+    }
+
+    /// [`Catalogue::line`] for a line whose definition was found at
+    /// `position` (by this catalogue or an earlier copy), and whose time
+    /// may be parsed already.
+    #[inline]
+    pub fn line_at<'a>(
+        &'a self,
+        position: usize,
+        words: &'a [&'a str],
+        time_ns: Option<i64>,
+    ) -> Result<(Line<'a>, Option<usize>), String> {
+        let (id, def) = (words[0], &self.defs[position]);
         let given = words.len() - 1;
         let wanted = def.fields.len();
         if given < wanted {
@@ -119,7 +158,12 @@ impl Catalogue {
                 def.event.name()
             ));
         }
-        Ok((Line { def, words }, (given > wanted).then_some(given)))
+        let line = Line {
+            def,
+            words,
+            time_ns,
+        };
+        Ok((line, (given > wanted).then_some(given)))
     }
 
     /// Reads a `%` line (part of an event definition).
@@ -196,7 +240,7 @@ impl Catalogue {
             }
         }
         let (position, _) = self.defs.insert_full(id.as_str().into(), def);
-        if let Some(n) = small_id(&id) {
+        if let Some(n) = small_id(id.as_bytes()) {
             self.small[n] = Some(position);
         }
         Ok(())

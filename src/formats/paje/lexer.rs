@@ -4,8 +4,19 @@
 //! cores the simulation has the reading thread to itself (the reading
 //! thread cuts what no worker has started when it needs it). Both ways
 //! give the same lines, with the same numbers.
+//!
+//! Jobs also find each event line's definition and parse its time, in a
+//! copy of the reading thread's catalogue published each time a definition
+//! ends. Definitions are only added, so what a copy finds is what the
+//! catalogue finds; what the copy cannot read (an id defined later, a time
+//! that is not plain seconds) is left to the reading thread, which also
+//! reports what is wrong with a line.
 
-use super::{append_words, split_words, WordSpan};
+use std::sync::{Arc, Mutex};
+
+use super::catalogue::Catalogue;
+use super::{append_words, split_words, Field, WordSpan};
+use crate::decimal::plain_seconds_to_ns;
 use crate::error::Result;
 use crate::exec::chunks::{Chunk, Chunked};
 use crate::exec::ordered::OrderedWork;
@@ -22,8 +33,22 @@ pub struct Lexed<'a> {
     pub number: u64,
     /// The input ended before the line's newline.
     pub truncated: bool,
+    /// Its definition and time, when a lexing job found them.
+    pub resolved: Option<Resolved>,
     utf8: bool,
 }
+
+/// What a lexing job found of an event line ahead of the simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resolved {
+    /// The position of its definition in the catalogue.
+    pub def: usize,
+    /// Its time in nanoseconds, when plain seconds.
+    pub time_ns: Option<i64>,
+}
+
+/// The catalogue the lexing jobs read lines through.
+type Published = Arc<Mutex<Option<Arc<Catalogue>>>>;
 
 impl<'a> Lexed<'a> {
     /// The line as text, or `None` when it is not UTF-8.
@@ -56,6 +81,7 @@ pub enum Lines<R> {
 pub struct AheadLines {
     name: String,
     chunks: Chunked<Lex>,
+    published: Published,
     /// The chunk being read, and the index of its next line.
     current: Option<(Chunk, LexedChunk)>,
     next: usize,
@@ -72,16 +98,24 @@ impl<R: std::io::Read> Lines<R> {
         }
     }
 
-    /// The lines of `inner`, cut [`AHEAD`] chunks ahead on `pool`.
-    pub fn ahead(name: &str, inner: R, pool: &Pool) -> Lines<R>
+    /// The lines of `inner`, cut [`AHEAD`] chunks ahead on `pool`; their
+    /// times are parsed there too when `times_in_seconds`.
+    pub fn ahead(name: &str, inner: R, pool: &Pool, times_in_seconds: bool) -> Lines<R>
     where
         R: 'static,
     {
-        let work = (0..AHEAD).map(|_| Lex).collect();
+        let published = Published::default();
+        let work = (0..AHEAD)
+            .map(|_| Lex {
+                published: Arc::clone(&published),
+                times_in_seconds,
+            })
+            .collect();
         let chunks = Chunked::new(name, Vec::new(), Box::new(inner), work, pool);
         Lines::Ahead(Box::new(AheadLines {
             name: name.to_string(),
             chunks,
+            published,
             current: None,
             next: 0,
             number: 0,
@@ -93,6 +127,16 @@ impl<R: std::io::Read> Lines<R> {
         match self {
             Lines::Here { lines, .. } => lines.name(),
             Lines::Ahead(ahead) => &ahead.name,
+        }
+    }
+
+    /// Gives the lexing jobs a copy of `catalogue` to read the lines
+    /// through from now on (nothing to do when lines are cut here).
+    pub fn publish(&self, catalogue: &Catalogue) {
+        if let Lines::Ahead(ahead) = self {
+            if let Ok(mut published) = ahead.published.lock() {
+                *published = Some(Arc::new(catalogue.clone()));
+            }
         }
     }
 
@@ -109,6 +153,7 @@ impl<R: std::io::Read> Lines<R> {
                     words,
                     number: line.number,
                     truncated: line.truncated,
+                    resolved: None,
                     utf8: is_utf8(line.text),
                 }))
             }
@@ -144,6 +189,7 @@ impl AheadLines {
             words: &lexed.words[first_word as usize..line.words as usize],
             number: self.number,
             truncated: chunk.cut && i + 1 == lexed.lines.len(),
+            resolved: line.resolved,
             utf8: line.utf8,
         }))
     }
@@ -153,8 +199,11 @@ impl AheadLines {
 /// of the reading thread's work, so a few keep one worker busy.
 const AHEAD: usize = 4;
 
-/// The work of a job: a chunk's lines cut into words.
-pub struct Lex;
+/// The work of a job: a chunk's lines cut into words, and resolved.
+pub struct Lex {
+    published: Published,
+    times_in_seconds: bool,
+}
 
 /// A chunk's lines and their words.
 #[derive(Default)]
@@ -173,6 +222,7 @@ struct LineSpan {
     /// The end of its words in [`LexedChunk::words`].
     words: u32,
     utf8: bool,
+    resolved: Option<Resolved>,
 }
 
 impl OrderedWork for Lex {
@@ -182,19 +232,55 @@ impl OrderedWork for Lex {
     fn run(&mut self, chunk: &Chunk, out: &mut LexedChunk) {
         out.lines.clear();
         out.words.clear();
+        let catalogue = self.published.lock().ok().and_then(|c| c.clone());
         let mut start = 0;
         for text in chunk.lines() {
+            let first = out.words.len();
             append_words(text, &mut out.words);
+            let utf8 = is_utf8(text);
+            let resolved = match &catalogue {
+                Some(catalogue) if utf8 => {
+                    resolve(catalogue, text, &out.words[first..], self.times_in_seconds)
+                }
+                _ => None,
+            };
             let end = start + text.len() as u32;
             out.lines.push(LineSpan {
                 start,
                 end,
                 words: out.words.len() as u32,
-                utf8: is_utf8(text),
+                utf8,
+                resolved,
             });
             start = end + 1;
         }
     }
+}
+
+/// The definition of an event line, and its time when `times_in_seconds`
+/// and written as plain seconds; `None` for a line left to the reading
+/// thread (`%` lines, ids `catalogue` lacks). The reading thread checks
+/// the line against its definition.
+fn resolve(
+    catalogue: &Catalogue,
+    text: &[u8],
+    words: &[WordSpan],
+    times_in_seconds: bool,
+) -> Option<Resolved> {
+    let word = |i: usize| {
+        let &(a, b) = words.get(i)?;
+        text.get(a as usize..b as usize)
+    };
+    let id = word(0)?;
+    if id.starts_with(b"%") {
+        return None;
+    }
+    let def = catalogue.position(id)?;
+    let time_ns = match catalogue.def(def).word_of(Field::Time) {
+        Some(i) if times_in_seconds => word(i).and_then(plain_seconds_to_ns),
+        _ => None,
+    };
+    Some(Resolved { def, time_ns })
 }
 
 #[cfg(test)]
@@ -245,7 +331,8 @@ mod tests {
             let here = all(Lines::here("t", std::io::Cursor::new(text.clone())));
             for threads in [1, 2, 3] {
                 let pool = Pool::new(crate::pool::Threads::new(threads));
-                let ahead = all(Lines::ahead("t", std::io::Cursor::new(text.clone()), &pool));
+                let cursor = std::io::Cursor::new(text.clone());
+                let ahead = all(Lines::ahead("t", cursor, &pool, true));
                 assert!(
                     here == ahead,
                     "{lines} lines, last {last:?}, {threads} threads"

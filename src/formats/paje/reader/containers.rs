@@ -8,7 +8,7 @@ impl Sim {
     /// `PajeCreateContainer`.
     pub(super) fn create_container(&mut self, line: &Line, out: &mut Out) -> Result<(), String> {
         use Field::*;
-        let (time, lossy) = self.time(line.get(Time))?;
+        let (time, lossy) = self.line_time(line)?;
         let parent = self.container_of(line.get(Container))?;
         let t = self.type_of(line.get(Type))?;
         let ty = &self.types[t as usize];
@@ -84,7 +84,7 @@ impl Sim {
         number: u64,
         out: &mut Out,
     ) -> Result<(), String> {
-        let (time, _) = self.time(line.get(Field::Time))?;
+        let (time, _) = self.line_time(line)?;
         let c = self.container_of(line.get(Field::Name))?;
         let t = self.type_of(line.get(Field::Type))?;
         let info = &self.containers[c as usize];

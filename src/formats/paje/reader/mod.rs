@@ -68,7 +68,7 @@ pub const READ_OPTIONS: &[FormatOption] = &[
 pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
     let (name, reader) = input.into_reader()?;
     let lines = match opts.pool.threads().parallel() {
-        true => Lines::ahead(&name, reader, &opts.pool),
+        true => Lines::ahead(&name, reader, &opts.pool, ns_per_unit(opts) == NS),
         false => Lines::here(&name, reader),
     };
     Ok(Box::new(PajeReader::with_lines(lines, opts)))
@@ -76,6 +76,15 @@ pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSou
 
 /// Nanoseconds per second: Pajé times are seconds.
 const NS: u64 = 1_000_000_000;
+
+/// Nanoseconds per unit of the file's times (`--time-unit`).
+fn ns_per_unit(opts: &ReadOptions) -> u64 {
+    let unit = opts.format.choice(TIME_UNIT).unwrap_or("s");
+    TIME_UNITS
+        .iter()
+        .find(|(u, _)| *u == unit)
+        .map_or(NS, |&(_, ns)| ns)
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Nature {
@@ -301,6 +310,14 @@ impl Sim {
             self.lossy += 1;
         }
         Ok((t, lossy))
+    }
+
+    /// The time of an event line: parsed by the lexing job, or here.
+    fn line_time(&mut self, line: &Line) -> Result<(i64, bool), String> {
+        match line.time_ns {
+            Some(ns) => Ok((ns, false)),
+            None => self.time(line.get(Field::Time)),
+        }
     }
 
     fn type_of(&self, id: &str) -> Result<u32, String> {
@@ -582,10 +599,6 @@ impl<R: BufRead> PajeReader<R> {
         let mut queue = RowQueue::new(window);
         let mut syms = SymCache::new(opts.symbols.clone());
         let unit = opts.format.choice(TIME_UNIT).unwrap_or("s");
-        let ns_per_unit = TIME_UNITS
-            .iter()
-            .find(|(u, _)| *u == unit)
-            .map_or(NS, |&(_, ns)| ns);
         for (k, v) in [
             ("source_format", "paje"),
             ("source", name),
@@ -601,7 +614,7 @@ impl<R: BufRead> PajeReader<R> {
             syms,
             opts.warnings.clone(),
         );
-        sim.ns_per_unit = ns_per_unit;
+        sim.ns_per_unit = ns_per_unit(opts);
         PajeReader {
             lines,
             catalogue: Catalogue::default(),
@@ -623,7 +636,7 @@ impl<R: BufRead> PajeReader<R> {
         let Some(line) = self.lines.next_lexed()? else {
             return Ok(false);
         };
-        let number = line.number;
+        let (number, resolved) = (line.number, line.resolved);
         self.queue.set_mark(number);
         let cut = line.truncated && !line.text.iter().all(u8::is_ascii_whitespace);
         if cut {
@@ -651,20 +664,28 @@ impl<R: BufRead> PajeReader<R> {
             max_time: &mut self.max_time,
             thinning: &mut self.thinning,
         };
-        let result = if words[0].starts_with('%') {
+        let definition = words[0].starts_with('%');
+        let result = if definition {
             self.catalogue.definition(&words, number)
         } else if let Some((id, _)) = self.catalogue.open() {
             Err(format!(
                 "event line inside the definition of event {id} (missing `%EndEventDef`)"
             ))
         } else {
-            match self.catalogue.line(&words) {
+            let line = match resolved {
+                Some(r) => self.catalogue.line_at(r.def, &words, r.time_ns),
+                None => self.catalogue.line(&words),
+            };
+            match line {
                 Ok((line, extra)) => self.sim.event(&line, extra, number, &mut out),
                 Err(msg) => Err(msg),
             }
         };
         words.clear();
         self.word_buf = words.into_iter().map(|_| "").collect();
+        if definition && result.is_ok() && self.catalogue.open().is_none() {
+            self.lines.publish(&self.catalogue);
+        }
         result.map_err(|msg| {
             let msg = if cut { cut_error(&msg) } else { msg };
             Error::line(self.lines.name(), number, msg)

@@ -15,7 +15,7 @@ impl Sim {
         number: u64,
         out: &mut Out,
     ) -> Result<Option<Entity>, String> {
-        let (time, lossy) = self.time(line.get(Field::Time))?;
+        let (time, lossy) = self.line_time(line)?;
         let Some(c) = self.alive_container(line.get(Field::Container), number)? else {
             return Ok(None);
         };
