@@ -711,6 +711,31 @@ fn any_number_of_threads_read_a_long_trace_alike() {
 
 /// Pajé states no time unit: StarPU writes milliseconds, read with
 /// `--time-unit ms`; the stream says which unit was used.
+/// User-defined fields become attributes named after the field; a name
+/// or value with the attribute separators is escaped, and reads back.
+#[test]
+fn user_fields_with_separators_become_attributes() {
+    let def = "%EventDef PajeNewEvent 60\n% Time date\n% Type string\n% Container string\n% Value string\n% a=b;c% string\n% Plain string\n%EndEventDef\n";
+    let file = scratch("paje_user_fields").join("fields.paje");
+    std::fs::write(
+        &file,
+        with_header(&format!("{def}60 1 E t1 v \"x;y=%\" z\n")),
+    )
+    .unwrap();
+    let stream = cat(&[], &file).unwrap();
+    let event = stream.lines().find(|l| kind_of(l) == "event").unwrap();
+    assert_eq!(col(event, "attrs"), "a%3Db%3Bc%25=x%3By%3D%25;Plain=z");
+    let json = cat(&["--json"], &file).unwrap();
+    let event = json
+        .lines()
+        .find(|l| l.contains(r#""kind":"event""#))
+        .unwrap();
+    assert!(
+        event.contains(r#""attrs":{"a=b;c%":"x;y=%","Plain":"z"}"#),
+        "{event}"
+    );
+}
+
 #[test]
 fn time_unit_of_a_starpu_trace() {
     let starpu = data("paje/starpu_ms.paje");

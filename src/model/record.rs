@@ -665,6 +665,17 @@ impl Record {
         encode_attr_part(value, &mut self.attrs);
     }
 
+    /// [`Record::push_attr`] with the key given encoded and followed by
+    /// its `=` ([`encoded_key`]), for a reader that adds the same keys to
+    /// row after row.
+    pub fn push_attr_encoded_key(&mut self, key_eq: &str, value: &str) {
+        if !self.attrs.is_empty() {
+            self.attrs.push(';');
+        }
+        self.attrs.push_str(key_eq);
+        encode_attr_part(value, &mut self.attrs);
+    }
+
     /// Removes every attribute named `key`; returns the first one's value.
     pub fn remove_attr(&mut self, key: &str) -> Option<String> {
         let found = self.attr(key)?;
@@ -819,6 +830,15 @@ impl Iterator for Attrs<'_> {
         let (k, v) = item.split_once('=').unwrap_or((item, ""));
         Some((decode_attr_part(k), decode_attr_part(v)))
     }
+}
+
+/// An attribute key encoded and followed by its `=`, for
+/// [`Record::push_attr_encoded_key`].
+pub fn encoded_key(key: &str) -> String {
+    let mut out = String::with_capacity(key.len() + 1);
+    encode_attr_part(key, &mut out);
+    out.push('=');
+    out
 }
 
 /// Appends `s` to `out` with the attribute escapes (`%` `;` `=` as `%25` `%3B` `%3D`).

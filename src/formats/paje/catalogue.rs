@@ -5,6 +5,7 @@
 
 use super::{Event, Field, FIELD_TYPES};
 use crate::fasthash::StrMap;
+use crate::model::record::encoded_key;
 
 /// What a field of a definition is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,7 +25,9 @@ pub struct Def {
     pub fields: Vec<Role>,
     /// Position of each known field in the line (0 = absent, else index + 1).
     index: [u16; 15],
-    has_extras: bool,
+    /// The user-defined fields: their position in the line, and their name
+    /// as an attribute key with its `=` (encoded once for every row).
+    extras: Vec<(usize, String)>,
 }
 
 impl Def {
@@ -56,21 +59,14 @@ impl<'a> Line<'a> {
         self.def.word_of(f).map_or("", |i| self.words[i])
     }
 
-    /// The user-defined fields: (name, value).
+    /// The user-defined fields: (name as an attribute key with its `=`,
+    /// value), for [`crate::model::record::Record::push_attr_encoded_key`].
     pub fn extras(&self) -> impl Iterator<Item = (&'a str, &'a str)> + '_ {
+        let words = self.words;
         self.def
-            .fields
+            .extras
             .iter()
-            .zip(&self.words[1..])
-            .filter_map(|(role, word)| match role {
-                Role::Extra(name) => Some((name.as_str(), *word)),
-                Role::Known(_) => None,
-            })
-    }
-
-    /// Whether the definition has user-defined fields.
-    pub fn has_extras(&self) -> bool {
-        self.def.has_extras
+            .map(move |(at, key)| (key.as_str(), words[*at]))
     }
 }
 
@@ -203,7 +199,7 @@ impl Catalogue {
             event,
             fields: Vec::new(),
             index: [0; 15],
-            has_extras: false,
+            extras: Vec::new(),
         };
         self.open = Some((id.to_string(), def, number));
         Ok(())
@@ -236,7 +232,7 @@ impl Catalogue {
         for (i, role) in def.fields.iter().enumerate() {
             match role {
                 Role::Known(f) => def.index[*f as usize] = (i + 1) as u16,
-                Role::Extra(_) => def.has_extras = true,
+                Role::Extra(name) => def.extras.push((i + 1, encoded_key(name))),
             }
         }
         let (position, _) = self.defs.insert_full(id.as_str().into(), def);

@@ -489,9 +489,9 @@ fn fill_row(r: &mut Record, row: Row, more: impl FnOnce(&mut Record)) {
     if row.lossy {
         r.add_flag(flags::LOSSY);
     }
-    if let Some(line) = row.extras.filter(|l| l.has_extras()) {
-        for (k, v) in line.extras() {
-            r.push_attr(k, v);
+    if let Some(line) = row.extras {
+        for (key, value) in line.extras() {
+            r.push_attr_encoded_key(key, value);
         }
     }
 }
