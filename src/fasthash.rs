@@ -37,8 +37,7 @@ pub struct StrMap<V> {
 /// the length, so that `a` and `a\0` differ).
 pub const SHORT_KEY: usize = 15;
 
-fn packed(key: &str) -> Option<u128> {
-    let bytes = key.as_bytes();
+fn packed(bytes: &[u8]) -> Option<u128> {
     if bytes.len() > SHORT_KEY {
         return None;
     }
@@ -67,10 +66,20 @@ impl<V> StrMap<V> {
     /// The position of `key`.
     #[inline]
     pub fn get_index_of(&self, key: &str) -> Option<usize> {
-        match packed(key) {
+        match packed(key.as_bytes()) {
             Some(k) => self.short.get(&k).map(|&i| i as usize),
             None => self.entries.get_index_of(key),
         }
+    }
+
+    /// The value of the key whose bytes are `key` (none unless UTF-8).
+    #[inline]
+    pub fn get_bytes(&self, key: &[u8]) -> Option<&V> {
+        let at = match packed(key) {
+            Some(k) => self.short.get(&k).map(|&i| i as usize),
+            None => self.entries.get_index_of(std::str::from_utf8(key).ok()?),
+        };
+        at.map(|i| &self.entries[i])
     }
 
     /// The value of `key`.
@@ -87,7 +96,7 @@ impl<V> StrMap<V> {
     /// Inserts `key` (last, when new) and returns its position and the
     /// value it replaced.
     pub fn insert_full(&mut self, key: Box<str>, value: V) -> (usize, Option<V>) {
-        let short = packed(&key);
+        let short = packed(key.as_bytes());
         let (at, old) = self.entries.insert_full(key, value);
         if let Some(k) = short {
             self.short.insert(k, at as u32);
@@ -183,5 +192,9 @@ mod tests {
             Some(8)
         );
         assert_eq!((map.get("t3_12"), map.len()), (Some(&99), keys.len()));
+        for (i, k) in keys.iter().enumerate().skip(5) {
+            assert_eq!(map.get_bytes(k.as_bytes()), map.get(k), "{k:?} ({i})");
+        }
+        assert_eq!(map.get_bytes(b"caf\xc3"), None);
     }
 }

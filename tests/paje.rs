@@ -630,6 +630,16 @@ fn any_number_of_threads_read_a_long_trace_alike() {
             5 => body.push_str(&format!("11 {}e-3 t2 S y\n", i)),
             _ => body.push_str(&format!("8 {t} m1 V {i}.5\n")),
         }
+        // A state type and a container made midway, used at once and
+        // chunks after, then the container destroyed and used again
+        // (dropped, and counted in a warning).
+        match i {
+            10_000 => body.push_str(&format!("2 S2 T Other\n6 {t} t3 T m1 t3\n")),
+            10_001..20_000 => body.push_str(&format!("11 {t} t3 S v{}\n11 {t} t1 S2 w\n", i % 3)),
+            20_000 => body.push_str(&format!("7 {t} T t3\n")),
+            30_000 => body.push_str(&format!("11 {t} t3 S late\n")),
+            _ => {}
+        }
     }
     // A definition midway, used at once and chunks after.
     let define = |id: u32| {
@@ -640,6 +650,7 @@ fn any_number_of_threads_read_a_long_trace_alike() {
         late.push_str(&format!("50 40.{i:04} E t1 v{} n{i}\n", i % 3));
     }
     let before_definition = format!("51 40 E t1 v n\n{}", define(51));
+
     let dir = scratch("paje_one_thread_or_two");
     let trouble: [(&str, &[u8]); 7] = [
         ("clean", b""),

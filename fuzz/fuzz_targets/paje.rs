@@ -1,5 +1,7 @@
-//! The Pajé reader on arbitrary bytes: errors, never panics; and its lines
-//! cut into words as jobs of a pool are those cut on the reading thread.
+//! The Pajé reader on arbitrary bytes: errors, never panics; its lines
+//! cut into words as jobs of a pool are those cut on the reading thread;
+//! and read through those jobs (which also find each line's definition and
+//! time) it gives the same rows and the same error.
 #![no_main]
 
 use std::sync::OnceLock;
@@ -28,16 +30,35 @@ fn seen(line: Option<Lexed<'_>>) -> Option<Seen> {
     })
 }
 
-fuzz_target!(|data: &[u8]| {
-    let mut reader = PajeReader::new("fuzz.paje", data, &ReadOptions::default());
-    let mut rec = Record::default();
-    while let Ok(true) = reader.next_record(&mut rec) {}
+/// Every row `reader` gives, and its error as text.
+fn rows(mut reader: impl RecordSource) -> (Vec<Record>, Option<String>) {
+    let mut rows = Vec::new();
+    loop {
+        let mut rec = Record::default();
+        match reader.next_record(&mut rec) {
+            Ok(true) => rows.push(rec),
+            Ok(false) => return (rows, None),
+            Err(e) => return (rows, Some(e.to_string())),
+        }
+    }
+}
 
-    let mut here = Lines::here("fuzz.paje", data);
+fuzz_target!(|data: &[u8]| {
     // One pool for every run: a worker thread and this one.
     static POOL: OnceLock<Pool> = OnceLock::new();
     let pool = POOL.get_or_init(|| Pool::new(Threads::new(2)));
-    let mut ahead = Lines::ahead("fuzz.paje", std::io::Cursor::new(data.to_vec()), pool);
+    let cursor = || std::io::Cursor::new(data.to_vec());
+
+    let alone = rows(PajeReader::new("fuzz.paje", data, &ReadOptions::default()));
+    let pooled = ReadOptions {
+        pool: pool.clone(),
+        ..ReadOptions::default()
+    };
+    let lines = Lines::ahead("fuzz.paje", cursor(), pool, true);
+    assert_eq!(alone, rows(PajeReader::with_lines(lines, &pooled)));
+
+    let mut here = Lines::here("fuzz.paje", data);
+    let mut ahead = Lines::ahead("fuzz.paje", cursor(), pool, true);
     loop {
         let one = seen(here.next_lexed().expect("bytes in memory read"));
         let two = seen(ahead.next_lexed().expect("bytes in memory read"));

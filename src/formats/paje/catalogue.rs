@@ -30,6 +30,18 @@ pub struct Def {
     extras: Vec<(usize, String)>,
 }
 
+/// The fields of an event line found before the simulation reads it, by
+/// a lexing job (`None`: left to the reading thread).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Found {
+    /// Its time in nanoseconds, when plain seconds.
+    pub time_ns: Option<i64>,
+    /// Its container, by its index in the simulation.
+    pub container: Option<u32>,
+    /// Its type, likewise.
+    pub type_: Option<u32>,
+}
+
 impl Def {
     /// The position of known field `f` in the line's words (the event id
     /// is word 0), when the definition has it.
@@ -48,8 +60,8 @@ pub struct Line<'a> {
     pub def: &'a Def,
     /// The event id, then the fields in definition order.
     pub words: &'a [&'a str],
-    /// Its time in nanoseconds, when the lexing job parsed it already.
-    pub time_ns: Option<i64>,
+    /// What the lexing job found of its fields already.
+    pub found: Found,
 }
 
 impl<'a> Line<'a> {
@@ -132,18 +144,18 @@ impl Catalogue {
                 "undefined event id `{id}` (no `%EventDef` gives it)"
             ));
         };
-        self.line_at(position, words, None)
+        self.line_at(position, words, Found::default())
     }
 
     /// [`Catalogue::line`] for a line whose definition was found at
-    /// `position` (by this catalogue or an earlier copy), and whose time
-    /// may be parsed already.
+    /// `position` (by this catalogue or an earlier copy), and some of its
+    /// fields `found` already.
     #[inline]
     pub fn line_at<'a>(
         &'a self,
         position: usize,
         words: &'a [&'a str],
-        time_ns: Option<i64>,
+        found: Found,
     ) -> Result<(Line<'a>, Option<usize>), String> {
         let (id, def) = (words[0], &self.defs[position]);
         let given = words.len() - 1;
@@ -154,11 +166,7 @@ impl Catalogue {
                 def.event.name()
             ));
         }
-        let line = Line {
-            def,
-            words,
-            time_ns,
-        };
+        let line = Line { def, words, found };
         Ok((line, (given > wanted).then_some(given)))
     }
 

@@ -5,21 +5,23 @@
 //! thread cuts what no worker has started when it needs it). Both ways
 //! give the same lines, with the same numbers.
 //!
-//! Jobs also find each event line's definition and parse its time, in a
-//! copy of the reading thread's catalogue published each time a definition
-//! ends. Definitions are only added, so what a copy finds is what the
-//! catalogue finds; what the copy cannot read (an id defined later, a time
-//! that is not plain seconds) is left to the reading thread, which also
-//! reports what is wrong with a line.
+//! Jobs also find each event line's definition, parse its time and find
+//! its container and type, in copies of the reading thread's catalogue and
+//! identifiers ([`Known`]) published as they grow. Definitions and
+//! identifiers are only added, so what a copy finds is what the reading
+//! thread would find; what the copy lacks (an id defined later, a container
+//! created since, a time that is not plain seconds) is left to the reading
+//! thread, which also reports what is wrong with a line.
 
 use std::sync::{Arc, Mutex};
 
-use super::catalogue::Catalogue;
+use super::catalogue::{Catalogue, Found};
 use super::{append_words, split_words, Field, WordSpan};
 use crate::decimal::plain_seconds_to_ns;
 use crate::error::Result;
 use crate::exec::chunks::{Chunk, Chunked};
 use crate::exec::ordered::OrderedWork;
+use crate::fasthash::StrMap;
 use crate::io::LineReader;
 use crate::pool::Pool;
 
@@ -43,12 +45,25 @@ pub struct Lexed<'a> {
 pub struct Resolved {
     /// The position of its definition in the catalogue.
     pub def: usize,
-    /// Its time in nanoseconds, when plain seconds.
-    pub time_ns: Option<i64>,
+    /// What it found of the line's fields.
+    pub found: Found,
 }
 
-/// The catalogue the lexing jobs read lines through.
-type Published = Arc<Mutex<Option<Arc<Catalogue>>>>;
+/// What the lexing jobs read lines through: copies of the reading thread's
+/// catalogue and of its container and type identifiers (each with its
+/// index in the simulation).
+#[derive(Clone)]
+pub struct Known {
+    /// The event definitions.
+    pub catalogue: Catalogue,
+    /// Container identifiers.
+    pub containers: StrMap<u32>,
+    /// Type identifiers.
+    pub types: StrMap<u32>,
+}
+
+/// The copy the lexing jobs read lines through.
+type Published = Arc<Mutex<Option<Arc<Known>>>>;
 
 impl<'a> Lexed<'a> {
     /// The line as text, or `None` when it is not UTF-8.
@@ -130,12 +145,17 @@ impl<R: std::io::Read> Lines<R> {
         }
     }
 
-    /// Gives the lexing jobs a copy of `catalogue` to read the lines
-    /// through from now on (nothing to do when lines are cut here).
-    pub fn publish(&self, catalogue: &Catalogue) {
+    /// Whether lexing jobs read the lines through what is published.
+    pub fn reads_ahead(&self) -> bool {
+        matches!(self, Lines::Ahead(_))
+    }
+
+    /// Gives the lexing jobs `known` to read the lines through from now
+    /// on (nothing to do when lines are cut here).
+    pub fn publish(&self, known: Known) {
         if let Lines::Ahead(ahead) = self {
             if let Ok(mut published) = ahead.published.lock() {
-                *published = Some(Arc::new(catalogue.clone()));
+                *published = Some(Arc::new(known));
             }
         }
     }
@@ -232,15 +252,15 @@ impl OrderedWork for Lex {
     fn run(&mut self, chunk: &Chunk, out: &mut LexedChunk) {
         out.lines.clear();
         out.words.clear();
-        let catalogue = self.published.lock().ok().and_then(|c| c.clone());
+        let known = self.published.lock().ok().and_then(|k| k.clone());
         let mut start = 0;
         for text in chunk.lines() {
             let first = out.words.len();
             append_words(text, &mut out.words);
             let utf8 = is_utf8(text);
-            let resolved = match &catalogue {
-                Some(catalogue) if utf8 => {
-                    resolve(catalogue, text, &out.words[first..], self.times_in_seconds)
+            let resolved = match &known {
+                Some(known) if utf8 => {
+                    resolve(known, text, &out.words[first..], self.times_in_seconds)
                 }
                 _ => None,
             };
@@ -257,12 +277,12 @@ impl OrderedWork for Lex {
     }
 }
 
-/// The definition of an event line, and its time when `times_in_seconds`
-/// and written as plain seconds; `None` for a line left to the reading
-/// thread (`%` lines, ids `catalogue` lacks). The reading thread checks
-/// the line against its definition.
+/// The definition of an event line, its time when `times_in_seconds` and
+/// written as plain seconds, its container and type when `known` has them;
+/// `None` for a line left to the reading thread (`%` lines, ids `known`
+/// lacks). The reading thread checks the line against its definition.
 fn resolve(
-    catalogue: &Catalogue,
+    known: &Known,
     text: &[u8],
     words: &[WordSpan],
     times_in_seconds: bool,
@@ -275,12 +295,16 @@ fn resolve(
     if id.starts_with(b"%") {
         return None;
     }
-    let def = catalogue.position(id)?;
-    let time_ns = match catalogue.def(def).word_of(Field::Time) {
-        Some(i) if times_in_seconds => word(i).and_then(plain_seconds_to_ns),
-        _ => None,
+    let def = known.catalogue.position(id)?;
+    let field = |f: Field| word(known.catalogue.def(def).word_of(f)?);
+    let found = Found {
+        time_ns: field(Field::Time)
+            .filter(|_| times_in_seconds)
+            .and_then(plain_seconds_to_ns),
+        container: field(Field::Container).and_then(|w| known.containers.get_bytes(w).copied()),
+        type_: field(Field::Type).and_then(|w| known.types.get_bytes(w).copied()),
     };
-    Some(Resolved { def, time_ns })
+    Some(Resolved { def, found })
 }
 
 #[cfg(test)]

@@ -121,18 +121,17 @@ impl Sim {
         out.row(row, |_| {}).map(drop)
     }
 
-    /// The container named `id` if alive; `None` (with a count for the final
-    /// warning) if it was destroyed: PajeNG drops such events.
-    pub(super) fn alive_container(&mut self, id: &str, number: u64) -> Result<Option<u32>, String> {
-        let c = self.container_of(id)?;
+    /// Container `c` if alive; `None` (with a count for the final warning)
+    /// if it was destroyed: PajeNG drops such events.
+    pub(super) fn alive(&mut self, c: u32, number: u64) -> Option<u32> {
         if self.containers[c as usize].alive {
-            return Ok(Some(c));
+            return Some(c);
         }
         if self.dropped == 0 {
             self.first_dropped = number;
         }
         self.dropped += 1;
-        Ok(None)
+        None
     }
 
     /// Makes sure the declaration of container `c` (and its ancestors) comes

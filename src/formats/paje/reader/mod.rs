@@ -13,7 +13,7 @@
 use std::io::BufRead;
 
 use super::catalogue::{Catalogue, Line};
-use super::lexer::Lines;
+use super::lexer::{Known, Lines};
 use super::{
     Event, Field, ATTR_COLOR, ATTR_END_TYPE, ATTR_OP, ATTR_OPERAND, ATTR_START_TYPE, LANE,
 };
@@ -314,7 +314,7 @@ impl Sim {
 
     /// The time of an event line: parsed by the lexing job, or here.
     fn line_time(&mut self, line: &Line) -> Result<(i64, bool), String> {
-        match line.time_ns {
+        match line.found.time_ns {
             Some(ns) => Ok((ns, false)),
             None => self.time(line.get(Field::Time)),
         }
@@ -574,9 +574,18 @@ pub struct PajeReader<R> {
     max_time: Option<i64>,
     thinning: Thinning,
     word_buf: Vec<&'static str>,
+    published: Published,
     done: bool,
     /// The last line, when it has no final newline.
     cut: Option<u64>,
+}
+
+/// The identifiers published last to the lexing jobs, and the lines read
+/// since.
+#[derive(Default)]
+struct Published {
+    ids: usize,
+    lines: u64,
 }
 
 /// Default number of rows the reorder buffer holds.
@@ -588,8 +597,8 @@ impl<R: BufRead> PajeReader<R> {
         PajeReader::with_lines(Lines::here(name, inner), opts)
     }
 
-    /// A reader of `lines`.
-    fn with_lines(lines: Lines<R>, opts: &ReadOptions) -> PajeReader<R> {
+    /// A reader of `lines` (cut here or ahead on a pool).
+    pub fn with_lines(lines: Lines<R>, opts: &ReadOptions) -> PajeReader<R> {
         let name = lines.name().to_string();
         let name = name.as_str();
         let window = match opts.format.number(REORDER_WINDOW) {
@@ -626,6 +635,7 @@ impl<R: BufRead> PajeReader<R> {
                 earliest: i64::MAX,
             },
             word_buf: Vec::new(),
+            published: Published::default(),
             done: false,
             cut: None,
         }
@@ -673,7 +683,7 @@ impl<R: BufRead> PajeReader<R> {
             ))
         } else {
             let line = match resolved {
-                Some(r) => self.catalogue.line_at(r.def, &words, r.time_ns),
+                Some(r) => self.catalogue.line_at(r.def, &words, r.found),
                 None => self.catalogue.line(&words),
             };
             match line {
@@ -683,14 +693,35 @@ impl<R: BufRead> PajeReader<R> {
         };
         words.clear();
         self.word_buf = words.into_iter().map(|_| "").collect();
-        if definition && result.is_ok() && self.catalogue.open().is_none() {
-            self.lines.publish(&self.catalogue);
-        }
+        let ended = definition && result.is_ok() && self.catalogue.open().is_none();
+        self.publish(ended);
         result.map_err(|msg| {
             let msg = if cut { cut_error(&msg) } else { msg };
             Error::line(self.lines.name(), number, msg)
         })?;
         Ok(true)
+    }
+
+    /// Publishes what the lexing jobs read lines through: when a definition
+    /// has `ended`, or when containers or types were added and at least as
+    /// many lines as there are identifiers were read since the last time
+    /// (so the copies cost a bounded amount a line).
+    fn publish(&mut self, ended: bool) {
+        if !self.lines.reads_ahead() {
+            return;
+        }
+        self.published.lines += 1;
+        let ids = self.sim.container_index.len() + self.sim.type_index.len();
+        let grown = ids > self.published.ids && self.published.lines >= ids as u64;
+        if !(ended || grown) {
+            return;
+        }
+        self.lines.publish(Known {
+            catalogue: self.catalogue.clone(),
+            containers: self.sim.container_index.clone(),
+            types: self.sim.type_index.clone(),
+        });
+        self.published = Published { ids, lines: 0 };
     }
 
     fn finish(&mut self) -> Result<()> {

@@ -16,10 +16,17 @@ impl Sim {
         out: &mut Out,
     ) -> Result<Option<Entity>, String> {
         let (time, lossy) = self.line_time(line)?;
-        let Some(c) = self.alive_container(line.get(Field::Container), number)? else {
+        let c = match line.found.container {
+            Some(c) => c,
+            None => self.container_of(line.get(Field::Container))?,
+        };
+        let Some(c) = self.alive(c, number) else {
             return Ok(None);
         };
-        let t = self.type_of(line.get(Field::Type))?;
+        let t = match line.found.type_ {
+            Some(t) => t,
+            None => self.type_of(line.get(Field::Type))?,
+        };
         self.check_entity(c, t, nature)?;
         self.touch_type(t, time, out);
         // Links are checked when they complete, not half by half (PajeNG).
