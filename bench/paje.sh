@@ -31,15 +31,20 @@ echo "$cat_tsv"
 cat_pjdump=$(measure "trace-cat -t pjdump" "$bytes" \
   target/release/trace-cat --no-progress -t pjdump "$file")
 echo "$cat_pjdump"
+cat_one=$(measure "trace-cat --threads 1" "$bytes" \
+  target/release/trace-cat --no-progress --threads 1 "$file")
+echo "$cat_one"
 if command -v pj_dump > /dev/null; then
   reference=$(measure "pj_dump (PajeNG)" "$bytes" pj_dump "$file")
   echo "$reference"
   seconds() { cut -f2 <<< "$1" | cut -d' ' -f1; }
   awk -v p="$(seconds "$reference")" -v c="$(seconds "$cat_tsv")" \
-    -v d="$(seconds "$cat_pjdump")" -v r="$(seconds "$read_only")" 'BEGIN {
+    -v d="$(seconds "$cat_pjdump")" -v r="$(seconds "$read_only")" \
+    -v o="$(seconds "$cat_one")" 'BEGIN {
       printf "pj_dump / read only: %.1fx\n", p / r
       printf "pj_dump / trace-cat: %.1fx\n", p / c
       printf "pj_dump / trace-cat -t pjdump: %.1fx\n", p / d
+      printf "pj_dump / trace-cat --threads 1: %.1fx\n", p / o
     }'
 else
   echo "pj_dump is not on PATH: no side-by-side ratio"
