@@ -35,7 +35,8 @@ pub struct Lexed<'a> {
     pub number: u64,
     /// The input ended before the line's newline.
     pub truncated: bool,
-    /// Its definition and time, when a lexing job found them.
+    /// Its definition and what else a lexing job found of it, when one
+    /// read it.
     pub resolved: Option<Resolved>,
     utf8: bool,
 }
