@@ -1,9 +1,10 @@
 //! Hash maps for the short keys of hot paths (location names, identifiers):
 //! `rustc-hash`'s Fx hasher, since inputs are trace files, not adversarial
 //! network peers, and SipHash costs more than the rest of a row's bookkeeping;
-//! and [`StrMap`], `indexmap` under the same hasher with short keys packed in
-//! integers, for the per-field identifier lookups of text readers; and composite keys (several fields
-//! joined by NUL) for maps keyed by more than one field.
+//! and [`StrMap`], `indexmap` under the same hasher with short keys packed
+//! in integers, for the per-field identifier lookups of text readers; and
+//! composite keys (several fields joined by NUL) for maps keyed by more
+//! than one field.
 
 use indexmap::IndexMap;
 use rustc_hash::FxBuildHasher;
@@ -24,8 +25,7 @@ pub type OrderedMap<K, V> = IndexMap<K, V, FxBuildHasher>;
 ///
 /// Most identifiers are short (`t3_12`, `ST`, `CUDA0_0`): a key of at most
 /// [`SHORT_KEY`] bytes is also found by its bytes packed in one integer,
-/// which hashes and compares without reading the key's text (about a third
-/// of the instructions of a string lookup).
+/// which hashes and compares without reading the key's text.
 #[derive(Clone)]
 pub struct StrMap<V> {
     entries: IndexMap<Box<str>, V, FxBuildHasher>,
@@ -66,20 +66,24 @@ impl<V> StrMap<V> {
     /// The position of `key`.
     #[inline]
     pub fn get_index_of(&self, key: &str) -> Option<usize> {
-        match packed(key.as_bytes()) {
-            Some(k) => self.short.get(&k).map(|&i| i as usize),
-            None => self.entries.get_index_of(key),
-        }
+        self.find(key.as_bytes(), || Some(key))
     }
 
     /// The value of the key whose bytes are `key` (none unless UTF-8).
     #[inline]
     pub fn get_bytes(&self, key: &[u8]) -> Option<&V> {
-        let at = match packed(key) {
+        let at = self.find(key, || std::str::from_utf8(key).ok())?;
+        Some(&self.entries[at])
+    }
+
+    /// The position of the key whose bytes are `bytes`: by its packed
+    /// bytes when short, else by its text, which `text` gives.
+    #[inline]
+    fn find<'k>(&self, bytes: &[u8], text: impl FnOnce() -> Option<&'k str>) -> Option<usize> {
+        match packed(bytes) {
             Some(k) => self.short.get(&k).map(|&i| i as usize),
-            None => self.entries.get_index_of(std::str::from_utf8(key).ok()?),
-        };
-        at.map(|i| &self.entries[i])
+            None => self.entries.get_index_of(text()?),
+        }
     }
 
     /// The value of `key`.
