@@ -574,16 +574,16 @@ pub struct PajeReader<R> {
     max_time: Option<i64>,
     thinning: Thinning,
     word_buf: Vec<&'static str>,
-    published: Published,
+    published: Publication,
     done: bool,
     /// The last line, when it has no final newline.
     cut: Option<u64>,
 }
 
-/// The identifiers published last to the lexing jobs, and the lines read
-/// since.
+/// How many identifiers the lexing jobs were given last, and the lines
+/// read since.
 #[derive(Default)]
-struct Published {
+struct Publication {
     ids: usize,
     lines: u64,
 }
@@ -635,7 +635,7 @@ impl<R: BufRead> PajeReader<R> {
                 earliest: i64::MAX,
             },
             word_buf: Vec::new(),
-            published: Published::default(),
+            published: Publication::default(),
             done: false,
             cut: None,
         }
@@ -721,7 +721,7 @@ impl<R: BufRead> PajeReader<R> {
             containers: self.sim.container_index.clone(),
             types: self.sim.type_index.clone(),
         });
-        self.published = Published { ids, lines: 0 };
+        self.published = Publication { ids, lines: 0 };
     }
 
     fn finish(&mut self) -> Result<()> {
