@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Instructions each thread does (callgrind, which counts the same on a busy
+# host as on a quiet one), for a command run with two threads: the reading
+# thread's, less the pool's jobs it ran itself, and the jobs' wherever they
+# ran (which thread runs a job varies from run to run; the sums do not).
+# Usage: bench/threads.sh FILE BIN [ARGS...]
+#   e.g. bench/threads.sh bench/data/paje-200k.paje target/release/trace-cat
+set -euo pipefail
+file=$1 bin=$2
+shift 2
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+valgrind --tool=callgrind --separate-threads=yes \
+  --callgrind-out-file="$out/cg.%p" "$bin" --threads 2 --no-progress "$@" "$file" \
+  > /dev/null 2> "$out/stderr" || true
+total() { grep -m1 '^summary' "$1" | cut -d' ' -f2; }
+# The pool's jobs are `OrderedWork::run` calls, counted inclusively.
+jobs_in() {
+  callgrind_annotate --inclusive=yes "$1" 2> /dev/null |
+    grep 'as tracepipe::exec::ordered::OrderedWork>::run \[' |
+    awk '{ gsub(",", "", $1); s += $1 } END { print s + 0 }'
+}
+main=$(ls "$out"/cg.*-01)
+worker=$(ls "$out"/cg.*-02)
+on_main=$(jobs_in "$main")
+awk -v m="$(total "$main")" -v j="$on_main" -v w="$(total "$worker")" 'BEGIN {
+  printf "reading thread\t%.0f M\njobs\t%.0f M (%.0f M of them on the reading thread)\n",
+    (m - j) / 1e6, (w + j) / 1e6, j / 1e6
+}'
