@@ -57,6 +57,10 @@ pub struct RowQueue {
     waiting: usize,
     /// Text bytes of the waiting rows, bounded by [`MAX_WAITING_BYTES`].
     waiting_bytes: usize,
+    /// Entries left behind by `lower` and `cancel`, not yet met: swept
+    /// once they outnumber the rows waiting, so rows cancelled while few
+    /// wait (before a slice's T0) leave no trail in memory.
+    stale: usize,
     seq: u64,
     occupants: u64,
     released: i64,
@@ -77,6 +81,7 @@ impl RowQueue {
             heap: BinaryHeap::new(),
             waiting: 0,
             waiting_bytes: 0,
+            stale: 0,
             seq: 0,
             occupants: 0,
             released: i64::MIN,
@@ -150,6 +155,7 @@ impl RowQueue {
         }
         s.live = self.seq;
         self.push_entry(key, ticket.slot);
+        self.left_behind();
         Ticket { key, ..ticket }
     }
 
@@ -164,7 +170,27 @@ impl RowQueue {
         self.waiting -= 1;
         self.waiting_bytes = self.waiting_bytes.saturating_sub(text_bytes(&s.rec));
         self.free.push(ticket.slot);
+        self.left_behind();
         true
+    }
+
+    /// Counts an entry left behind, sweeping them all once they outnumber
+    /// the rows waiting (and a floor that keeps sweeps rare): each sweep
+    /// costs what as many entries left behind did.
+    fn left_behind(&mut self) {
+        const FLOOR: usize = 1024;
+        self.stale += 1;
+        if self.stale < self.waiting.max(FLOOR) {
+            return;
+        }
+        let slots = &self.slots;
+        let valid = |&(_, seq, slot): &(i64, u64, u32)| {
+            let s = &slots[slot as usize];
+            s.queued && s.live == seq
+        };
+        self.run.retain(valid);
+        self.heap.retain(|Reverse(entry)| valid(entry));
+        self.stale = 0;
     }
 
     fn push_entry(&mut self, key: i64, slot: u32) {
@@ -202,7 +228,8 @@ impl RowQueue {
             };
             let s = &mut self.slots[slot as usize];
             if !s.queued || s.live != seq {
-                continue; // an entry left behind by `lower`
+                self.stale -= 1; // an entry left behind by `lower` or `cancel`
+                continue;
             }
             s.queued = false;
             self.waiting -= 1;
@@ -278,6 +305,34 @@ mod tests {
         assert_eq!(times, [10, 30, 40]);
         assert!(!q.cancel(tickets[0]), "released");
         assert!(q.is_empty());
+    }
+
+    /// Rows cancelled while few wait leave no trail: the entries left
+    /// behind are swept, and the rows kept come out in order all the same.
+    #[test]
+    fn entries_left_behind_by_cancelled_rows_are_swept() {
+        let mut q = RowQueue::new(1 << 20);
+        let mut kept = Vec::new();
+        let mut last = None;
+        for t in 0..100_000 {
+            let s = q.slot();
+            let rec = q.get(s);
+            (rec.kind, rec.time) = (Kind::Counter, Some(t));
+            let ticket = q.commit(s, t).unwrap();
+            if t % 1000 == 0 {
+                kept.push(t);
+            } else if let Some(previous) = last.replace(ticket) {
+                q.cancel(previous);
+            }
+        }
+        assert!(q.run.len() + q.heap.len() <= 2 * 1024, "{} entries", q.run.len());
+        let mut rec = Record::default();
+        let mut times = Vec::new();
+        while q.pop_into(&mut rec) {
+            times.push(rec.time.unwrap());
+        }
+        kept.push(99_999);
+        assert_eq!(times, kept);
     }
 
     /// Rows of huge values fill the window by their bytes, long before its
