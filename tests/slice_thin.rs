@@ -8,6 +8,7 @@
 
 mod common;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use common::{accepted_traces, corpus, run, scratch, Rng};
@@ -211,7 +212,7 @@ fn span(stream: &str) -> (i64, i64) {
 }
 
 /// On the corpus's Pallas and Pajé traces, looping and nesting ones, a
-/// looping OTF2 archive and the Pajé fixtures, windows anywhere: the
+/// looping OTF2 archive, the Pajé fixtures and a busy Pajé trace, windows anywhere: the
 /// slice of the trace (thinned before T0) is the slice of its rows read as
 /// a stream (which nothing thins), with one thread and two.
 #[test]
@@ -224,6 +225,7 @@ fn a_thinned_slice_is_the_slice_of_the_rows() {
     inputs.push(looping_trace(&dir, 3000));
     inputs.push(nesting_trace(&dir, 300));
     inputs.push(otf2_loops(&dir, 3000));
+    inputs.push(busy_paje(&dir, 3000));
     let mut rng = Rng(341);
     let mut checked = 0;
     for input in inputs {
@@ -443,8 +445,16 @@ fn halves_before_a_balanced_cut_are_left_out() {
     }
 }
 
-/// A row as compared here: kind, time, location, name, depth, peer.
-type Row = (Kind, Option<i64>, String, String, Option<u32>, String);
+/// A row as compared here: kind, time, location, name, depth, peer, end.
+type Row = (
+    Kind,
+    Option<i64>,
+    String,
+    String,
+    Option<u32>,
+    String,
+    Option<i64>,
+);
 
 /// The rows of the trace at `path` (Pallas, OTF2 or Pajé), thinned before
 /// `t0` if given.
@@ -475,18 +485,21 @@ fn read_rows(path: &Path, t0: Option<i64>) -> Vec<Row> {
             text(rec.name),
             rec.depth,
             peer,
+            rec.end,
         ));
     }
     rows
 }
 
 /// What thinning leaves out of the rows of `trace` before `t0` are
-/// frames that open and close before it, events before it, and message
-/// halves before it that pair among themselves (as many sends as
-/// receives on each channel, of which `halves` at least); every other
-/// row comes, in order; and it leaves out at least `share` of what is
-/// before T0.
-fn leaves_out(trace: &Path, t0: i64, share: f64, halves: usize) {
+/// frames that open and close before it, events before it, messages
+/// that end before it, counter samples that a later sample before it
+/// supersedes, and message halves before it that pair among themselves
+/// (as many sends as receives on each channel, of which `halves` at
+/// least); every other row comes, in order; and it leaves out at least
+/// `share` of what is before T0. Returns how many rows of each kind it
+/// left out.
+fn leaves_out(trace: &Path, t0: i64, share: f64, halves: usize) -> HashMap<Kind, usize> {
     let whole = read_rows(trace, None);
     let thinned = read_rows(trace, Some(t0));
     let mut left_out = Vec::new();
@@ -506,10 +519,20 @@ fn leaves_out(trace: &Path, t0: i64, share: f64, halves: usize) {
         "{} of {before} left out",
         left_out.len()
     );
-    let mut depth: std::collections::HashMap<&str, i64> = Default::default();
-    let mut in_flight: std::collections::HashMap<(&str, &str), i64> = Default::default();
+    let mut depth: HashMap<&str, i64> = Default::default();
+    let mut in_flight: HashMap<(&str, &str), i64> = Default::default();
     let mut halves_left_out = 0;
-    for (kind, time, loc, name, _, peer) in left_out {
+    // The last sample of each counter before T0, which is never left out.
+    let mut last_samples: HashMap<(&str, &str), &Row> = Default::default();
+    for row in &whole {
+        if row.0 == Kind::Counter && row.1.is_some_and(|t| t < t0) {
+            last_samples.insert((&row.2, &row.3), row);
+        }
+    }
+    let mut kinds = HashMap::new();
+    for row in left_out {
+        let (kind, time, loc, name, _, peer, end) = row;
+        *kinds.entry(*kind).or_default() += 1;
         assert!(time.is_some_and(|t| t < t0), "{kind:?} {name} at {time:?}");
         let d = depth.entry(loc.as_str()).or_default();
         match kind {
@@ -518,6 +541,11 @@ fn leaves_out(trace: &Path, t0: i64, share: f64, halves: usize) {
             Kind::Event => {}
             Kind::Send => *in_flight.entry((loc, peer)).or_default() += 1,
             Kind::Recv => *in_flight.entry((peer, loc)).or_default() -= 1,
+            Kind::Msg => assert!(end.is_some_and(|e| e < t0), "msg {name} to {end:?}"),
+            Kind::Counter => {
+                let last = last_samples[&(loc.as_str(), name.as_str())];
+                assert!(!std::ptr::eq(row, last), "the last sample of {loc} {name}");
+            }
             other => panic!("{other:?} {name} left out"),
         }
         halves_left_out += usize::from(matches!(kind, Kind::Send | Kind::Recv));
@@ -534,6 +562,7 @@ fn leaves_out(trace: &Path, t0: i64, share: f64, halves: usize) {
         halves_left_out >= halves,
         "{halves_left_out} halves left out"
     );
+    kinds
 }
 
 /// A Pallas thread's thinned iterations leave out their frames, plain
@@ -549,12 +578,53 @@ fn thinning_leaves_out_frames_events_and_paired_halves_before_t0() {
     leaves_out(&otf2_loops(&dir, 3000), t0, 0.6, 0);
 }
 
-/// A Pajé trace leaves out its events before T0, and the states pushed
-/// and popped before it while their `enter` rows wait in the reorder
+/// A Pajé trace of `rounds` rounds, 10 µs each, on two threads of a
+/// machine: a variable set, added to and subtracted from, a state pushed
+/// and popped, and a link from one thread to the other.
+fn busy_paje(dir: &Path, rounds: u64) -> PathBuf {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/paje/sample.paje");
+    let sample = std::fs::read_to_string(sample).unwrap();
+    let mut text: String = sample
+        .lines()
+        .filter(|l| l.starts_with('%'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    text.push_str("0 M 0 Machine\n0 T M Thread\n2 S T State\n1 MEM M Memory \"1 0 0\"\n");
+    text.push_str("4 L M T T Message\n5 r S Running \"0 1 0\"\n");
+    text.push_str("6 0 m1 M 0 m1\n6 0 t1 T m1 t1\n6 0 t2 T m1 t2\n");
+    for round in 0..rounds {
+        let at = |us: u64| {
+            let us = round * 10 + us;
+            format!("{}.{:06}", us / 1_000_000, us % 1_000_000)
+        };
+        text.push_str(&format!("8 {} m1 MEM {round}\n", at(0)));
+        text.push_str(&format!("12 {} t1 S r tag\n", at(1)));
+        text.push_str(&format!("9 {} m1 MEM 2\n", at(2)));
+        text.push_str(&format!("15 {} m1 L t1 v k{round} 8\n", at(3)));
+        text.push_str(&format!("13 {} t1 S\n", at(4)));
+        text.push_str(&format!("16 {} m1 L t2 v k{round}\n", at(5)));
+        text.push_str(&format!("10 {} m1 MEM 1\n", at(6)));
+    }
+    let path = dir.join("busy.paje");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A Pajé trace leaves out before T0 its events, its links that end
+/// before it, its variables' samples superseded before it, and the states
+/// pushed and popped before it while their `enter` rows wait in the reorder
 /// queue (both rows): on a SimGrid trace of the corpus (states, variables
-/// and links), most of what is before the middle of its span.
+/// set once and links) and on a trace that sets its variable three times
+/// a round, most of what is before the middle of their span.
 #[test]
-fn thinning_leaves_out_pajes_events_and_states_before_t0() {
+fn thinning_leaves_out_pajes_events_states_samples_and_links_before_t0() {
+    let dir = scratch("slice-thin-paje");
+    let busy = busy_paje(&dir, 4000);
+    let kinds = leaves_out(&busy, 20_000_000, 0.99, 0);
+    for kind in [Kind::Counter, Kind::Msg, Kind::Enter, Kind::Leave] {
+        let rows_a_round = if kind == Kind::Counter { 3 } else { 1 };
+        assert!(kinds[&kind] >= 1990 * rows_a_round, "{kind:?}: {kinds:?}");
+    }
     let Some(corpus) = corpus("paje") else {
         return;
     };
@@ -562,7 +632,8 @@ fn thinning_leaves_out_pajes_events_and_states_before_t0() {
     let whole = read_rows(&trace, None);
     let times = whole.iter().filter_map(|r| r.1);
     let (lo, hi) = times.fold((i64::MAX, i64::MIN), |(lo, hi), t| (lo.min(t), hi.max(t)));
-    leaves_out(&trace, lo + (hi - lo) / 2, 0.85, 0);
+    let kinds = leaves_out(&trace, lo + (hi - lo) / 2, 0.9, 0);
+    assert!(kinds[&Kind::Msg] >= 400, "{kinds:?}");
 }
 
 /// Damage to the timestamps of `kernel`'s enters early in the trace goes

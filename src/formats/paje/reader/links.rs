@@ -38,11 +38,17 @@ impl Sim {
         let Some(first) = self.pair_link(line, (c, t), number, half, begun)? else {
             return Ok(());
         };
-        let ticket = out.declare(|msg| {
-            pair_halves(msg, &first.0, &first.1);
-        });
+        let times = [&first.0, &first.1].map(|half| half.time.unwrap_or(entity.time));
+        let (begin, end) = (times[0].min(times[1]), times[0].max(times[1]));
+        let completion = if out.leaves_out_extent(begin, end) {
+            end
+        } else {
+            let ticket = out.declare(|msg| {
+                pair_halves(msg, &first.0, &first.1);
+            });
+            ticket?.key
+        };
         self.spare_halves.extend([first.0, first.1]);
-        let completion = ticket?.key;
         self.check_link_order((c, t, entity.s), entity.time, completion)
     }
 

@@ -149,6 +149,8 @@ struct Slot {
     last: i64,
     lane: Option<u32>,
     var: Option<Decimal>,
+    /// The variable's last sample row, while a slice's T0 is ahead.
+    sample: Option<Ticket>,
 }
 
 #[derive(Debug)]
@@ -431,8 +433,9 @@ struct Out<'a> {
 }
 
 /// Before a slice's T0 (`Demand::thin_before`), the rows no one reads are
-/// left out: events, and a state pushed and popped while its `enter` row
-/// still waits in the queue (both rows). Never the row that starts
+/// left out: events, links that complete before it, a state pushed and
+/// popped while its `enter` row still waits in the queue (both rows), and
+/// a variable's sample superseded by another while it still waits. Never the row that starts
 /// earliest so far, nor the time of a row left out from `max_time`: the
 /// slicer tells the trace's span from the rows it is given.
 #[derive(Debug, Clone, Copy)]
@@ -518,19 +521,30 @@ impl Out<'_> {
     /// Whether a row at `time` that no one reads before T0 is left out
     /// (its time counted in `max_time` all the same).
     fn leaves_out(&mut self, time: i64) -> bool {
-        let before = self.thinning.before.is_some_and(|t0| time < t0);
-        if before && time >= self.thinning.earliest {
+        if self.before_t0(time) && time >= self.thinning.earliest {
             *self.max_time = Some(self.max_time.map_or(time, |m| m.max(time)));
             return true;
         }
         false
     }
 
-    /// Takes a state's `enter` row out of the queue, when the state ends
-    /// at `time` before T0 and the row still waits (and is not the one
-    /// that starts earliest): its `leave` is left out then.
-    fn cancels(&mut self, enter: Option<Ticket>, time: i64) -> bool {
-        let Some(ticket) = enter.filter(|t| t.key > self.thinning.earliest) else {
+    /// Whether a row from `start` to `end` that no one reads before T0 is
+    /// left out (see [`Out::leaves_out`]).
+    fn leaves_out_extent(&mut self, start: i64, end: i64) -> bool {
+        start >= self.thinning.earliest && self.leaves_out(end)
+    }
+
+    /// Whether a row at `time` comes before a slice's T0.
+    fn before_t0(&self, time: i64) -> bool {
+        self.thinning.before.is_some_and(|t0| time < t0)
+    }
+
+    /// Takes a row out of the queue that what happens at `time`, before
+    /// T0, makes unread, when it still waits and is not the one that
+    /// starts earliest: a state's `enter` when the state ends (its `leave`
+    /// is left out then), a variable's sample when the next one comes.
+    fn cancels(&mut self, row: Option<Ticket>, time: i64) -> bool {
+        let Some(ticket) = row.filter(|t| t.key > self.thinning.earliest) else {
             return false;
         };
         self.leaves_out(time) && self.queue.cancel(ticket)

@@ -128,7 +128,7 @@ impl Sim {
                 }
             }
         })?;
-        if out.thinning.before.is_some_and(|t0| time < t0) {
+        if out.before_t0(time) {
             self.lanes[lane as usize].stack[depth].enter = Some(enter);
         }
         Ok(())

@@ -156,6 +156,8 @@ impl Sim {
                 Some(op)
             }
         };
+        let superseded = slot.sample.take();
+        out.cancels(superseded, time);
         let ty = &self.types[t as usize];
         let row = Row {
             time: Some(time),
@@ -167,12 +169,15 @@ impl Sim {
             extras: Some(line),
             ..Row::new(Kind::Counter)
         };
-        out.row(row, |r| {
+        let sample = out.row(row, |r| {
             if let Some(op) = op {
                 r.push_attr(ATTR_OP, op);
                 r.push_attr(ATTR_OPERAND, text);
             }
-        })
-        .map(drop)
+        })?;
+        if out.before_t0(time) {
+            self.containers[c as usize].slots[s].sample = Some(sample);
+        }
+        Ok(())
     }
 }
