@@ -325,7 +325,11 @@ mod tests {
                 q.cancel(previous);
             }
         }
-        assert!(q.run.len() + q.heap.len() <= 2 * 1024, "{} entries", q.run.len());
+        assert!(
+            q.run.len() + q.heap.len() <= 2 * 1024,
+            "{} entries",
+            q.run.len()
+        );
         let mut rec = Record::default();
         let mut times = Vec::new();
         while q.pop_into(&mut rec) {

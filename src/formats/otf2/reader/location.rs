@@ -9,6 +9,7 @@ use super::super::anchor::Anchor;
 use super::super::events::{EventFile, Step};
 use super::{local_defs, Files, Scope};
 use crate::error::{Error, Location, Result, Warnings};
+use crate::exec::thin::HeldFrames;
 use crate::model::record::{flags, Kind, KindSet, Record, Sym};
 use crate::pipe::{Demand, ReadOptions, RecordSource, Supply};
 
@@ -46,14 +47,9 @@ pub struct LocationSource {
     pub(super) value: String,
     /// Identifiers of the rows kept whole, interned (made on first use).
     pub(super) row_syms: Option<crate::model::symbol::SymCache>,
-    /// A slice's T0 (`Demand::thin_before`), until an event reaches it:
-    /// before it, frames entered are held back, dropped with their leave
-    /// when it comes first, sent on before any other row.
-    thin_before: Option<i64>,
-    held: Vec<Record>,
-    /// Records of frames dropped with their leave, reused for the next
-    /// frames held (their buffers stay allocated).
-    spare: Vec<Record>,
+    /// Before a slice's T0, frames entered inside another and left before
+    /// any other row.
+    thinning: HeldFrames,
 }
 
 /// The location of mark `mark` of event file `file`.
@@ -99,9 +95,7 @@ impl LocationSource {
             key: String::new(),
             value: String::new(),
             row_syms: None,
-            thin_before: None,
-            held: Vec::new(),
-            spare: Vec::new(),
+            thinning: HeldFrames::default(),
         })
     }
 
@@ -130,40 +124,6 @@ impl LocationSource {
         }
         self.last_time = t;
         Ok(t)
-    }
-
-    /// Whether `rec`, before T0, is held back (a frame entered inside
-    /// another, taken) or dropped (the leave of the frame held last, with
-    /// it); a row with attributes never is.
-    fn held_back(&mut self, rec: &mut Record) -> bool {
-        let Some(t0) = self.thin_before else {
-            return false;
-        };
-        if rec.time.is_none_or(|t| t >= t0) {
-            self.thin_before = None;
-            return false;
-        }
-        match rec.kind {
-            _ if !rec.attrs.is_empty() => false,
-            // Frames at the top are never held: the location's first and
-            // last rows are read as they are (a slice tells the trace's
-            // span from them).
-            Kind::Enter if rec.depth == Some(0) => false,
-            Kind::Enter => {
-                let mut row = self.spare.pop().unwrap_or_default();
-                std::mem::swap(&mut row, rec);
-                self.held.push(row);
-                true
-            }
-            Kind::Leave => match self.held.pop() {
-                Some(row) => {
-                    self.spare.push(row);
-                    true
-                }
-                None => false,
-            },
-            _ => false,
-        }
     }
 
     /// Rows closing what is still open at the end: frames get a `leave`
@@ -223,12 +183,12 @@ impl RecordSource for LocationSource {
                     rec.time = Some(self.event_time()?);
                     rec.loc = self.loc;
                     self.mark = self.events.event.at + 1;
-                    if !self.map(rec)? || self.held_back(rec) {
+                    if !self.map(rec)? || self.thinning.holds_back(rec) {
                         continue;
                     }
-                    if !self.held.is_empty() {
+                    if !self.thinning.held().is_empty() {
                         // The frames held back are open: they go first.
-                        self.pending.extend(self.held.drain(..));
+                        self.pending.extend(self.thinning.release());
                         self.pending.push_back(std::mem::take(rec));
                     } else if !self.skip.contains(rec.kind) {
                         return Ok(true);
@@ -238,7 +198,7 @@ impl RecordSource for LocationSource {
                 Step::End => {
                     self.finished = true;
                     self.mark = 0;
-                    self.pending.extend(self.held.drain(..));
+                    self.pending.extend(self.thinning.release());
                     self.finish();
                 }
             }
@@ -257,7 +217,7 @@ impl RecordSource for LocationSource {
             return Some(i64::MAX);
         }
         let next = self.last_time.saturating_sub(self.scope.lead?);
-        let rows = self.held.iter().chain(&self.pending);
+        let rows = self.thinning.held().iter().chain(&self.pending);
         let waiting = rows.filter_map(Record::start).min();
         let begun = self.collectives.iter().chain(self.requests.values());
         let bound = waiting.into_iter().chain(begun.copied()).min();
@@ -276,7 +236,8 @@ impl RecordSource for LocationSource {
         // from a stream may keep rows whole or their times in attributes:
         // its frames are not held back.
         self.skip = demand.skip;
-        self.thin_before = demand.thin_before.filter(|_| !self.scope.from_stream);
+        let t0 = demand.thin_before.filter(|_| !self.scope.from_stream);
+        self.thinning.thin_before(t0);
         Supply::WHOLE_ROWS
     }
 }
