@@ -6,8 +6,9 @@
 # still to come reaches into the window) and with --true-ends (read to the
 # end). Inputs: the generated stream (TSV, which cannot tell and is read to
 # the end), the same stream written as OTF2 by this build (enter/leave
-# rows), a generated Pajé trace, a generated OTF2 archive and a generated
-# Pallas trace.
+# rows) and as STF (whose records with extents are read to the end too),
+# a generated Pajé trace, a generated OTF2 archive and a generated Pallas
+# trace.
 # With BASELINE=DIR (a folder holding another build's trace-slice), each
 # window is also cut by that build, side by side.
 # Usage: [BASELINE=DIR] bench/slice.sh [ROWS] [PAJE_MEGABYTES] [OTF2_EVENTS_PER_RANK] [PALLAS_EVENTS_PER_THREAD]
@@ -27,6 +28,8 @@ otf2_dir=bench/data/otf2-$otf2_events-8
 stream_otf2=bench/data/stream-$rows-otf2
 rm -rf "$stream_otf2"
 "$bin/trace-cat" --no-progress -t otf2 -o "$stream_otf2" "$tsv"
+stream_stf=bench/data/stream-$rows.stf
+"$bin/trace-cat" --no-progress -t stf -o "$stream_stf" "$tsv"
 pallas=bench/data/pallas-$pallas_events-2-zstd
 [ -d "$pallas" ] || target/release/examples/gen-pallas "$pallas" "$pallas_events" 2 zstd
 
@@ -36,9 +39,13 @@ window() {
     awk -F'\t' -v at="$2" '$1 == "first" { f = $3 } $1 == "last" { l = $3 }
       END { w = (l - f) / 100; printf "%.0f %.0f\n", f + at * w, f + (at + 1) * w }'
 }
-for file in "$tsv" "$stream_otf2/traces.otf2" "$paje" "$otf2_dir/traces.otf2" "$pallas"; do
-  bytes=$(du -sb "${file%/traces.otf2}" | cut -f1)
-  cat "${file%/traces.otf2}" > /dev/null 2>&1 || find "${file%/traces.otf2}" -type f -exec cat {} + > /dev/null
+for file in "$tsv" "$stream_otf2/traces.otf2" "$stream_stf" "$paje" "$otf2_dir/traces.otf2" "$pallas"; do
+  case $file in
+    # An STF file set is its index and the files named after it.
+    *.stf) bytes=$(cat "$file"* | wc -c) ;;
+    *) bytes=$(du -sb "${file%/traces.otf2}" | cut -f1) ;;
+  esac
+  cat "${file%/traces.otf2}"* > /dev/null 2>&1 || find "${file%/traces.otf2}" -type f -exec cat {} + > /dev/null
   echo "$file: $bytes bytes"
   measure "read (trace-filter -k signal)" "$bytes" "$bin/trace-filter" --no-progress -k signal "$file"
   measure "convert (trace-cat)" "$bytes" "$bin/trace-cat" --no-progress "$file"

@@ -212,7 +212,8 @@ fn span(stream: &str) -> (i64, i64) {
 }
 
 /// On the corpus's Pallas and Pajé traces, looping and nesting ones, a
-/// looping OTF2 archive, the Pajé fixtures and a busy Pajé trace, windows anywhere: the
+/// looping OTF2 archive, the Pajé fixtures, a busy Pajé trace and two STF
+/// file sets, windows anywhere: the
 /// slice of the trace (thinned before T0) is the slice of its rows read as
 /// a stream (which nothing thins), with one thread and two.
 #[test]
@@ -226,6 +227,8 @@ fn a_thinned_slice_is_the_slice_of_the_rows() {
     inputs.push(nesting_trace(&dir, 300));
     inputs.push(otf2_loops(&dir, 3000));
     inputs.push(busy_paje(&dir, 3000));
+    inputs.push(stf_of(&dir, "loops", &looping_trace(&dir, 3000)));
+    inputs.push(stf_of(&dir, "busy", &busy_paje(&dir, 3000)));
     let mut rng = Rng(341);
     let mut checked = 0;
     for input in inputs {
@@ -284,6 +287,14 @@ fn inputs_shifted_to_a_common_origin_thin_on_their_own_clock() {
         let thinned = common::output_of("trace-slice", &prefixed, &[&early, &late]);
         assert_eq!(data_rows(&thinned), data_rows(&of_rows), "[{from}, {to})");
     }
+}
+
+/// The trace at `from` written as an STF file set `NAME.stf` in `dir`.
+fn stf_of(dir: &Path, name: &str, from: &Path) -> PathBuf {
+    let stf = dir.join(format!("{name}.stf"));
+    let out = stf.to_str().unwrap();
+    run("trace-cat", &["-q", "-t", "stf", "-o", out], from).unwrap();
+    stf
 }
 
 /// The project's own Pajé traces.
@@ -456,15 +467,20 @@ type Row = (
     Option<i64>,
 );
 
-/// The rows of the trace at `path` (Pallas, OTF2 or Pajé), thinned before
+/// The rows of the trace at `path` (Pallas, OTF2, STF or Pajé), thinned before
 /// `t0` if given.
 fn read_rows(path: &Path, t0: Option<i64>) -> Vec<Row> {
     let opts = ReadOptions::default();
-    let is_otf2 = path.extension().is_some_and(|e| e == "otf2");
-    let mut source: Box<dyn RecordSource> = match (path.is_dir(), is_otf2) {
+    let extension = path.extension().and_then(|e| e.to_str());
+    let mut source: Box<dyn RecordSource> = match (path.is_dir(), extension) {
         (true, _) => Box::new(PallasSource::open("t", path, &opts).unwrap()),
-        (false, true) => Box::new(Otf2Source::open("t", path, &opts).unwrap()),
-        (false, false) => {
+        (false, Some("otf2")) => Box::new(Otf2Source::open("t", path, &opts).unwrap()),
+        (false, Some("stf")) => {
+            let counter = tracepipe::io::ByteCounter::default();
+            let input = tracepipe::io::Input::open(path.to_str().unwrap(), &counter).unwrap();
+            tracepipe::formats::stf::reader::open_reader(input, &opts).unwrap()
+        }
+        (false, _) => {
             let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
             Box::new(PajeReader::new("t", file, &opts))
         }
@@ -492,8 +508,8 @@ fn read_rows(path: &Path, t0: Option<i64>) -> Vec<Row> {
 }
 
 /// What thinning leaves out of the rows of `trace` before `t0` are
-/// frames that open and close before it, events before it, messages
-/// that end before it, counter samples that a later sample before it
+/// frames that open and close before it, events before it, messages,
+/// states and collectives that end before it, counter samples that a later sample before it
 /// supersedes, and message halves before it that pair among themselves
 /// (as many sends as receives on each channel, of which `halves` at
 /// least); every other row comes, in order; and it leaves out at least
@@ -541,7 +557,9 @@ fn leaves_out(trace: &Path, t0: i64, share: f64, halves: usize) -> HashMap<Kind,
             Kind::Event => {}
             Kind::Send => *in_flight.entry((loc, peer)).or_default() += 1,
             Kind::Recv => *in_flight.entry((peer, loc)).or_default() -= 1,
-            Kind::Msg => assert!(end.is_some_and(|e| e < t0), "msg {name} to {end:?}"),
+            Kind::Msg | Kind::State | Kind::Coll => {
+                assert!(end.is_some_and(|e| e < t0), "{kind:?} {name} to {end:?}")
+            }
             Kind::Counter => {
                 let last = last_samples[&(loc.as_str(), name.as_str())];
                 assert!(!std::ptr::eq(row, last), "the last sample of {loc} {name}");
@@ -634,6 +652,26 @@ fn thinning_leaves_out_pajes_events_states_samples_and_links_before_t0() {
     let (lo, hi) = times.fold((i64::MAX, i64::MIN), |(lo, hi), t| (lo.min(t), hi.max(t)));
     let kinds = leaves_out(&trace, lo + (hi - lo) / 2, 0.9, 0);
     assert!(kinds[&Kind::Msg] >= 400, "{kinds:?}");
+}
+
+/// An STF file set leaves out before T0 all but the state there, though
+/// its two ranks' rows interleave: frames opened and closed, events and
+/// messages, superseded counter samples.
+#[test]
+fn thinning_leaves_out_stf_rows_before_t0() {
+    let dir = scratch("slice-thin-stf");
+    let loops = stf_of(&dir, "loops", &looping_trace(&dir, 3000));
+    let t0 = 1000 + 100 * 2000 + 5;
+    let kinds = leaves_out(&loops, t0, 0.99, 0);
+    for kind in [Kind::Enter, Kind::Leave, Kind::Event, Kind::Msg] {
+        assert!(kinds[&kind] >= 190, "{kind:?}: {kinds:?}");
+    }
+    let busy = stf_of(&dir, "busy", &busy_paje(&dir, 4000));
+    let kinds = leaves_out(&busy, 20_000_000, 0.99, 0);
+    for kind in [Kind::Counter, Kind::Msg, Kind::Enter, Kind::Leave] {
+        let rows_a_round = if kind == Kind::Counter { 3 } else { 1 };
+        assert!(kinds[&kind] >= 1990 * rows_a_round, "{kind:?}: {kinds:?}");
+    }
 }
 
 /// Damage to the timestamps of `kernel`'s enters early in the trace goes

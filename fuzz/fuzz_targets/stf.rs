@@ -2,7 +2,8 @@
 //! TSV reader takes it) through the STF writer and back; and as edits (as in
 //! the Pallas target) to a file set written by the project's writer: sizes,
 //! counts, ids and times replaced by small, large or raw values. Errors,
-//! never panics or runaway allocations.
+//! never panics or runaway allocations; and a slice of a file set (thinned
+//! before its T0) is the slice of its rows.
 #![no_main]
 
 use std::io::Cursor;
@@ -181,6 +182,16 @@ fn open(path: &std::path::Path, open: tracepipe::format::ReaderFn) {
     }
 }
 
+/// The slice of the file set at `path`, thinned before T0, against the
+/// slice of its rows.
+fn slice_agrees(path: &std::path::Path, data: &[u8]) {
+    common::thinned_slice_agrees(data, |options| {
+        let counter = ByteCounter::default();
+        let input = Input::open(path.to_str().unwrap(), &counter).ok()?;
+        tracepipe::formats::stf::reader::open_reader(input, options).ok()
+    });
+}
+
 fuzz_target!(|data: &[u8]| {
     let dir: PathBuf = std::env::temp_dir().join(format!("stf-fuzz-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -202,6 +213,7 @@ fuzz_target!(|data: &[u8]| {
         }
         if written.and_then(|()| writer.finish()).is_ok() {
             open(&index, tracepipe::formats::stf::reader::open_reader);
+            slice_agrees(&index, data);
         }
     }
 
@@ -214,4 +226,5 @@ fuzz_target!(|data: &[u8]| {
         std::fs::write(dir.join(format!("t.stf{suffix}")), bytes).unwrap();
     }
     open(&dir.join("t.stf"), tracepipe::formats::stf::reader::open_reader);
+    slice_agrees(&dir.join("t.stf"), data);
 });

@@ -26,6 +26,7 @@ use super::{
 use crate::error::{Error, Location, Result};
 use crate::exec::merge::Merger;
 use crate::exec::reorder::RowQueue;
+use crate::exec::thin::Snapshot;
 use crate::fasthash::FastMap;
 use crate::io::Input;
 use crate::model::check::{StreamCheck, Verdict};
@@ -481,11 +482,21 @@ struct Part {
     /// Anchors not reached yet: each must fall on a record boundary, with
     /// the file's clock at its time.
     anchors: std::iter::Peekable<std::vec::IntoIter<(u64, u64)>>,
-    /// The place in the stream of the last row (see `RecordSource::order`),
-    /// and the place a `tracepipe_order` record gave the next one.
-    place: Option<(i64, u64)>,
-    given: Option<(i64, u64)>,
+    /// The place in the stream of the last row handed out (see
+    /// `RecordSource::order`), of the last row read, and the place a
+    /// `tracepipe_order` record gave the next one.
+    place: Option<Place>,
+    placed: Option<Place>,
+    given: Option<Place>,
+    /// Before a slice's T0, the state there, each row with its place; and
+    /// the record rows are read into meanwhile.
+    thinning: Snapshot<Place>,
+    reading: Option<Box<Record>>,
 }
+
+/// A row's place in the stream written: its key and its rank among the
+/// rows of that key.
+type Place = (i64, u64);
 
 /// The symbols of a part's declarations (willies, strings, classes,
 /// functions, communicators, operations), each interned on first use and

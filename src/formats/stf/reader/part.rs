@@ -119,12 +119,14 @@ impl RecordSource for Part {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
         let more = match self.queue {
             Some(_) => self.next_queued(rec)?,
-            None => self.next_in_file(rec)?,
+            None => self.next_thinned(rec)?,
         };
         if !more {
             return Ok(false);
         }
-        self.place_row(rec);
+        if self.queue.is_some() {
+            self.place = Some(self.place_of(rec));
+        }
         if !rec.kind.is_structural() {
             let completion = rec.completion().unwrap_or(i64::MIN);
             if completion < self.last_completion {
@@ -167,7 +169,11 @@ impl RecordSource for Part {
         None
     }
 
-    fn agree(&mut self, _: Demand) -> Supply {
+    /// The collectives file puts its rows in time order in a queue: it
+    /// holds no frame back.
+    fn agree(&mut self, demand: Demand) -> Supply {
+        let t0 = demand.thin_before.filter(|_| self.queue.is_none());
+        self.thinning.thin_before(t0);
         Supply::WHOLE_ROWS
     }
 }
@@ -198,7 +204,10 @@ impl Part {
             scratch: Record::default(),
             done: false,
             place: None,
+            placed: None,
             given: None,
+            thinning: Snapshot::default(),
+            reading: None,
         })
     }
 
@@ -610,20 +619,22 @@ impl Part {
             .map_err(|e| feed.error_at(at, e))
     }
 
-    /// Where `rec` stood in the stream written: as a `tracepipe_order`
-    /// record says, else right after the row before it in this file.
-    pub(super) fn place_row(&mut self, rec: &Record) {
+    /// Where `rec`, the row read last, stood in the stream written: as a
+    /// `tracepipe_order` record says, else right after the row read
+    /// before it.
+    pub(super) fn place_of(&mut self, rec: &Record) -> Place {
         let key = match (self.given.map(|g| g.0), rec.completion()) {
             (Some(k), _) => k,
             (None, Some(c)) if !rec.kind.is_structural() => c,
-            _ => self.place.map_or(i64::MIN, |p| p.0),
+            _ => self.placed.map_or(i64::MIN, |p| p.0),
         };
-        let rank = match (self.given.take(), self.place) {
+        let rank = match (self.given.take(), self.placed) {
             (Some((_, r)), _) => r,
             (None, Some((k, r))) if k == key => r + 1,
             _ => 0,
         };
-        self.place = Some((key, rank));
+        self.placed = Some((key, rank));
+        (key, rank)
     }
 
     /// The next row in file order.
@@ -633,6 +644,43 @@ impl Part {
             return Ok(true);
         }
         self.read(rec)
+    }
+
+    /// The next row in file order but for what a slice does not need
+    /// before its T0 ([`Snapshot`]). Each row is placed as it is read, so
+    /// the rows left out leave the others' places as they were.
+    pub(super) fn next_thinned(&mut self, rec: &mut Record) -> Result<bool> {
+        loop {
+            if let Some((mut row, place)) = self.thinning.next_out() {
+                std::mem::swap(rec, &mut row);
+                self.thinning.recycle(row);
+                self.place = Some(place);
+                return Ok(true);
+            }
+            if !self.thinning.is_active() {
+                if !self.next_in_file(rec)? {
+                    return Ok(false);
+                }
+                self.place = Some(self.place_of(rec));
+                return Ok(true);
+            }
+            let mut row = self.reading.take().unwrap_or_default();
+            if !self.next_in_file(&mut row)? {
+                self.reading = Some(row);
+                self.thinning.finish();
+                continue;
+            }
+            let place = self.place_of(&row);
+            let taken = self.thinning.takes(&mut row, place);
+            if !taken {
+                std::mem::swap(rec, &mut row);
+                self.place = Some(place);
+            }
+            self.reading = Some(row);
+            if !taken {
+                return Ok(true);
+            }
+        }
     }
 
     /// The next row of the collectives file, through the queue.
