@@ -435,9 +435,10 @@ struct Out<'a> {
 /// Before a slice's T0 (`Demand::thin_before`), the rows no one reads are
 /// left out: events, links that complete before it, a state pushed and
 /// popped while its `enter` row still waits in the queue (both rows), and
-/// a variable's sample superseded by another while it still waits. Never the row that starts
-/// earliest so far, nor the time of a row left out from `max_time`: the
-/// slicer tells the trace's span from the rows it is given.
+/// a variable's sample superseded by another while it still waits. Never
+/// the row that starts earliest so far, nor the time of a row left out
+/// from `max_time`: the slicer tells the trace's span from the rows it is
+/// given.
 #[derive(Debug, Clone, Copy)]
 struct Thinning {
     before: Option<i64>,

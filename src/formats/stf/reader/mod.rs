@@ -488,10 +488,14 @@ struct Part {
     place: Option<Place>,
     placed: Option<Place>,
     given: Option<Place>,
-    /// Before a slice's T0, the state there, each row with its place; and
-    /// the record rows are read into meanwhile.
-    thinning: Snapshot<Place>,
+    /// Before a slice's T0, the state there, each row with its place and
+    /// the offset of its record; and the record rows are read into
+    /// meanwhile.
+    thinning: Snapshot<(Place, u64)>,
     reading: Option<Box<Record>>,
+    /// Offset of the record the row handed out last came from (rows wait
+    /// before T0, while `at` moves on).
+    mark: u64,
 }
 
 /// A row's place in the stream written: its key and its rank among the

@@ -126,12 +126,13 @@ impl RecordSource for Part {
         }
         if self.queue.is_some() {
             self.place = Some(self.place_of(rec));
+            self.mark = self.at;
         }
         if !rec.kind.is_structural() {
             let completion = rec.completion().unwrap_or(i64::MIN);
             if completion < self.last_completion {
                 return Err(self.feed.error_at(
-                    self.at,
+                    self.mark,
                     "records out of completion order: tracepipe reads data files whose rows are in time order (docs/stf.md)",
                 ));
             }
@@ -141,7 +142,7 @@ impl RecordSource for Part {
     }
 
     fn mark(&self) -> u64 {
-        self.at
+        self.mark
     }
 
     fn order(&self) -> Option<(i64, u64)> {
@@ -169,8 +170,8 @@ impl RecordSource for Part {
         None
     }
 
-    /// The collectives file puts its rows in time order in a queue: it
-    /// holds no frame back.
+    /// The collectives file puts its rows in time order in a queue: it is
+    /// not thinned.
     fn agree(&mut self, demand: Demand) -> Supply {
         let t0 = demand.thin_before.filter(|_| self.queue.is_none());
         self.thinning.thin_before(t0);
@@ -208,6 +209,7 @@ impl Part {
             given: None,
             thinning: Snapshot::default(),
             reading: None,
+            mark: 0,
         })
     }
 
@@ -651,17 +653,17 @@ impl Part {
     /// the rows left out leave the others' places as they were.
     pub(super) fn next_thinned(&mut self, rec: &mut Record) -> Result<bool> {
         loop {
-            if let Some((mut row, place)) = self.thinning.next_out() {
+            if let Some((mut row, (place, mark))) = self.thinning.next_out() {
                 std::mem::swap(rec, &mut row);
                 self.thinning.recycle(row);
-                self.place = Some(place);
+                (self.place, self.mark) = (Some(place), mark);
                 return Ok(true);
             }
             if !self.thinning.is_active() {
                 if !self.next_in_file(rec)? {
                     return Ok(false);
                 }
-                self.place = Some(self.place_of(rec));
+                (self.place, self.mark) = (Some(self.place_of(rec)), self.at);
                 return Ok(true);
             }
             let mut row = self.reading.take().unwrap_or_default();
@@ -671,10 +673,10 @@ impl Part {
                 continue;
             }
             let place = self.place_of(&row);
-            let taken = self.thinning.takes(&mut row, place);
+            let taken = self.thinning.takes(&mut row, (place, self.at));
             if !taken {
                 std::mem::swap(rec, &mut row);
-                self.place = Some(place);
+                (self.place, self.mark) = (Some(place), self.at);
             }
             self.reading = Some(row);
             if !taken {
