@@ -771,3 +771,43 @@ fn a_single_file_reads_from_a_pipe() {
         .code(1)
         .stderr(predicate::str::contains("pipe the single-file form"));
 }
+
+/// A row out of completion order is refused at its own record, also when
+/// it waited before a slice's T0 while later records were read (the
+/// writer, given rows directly, stores the step back with `sub_time`).
+#[test]
+fn a_row_that_waited_before_t0_is_refused_at_its_own_record() {
+    use tracepipe::model::record::{Kind, Record};
+    let dir = scratch("stf-waited");
+    let stf = dir.join("w.stf");
+    let opts = tracepipe::pipe::WriteOptions::default();
+    let file = std::fs::File::create(&stf).unwrap();
+    let out = tracepipe::io::Output::new(stf.to_str().unwrap(), Box::new(file));
+    let mut writer = tracepipe::formats::stf::writer::open_writer(out, &opts).unwrap();
+    let p0 = opts.symbols.intern("p0");
+    let mut container = Record::new(Kind::Container);
+    (container.loc, container.cat, container.name) = (p0, opts.symbols.intern("process"), p0);
+    writer.write(&container).unwrap();
+    let mut enter = Record::new(Kind::Enter);
+    (enter.time, enter.loc, enter.depth) = (Some(100), p0, Some(0));
+    enter.name = opts.symbols.intern("main");
+    writer.write(&enter).unwrap();
+    for time in [50, 110, 120, 130, 140] {
+        let mut event = Record::new(Kind::Event);
+        (event.time, event.loc, event.name) = (Some(time), p0, opts.symbols.intern("tick"));
+        writer.write(&event).unwrap();
+    }
+    writer.finish().unwrap();
+    let refusal = |cmd: &str, args: &[&str]| {
+        let out = bin(cmd).args(args).arg(&stf).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(1), "{cmd}: {err}");
+        let at = err
+            .find(": byte ")
+            .unwrap_or_else(|| panic!("{cmd}: {err}"));
+        err[at..].split(':').nth(1).unwrap().to_string()
+    };
+    let read = refusal("trace-cat", &["-q"]);
+    let sliced = refusal("trace-slice", &["-q", "--from", "1000", "--to", "2000"]);
+    assert_eq!(sliced, read);
+}
