@@ -46,9 +46,13 @@ events, whose timestamps stay undecoded (message halves, requests and \
 collectives still come, for what is in flight at FROM, but the halves \
 before the latest time where every channel's halves pair among \
 themselves), an OTF2 location drops the frames it enters and leaves \
-between two other rows, and a Pajé trace builds no event rows, nor the \
-rows of a state pushed and popped while its enter row still waits in the \
-reorder window. A stream (TSV, JSON Lines), STF and TRACE cannot tell: a state, \
+between two other rows, an STF data file drops the events, messages and \
+scopes that end before FROM, and the frames entered and left and the \
+counter samples superseded within 4096 rows read, and a Pajé trace builds no event \
+rows, nor the messages of links that end before FROM, and takes back the \
+rows of a state pushed and popped, or a variable's sample superseded, \
+while they still wait in the reorder window. A stream (TSV, JSON Lines), \
+STF and TRACE cannot tell: a state, \
 message or claim row comes at its end and may have begun at any earlier \
 time, so they are read to the end, as is a Pallas or OTF2 trace written \
 from a stream that keeps rows or their times in attributes.";
