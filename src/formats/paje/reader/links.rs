@@ -29,7 +29,7 @@ impl Sim {
         fill_row(&mut half, row, |_| {});
         // A half counts for the end of the trace even when its link never
         // completes (PajeNG's -z).
-        *out.max_time = Some(out.max_time.map_or(entity.time, |m| m.max(entity.time)));
+        out.counts(entity.time);
         // The other half completes the link no earlier than the previous
         // link of the type in the container (PajeNG's order on links).
         let begun = entity

@@ -523,10 +523,16 @@ impl Out<'_> {
     /// (its time counted in `max_time` all the same).
     fn leaves_out(&mut self, time: i64) -> bool {
         if self.before_t0(time) && time >= self.thinning.earliest {
-            *self.max_time = Some(self.max_time.map_or(time, |m| m.max(time)));
+            self.counts(time);
             return true;
         }
         false
+    }
+
+    /// Counts `time` in the latest time of the rows produced, as a row at
+    /// it does whether built or left out.
+    fn counts(&mut self, time: i64) {
+        *self.max_time = Some(self.max_time.map_or(time, |m| m.max(time)));
     }
 
     /// Whether a row from `start` to `end` that no one reads before T0 is
@@ -563,10 +569,11 @@ impl Out<'_> {
         let slot = self.queue.slot();
         let rec = self.queue.get(slot);
         fill(rec);
-        for t in [rec.time, rec.end].into_iter().flatten() {
-            *self.max_time = Some(self.max_time.map_or(t, |m| m.max(t)));
+        let (times, start) = ([rec.time, rec.end], rec.start());
+        for t in times.into_iter().flatten() {
+            self.counts(t);
         }
-        if let Some(start) = rec.start() {
+        if let Some(start) = start {
             self.thinning.earliest = self.thinning.earliest.min(start);
         }
         let key = self.max_time.unwrap_or(i64::MIN);
