@@ -69,6 +69,20 @@ impl<V> StrMap<V> {
         self.find(key.as_bytes(), || Some(key))
     }
 
+    /// The position of the key whose bytes are `key` (none unless UTF-8).
+    #[inline]
+    pub fn get_index_of_bytes(&self, key: &[u8]) -> Option<usize> {
+        self.find(key, || std::str::from_utf8(key).ok())
+    }
+
+    /// The same keys at the same positions, without their values.
+    pub fn keys_only(&self) -> StrMap<()> {
+        StrMap {
+            entries: self.entries.keys().map(|k| (k.clone(), ())).collect(),
+            short: self.short.clone(),
+        }
+    }
+
     /// The value of the key whose bytes are `key` (none unless UTF-8).
     #[inline]
     pub fn get_bytes(&self, key: &[u8]) -> Option<&V> {

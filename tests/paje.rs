@@ -613,8 +613,8 @@ fn deep_nesting_does_not_overflow_the_stack() {
 /// chunks ahead, their definitions found and times parsed there, and the
 /// rows' lines encoded as jobs too: a trace of many chunks reads as on one
 /// thread, with the same rows, warnings and errors (naming the same line),
-/// whatever line the trouble is on, with definitions added midway and
-/// times the jobs leave to the reading thread.
+/// whatever line the trouble is on, with definitions, types, containers
+/// and values added midway and times the jobs leave to the reading thread.
 #[test]
 fn any_number_of_threads_read_a_long_trace_alike() {
     let mut body = String::new();
@@ -632,9 +632,15 @@ fn any_number_of_threads_read_a_long_trace_alike() {
         }
         // A state type and a container made midway, used at once and
         // chunks after, then the container destroyed and used again
-        // (dropped, and counted in a warning).
+        // (dropped, and counted in a warning). Values defined midway,
+        // named other than their identifiers: used before (naming
+        // themselves), at once and chunks after.
         match i {
-            10_000 => body.push_str(&format!("2 S2 T Other\n6 {t} t3 T m1 t3\n")),
+            5_000 => body.push_str("5 v0 S zero \"0 0 1\"\n"),
+            10_000 => body.push_str(&format!(
+                "2 S2 T Other\n5 w S2 Wee \"0 1 0\"\n6 {t} t3 T m1 t3\n"
+            )),
+            15_000 => body.push_str("5 v2 S two \"1 0 0\"\n"),
             10_001..20_000 => body.push_str(&format!("11 {t} t3 S v{}\n11 {t} t1 S2 w\n", i % 3)),
             20_000 => body.push_str(&format!("7 {t} T t3\n")),
             30_000 => body.push_str(&format!("11 {t} t3 S late\n")),
@@ -696,6 +702,16 @@ fn any_number_of_threads_read_a_long_trace_alike() {
                     "milliseconds: 1 and 2 threads differ"
                 );
                 assert_ne!(ms.1, one.1);
+                // Values are named once defined, and name themselves before.
+                let rows = String::from_utf8_lossy(&one.1);
+                let states: Vec<(&str, &str)> = rows
+                    .lines()
+                    .filter(|l| l.starts_with("enter\t"))
+                    .map(|l| (col(l, "name"), col(l, "value")))
+                    .collect();
+                for state in [("zero", "v0"), ("Wee", "w"), ("two", "v2"), ("v2", "")] {
+                    assert!(states.contains(&state), "no state {state:?}");
+                }
             }
             for threads in ["2", "3", "8"] {
                 let more = run(threads);

@@ -40,6 +40,8 @@ pub struct Found {
     pub container: Option<u32>,
     /// Its type, likewise.
     pub type_: Option<u32>,
+    /// Its value, by its position among the values of its type.
+    pub value: Option<u32>,
 }
 
 impl Def {

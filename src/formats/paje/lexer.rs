@@ -51,8 +51,8 @@ pub struct Resolved {
 }
 
 /// What the lexing jobs read lines through: copies of the reading thread's
-/// catalogue and of its container and type identifiers (each with its
-/// index in the simulation).
+/// catalogue and of its container, type and value identifiers (each with
+/// its index in the simulation).
 #[derive(Clone)]
 pub struct Known {
     /// The event definitions.
@@ -61,6 +61,9 @@ pub struct Known {
     pub containers: StrMap<u32>,
     /// Type identifiers.
     pub types: StrMap<u32>,
+    /// The identifiers of each type's values, by type index, at their
+    /// positions among the type's values.
+    pub values: Vec<StrMap<()>>,
 }
 
 /// The copy the lexing jobs read lines through.
@@ -279,7 +282,8 @@ impl OrderedWork for Lex {
 }
 
 /// The definition of an event line, its time when `times_in_seconds` and
-/// written as plain seconds, its container and type when `known` has them;
+/// written as plain seconds, its container, type and value when `known`
+/// has them;
 /// `None` for a line left to the reading thread (`%` lines, ids `known`
 /// lacks). The reading thread checks the line against its definition.
 fn resolve(
@@ -298,12 +302,18 @@ fn resolve(
     }
     let def = known.catalogue.position(id)?;
     let field = |f: Field| word(known.catalogue.def(def).word_of(f)?);
+    let type_ = field(Field::Type).and_then(|w| known.types.get_bytes(w).copied());
+    let values = type_.and_then(|t| known.values.get(t as usize));
     let found = Found {
         time_ns: field(Field::Time)
             .filter(|_| times_in_seconds)
             .and_then(plain_seconds_to_ns),
         container: field(Field::Container).and_then(|w| known.containers.get_bytes(w).copied()),
-        type_: field(Field::Type).and_then(|w| known.types.get_bytes(w).copied()),
+        type_,
+        value: values
+            .zip(field(Field::Value))
+            .and_then(|(values, w)| values.get_index_of_bytes(w))
+            .map(|at| at as u32),
     };
     Some(Resolved { def, found })
 }

@@ -133,6 +133,7 @@ impl Sim {
             decl: Some(ticket),
         };
         self.types[t as usize].values.insert(id.into(), value);
+        self.values_defined += 1;
         Ok(())
     }
 
@@ -170,18 +171,22 @@ impl Sim {
         }
     }
 
-    /// Finds value `value` of type `t` for a use at `time`: moves its
+    /// Finds the value of `line` among those of type `t` (where the lexing
+    /// job found it, else by its identifier) for a use at `time`: moves its
     /// declaration before the use and returns its position in the type's
     /// values (`None` for an undeclared value, which names itself).
     pub(super) fn use_value(
         &mut self,
         t: u32,
-        value: &str,
+        line: &Line,
         time: i64,
         out: &mut Out,
     ) -> Option<usize> {
         let values = &mut self.types[t as usize].values;
-        let at = values.get_index_of(value)?;
+        let at = match line.found.value {
+            Some(at) => at as usize,
+            None => values.get_index_of(line.get(Field::Value))?,
+        };
         if let Some(d) = &mut values[at].decl {
             if d.key > time {
                 *d = out.queue.lower(*d, time);

@@ -216,6 +216,8 @@ struct Sim {
     pending: FastMap<String, PendingLink>,
     /// The slots of containers with more than [`LINEAR_SLOTS`] types.
     slot_index: FastMap<(u32, u32), u32>,
+    /// The values defined, of every type.
+    values_defined: usize,
     /// Entries of `pending` whose container is closed (with
     /// `--ignore-incomplete-links`), swept in bulk.
     stale: usize,
@@ -258,6 +260,7 @@ impl Sim {
             lane_index: StrMap::default(),
             pending: FastMap::default(),
             slot_index: FastMap::default(),
+            values_defined: 0,
             stale: 0,
             ignore_incomplete,
             ns_per_unit: NS,
@@ -733,7 +736,8 @@ impl<R: BufRead> PajeReader<R> {
             return;
         }
         self.published.lines += 1;
-        let ids = self.sim.container_index.len() + self.sim.type_index.len();
+        let sim = &self.sim;
+        let ids = sim.container_index.len() + sim.type_index.len() + sim.values_defined;
         let grown = ids > self.published.ids && self.published.lines >= ids as u64;
         if !(ended || grown) {
             return;
@@ -742,6 +746,12 @@ impl<R: BufRead> PajeReader<R> {
             catalogue: self.catalogue.clone(),
             containers: self.sim.container_index.clone(),
             types: self.sim.type_index.clone(),
+            values: self
+                .sim
+                .types
+                .iter()
+                .map(|t| t.values.keys_only())
+                .collect(),
         });
         self.published = Publication { ids, lines: 0 };
     }

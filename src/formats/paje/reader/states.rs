@@ -102,7 +102,7 @@ impl Sim {
         out: &mut Out,
     ) -> Result<(), String> {
         let value = line.get(Field::Value);
-        let at = self.use_value(t, value, time, out);
+        let at = self.use_value(t, line, time, out);
         let (name, value_col) = self.value_name(t, at, value);
         let l = &mut self.lanes[lane as usize];
         let depth = l.depth;

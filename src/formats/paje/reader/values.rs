@@ -57,7 +57,7 @@ impl Sim {
         out: &mut Out,
     ) -> Option<usize> {
         self.touch(on, entity.time, out);
-        self.use_value(entity.t, line.get(Field::Value), entity.time, out)
+        self.use_value(entity.t, line, entity.time, out)
     }
 
     /// The row of an event or link line on container `on`, its value `at`
