@@ -173,10 +173,29 @@ pub trait RecordSink {
         self.write(rec)
     }
 
+    /// Consumes rows given as their lines alone, each in the stream's TSV
+    /// form and ended by a newline, for a sink that reads nothing else
+    /// ([`Reads::raw_line_alone`]); by default line by line as
+    /// [`RecordSink::write_raw`] of an empty row.
+    fn write_raw_lines(&mut self, lines: &[u8]) -> Result<()> {
+        write_lines_one_by_one(self, lines)
+    }
+
     /// What the sink reads of the rows it is given; all of them by default.
     fn reads(&self) -> Reads {
         Reads::ALL
     }
+}
+
+/// [`RecordSink::write_raw_lines`] as each line's own
+/// [`RecordSink::write_raw`], for a sink with nothing quicker.
+pub fn write_lines_one_by_one<S: RecordSink + ?Sized>(sink: &mut S, lines: &[u8]) -> Result<()> {
+    let unread = Record::default();
+    for line in lines.split_inclusive(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        sink.write_raw(&unread, line)?;
+    }
+    Ok(())
 }
 
 /// What a consumer reads of the rows it is given (see [`Demand`]).
@@ -252,6 +271,9 @@ impl<S: RecordSink + ?Sized> RecordSink for Box<S> {
     }
     fn write_raw(&mut self, rec: &Record, raw: &[u8]) -> Result<()> {
         (**self).write_raw(rec, raw)
+    }
+    fn write_raw_lines(&mut self, lines: &[u8]) -> Result<()> {
+        (**self).write_raw_lines(lines)
     }
     fn reads(&self) -> Reads {
         (**self).reads()

@@ -109,9 +109,9 @@ fn queue(
     ordered.submit(batch, out)
 }
 
-/// Writes the next batch encoded into `sink`, each row located by its mark
-/// (the front of `marks`) when the sink refuses it; false when none is in
-/// flight.
+/// Writes the next batch encoded into `sink`, each run of lines at once
+/// (located by the mark of its first row, at the front of `marks`, when
+/// the sink refuses it); false when none is in flight.
 fn write_next(
     ordered: &mut Ordered<Encode>,
     sink: &mut (dyn RecordSink + Send),
@@ -121,20 +121,41 @@ fn write_next(
     let Some((mut batch, out)) = ordered.next_done()? else {
         return Ok(false);
     };
-    // The sink reads the line alone: the row beside it is not looked at.
-    let unread = Record::default();
+    // The lines encoded are contiguous between rows the encoder refused:
+    // each run goes to the sink at once, located by its first row.
+    let mut run: Option<(usize, usize, u64)> = None;
     for (i, span) in out.spans.iter().enumerate() {
         let mark = marks.pop_front().expect("a mark per row");
-        let written = match *span {
-            Some((start, end)) => sink.write_raw(&unread, &out.bytes[start..end]),
-            // Refused by the encoder: the sink says why, from the row.
-            None => sink.write(&nth_row(&batch, i)),
-        };
-        written.map_err(|e| e.at(source.locate(mark)))?;
+        match (*span, &mut run) {
+            (Some((_, end)), Some((_, run_end, _))) => *run_end = end + 1,
+            (Some((start, end)), None) => run = Some((start, end + 1, mark)),
+            (None, _) => {
+                write_run(sink, &out.bytes, run.take(), source)?;
+                // Refused by the encoder: the sink says why, from the row.
+                let written = sink.write(&nth_row(&batch, i));
+                written.map_err(|e| e.at(source.locate(mark)))?;
+            }
+        }
     }
+    write_run(sink, &out.bytes, run, source)?;
     batch.clear();
     ordered.recycle(batch, out);
     Ok(true)
+}
+
+/// Writes the lines `bytes[start..end]` of a run of rows, the first at
+/// `mark`, into `sink`, which reads lines alone.
+fn write_run(
+    sink: &mut (dyn RecordSink + Send),
+    bytes: &[u8],
+    run: Option<(usize, usize, u64)>,
+    source: &dyn RecordSource,
+) -> Result<()> {
+    let Some((start, end, mark)) = run else {
+        return Ok(());
+    };
+    sink.write_raw_lines(&bytes[start..end])
+        .map_err(|e| e.at(source.locate(mark)))
 }
 
 /// The row at `index` of `batch`.

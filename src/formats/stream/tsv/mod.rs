@@ -821,6 +821,16 @@ impl RecordSink for TsvWriter {
         self.out.write_row(raw)
     }
 
+    fn write_raw_lines(&mut self, lines: &[u8]) -> Result<()> {
+        if !self.copies_raw() {
+            return crate::pipe::write_lines_one_by_one(self, lines);
+        }
+        if !self.started {
+            self.start()?;
+        }
+        self.out.write_line(lines)
+    }
+
     fn reads(&self) -> Reads {
         match self.copies_raw() {
             true => Reads::RAW_LINE,
