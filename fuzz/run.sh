@@ -5,7 +5,8 @@
 # Usage: fuzz/run.sh TARGET [LIBFUZZER OPTIONS]   e.g. fuzz/run.sh paje -runs=10000000
 # Targets: tsv jsonl paje trace pallas writers slice stf merge otf2
 # FUZZ_SANITIZER=none builds without AddressSanitizer (several times faster;
-# the code under test is safe Rust apart from the libzfp calls).
+# the code under test is safe Rust apart from the libzfp calls and the
+# Pajé reader's UTF-8 checks left out for text already checked).
 set -euo pipefail
 cd "$(dirname "$0")"
 target=$1; shift
