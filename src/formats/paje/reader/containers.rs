@@ -137,7 +137,18 @@ impl Sim {
     /// Makes sure the declaration of container `c` (and its ancestors) comes
     /// out before a row at `time` that uses it: ancestors are moved first, so
     /// they keep preceding their children.
+    #[inline]
     pub(super) fn touch(&mut self, c: u32, time: i64, out: &mut Out) {
+        // Most lines come after their container's declaration: nothing to move.
+        let decl = self.containers[c as usize].decl;
+        if decl.is_some_and(|d| d.key > time) || (c == ROOT && decl.is_none()) {
+            self.lower_container_chain(c, time, out);
+        }
+    }
+
+    /// [`Sim::touch`] once container `c`'s declaration is to be made or moved.
+    #[cold]
+    fn lower_container_chain(&mut self, c: u32, time: i64, out: &mut Out) {
         if c == ROOT && self.containers[0].decl.is_none() {
             // The root container is declared when a row first uses it.
             let zero = self.containers[0].sym;

@@ -154,7 +154,17 @@ impl Sim {
     /// Moves the declarations of type `t` and its ancestors that come after
     /// `time` before it, outermost first (walked in a loop: a hierarchy may be
     /// as deep as the trace makes it).
+    #[inline]
     pub(super) fn touch_type_chain(&mut self, t: u32, time: i64, out: &mut Out) {
+        // Most lines come after their type's declaration: nothing to move.
+        if self.types[t as usize].decl.is_some_and(|d| d.key > time) {
+            self.lower_type_chain(t, time, out);
+        }
+    }
+
+    /// [`Sim::touch_type_chain`] once type `t`'s declaration is to move.
+    #[cold]
+    fn lower_type_chain(&mut self, t: u32, time: i64, out: &mut Out) {
         let mut chain = Vec::new();
         let mut at = t;
         // (The root type has no declaration row.)
