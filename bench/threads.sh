@@ -14,11 +14,13 @@ valgrind --tool=callgrind --separate-threads=yes \
   --callgrind-out-file="$out/cg.%p" "$bin" --threads 2 --no-progress "$@" "$file" \
   > /dev/null 2> "$out/stderr" || true
 total() { grep -m1 '^summary' "$1" | cut -d' ' -f2; }
-# The pool's jobs are `OrderedWork::run` calls, counted inclusively.
+# The jobs a thread ran itself are its `Task::run_here` calls, counted
+# inclusively (the largest of callgrind's lines for it: one per file the
+# code is inlined from).
 jobs_in() {
   callgrind_annotate --inclusive=yes "$1" 2> /dev/null |
-    grep 'as tracepipe::exec::ordered::OrderedWork>::run \[' |
-    awk '{ gsub(",", "", $1); s += $1 } END { print s + 0 }'
+    grep 'tracepipe::pool::Task<T>::run_here' |
+    awk '{ gsub(",", "", $1); if ($1 + 0 > m) m = $1 + 0 } END { print m + 0 }'
 }
 main=$(ls "$out"/cg.*-01)
 worker=$(ls "$out"/cg.*-02)
