@@ -21,31 +21,38 @@ measure "wc -l" "$bytes" wc -l "$file"
 for steps in lines words lookups; do
   measure "floor: $steps (paje-floor)" "$bytes" target/release/examples/paje-floor "$file" "$steps"
 done
-# Each measurement's line is kept to compute the ratios at the end.
-read_only=$(measure "read only (trace-filter -k signal)" "$bytes" \
-  target/release/trace-filter --no-progress -k signal "$file")
-echo "$read_only"
-cat_tsv=$(measure "trace-cat (stream TSV to /dev/null)" "$bytes" \
-  target/release/trace-cat --no-progress "$file")
-echo "$cat_tsv"
-cat_pjdump=$(measure "trace-cat -t pjdump" "$bytes" \
-  target/release/trace-cat --no-progress -t pjdump "$file")
-echo "$cat_pjdump"
-cat_one=$(measure "trace-cat --threads 1" "$bytes" \
-  target/release/trace-cat --no-progress --threads 1 "$file")
-echo "$cat_one"
+measure "read only (trace-filter -k signal)" "$bytes" \
+  target/release/trace-filter --no-progress -k signal "$file"
+measure "trace-cat (stream TSV to /dev/null)" "$bytes" target/release/trace-cat --no-progress "$file"
+measure "trace-cat -t pjdump" "$bytes" target/release/trace-cat --no-progress -t pjdump "$file"
+measure "trace-cat --threads 1" "$bytes" target/release/trace-cat --no-progress --threads 1 "$file"
 if command -v pj_dump > /dev/null; then
-  reference=$(measure "pj_dump (PajeNG)" "$bytes" pj_dump "$file")
-  echo "$reference"
-  seconds() { cut -f2 <<< "$1" | cut -d' ' -f1; }
-  awk -v p="$(seconds "$reference")" -v c="$(seconds "$cat_tsv")" \
-    -v d="$(seconds "$cat_pjdump")" -v r="$(seconds "$read_only")" \
-    -v o="$(seconds "$cat_one")" 'BEGIN {
-      printf "pj_dump / read only: %.1fx\n", p / r
-      printf "pj_dump / trace-cat: %.1fx\n", p / c
-      printf "pj_dump / trace-cat -t pjdump: %.1fx\n", p / d
-      printf "pj_dump / trace-cat --threads 1: %.1fx\n", p / o
-    }'
+  # Side by side: each round runs pj_dump and then each of ours, so a
+  # change in the host's load reaches both; the best of 5 rounds of each.
+  # The ratios are pj_dump's time over ours, so 10 means 10 times faster.
+  ms() { local s e; s=$(date +%s%N); "$@" > /dev/null; e=$(date +%s%N); echo $(((e - s) / 1000000)); }
+  names=(pj_dump "read only" trace-cat "trace-cat -t pjdump" "trace-cat --threads 1")
+  runs=("pj_dump $file"
+    "target/release/trace-filter --no-progress -k signal $file"
+    "target/release/trace-cat --no-progress $file"
+    "target/release/trace-cat --no-progress -t pjdump $file"
+    "target/release/trace-cat --no-progress --threads 1 $file")
+  best=(0 0 0 0 0)
+  for round in 1 2 3 4 5; do
+    line="round $round:"
+    for i in 0 1 2 3 4; do
+      # shellcheck disable=SC2086 # each run is a command and its words
+      t=$(ms ${runs[$i]})
+      line+=" ${names[$i]} $t ms,"
+      if [ "${best[$i]}" = 0 ] || [ "$t" -lt "${best[$i]}" ]; then best[$i]=$t; fi
+    done
+    echo "${line%,}"
+  done
+  echo "best of 5: pj_dump ${best[0]} ms"
+  for i in 1 2 3 4; do
+    awk -v n="${names[$i]}" -v p="${best[0]}" -v t="${best[$i]}" \
+      'BEGIN { printf "pj_dump / %s: %.1fx (%d ms)\n", n, p / t, t }'
+  done
 else
   echo "pj_dump is not on PATH: no side-by-side ratio"
 fi
