@@ -8,7 +8,8 @@
 //! A batch is records, each read straight into and encoded straight from,
 //! which come back with their buffers: packing the rows in a
 //! [`crate::exec::batch::RecordBatch`] and unpacking them in the job cost
-//! 9 % more instructions in all on a Pajé trace (`bench/threads.sh`).
+//! 10 % more instructions in all on the first 200 000 lines of the
+//! generated Pajé trace (883 M against 804 M, two threads, callgrind).
 
 use std::collections::VecDeque;
 
