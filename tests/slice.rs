@@ -462,6 +462,59 @@ fn bad_windows_and_which_messages() {
 /// of the messages (for overlap, outside ends flagged O either way), for
 /// every trace with halves; inside, no half of a slice is left without its
 /// partner.
+/// A row the writer refuses is named by its own line, whether it went out
+/// as read or waited behind a message half in the window (`--messages
+/// inside`), with one thread and two.
+#[test]
+fn a_row_refused_after_the_slice_is_named_by_its_line() {
+    let dir = scratch("slice_refused_row");
+    let bad = dir.join("bad.tsv");
+    let on_a = |kind: &str, time: &str, extra: &[(&str, &str)]| {
+        let mut fields = vec![("kind", kind), ("time", time), ("loc", "a")];
+        fields.extend_from_slice(extra);
+        row(&fields)
+    };
+    let half = |kind: &str, time: &str, loc: &str, peer: &str| {
+        row(&[
+            ("kind", kind),
+            ("time", time),
+            ("loc", loc),
+            ("peer", peer),
+            ("tag", "1"),
+        ])
+    };
+    let rows = [
+        row(&[("kind", "container"), ("loc", "a"), ("cat", "node")]),
+        row(&[("kind", "container"), ("loc", "b"), ("cat", "node")]),
+        on_a("enter", "10", &[("name", "f"), ("depth", "0")]),
+        half("send", "21", "a", "b"),
+        on_a(
+            "counter",
+            "22",
+            &[("cat", "c"), ("name", "m"), ("value", "1")],
+        ),
+        on_a(
+            "counter",
+            "30",
+            &[("cat", "c"), ("name", "m"), ("value", "abc")],
+        ),
+        half("recv", "32", "b", "a"),
+        on_a("leave", "40", &[("name", "f"), ("depth", "0")]),
+    ];
+    std::fs::write(&bad, stream(&rows)).unwrap();
+    for threads in ["1", "2"] {
+        for messages in ["overlap", "inside"] {
+            let args = ["--threads", threads, "--messages", messages, "-t", "paje"];
+            let err = slice(&[&args[..], &["--from", "15", "--to", "35"]].concat(), &bad)
+                .expect_err("a counter Pajé cannot hold");
+            assert!(
+                err.contains("bad.tsv:8: counter `m` has the value `abc`"),
+                "{threads} threads, {messages}: {err}"
+            );
+        }
+    }
+}
+
 #[test]
 fn pairing_commutes_with_slicing() {
     let dir = scratch("slice-inside-props");

@@ -52,6 +52,20 @@ impl Outbox {
         self.mark = mark;
     }
 
+    /// The mark of the rows written now.
+    pub fn mark(&self) -> u64 {
+        self.mark
+    }
+
+    /// Queues `rec`, made from the row at `mark` (written earlier, it
+    /// waited elsewhere).
+    pub fn push(&mut self, rec: Record, mark: u64) {
+        // A record comes in from outside: one spare goes, so no more
+        // records are kept than rows ever waited at once.
+        self.spare.pop();
+        self.queue.push_back((rec, mark));
+    }
+
     /// The mark of the row [`Outbox::pop_into`] last handed out.
     pub fn popped_mark(&self) -> u64 {
         self.popped

@@ -67,8 +67,21 @@ impl Slicer {
         if self.gate.is_empty() {
             return self.out.write(rec);
         }
-        self.gate.push_back((rec.clone(), Gate::Ready));
+        self.hold(rec, Gate::Ready);
         Ok(())
+    }
+
+    /// Puts `rec` in the gate, as `gate`, with the mark of the row read;
+    /// its slot.
+    pub(super) fn hold(&mut self, rec: &Record, gate: Gate) -> u64 {
+        let slot = self.gate_base + self.gate.len() as u64;
+        let mark = self.out.mark();
+        self.gate.push_back(Held {
+            row: rec.clone(),
+            gate,
+            mark,
+        });
+        slot
     }
 
     /// Settles the half at `slot` of the gate, then lets out what is settled.
@@ -77,14 +90,14 @@ impl Slicer {
             .checked_sub(self.gate_base)
             .and_then(|i| self.gate.get_mut(i as usize))
         {
-            entry.1 = gate;
+            entry.gate = gate;
         }
-        while let Some((_, gate)) = self.gate.front() {
-            match gate {
+        while let Some(held) = self.gate.front() {
+            match held.gate {
                 Gate::Waiting => break,
                 Gate::Ready => {
-                    let (row, _) = self.gate.pop_front().expect("has a front");
-                    self.out.write(&row)?;
+                    let held = self.gate.pop_front().expect("has a front");
+                    self.out.push(held.row, held.mark);
                 }
                 Gate::Dropped => {
                     self.gate.pop_front();
@@ -99,8 +112,8 @@ impl Slicer {
     pub(super) fn close_gate(&mut self) -> Result<()> {
         self.postings.clear();
         for entry in &mut self.gate {
-            if entry.1 == Gate::Waiting {
-                entry.1 = Gate::Dropped;
+            if entry.gate == Gate::Waiting {
+                entry.gate = Gate::Dropped;
             }
         }
         self.decide(u64::MAX, Gate::Dropped)

@@ -28,8 +28,7 @@ impl Slicer {
             }
             Phase::Inside => {
                 self.revive(rec.loc)?;
-                flight.slot = Some(self.gate_base + self.gate.len() as u64);
-                self.gate.push_back((rec.clone(), Gate::Waiting));
+                flight.slot = Some(self.hold(rec, Gate::Waiting));
             }
             // Before T0 the pairer keeps the row (see open_window).
             Phase::After if overlap => {
@@ -64,8 +63,7 @@ impl Slicer {
     /// the slice would make trace-match wait for it.
     pub(super) fn posting(&mut self, rec: &Record) -> Result<()> {
         self.revive(rec.loc)?;
-        let slot = self.gate_base + self.gate.len() as u64;
-        self.gate.push_back((rec.clone(), Gate::Waiting));
+        let slot = self.hold(rec, Gate::Waiting);
         self.postings
             .insert((self.poster(rec), rec.id.clone()), slot);
         Ok(())

@@ -121,6 +121,14 @@ enum Gate {
     Dropped,
 }
 
+/// A row in the gate, its state, and the mark of the row it came with
+/// (where an error about it points).
+struct Held {
+    row: Record,
+    gate: Gate,
+    mark: u64,
+}
+
 /// A message half handed to the pairer, until it is paired or given up:
 /// where it came, its row after T1 until its partner is known (before T0
 /// the pairer holds it), whether it is in the slice unconditionally (in
@@ -165,7 +173,7 @@ struct Slicer {
     halves_seen: u64,
     /// Rows held behind halves that wait for their partner (`Inside`), and
     /// the number of rows that left it.
-    gate: VecDeque<(Record, Gate)>,
+    gate: VecDeque<Held>,
     gate_base: u64,
     /// Postings of nonblocking receives in the gate, by (poster, request).
     postings: FastMap<(String, String), u64>,
