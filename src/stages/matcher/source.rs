@@ -88,6 +88,11 @@ impl Outbox {
         self.queue.extend(rows.into_iter().map(|(_, row)| row));
     }
 
+    /// Whether no row waits.
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
     /// Moves the oldest row into `rec`; `false` when there is none.
     pub fn pop_into(&mut self, rec: &mut Record) -> bool {
         match self.queue.pop_front() {
@@ -158,7 +163,7 @@ impl RecordSource for MatchSource {
             }
             if self.inner.next_record(rec)? {
                 if !self.matcher.is_holding()
-                    && self.matcher.next_mut().queue.is_empty()
+                    && self.matcher.next().is_empty()
                     && self.matcher.passes_through(rec)
                 {
                     self.passed_through = true;

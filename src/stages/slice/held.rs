@@ -84,6 +84,18 @@ impl Slicer {
         slot
     }
 
+    /// Keeps the row just read, unchanged: when nothing waits to go out
+    /// before it, it goes out as it is (`pass_read`), not
+    /// copied into `out`.
+    pub(super) fn keep_read(&mut self, rec: &Record) -> Result<()> {
+        self.revive(rec.loc)?;
+        if self.gate.is_empty() && self.out.is_empty() {
+            self.pass_read = true;
+            return Ok(());
+        }
+        self.keep(rec)
+    }
+
     /// Settles the half at `slot` of the gate, then lets out what is settled.
     pub(super) fn decide(&mut self, slot: u64, gate: Gate) -> Result<()> {
         if let Some(entry) = slot

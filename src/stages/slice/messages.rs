@@ -23,7 +23,7 @@ impl Slicer {
         }
         match self.phase {
             Phase::Inside if overlap => {
-                self.keep(rec)?;
+                self.keep_read(rec)?;
                 flight.written = true;
             }
             Phase::Inside => {

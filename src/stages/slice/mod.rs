@@ -185,6 +185,9 @@ struct Slicer {
     first: Option<i64>,
     last: Option<i64>,
     scratch: Record,
+    /// The row just read goes out as it is, before the rows written to
+    /// `out` after it: kept unchanged when nothing waited to go out.
+    pass_read: bool,
 }
 
 impl Slicer {
@@ -224,6 +227,7 @@ impl Slicer {
             first: None,
             last: None,
             scratch: Record::default(),
+            pass_read: false,
         }
     }
 

@@ -225,7 +225,7 @@ impl Slicer {
             }
             _ => {}
         }
-        self.keep(rec)
+        self.keep_read(rec)
     }
 
     /// Reading passes T1: the frames open now are those that leave at T1.
@@ -279,7 +279,7 @@ impl Slicer {
     /// it (ends at T0 or later, starts before T1).
     pub(super) fn clipped(&mut self, rec: &Record, late: bool) -> Result<()> {
         let (Some(time), Some(end)) = (rec.time, rec.end) else {
-            return self.keep(rec);
+            return self.keep_read(rec);
         };
         let (lo, hi) = (time.min(end), time.max(end));
         // Like a frame, a row that ends at T0 does not reach into the window
@@ -291,7 +291,7 @@ impl Slicer {
             return if late {
                 self.keep_late(rec)
             } else {
-                self.keep(rec)
+                self.keep_read(rec)
             };
         }
         let window = self.options.window;

@@ -9,6 +9,9 @@ pub struct SliceSource {
     slicer: Slicer,
     finished: bool,
     warnings: Warnings,
+    /// The mark of the row last handed out when it was the row read,
+    /// passed as it is (see `Slicer::pass_read`).
+    passed: Option<u64>,
 }
 
 impl SliceSource {
@@ -25,7 +28,16 @@ impl SliceSource {
             slicer: Slicer::new(options, symbols),
             finished: false,
             warnings,
+            passed: None,
         }
+    }
+
+    /// Hands out `rec`, the next row of the slice, rebased when asked.
+    fn hand_out(&self, rec: &mut Record) -> Result<bool> {
+        if self.slicer.options.rebase {
+            self.rebase(rec).map_err(|e| e.at(self.inner.location()))?;
+        }
+        Ok(true)
     }
 
     /// Moves `rec`'s times (and the true times in its attributes, and the
@@ -71,10 +83,8 @@ impl RecordSource for SliceSource {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
         loop {
             if self.slicer.out.pop_into(rec) {
-                if self.slicer.options.rebase {
-                    self.rebase(rec).map_err(|e| e.at(self.inner.location()))?;
-                }
-                return Ok(true);
+                self.passed = None;
+                return self.hand_out(rec);
             }
             if self.finished {
                 return Ok(false);
@@ -98,13 +108,17 @@ impl RecordSource for SliceSource {
                     .finish()
                     .map_err(|e| e.at(self.inner.location()))?;
             }
+            if std::mem::take(&mut self.slicer.pass_read) {
+                self.passed = Some(mark);
+                return self.hand_out(rec);
+            }
         }
     }
 
     /// The inner source's mark of the row that the row last returned was
     /// made from (a row held to the end: the last row read).
     fn mark(&self) -> u64 {
-        self.slicer.out.popped_mark()
+        self.passed.unwrap_or_else(|| self.slicer.out.popped_mark())
     }
 
     fn locate(&self, mark: u64) -> Location {
