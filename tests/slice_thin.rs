@@ -129,9 +129,9 @@ fn nesting_trace(dir: &Path, iterations: u32) -> PathBuf {
 }
 
 /// An OTF2 archive (1 tick = 1 ns) of two ranks in `main`, each
-/// iteration entering `compute`, running `kernel`, leaving, sending to the
-/// other rank and receiving from it, 10 ns apart, then a call to `tail`
-/// after `main`; the second rank 61 ns behind.
+/// iteration entering `compute`, running `kernel`, which sends to the
+/// other rank, leaving both and receiving from the other rank, then a
+/// call to `tail` after `main`; the second rank 61 ns behind.
 fn otf2_loops(dir: &Path, iterations: u64) -> PathBuf {
     otf2_loops_since(dir, "loops", iterations, u64::MAX)
 }
@@ -178,14 +178,20 @@ fn otf2_loops_since(dir: &Path, name: &str, iterations: u64, realtime: u64) -> P
         l.events.push(&frame(base, 12, 0));
         for k in 0..iterations {
             let t = base + 100 + 100 * k;
-            for (dt, id, region) in [(0, 12, 1), (10, 12, 2), (20, 13, 2), (30, 13, 1)] {
+            let half = |dt: u64, id: u8| {
+                event(t + dt, id, false, &[], |b| {
+                    b.u32c(peer).u32c(0).u32c(0).u64c(64);
+                })
+            };
+            // The send inside the kernel, the receive between iterations.
+            for (dt, id, region) in [(0, 12, 1), (10, 12, 2)] {
                 l.events.push(&frame(t + dt, id, region));
             }
-            for (dt, id) in [(40, 14), (50, 18)] {
-                l.events.push(&event(t + dt, id, false, &[], |b| {
-                    b.u32c(peer).u32c(0).u32c(0).u64c(64);
-                }));
+            l.events.push(&half(15, 14));
+            for (dt, id, region) in [(20, 13, 2), (30, 13, 1)] {
+                l.events.push(&frame(t + dt, id, region));
             }
+            l.events.push(&half(50, 18));
         }
         let end = base + 100 * iterations + 1000;
         l.events.push(&frame(end, 13, 0));
@@ -585,8 +591,8 @@ fn leaves_out(trace: &Path, t0: i64, share: f64, halves: usize) -> HashMap<Kind,
 
 /// A Pallas thread's thinned iterations leave out their frames, plain
 /// events and message halves, all before a balanced cut (11 of their 11
-/// rows); an OTF2 location, the frames entered and left between two
-/// other rows (4 of 6).
+/// rows); an OTF2 location, the frames entered and left before T0, the
+/// send inside one kept in its place (4 of 6).
 #[test]
 fn thinning_leaves_out_frames_events_and_paired_halves_before_t0() {
     let dir = scratch("slice-thin-rows");

@@ -1,10 +1,12 @@
 //! What a source leaves out before a slice's T0 (`Demand::thin_before`),
 //! where a slice needs only the state: the frames open, the counters'
 //! last samples. [`HeldFrames`] is for a source of one location's rows
-//! (an OTF2 location): a frame entered inside another and left before any
-//! other row is neither open at T0 nor the source's first or last row, so
-//! its `enter` is held back until the next row shows which it is: the
-//! `leave` drops both, any other row sends it on first. [`Snapshot`] is for
+//! (an OTF2 location): a frame entered inside another and left before T0
+//! is neither open at T0 nor the source's first or last row, so its
+//! `enter` is held back, with the rows that come inside it, until its
+//! `leave` drops the frame and lets those rows go on in their place;
+//! another frame's `leave`, T0 or a bound sends everything held on
+//! first. [`Snapshot`] is for
 //! a source whose locations' rows interleave (an STF data file), where
 //! another location's row nearly always comes between a frame's `enter`
 //! and `leave`: rows wait in a window of the last rows read, dropped while
@@ -15,12 +17,21 @@ use std::collections::VecDeque;
 use crate::fasthash::{FastMap, FastSet};
 use crate::model::record::{Kind, Record, Sym};
 
-/// The frames a source holds back before T0, innermost last.
+/// How many rows a [`HeldFrames`] holds inside its frames before it sends
+/// them all on: memory stays bounded however long a frame open before T0
+/// lasts.
+pub const MAX_HELD: usize = 4096;
+
+/// The frames a source holds back before T0, innermost last, and the rows
+/// that came inside them.
 #[derive(Debug, Default)]
 pub struct HeldFrames {
     /// T0, until a row reaches it.
     before: Option<i64>,
+    /// The frames' `enter` rows and the rows inside them, in read order.
     held: Vec<Record>,
+    /// Where the frames' `enter` rows are in `held`, innermost last.
+    frames: Vec<usize>,
     /// Records of frames dropped, reused for the next ones held (their
     /// buffers stay allocated).
     spare: Vec<Record>,
@@ -32,11 +43,15 @@ impl HeldFrames {
         self.before = t0;
     }
 
-    /// Whether `rec`, before T0, is held back (an `enter` inside another,
-    /// taken from `rec`) or dropped (the `leave` of the frame held last,
-    /// with it). A row with attributes never is, nor a frame at the top
-    /// (the source's first and last rows are read as they are: a slice
-    /// tells the trace's span from them).
+    /// Whether `rec`, before T0, is taken from `rec`: held (an `enter`
+    /// inside another, or a row inside a frame held) or dropped (the
+    /// `leave` of the frame held last, with its `enter`). The rows that
+    /// came inside a frame dropped stay where they were read, and may go
+    /// on at once ([`HeldFrames::holds_rows_alone`]): only frames are
+    /// left out. A frame entered or left with attributes never is, nor
+    /// one at the top (the source's first and last rows are read as they
+    /// are: a slice tells the trace's span from them), nor a frame
+    /// another `enter` or `leave` interrupts.
     pub fn holds_back(&mut self, rec: &mut Record) -> bool {
         let Some(t0) = self.before else {
             return false;
@@ -46,38 +61,56 @@ impl HeldFrames {
             return false;
         }
         match rec.kind {
-            _ if !rec.attrs.is_empty() => false,
+            Kind::Enter | Kind::Leave if !rec.attrs.is_empty() => false,
             Kind::Enter if rec.depth == Some(0) => false,
-            Kind::Enter => {
-                let mut row = self.spare.pop().unwrap_or_default();
-                std::mem::swap(&mut row, rec);
-                self.held.push(row);
+            Kind::Enter if self.held.len() < MAX_HELD => {
+                self.frames.push(self.held.len());
+                self.hold(rec);
                 true
             }
             Kind::Leave if self.closes_last(rec) => {
-                let row = self.held.pop().expect("a frame held");
-                self.spare.push(row);
+                let at = self.frames.pop().expect("a frame held");
+                self.spare.push(self.held.remove(at));
+                true
+            }
+            Kind::Enter | Kind::Leave => false,
+            // Inside a frame held, a row goes on with the rows around it.
+            _ if !self.frames.is_empty() && self.held.len() < MAX_HELD => {
+                self.hold(rec);
                 true
             }
             _ => false,
         }
     }
 
+    /// Holds `rec`, taking it (a spare record is left in its place).
+    fn hold(&mut self, rec: &mut Record) {
+        let mut row = self.spare.pop().unwrap_or_default();
+        std::mem::swap(&mut row, rec);
+        self.held.push(row);
+    }
+
     /// Whether `leave` closes the frame held last (sources whose rows
     /// are on several locations interleave them).
     fn closes_last(&self, leave: &Record) -> bool {
-        self.held
-            .last()
-            .is_some_and(|enter| enter.loc == leave.loc && enter.depth == leave.depth)
+        let enter = self.frames.last().map(|&at| &self.held[at]);
+        enter.is_some_and(|enter| enter.loc == leave.loc && enter.depth == leave.depth)
     }
 
-    /// The frames held back, outermost first: open, they go before the row
-    /// that came (or at the end).
+    /// Whether rows are held but no frame: they came inside frames since
+    /// dropped, and go on now ([`HeldFrames::release`]).
+    pub fn holds_rows_alone(&self) -> bool {
+        self.frames.is_empty() && !self.held.is_empty()
+    }
+
+    /// The rows held back, in read order (the frames open, outermost
+    /// first): they go before the row that came (or at the end).
     pub fn release(&mut self) -> std::vec::Drain<'_, Record> {
+        self.frames.clear();
         self.held.drain(..)
     }
 
-    /// The frames held back.
+    /// The rows held back.
     pub fn held(&self) -> &[Record] {
         &self.held
     }
@@ -436,5 +469,57 @@ mod tests {
         assert_eq!(released, [6]);
         let mut later = frame(Kind::Enter, 101, 1, 2);
         assert!(!frames.holds_back(&mut later), "after T0");
+    }
+
+    /// Rows inside frames held go on in their place once the frames are
+    /// dropped (frames nested included); past [`MAX_HELD`] rows, the
+    /// frame held goes on with them.
+    #[test]
+    fn rows_inside_frames_dropped_keep_their_place() {
+        fn take(frames: &mut HeldFrames, mut rec: Record, out: &mut Vec<(Kind, i64)>) {
+            let row = |r: Record| (r.kind, r.time.unwrap());
+            if !frames.holds_back(&mut rec) {
+                out.extend(frames.release().map(row));
+                out.push(row(rec));
+            } else if frames.holds_rows_alone() {
+                out.extend(frames.release().map(row));
+            }
+        }
+        let mut frames = HeldFrames::default();
+        frames.thin_before(Some(1_000_000));
+        let mut out = Vec::new();
+        let rows = [
+            (Kind::Enter, 1, 0),
+            (Kind::Enter, 2, 1),
+            (Kind::Send, 3, 2),
+            (Kind::Counter, 4, 2),
+            (Kind::Leave, 5, 1),
+            (Kind::Enter, 6, 1),
+            (Kind::Enter, 7, 2),
+            (Kind::Recv, 8, 3),
+            (Kind::Leave, 9, 2),
+        ];
+        for (kind, time, depth) in rows {
+            take(&mut frames, frame(kind, time, 1, depth), &mut out);
+        }
+        assert_eq!(out.len(), 3, "the receive waits inside the frame at 6");
+        take(&mut frames, frame(Kind::Leave, 10, 1, 1), &mut out);
+        let expected = [
+            (Kind::Enter, 1),
+            (Kind::Send, 3),
+            (Kind::Counter, 4),
+            (Kind::Recv, 8),
+        ];
+        assert_eq!(out, expected);
+        out.clear();
+        take(&mut frames, frame(Kind::Enter, 11, 1, 1), &mut out);
+        for t in 0..MAX_HELD as i64 {
+            take(&mut frames, frame(Kind::Event, 12 + t, 1, 2), &mut out);
+            assert!(frames.held().len() <= MAX_HELD);
+        }
+        // The last event found the bound reached: all went on, in order.
+        assert!(frames.held().is_empty());
+        let times: Vec<i64> = out.iter().map(|&(_, t)| t).collect();
+        assert_eq!(times, (11..12 + MAX_HELD as i64).collect::<Vec<_>>());
     }
 }

@@ -183,7 +183,13 @@ impl RecordSource for LocationSource {
                     rec.time = Some(self.event_time()?);
                     rec.loc = self.loc;
                     self.mark = self.events.event.at + 1;
-                    if !self.map(rec)? || self.thinning.holds_back(rec) {
+                    if !self.map(rec)? {
+                        continue;
+                    }
+                    if self.thinning.holds_back(rec) {
+                        if self.thinning.holds_rows_alone() {
+                            self.pending.extend(self.thinning.release());
+                        }
                         continue;
                     }
                     if !self.thinning.held().is_empty() {
