@@ -37,14 +37,33 @@ pub struct StrMap<V> {
 /// the length, so that `a` and `a\0` differ).
 pub const SHORT_KEY: usize = 15;
 
+/// The key's bytes, little-endian, with its length in the last byte.
+/// Read as two overlapping words and shifted into place, not copied byte
+/// by byte: a copy of a length known only at run time is a call to
+/// `memcpy`, for every lookup.
 fn packed(bytes: &[u8]) -> Option<u128> {
-    if bytes.len() > SHORT_KEY {
+    let len = bytes.len();
+    if len > SHORT_KEY {
         return None;
     }
-    let mut buf = [0u8; 16];
-    buf[..bytes.len()].copy_from_slice(bytes);
-    buf[SHORT_KEY] = bytes.len() as u8;
-    Some(u128::from_le_bytes(buf))
+    let low = |b: &[u8]| -> u64 {
+        match b.len() {
+            8.. => u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+            4.. => {
+                let first = u32::from_le_bytes(b[..4].try_into().expect("4 bytes"));
+                let last = u32::from_le_bytes(b[b.len() - 4..].try_into().expect("4 bytes"));
+                u64::from(first) | u64::from(last) << (8 * (b.len() - 4))
+            }
+            _ => b.iter().rev().fold(0, |k, &x| k << 8 | u64::from(x)),
+        }
+    };
+    let mut key = u128::from(low(bytes));
+    if len > 8 {
+        // The last 8 bytes, less the ones the first word holds.
+        let last = u64::from_le_bytes(bytes[len - 8..].try_into().expect("8 bytes"));
+        key |= u128::from(last >> (8 * (16 - len))) << 64;
+    }
+    Some(key | (len as u128) << (8 * SHORT_KEY))
 }
 
 impl<V> Default for StrMap<V> {
@@ -214,5 +233,31 @@ mod tests {
             assert_eq!(map.get_bytes(k.as_bytes()), map.get(k), "{k:?} ({i})");
         }
         assert_eq!(map.get_bytes(b"caf\xc3"), None);
+    }
+
+    /// A packed key is the key's bytes with its length in the last byte,
+    /// for every length, and keys that differ pack differently.
+    #[test]
+    fn a_packed_key_is_its_bytes_and_its_length() {
+        let bytes: Vec<u8> = (1..=16u8).map(|b| b.wrapping_mul(37) | 0x80).collect();
+        let mut seen = std::collections::HashSet::new();
+        for len in 0..=16 {
+            let key = &bytes[..len];
+            let got = packed(key);
+            if len > SHORT_KEY {
+                assert_eq!(got, None);
+                continue;
+            }
+            let mut expected = [0u8; 16];
+            expected[..len].copy_from_slice(key);
+            expected[SHORT_KEY] = len as u8;
+            assert_eq!(got, Some(u128::from_le_bytes(expected)), "{len} bytes");
+            assert!(seen.insert(got), "{len} bytes");
+            for at in 0..len {
+                let mut other = key.to_vec();
+                other[at] ^= 1;
+                assert_ne!(packed(&other), got, "{len} bytes, byte {at}");
+            }
+        }
     }
 }
