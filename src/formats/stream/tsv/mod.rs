@@ -661,6 +661,10 @@ impl TsvWriter {
     }
 }
 
+/// Bytes after the last field of [`RowEncoder::fields`], so that a short
+/// field is copied as a block of this size.
+const FIELD_PADDING: usize = 16;
+
 /// Encodes records as TSV lines for one header. A symbol's field (its
 /// text escaped, and the tab after it) is made once, then copied.
 /// Memory: the fields of the distinct symbols met.
@@ -673,6 +677,7 @@ pub struct RowEncoder {
     /// Per symbol, where its field is in `fields` (an empty span: not made
     /// yet, as no field is empty).
     spans: Vec<(usize, usize)>,
+    /// The fields, then [`FIELD_PADDING`] bytes (once one is made).
     fields: Vec<u8>,
 }
 
@@ -766,16 +771,30 @@ impl RowEncoder {
             Some(&(start, end)) if start != end => (start, end),
             _ => self.make_field(sym),
         };
-        line.extend_from_slice(&self.fields[start..end]);
+        if end - start <= FIELD_PADDING {
+            // A copy of a length known at compile time is a few moves,
+            // not a call to `memcpy`; the padding keeps it inside `fields`.
+            let at = line.len();
+            let chunk: &[u8; FIELD_PADDING] = self.fields[start..start + FIELD_PADDING]
+                .try_into()
+                .expect("padded");
+            line.extend_from_slice(chunk);
+            line.truncate(at + end - start);
+        } else {
+            line.extend_from_slice(&self.fields[start..end]);
+        }
     }
 
     /// Makes the field of `sym`.
     #[cold]
     fn make_field(&mut self, sym: Sym) -> (usize, usize) {
+        self.fields
+            .truncate(self.fields.len().saturating_sub(FIELD_PADDING));
         let start = self.fields.len();
         escape_tsv(self.symbols.text(sym), &mut self.fields);
         self.fields.push(b'\t');
         let span = (start, self.fields.len());
+        self.fields.resize(span.1 + FIELD_PADDING, 0);
         if self.spans.len() <= sym.index() {
             self.spans.resize(sym.index() + 1, (0, 0));
         }
@@ -855,5 +874,49 @@ impl RecordSink for TsvWriter {
             self.start()?;
         }
         self.out.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Symbols of every length up to past the padding, escapes included,
+    /// each met first and again, encode as their escaped texts.
+    #[test]
+    fn symbol_fields_of_every_length_encode_as_their_text() {
+        let symbols = Symbols::new();
+        let mut encoder = RowEncoder::standard(symbols.clone());
+        let texts: Vec<String> = (1..40)
+            .map(|n| {
+                let text: String = (0..n).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+                if n % 3 == 0 {
+                    text.replacen('c', "\t", 1)
+                } else {
+                    text
+                }
+            })
+            .collect();
+        for round in 0..2 {
+            for (i, text) in texts.iter().enumerate() {
+                let mut rec = Record::new(Kind::Event);
+                rec.time = Some(i as i64);
+                rec.loc = symbols.intern(text);
+                rec.name = symbols.intern(&texts[texts.len() - 1 - i]);
+                let mut line = Vec::new();
+                encoder.encode(&rec, &mut line).unwrap();
+                let mut expected = format!("event\t{i}\t\t").into_bytes();
+                escape_tsv(text, &mut expected);
+                expected.extend_from_slice(b"\t\t");
+                escape_tsv(&texts[texts.len() - 1 - i], &mut expected);
+                expected.extend_from_slice(&[b'\t'; 9]);
+                expected.push(b'\n');
+                assert_eq!(
+                    String::from_utf8_lossy(&line),
+                    String::from_utf8_lossy(&expected),
+                    "round {round}, {text:?}"
+                );
+            }
+        }
     }
 }
