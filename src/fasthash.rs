@@ -46,18 +46,7 @@ fn packed(bytes: &[u8]) -> Option<u128> {
     if len > SHORT_KEY {
         return None;
     }
-    let low = |b: &[u8]| -> u64 {
-        match b.len() {
-            8.. => u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
-            4.. => {
-                let first = u32::from_le_bytes(b[..4].try_into().expect("4 bytes"));
-                let last = u32::from_le_bytes(b[b.len() - 4..].try_into().expect("4 bytes"));
-                u64::from(first) | u64::from(last) << (8 * (b.len() - 4))
-            }
-            _ => b.iter().rev().fold(0, |k, &x| k << 8 | u64::from(x)),
-        }
-    };
-    let mut key = u128::from(low(bytes));
+    let mut key = u128::from(crate::swar::load_zero_padded(&bytes[..len.min(8)]));
     if len > 8 {
         // The last 8 bytes, less the ones the first word holds.
         let last = u64::from_le_bytes(bytes[len - 8..].try_into().expect("8 bytes"));
