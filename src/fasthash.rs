@@ -38,9 +38,10 @@ pub struct StrMap<V> {
 pub const SHORT_KEY: usize = 15;
 
 /// The key's bytes, little-endian, with its length in the last byte.
-/// Read as two overlapping words and shifted into place, not copied byte
-/// by byte: a copy of a length known only at run time is a call to
-/// `memcpy`, for every lookup.
+/// Read as words and shifted into place in registers: copying the key to
+/// a buffer and loading that as an integer is a call to `memcpy` and a
+/// load that waits for the stores, on every lookup (6 % of the time of
+/// reading a Pajé trace on one thread).
 fn packed(bytes: &[u8]) -> Option<u128> {
     let len = bytes.len();
     if len > SHORT_KEY {
