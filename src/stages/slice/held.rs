@@ -64,6 +64,11 @@ impl Slicer {
     /// Writes a kept row of the window.
     pub(super) fn keep(&mut self, rec: &Record) -> Result<()> {
         self.revive(rec.loc)?;
+        self.keep_declared(rec)
+    }
+
+    /// [`Slicer::keep`] once `rec`'s location is declared.
+    fn keep_declared(&mut self, rec: &Record) -> Result<()> {
         if self.gate.is_empty() {
             return self.out.write(rec);
         }
@@ -85,15 +90,15 @@ impl Slicer {
     }
 
     /// Keeps the row just read, unchanged: when nothing waits to go out
-    /// before it, it goes out as it is (`pass_read`), not
-    /// copied into `out`.
+    /// before it, it goes out as it is (`pass_read`), not copied into
+    /// `out`.
     pub(super) fn keep_read(&mut self, rec: &Record) -> Result<()> {
         self.revive(rec.loc)?;
         if self.gate.is_empty() && self.out.is_empty() {
             self.pass_read = true;
             return Ok(());
         }
-        self.keep(rec)
+        self.keep_declared(rec)
     }
 
     /// Settles the half at `slot` of the gate, then lets out what is settled.
