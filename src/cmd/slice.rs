@@ -46,7 +46,8 @@ events, whose timestamps stay undecoded (message halves, requests and \
 collectives still come, for what is in flight at FROM, but the halves \
 before the latest time where every channel's halves pair among \
 themselves), an OTF2 location drops the frames it enters and leaves \
-before FROM inside another frame, the rows inside them kept in their place, an STF data file drops the events, messages and \
+before FROM inside another frame, the rows inside them kept in their \
+place, an STF data file drops the events, messages and \
 scopes that end before FROM, and the frames entered and left and the \
 counter samples superseded within 4096 rows read, and a Pajé trace builds no event \
 rows, nor the messages of links that end before FROM, and takes back the \

@@ -4,9 +4,9 @@
 //! (an OTF2 location): a frame entered inside another and left before T0
 //! is neither open at T0 nor the source's first or last row, so its
 //! `enter` is held back, with the rows that come inside it, until its
-//! `leave` drops the frame and lets those rows go on in their place;
-//! another frame's `leave`, T0 or a bound sends everything held on
-//! first. [`Snapshot`] is for
+//! `leave` drops the frame and lets those rows go on in their place; an
+//! `enter` or `leave` it cannot hold, T0 or a bound sends everything held
+//! on first. [`Snapshot`] is for
 //! a source whose locations' rows interleave (an STF data file), where
 //! another location's row nearly always comes between a frame's `enter`
 //! and `leave`: rows wait in a window of the last rows read, dropped while
