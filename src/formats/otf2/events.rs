@@ -198,7 +198,9 @@ impl EventFile {
         Ok(true)
     }
 
-    /// Reads up to the next event (into [`EventFile::event`]).
+    /// Reads up to the next event (into [`EventFile::event`]). Kept out of
+    /// line: inlined into its callers' loops it made them 10 % slower.
+    #[inline(never)]
     pub fn step(&mut self) -> Result<Step> {
         self.event.attrs.clear();
         loop {
