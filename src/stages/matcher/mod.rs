@@ -53,7 +53,7 @@ pub enum Unmatched {
 
 /// The channel of a message half: the fields of its rule (docs/stream.md
 /// §3). Halves of one channel pair first in, first out.
-#[derive(Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Default)]
 struct Channel {
     comm: Sym,
     /// Tagged: the sender; keyed: the link type (`cat`).
@@ -64,6 +64,29 @@ struct Channel {
     tag: Option<i64>,
     /// Keyed: the link key; tagged: empty.
     id: String,
+}
+
+// By hand: tagged halves, most of them, have no key, and comparing or
+// hashing an empty key as text was a `memcmp` call and a byte hash at
+// every lookup.
+impl PartialEq for Channel {
+    fn eq(&self, other: &Channel) -> bool {
+        (self.comm, self.first, self.second, self.tag)
+            == (other.comm, other.first, other.second, other.tag)
+            && self.id.len() == other.id.len()
+            && (self.id.is_empty() || self.id == other.id)
+    }
+}
+
+impl Eq for Channel {}
+
+impl std::hash::Hash for Channel {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.comm, self.first, self.second, self.tag).hash(state);
+        if !self.id.is_empty() {
+            self.id.hash(state);
+        }
+    }
 }
 
 impl Clone for Channel {
