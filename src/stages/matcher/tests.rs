@@ -63,6 +63,32 @@ fn tagged_halves_match_fifo_per_channel() {
 }
 
 #[test]
+fn keyed_halves_pair_by_their_whole_key() {
+    // Keys of one length, tagged halves beside them: only the same key pairs.
+    let mut m = matcher(Unmatched::Keep, Warnings::default());
+    for r in [
+        half(Kind::Send, 1, "p1", "", None, "k1"),
+        half(Kind::Send, 2, "p1", "", None, "k2"),
+        half(Kind::Send, 3, "p1", "p2", Some(7), ""),
+        half(Kind::Recv, 4, "p2", "", None, "k2"),
+        half(Kind::Recv, 5, "p2", "", None, "k1"),
+        half(Kind::Recv, 6, "p2", "p1", Some(8), ""),
+    ] {
+        m.write(&r).unwrap();
+    }
+    m.finish().unwrap();
+    let got: Vec<(Kind, i64, Option<i64>, String)> = m
+        .next
+        .0
+        .iter()
+        .map(|r| (r.kind, r.time.unwrap(), r.end, r.id.clone()))
+        .collect();
+    let msg = |t, end, id: &str| (Kind::Msg, t, Some(end), id.to_string());
+    assert_eq!(got[..2], [msg(2, 4, "k2"), msg(1, 5, "k1")]);
+    assert_eq!(got.len(), 4, "the tagged halves (tags 7 and 8) stay apart");
+}
+
+#[test]
 fn keyed_halves_match_in_either_order_and_keep_leftovers() {
     let mut m = matcher(Unmatched::Keep, Warnings::default());
     let mut recv_first = half(Kind::Recv, 5, "p2", "", None, "k1");
@@ -158,4 +184,33 @@ fn a_name_used_again_does_not_lose_its_new_halves() {
         .map(|r| (r.time.unwrap(), r.end.unwrap()))
         .collect();
     assert_eq!(msgs, [(5, 6)]);
+}
+
+#[test]
+fn channels_are_equal_exactly_when_their_fields_are() {
+    use std::hash::BuildHasher;
+    let hasher = crate::fasthash::FastMap::<Channel, ()>::default();
+    let hash = |c: &Channel| hasher.hasher().hash_one(c);
+    let channel = |r: &Record| {
+        let mut c = Channel::default();
+        c.set(r);
+        c
+    };
+    let k1 = channel(&half(Kind::Send, 1, "p1", "", None, "k1"));
+    let k2 = channel(&half(Kind::Recv, 2, "p2", "", None, "k2"));
+    let k1_again = channel(&half(Kind::Recv, 3, "p2", "", None, "k1"));
+    let tagged = channel(&half(Kind::Send, 4, "p1", "p2", Some(7), ""));
+    let tagged_again = channel(&half(Kind::Recv, 5, "p2", "p1", Some(7), ""));
+    assert_ne!(k1, k2, "keys of one length that differ");
+    assert_eq!(k1, k1_again);
+    assert_eq!(hash(&k1), hash(&k1_again));
+    assert_eq!(tagged, tagged_again);
+    assert_eq!(hash(&tagged), hash(&tagged_again));
+    assert_ne!(tagged, k1);
+    let keyless = Channel {
+        id: String::new(),
+        ..k1.clone()
+    };
+    assert_ne!(keyless, k1, "an empty key is not any key");
+    assert_ne!(k1, keyless);
 }
