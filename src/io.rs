@@ -520,6 +520,11 @@ impl Output {
         &self.name
     }
 
+    /// Whether each line goes out as it is written (a live output).
+    pub fn is_line_buffered(&self) -> bool {
+        self.line_buffered
+    }
+
     /// Writes bytes that end at a line boundary.
     pub fn write_line(&mut self, bytes: &[u8]) -> Result<()> {
         self.inner
@@ -765,6 +770,31 @@ impl<R: Read> LineReader<R> {
                 Err(e) => return Err(Error::io(self.name.clone(), e)),
             }
         }
+    }
+}
+
+/// A writer into a buffer that the caller reads back while the writer
+/// owns its clone (tests of writers that own their output).
+#[cfg(test)]
+#[derive(Clone, Default)]
+pub(crate) struct SharedBuffer(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+#[cfg(test)]
+impl SharedBuffer {
+    /// The bytes written so far.
+    pub(crate) fn contents(&self) -> Vec<u8> {
+        self.0.lock().expect("not poisoned").clone()
+    }
+}
+
+#[cfg(test)]
+impl Write for SharedBuffer {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.lock().expect("not poisoned").extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 

@@ -170,24 +170,10 @@ fn push_json(cell: &Cell, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::{Arc, Mutex};
-
-    /// A writer into a shared buffer the test reads back.
-    #[derive(Clone, Default)]
-    struct Shared(Arc<Mutex<Vec<u8>>>);
-
-    impl std::io::Write for Shared {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
+    use crate::io::SharedBuffer;
 
     fn render(format: TableFormat) -> String {
-        let buffer = Shared::default();
+        let buffer = SharedBuffer::default();
         let out = Output::new("<test>", Box::new(buffer.clone()));
         let mut table = TableWriter::new(out, format, &["name", "count", "mean"], true).unwrap();
         table
@@ -197,7 +183,7 @@ mod tests {
             .row(&[Cell::Text("x"), Cell::Int(-1), Cell::Empty])
             .unwrap();
         table.finish().unwrap();
-        let bytes = buffer.0.lock().unwrap().clone();
+        let bytes = buffer.contents();
         String::from_utf8(bytes).unwrap()
     }
 

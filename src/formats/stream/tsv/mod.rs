@@ -620,7 +620,9 @@ pub struct TsvWriter {
     header: bool,
     rows_only: bool,
     started: bool,
-    line: Vec<u8>,
+    /// Lines encoded and not yet given to the output: they go a block at a
+    /// time, one copy a block rather than one call a line.
+    block: Vec<u8>,
 }
 
 impl TsvWriter {
@@ -638,26 +640,48 @@ impl TsvWriter {
             header: !opts.no_header,
             rows_only: opts.rows_only,
             started: false,
-            line: Vec::with_capacity(256),
+            block: Vec::with_capacity(BLOCK),
         }
     }
 
     fn start(&mut self) -> Result<()> {
         self.started = true;
-        self.line.clear();
         if self.header {
-            self.line.extend_from_slice(COLUMNS.join("\t").as_bytes());
+            self.block.extend_from_slice(COLUMNS.join("\t").as_bytes());
             for name in &self.encoder.extra {
-                self.line.push(b'\t');
-                escape_tsv(name, &mut self.line);
+                self.block.push(b'\t');
+                escape_tsv(name, &mut self.block);
             }
-            self.line.push(b'\n');
+            self.block.push(b'\n');
         }
         if !self.rows_only {
             let format_row = Record::meta(META_FORMAT, FORMAT_VERSION);
-            self.encoder.encode(&format_row, &mut self.line)?;
+            self.encoder.encode(&format_row, &mut self.block)?;
         }
-        self.out.write_line(&self.line)
+        self.write_block()
+    }
+
+    /// Gives the lines encoded so far to the output.
+    fn write_block(&mut self) -> Result<()> {
+        if self.block.is_empty() {
+            return Ok(());
+        }
+        let written = self.out.write_line(&self.block);
+        self.block.clear();
+        written
+    }
+}
+
+/// Bytes of lines gathered before they go to the output: as much as the
+/// output buffers, so a block goes past its buffer rather than into it.
+const BLOCK: usize = crate::io::BUFFER_SIZE;
+
+/// Lines encoded and not yet written still go out when the writer is
+/// dropped without finishing (a later row failed), as the output's own
+/// buffer does.
+impl Drop for TsvWriter {
+    fn drop(&mut self) {
+        let _ = self.write_block();
     }
 }
 
@@ -837,6 +861,7 @@ impl RecordSink for TsvWriter {
         if !self.started {
             self.start()?;
         }
+        self.write_block()?;
         self.out.write_row(raw)
     }
 
@@ -847,6 +872,7 @@ impl RecordSink for TsvWriter {
         if !self.started {
             self.start()?;
         }
+        self.write_block()?;
         self.out.write_line(lines)
     }
 
@@ -864,15 +890,23 @@ impl RecordSink for TsvWriter {
         if self.rows_only && is_declaration(rec.kind) {
             return Ok(());
         }
-        self.line.clear();
-        self.encoder.encode(rec, &mut self.line)?;
-        self.out.write_line(&self.line)
+        let at = self.block.len();
+        if let Err(e) = self.encoder.encode(rec, &mut self.block) {
+            // A refused row leaves nothing behind.
+            self.block.truncate(at);
+            return Err(e);
+        }
+        if self.block.len() >= BLOCK || self.out.is_line_buffered() {
+            self.write_block()?;
+        }
+        Ok(())
     }
 
     fn finish(&mut self) -> Result<()> {
         if !self.started {
             self.start()?;
         }
+        self.write_block()?;
         self.out.finish()
     }
 }
@@ -880,6 +914,40 @@ impl RecordSink for TsvWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::io::SharedBuffer;
+
+    /// Lines gathered in a block: a refused row leaves no part of itself,
+    /// and the rows before and after it still go out when the writer is
+    /// dropped unfinished (a later row failed), in order.
+    #[test]
+    fn a_refused_row_leaves_nothing_and_an_unfinished_writer_keeps_its_rows() {
+        let shared = SharedBuffer::default();
+        let opts = WriteOptions {
+            no_header: true,
+            rows_only: true,
+            ..WriteOptions::default()
+        };
+        let out = Output::new("<test>", Box::new(shared.clone()));
+        let mut writer = TsvWriter::new(out, &opts);
+        let row = |t: i64| {
+            let mut rec = Record::new(Kind::Event);
+            rec.time = Some(t);
+            rec.loc = opts.symbols.intern("p0");
+            rec
+        };
+        writer.write(&row(1)).unwrap();
+        let mut refused = row(2);
+        refused.extra.push(("gpu".into(), "0".into()));
+        assert!(writer.write(&refused).is_err());
+        writer.write(&row(3)).unwrap();
+        drop(writer);
+        let text = String::from_utf8(shared.contents()).unwrap();
+        let times: Vec<&str> = text
+            .lines()
+            .map(|l| l.split('\t').nth(1).unwrap())
+            .collect();
+        assert_eq!(times, ["1", "3"], "{text:?}");
+    }
 
     /// Symbols of every length up to past the padding, escapes included,
     /// each met first and again, encode as their escaped texts.
