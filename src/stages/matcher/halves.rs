@@ -165,17 +165,20 @@ impl<S: RecordSink> Matcher<S> {
                         self.spare_queues.push(queue.halves);
                     }
                 }
+                self.pending_halves -= 1;
+                uncount(&mut self.waiting, first.awaited);
+                if let Some(observed) = &mut self.observed {
+                    // Observed pairings are all that is wanted: no message,
+                    // so the waiting half is not unpacked.
+                    observed.push(Pairing::Paired(first.mark, self.mark));
+                    self.summary.matched += 1;
+                    first.packed.clear();
+                    self.spare_halves.push(first.packed);
+                    return Ok(());
+                }
                 first.packed.reader().next_into(&mut self.first);
                 first.packed.clear();
                 self.spare_halves.push(first.packed);
-                self.pending_halves -= 1;
-                uncount(&mut self.waiting, awaited(&self.first));
-                if let Some(observed) = &mut self.observed {
-                    // Observed pairings are all that is wanted: no message.
-                    observed.push(Pairing::Paired(first.mark, self.mark));
-                    self.summary.matched += 1;
-                    return Ok(());
-                }
                 let sizes_differ = pair_halves(&mut self.out, &self.first, rec);
                 self.summary.matched += 1;
                 self.summary.reversed += u64::from(self.out.flags.contains(flags::REVERSED));
@@ -200,21 +203,17 @@ impl<S: RecordSink> Matcher<S> {
     /// location), then all that are complete are matched in posting order.
     pub(super) fn completed(&mut self, rec: &Record) -> Result<()> {
         let poster = self.poster(rec);
-        let Some(queue) = self.posted.get_mut(&poster) else {
-            return self.half(rec);
-        };
-        let Some(slot) = queue
-            .iter_mut()
-            .find(|(id, done)| *id == rec.id && done.is_none())
-        else {
-            return self.half(rec);
-        };
-        let mut packed = self.spare_halves.pop().unwrap_or_default();
-        packed.push(rec);
-        slot.1 = Some(Half {
-            packed,
-            mark: self.mark,
+        let posted_at = self.posted.get(&poster).and_then(|queue| {
+            queue
+                .iter()
+                .position(|(id, done)| *id == rec.id && done.is_none())
         });
+        let Some(at) = posted_at else {
+            return self.half(rec);
+        };
+        let half = self.packed_half(rec);
+        let queue = self.posted.get_mut(&poster).expect("found above");
+        queue[at].1 = Some(half);
         self.held_receives += 1;
         let mut ready = Vec::new();
         while queue.front().is_some_and(|(_, done)| done.is_some()) {
@@ -225,7 +224,10 @@ impl<S: RecordSink> Matcher<S> {
             self.posted.remove(&poster);
         }
         let mut recv = Record::default();
-        for Half { mut packed, mark } in ready {
+        for Half {
+            mut packed, mark, ..
+        } in ready
+        {
             self.held_receives -= 1;
             packed.reader().next_into(&mut recv);
             packed.clear();

@@ -210,10 +210,12 @@ pub enum Pairing {
 /// the receive once it completed.
 type Postings = VecDeque<(String, Option<Half>)>;
 
-/// A pending half, packed, with the mark of the row it came from.
+/// A pending half, packed, with the mark of the row it came from and the
+/// location it waits on (see [`awaited`]), known without unpacking it.
 struct Half {
     packed: RecordBatch,
     mark: u64,
+    awaited: Sym,
 }
 
 /// A sink stage that matches message halves and passes every other row on.

@@ -24,12 +24,7 @@ impl<S: RecordSink> Matcher<S> {
                 )));
             }
         }
-        let mut packed = self.spare_halves.pop().unwrap_or_default();
-        packed.push(rec);
-        let half = Half {
-            packed,
-            mark: self.mark,
-        };
+        let half = self.packed_half(rec);
         let queue = match self.pending.get_mut(&self.key) {
             Some(queue) => queue,
             None => {
@@ -45,13 +40,24 @@ impl<S: RecordSink> Matcher<S> {
                 self.pending.entry(key).or_insert(queue)
             }
         };
+        let party = half.awaited;
         queue.halves.push_back(half);
         self.pending_halves += 1;
-        let party = awaited(rec);
         if !party.is_empty() {
             *self.waiting.entry(party).or_default() += 1;
         }
         Ok(())
+    }
+
+    /// `rec` packed as a half of the row being written, in a spare buffer.
+    pub(super) fn packed_half(&mut self, rec: &Record) -> Half {
+        let mut packed = self.spare_halves.pop().unwrap_or_default();
+        packed.push(rec);
+        Half {
+            packed,
+            mark: self.mark,
+            awaited: awaited(rec),
+        }
     }
 
     /// `loc` is gone: the halves waiting on it can never match. They are
@@ -74,12 +80,8 @@ impl<S: RecordSink> Matcher<S> {
     pub(super) fn sweep(&mut self) -> Result<()> {
         let dead = std::mem::take(&mut self.dead);
         let mut gone = Vec::new();
-        let first = &mut self.first;
         self.pending.retain(|_, q| {
-            let doomed = q.halves.front().is_some_and(|h| {
-                h.packed.reader().next_into(first);
-                dead.contains(&awaited(first))
-            });
+            let doomed = q.halves.front().is_some_and(|h| dead.contains(&h.awaited));
             if doomed {
                 gone.extend(q.halves.drain(..));
             }
