@@ -666,6 +666,28 @@ fn the_writer_matches_messages_and_reports_halves_that_never_match() {
 }
 
 #[test]
+fn halves_that_never_match_keep_their_order_through_a_second_round_trip() {
+    // Written once, halves that never matched all take the latest time (their
+    // own kept in orig_time); written again, they must come back in the
+    // same order, not in the order their channels sit in a hash map.
+    let dir = scratch("stf-unmatched-order");
+    let mut rows: Vec<String> = (0..40)
+        .map(|i| {
+            let (from, to, tag) = (i % 3, (i + 1) % 3, (i * 17) % 40);
+            format!(
+                "send\t{}\t\tp{from}\t\t\t\tp{to}\tworld\t{tag}\t8\t\t\t\t",
+                10 + i
+            )
+        })
+        .collect();
+    rows.push("event\t1000\t\tp0\t\tlast\t\t\t\t\t\t\t\t\t".to_string());
+    let (_, back) = round_trip(&stream(&rows), &dir);
+    let halves: Vec<&str> = back.lines().filter(|l| l.starts_with("send\t")).collect();
+    assert_eq!(halves.len(), 40, "{back}");
+    assert!(halves[0].ends_with("\tU\torig_time=10"), "{}", halves[0]);
+}
+
+#[test]
 fn bad_dump_lines_are_refused_with_their_line() {
     let dir = scratch("stf-dump-bad");
     let cases = [

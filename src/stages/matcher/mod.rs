@@ -210,11 +210,14 @@ pub enum Pairing {
 /// the receive once it completed.
 type Postings = VecDeque<(String, Option<Half>)>;
 
-/// A pending half, packed, with the mark of the row it came from and the
+/// A pending half, packed, with the mark of the row it came from, its place
+/// among the halves (marks are all 0 when the matcher is a sink, so ties in
+/// time are broken by this, not by where a hash map kept the half), and the
 /// location it waits on (see [`awaited`]), known without unpacking it.
 struct Half {
     packed: RecordBatch,
     mark: u64,
+    arrival: u64,
     awaited: Sym,
 }
 
@@ -254,6 +257,10 @@ pub struct Matcher<S> {
     dead: FastSet<Sym>,
     dead_halves: u64,
     pending_halves: u64,
+    /// Halves packed so far: the next one's [`Half::arrival`].
+    arrivals: u64,
+    /// The arrival of [`MatchSummary::first_unmatched`].
+    first_unmatched_arrival: Option<u64>,
     warnings: Warnings,
 }
 
@@ -308,6 +315,8 @@ impl<S: RecordSink> Matcher<S> {
             dead: FastSet::default(),
             dead_halves: 0,
             pending_halves: 0,
+            arrivals: 0,
+            first_unmatched_arrival: None,
             warnings,
         }
     }

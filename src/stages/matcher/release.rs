@@ -53,9 +53,11 @@ impl<S: RecordSink> Matcher<S> {
     pub(super) fn packed_half(&mut self, rec: &Record) -> Half {
         let mut packed = self.spare_halves.pop().unwrap_or_default();
         packed.push(rec);
+        self.arrivals += 1;
         Half {
             packed,
             mark: self.mark,
+            arrival: self.arrivals,
             awaited: awaited(rec),
         }
     }
@@ -98,21 +100,21 @@ impl<S: RecordSink> Matcher<S> {
     /// Halves that will never match: counted per channel, then written
     /// flagged `U` in time order when kept (late, so each carries the latest
     /// time passed on, and its own in `orig_time`), dropped, or an error
-    /// about the first (by mark) when asked.
+    /// about the first to arrive when asked.
     pub(super) fn release(&mut self, halves: Vec<Half>) -> Result<()> {
-        let mut left: Vec<(Record, u64)> = halves
+        let mut left: Vec<(Record, u64, u64)> = halves
             .iter()
             .map(|h| {
                 let mut r = Record::default();
                 h.packed.reader().next_into(&mut r);
-                (r, h.mark)
+                (r, h.mark, h.arrival)
             })
             .collect();
-        left.sort_by_key(|(r, mark)| (r.time, *mark));
+        left.sort_by_key(|(r, _, arrival)| (r.time, *arrival));
         if let Some(observed) = &mut self.observed {
-            observed.extend(left.iter().map(|(_, mark)| Pairing::GivenUp(*mark)));
+            observed.extend(left.iter().map(|(_, mark, _)| Pairing::GivenUp(*mark)));
         }
-        for (r, mark) in &left {
+        for (r, mark, arrival) in &left {
             let counts = self
                 .summary
                 .unmatched
@@ -122,12 +124,11 @@ impl<S: RecordSink> Matcher<S> {
                 Kind::Send => counts.0 += 1,
                 _ => counts.1 += 1,
             }
-            let earlier = self
-                .summary
-                .first_unmatched
-                .as_ref()
-                .is_none_or(|(m, _)| mark < m);
-            if earlier {
+            if self
+                .first_unmatched_arrival
+                .is_none_or(|first| arrival < &first)
+            {
+                self.first_unmatched_arrival = Some(*arrival);
                 let what = format!(
                     "{} of channel {}",
                     r.kind.with_article(),
@@ -150,7 +151,7 @@ impl<S: RecordSink> Matcher<S> {
             },
             Unmatched::Keep if self.options.halves => Ok(()), // Already written.
             Unmatched::Keep => {
-                for (r, _) in &mut left {
+                for (r, ..) in &mut left {
                     r.add_flag(flags::UNMATCHED);
                     if let (Some(t), Some(last)) = (r.time, self.clock) {
                         if t < last {

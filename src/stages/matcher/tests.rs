@@ -214,3 +214,31 @@ fn channels_are_equal_exactly_when_their_fields_are() {
     assert_ne!(keyless, k1, "an empty key is not any key");
     assert_ne!(k1, keyless);
 }
+
+#[test]
+fn halves_left_at_one_time_come_out_in_the_order_they_arrived() {
+    // A matcher behind the pipeline (a sink) hears no marks: halves of one
+    // time must still come out as they came in, whatever channel each
+    // waits on, so writing a stream again gives it back unchanged.
+    let peers: Vec<String> = (0..64).map(|i| format!("r{}", (i * 37 + 5) % 64)).collect();
+    let mut m = matcher(Unmatched::Keep, Warnings::default());
+    for peer in &peers {
+        m.write(&half(Kind::Send, 5, "a", peer, Some(0), ""))
+            .unwrap();
+    }
+    m.finish().unwrap();
+    let out: Vec<Sym> = m.next.0.iter().map(|r| r.peer).collect();
+    assert_eq!(out, peers.iter().map(|p| sym(p)).collect::<Vec<_>>());
+
+    let mut m = matcher(Unmatched::Error, Warnings::default());
+    for peer in &peers {
+        m.write(&half(Kind::Send, 5, "a", peer, Some(0), ""))
+            .unwrap();
+    }
+    let err = m.finish().unwrap_err().to_string();
+    // The first to arrive is named.
+    assert!(
+        err.starts_with("a `send` of channel a -> r5 comm  tag 0 never matched"),
+        "{err}"
+    );
+}
