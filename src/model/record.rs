@@ -6,6 +6,7 @@
 //! other text fields are owned, so readers refill one record in place
 //! (`clear` keeps the capacity) and the hot path does not allocate per row.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 pub use crate::model::symbol::Sym;
@@ -679,7 +680,11 @@ impl Record {
     /// Removes every attribute named `key`; returns the first one's value.
     pub fn remove_attr(&mut self, key: &str) -> Option<String> {
         let found = self.attr(key)?;
-        let kept: Vec<(String, String)> = self.attrs().filter(|(k, _)| k != key).collect();
+        let kept: Vec<(String, String)> = self
+            .attrs()
+            .filter(|(k, _)| k != key)
+            .map(owned_attr)
+            .collect();
         self.attrs.clear();
         for (k, v) in kept {
             self.push_attr(&k, &v);
@@ -692,7 +697,7 @@ impl Record {
         if self.attr(key).is_none() {
             return self.push_attr(key, value);
         }
-        let items: Vec<(String, String)> = self.attrs().collect();
+        let items: Vec<(String, String)> = self.attrs().map(owned_attr).collect();
         self.attrs.clear();
         for (k, v) in items {
             self.push_attr(&k, if k == key { value } else { &v });
@@ -717,7 +722,9 @@ impl Record {
 
     /// The decoded value of the first attribute named `key`.
     pub fn attr(&self, key: &str) -> Option<String> {
-        self.attrs().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.attrs()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.into_owned())
     }
 
     /// Sets `column` from its text (empty: no value), as a column kept in
@@ -810,15 +817,25 @@ pub fn validate_flags(flags: &str) -> Result<(), String> {
     }
 }
 
+/// One decoded attribute: its key and value (see [`Attrs`]).
+pub type Attr<'a> = (Cow<'a, str>, Cow<'a, str>);
+
+/// An attribute as owned texts, for a caller that keeps or changes it.
+pub fn owned_attr((key, value): Attr<'_>) -> (String, String) {
+    (key.into_owned(), value.into_owned())
+}
+
 /// Iterator over decoded `(key, value)` pairs of an encoded attribute string.
 pub struct Attrs<'a> {
     rest: &'a str,
 }
 
-impl Iterator for Attrs<'_> {
-    type Item = (String, String);
+impl<'a> Iterator for Attrs<'a> {
+    /// A key and its value, borrowed from the record unless they hold an
+    /// escape: reading attributes allocates nothing in the common case.
+    type Item = Attr<'a>;
 
-    fn next(&mut self) -> Option<(String, String)> {
+    fn next(&mut self) -> Option<Self::Item> {
         if self.rest.is_empty() {
             return None;
         }
@@ -858,9 +875,9 @@ pub fn encode_attr_part(s: &str, out: &mut String) {
 }
 
 /// Decodes one key or value of an attribute string (assumed valid).
-pub fn decode_attr_part(s: &str) -> String {
+pub fn decode_attr_part(s: &str) -> Cow<'_, str> {
     if !s.contains('%') {
-        return s.to_string();
+        return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
@@ -876,7 +893,7 @@ pub fn decode_attr_part(s: &str) -> String {
         rest = rest.get(i + 3..).unwrap_or("");
     }
     out.push_str(rest);
-    out
+    Cow::Owned(out)
 }
 
 /// Checks an encoded attribute string: `key=value` items separated by `;`,
@@ -972,7 +989,7 @@ mod tests {
         r.push_attr("a=b", "x;y%z");
         r.push_attr("plain", "");
         assert_eq!(r.attrs, "a%3Db=x%3By%25z;plain=");
-        let got: Vec<_> = r.attrs().collect();
+        let got: Vec<_> = r.attrs().map(owned_attr).collect();
         assert_eq!(
             got,
             vec![
@@ -980,6 +997,12 @@ mod tests {
                 ("plain".to_string(), String::new())
             ]
         );
+        // Only what holds an escape is copied; the rest is the row's text.
+        let borrowed: Vec<(bool, bool)> = r
+            .attrs()
+            .map(|(k, v)| (matches!(k, Cow::Borrowed(_)), matches!(v, Cow::Borrowed(_))))
+            .collect();
+        assert_eq!(borrowed, [(false, false), (true, true)]);
         assert!(validate_attrs(&r.attrs).is_ok());
     }
 

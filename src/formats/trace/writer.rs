@@ -20,7 +20,7 @@ use crate::decimal::{push_scaled, Decimal};
 use crate::error::{Error, Result, Warnings};
 use crate::fasthash::{FastMap, FastSet};
 use crate::io::Output;
-use crate::model::record::{Kind, Record, META_ORIGIN};
+use crate::model::record::{owned_attr, Kind, Record, META_ORIGIN};
 use crate::model::symbol::Symbols;
 use crate::pipe::{RecordSink, WriteOptions};
 use crate::stages::matcher::{MatchOptions, Matcher, Unmatched};
@@ -213,6 +213,7 @@ impl TraceWriter {
         let mut pairs: Vec<(String, String)> = rec
             .attrs()
             .filter(|(k, _)| !k.starts_with(PREFIX))
+            .map(owned_attr)
             .collect();
         for (k, v) in columns {
             if !v.is_empty() && !pairs.iter().any(|(key, _)| key == k) {

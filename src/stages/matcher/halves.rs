@@ -3,6 +3,7 @@
 //! name `posts=recv`) until its partner comes; the pair made one `msg`.
 
 use super::*;
+use crate::model::record::Attr;
 
 /// The attributes of a message: the first half's, then the second's (in
 /// arrival order, as PajeNG lists a link's user fields); a key both give
@@ -25,7 +26,7 @@ pub(super) fn merge_attrs(out: &mut Record, first: &Record, second: &Record) {
 
 /// [`merge_attrs`] on lists of any text, each decoded.
 fn merge_decoded_attrs(out: &mut Record, first: &Record, second: &Record) {
-    let lists: [(Vec<(String, String)>, &str); 2] = [first, second].map(|r| {
+    let lists: [(Vec<Attr<'_>>, &str); 2] = [first, second].map(|r| {
         let side = if r.kind == Kind::Send { "send" } else { "recv" };
         (r.attrs().collect(), side)
     });

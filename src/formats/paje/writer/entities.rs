@@ -134,7 +134,7 @@ impl PajeWriter {
         let first_user_attr = rec.attrs().find(|(k, _)| !prefix::is_format_field(k));
         let value = match (rec.name, first_user_attr) {
             (name, _) if !name.is_empty() => symbols.text(name).to_string(),
-            (_, Some((_, v))) if !v.is_empty() => v,
+            (_, Some((_, v))) if !v.is_empty() => v.into_owned(),
             _ => rec.kind.as_str().to_string(),
         };
         let (a, b) = (rec.time.unwrap_or(0), rec.end.unwrap_or(0));

@@ -31,7 +31,7 @@ use crate::decimal::Decimal;
 use crate::error::{Error, Result, Warnings};
 use crate::fasthash::{FastMap, FastSet};
 use crate::io::Output;
-use crate::model::record::{flags, prefix, Kind, Record, Sym};
+use crate::model::record::{flags, owned_attr, prefix, Kind, Record, Sym};
 use crate::model::symbol::{well_known, Symbols};
 use crate::pipe::{RecordSink, WriteOptions};
 
@@ -223,6 +223,7 @@ impl PajeWriter {
     fn extras(rec: &Record) -> Vec<(String, String)> {
         rec.attrs()
             .filter(|(k, _)| !k.starts_with(PREFIX))
+            .map(owned_attr)
             .collect()
     }
 

@@ -111,5 +111,8 @@ impl PallasWriter {
 
 /// The value of the row's first attribute, when it is named `key`.
 fn first_attr(rec: &Record, key: &str) -> Option<String> {
-    rec.attrs().next().filter(|(k, _)| k == key).map(|(_, v)| v)
+    rec.attrs()
+        .next()
+        .filter(|(k, _)| k == key)
+        .map(|(_, v)| v.into_owned())
 }

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::formats::stf::layout::Layout;
 use crate::formats::stf::NONE;
 use crate::model::record::Column;
-use crate::model::record::{Record, Sym};
+use crate::model::record::{Attr, Record, Sym};
 
 /// The columns of a raw collective's row.
 const RAW_COLUMNS: [Column; 7] = [
@@ -120,7 +120,7 @@ fn collective_arrays(rows: &[Record], slots: &[Slot], t: u64) -> [(&'static str,
 /// Parses the `slot`, `of`, root bytes, `scl` and `start` attributes, in
 /// the order the reader writes them.
 fn parse_slot(rec: &Record) -> Option<Slot> {
-    let attrs: Vec<(String, String)> = rec.attrs().collect();
+    let attrs: Vec<Attr<'_>> = rec.attrs().collect();
     let mut it = attrs.iter().peekable();
     let mut next_if = |key: &str| it.next_if(|(k, _)| k == key).map(|(_, v)| v.clone());
     let index = next_if("slot")?.parse().ok()?;

@@ -1,6 +1,8 @@
 //! The rows the specification has records for: functions, messages and
 //! their halves, counters, scopes, and `stf` events of any other layout.
 
+use std::borrow::Cow;
+
 use super::{intern, ticks, StfWriter};
 use crate::error::Result;
 use crate::fasthash::make_key;
@@ -9,7 +11,7 @@ use crate::formats::stf::generic::{
 };
 use crate::formats::stf::layout::{self, is_byte_type, Layout, Scalar, SPEC_LAYOUTS};
 use crate::formats::stf::{DECLARATIONS, INDEX_ONLY, NONE, RECEIVER_UNKNOWN, SENDER_UNKNOWN};
-use crate::model::record::{Column, Kind, Record};
+use crate::model::record::{Attr, Column, Kind, Record};
 use crate::model::symbol::well_known;
 use crate::number;
 
@@ -68,8 +70,8 @@ fn only_core(rec: &Record) -> bool {
 }
 
 /// The attributes of `rec` when their keys are exactly `keys` in order.
-pub(super) fn attrs_exactly(rec: &Record, keys: &[&str]) -> Option<Vec<String>> {
-    let attrs: Vec<(String, String)> = rec.attrs().collect();
+pub(super) fn attrs_exactly<'a>(rec: &'a Record, keys: &[&str]) -> Option<Vec<Cow<'a, str>>> {
+    let attrs: Vec<Attr<'a>> = rec.attrs().collect();
     (attrs.len() == keys.len() && attrs.iter().zip(keys).all(|((k, _), want)| k == want))
         .then(|| attrs.into_iter().map(|(_, v)| v).collect())
 }
@@ -193,7 +195,7 @@ impl StfWriter {
     /// The message layout the attributes of `rec` fit, with the values of
     /// its optional numbers and the two function names.
     fn message_layout(rec: &Record) -> Option<(&'static str, Vec<u32>, [String; 2])> {
-        let attrs: Vec<(String, String)> = rec.attrs().collect();
+        let attrs: Vec<Attr<'_>> = rec.attrs().collect();
         let split = attrs
             .iter()
             .position(|(k, _)| k.ends_with("_function"))
@@ -202,7 +204,7 @@ impl StfWriter {
         let mut names = [String::new(), String::new()];
         let mut next = 0;
         for (k, v) in functions {
-            let i = match k.as_str() {
+            let i = match k.as_ref() {
                 "sender_function" => 0,
                 "receiver_function" => 1,
                 _ => return None,
@@ -210,7 +212,7 @@ impl StfWriter {
             if i < next || v.is_empty() {
                 return None;
             }
-            names[i] = v.clone();
+            names[i] = v.to_string();
             next = i + 1;
         }
         let (name, _) = MSG_ATTRS.iter().find(|(_, keys)| {
@@ -304,8 +306,8 @@ impl StfWriter {
     /// A `state` the reader made of a scope instance: its `enter_scope`
     /// and `leave_scope`, one after the other.
     fn write_scope(&mut self, rec: &Record, t: u64) -> Result<bool> {
-        let attrs: Vec<(String, String)> = rec.attrs().collect();
-        let keys: Vec<&str> = attrs.iter().map(|(k, _)| k.as_str()).collect();
+        let attrs: Vec<Attr<'_>> = rec.attrs().collect();
+        let keys: Vec<&str> = attrs.iter().map(|(k, _)| k.as_ref()).collect();
         let (enter_scl, leave_scl) = match keys[..] {
             ["seqnr", "scl1", "scl2"] => (false, false),
             ["seqnr", "scl1", "scl2", "enter_scl"] => (true, false),
@@ -363,7 +365,7 @@ impl StfWriter {
 
     fn write_counter(&mut self, rec: &Record, t: u64) -> Result<bool> {
         let unit = if rec.attrs.is_empty() {
-            Some(String::new())
+            Some(Cow::Borrowed(""))
         } else {
             attrs_exactly(rec, &["unit"])
                 .map(|mut v| v.remove(0))
@@ -421,11 +423,11 @@ impl StfWriter {
         if is_mapped(name) || !(only_core(rec) && rec.depth.is_none()) {
             return Ok(false);
         }
-        let attrs: Vec<(String, String)> = rec.attrs().collect();
+        let attrs: Vec<Attr<'_>> = rec.attrs().collect();
         let found = (0..SPEC_LAYOUTS.len()).find(|&i| {
             let l = &self.layouts[i];
             l.class == name
-                && generic_keys(l, !rec.loc.is_empty()).eq(attrs.iter().map(|(k, _)| k.as_str()))
+                && generic_keys(l, !rec.loc.is_empty()).eq(attrs.iter().map(|(k, _)| k.as_ref()))
         });
         let Some(id) = found else { return Ok(false) };
         let layout: &'static Layout = &self.layouts[id];
