@@ -211,8 +211,8 @@ pub enum Pairing {
 type Postings = VecDeque<(String, Option<Half>)>;
 
 /// A pending half, packed, with the mark of the row it came from, its place
-/// among the halves (marks are all 0 when the matcher is a sink, so ties in
-/// time are broken by this, not by where a hash map kept the half), and the
+/// among the halves packed (marks are all 0 when the matcher is a sink, so
+/// ties are broken by this, not by where a hash map kept the half), and the
 /// location it waits on (see [`awaited`]), known without unpacking it.
 struct Half {
     packed: RecordBatch,
@@ -259,8 +259,8 @@ pub struct Matcher<S> {
     pending_halves: u64,
     /// Halves packed so far: the next one's [`Half::arrival`].
     arrivals: u64,
-    /// The arrival of [`MatchSummary::first_unmatched`].
-    first_unmatched_arrival: Option<u64>,
+    /// The mark and arrival of [`MatchSummary::first_unmatched`].
+    first_unmatched_place: Option<(u64, u64)>,
     warnings: Warnings,
 }
 
@@ -316,7 +316,7 @@ impl<S: RecordSink> Matcher<S> {
             dead_halves: 0,
             pending_halves: 0,
             arrivals: 0,
-            first_unmatched_arrival: None,
+            first_unmatched_place: None,
             warnings,
         }
     }

@@ -100,7 +100,7 @@ impl<S: RecordSink> Matcher<S> {
     /// Halves that will never match: counted per channel, then written
     /// flagged `U` in time order when kept (late, so each carries the latest
     /// time passed on, and its own in `orig_time`), dropped, or an error
-    /// about the first to arrive when asked.
+    /// about the first (by mark, then arrival) when asked.
     pub(super) fn release(&mut self, halves: Vec<Half>) -> Result<()> {
         let mut left: Vec<(Record, u64, u64)> = halves
             .iter()
@@ -110,7 +110,9 @@ impl<S: RecordSink> Matcher<S> {
                 (r, h.mark, h.arrival)
             })
             .collect();
-        left.sort_by_key(|(r, _, arrival)| (r.time, *arrival));
+        // Marks keep the source's order (a held receive keeps its own);
+        // without them (a sink) the arrival does.
+        left.sort_by_key(|(r, mark, arrival)| (r.time, *mark, *arrival));
         if let Some(observed) = &mut self.observed {
             observed.extend(left.iter().map(|(_, mark, _)| Pairing::GivenUp(*mark)));
         }
@@ -125,10 +127,10 @@ impl<S: RecordSink> Matcher<S> {
                 _ => counts.1 += 1,
             }
             if self
-                .first_unmatched_arrival
-                .is_none_or(|first| arrival < &first)
+                .first_unmatched_place
+                .is_none_or(|first| (*mark, *arrival) < first)
             {
-                self.first_unmatched_arrival = Some(*arrival);
+                self.first_unmatched_place = Some((*mark, *arrival));
                 let what = format!(
                     "{} of channel {}",
                     r.kind.with_article(),
