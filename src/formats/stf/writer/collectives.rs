@@ -238,14 +238,10 @@ impl StfWriter {
 
     /// `collop_raw_event` for a `coll` row as the reader makes of one.
     fn write_raw_collective(&mut self, rec: &Record, t: u64) -> Result<bool> {
-        let Some(attrs) = attrs_exactly(rec, &["kind", "scl"]) else {
+        let Some([kind, scl]) = attrs_exactly(rec, ["kind", "scl"]) else {
             return Ok(false);
         };
-        let numbers = (
-            parse_u32(&attrs[0]),
-            parse_u32(&attrs[1]),
-            parse_u32(&rec.value),
-        );
+        let numbers = (parse_u32(&kind), parse_u32(&scl), parse_u32(&rec.value));
         let counter = if rec.id.is_empty() {
             Some(0)
         } else {

@@ -69,11 +69,22 @@ fn only_core(rec: &Record) -> bool {
     uses_only(rec, &[Column::Cat, Column::Name, Column::Depth])
 }
 
-/// The attributes of `rec` when their keys are exactly `keys` in order.
-pub(super) fn attrs_exactly<'a>(rec: &'a Record, keys: &[&str]) -> Option<Vec<Cow<'a, str>>> {
-    let attrs: Vec<Attr<'a>> = rec.attrs().collect();
-    (attrs.len() == keys.len() && attrs.iter().zip(keys).all(|((k, _), want)| k == want))
-        .then(|| attrs.into_iter().map(|(_, v)| v).collect())
+/// The values of the attributes of `rec` when their keys are exactly
+/// `keys` in order (read in place: no allocation per row).
+pub(super) fn attrs_exactly<'a, const N: usize>(
+    rec: &'a Record,
+    keys: [&str; N],
+) -> Option<[Cow<'a, str>; N]> {
+    let mut attrs = rec.attrs();
+    let mut values = keys.map(|_| Cow::Borrowed(""));
+    for (value, key) in values.iter_mut().zip(keys) {
+        let (k, v) = attrs.next()?;
+        if k != key {
+            return None;
+        }
+        *value = v;
+    }
+    attrs.next().is_none().then_some(values)
 }
 
 /// A canonical unsigned 32-bit number.
@@ -132,8 +143,8 @@ impl StfWriter {
         if rec.attrs.is_empty() {
             return Some(None);
         }
-        let v = attrs_exactly(rec, &["scl"])?;
-        parse_u32(&v[0]).map(Some)
+        let [scl] = attrs_exactly(rec, ["scl"])?;
+        parse_u32(&scl).map(Some)
     }
 
     fn write_enter(&mut self, rec: &Record, t: u64) -> Result<bool> {
@@ -367,8 +378,8 @@ impl StfWriter {
         let unit = if rec.attrs.is_empty() {
             Some(Cow::Borrowed(""))
         } else {
-            attrs_exactly(rec, &["unit"])
-                .map(|mut v| v.remove(0))
+            attrs_exactly(rec, ["unit"])
+                .map(|[unit]| unit)
                 .filter(|u| !u.is_empty())
         };
         let plain = uses_only(rec, &[Column::Cat, Column::Name, Column::Value])
@@ -502,5 +513,31 @@ impl StfWriter {
             self.values.slots[i] = items[0];
         }
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys must be exactly those asked, in order: none missing, none more.
+    #[test]
+    fn attrs_exactly_takes_exactly_the_keys_asked() {
+        let with = |attrs: &str| {
+            let mut rec = Record::new(Kind::Counter);
+            rec.attrs = attrs.to_string();
+            rec
+        };
+        let rec = with("kind=3;scl=7");
+        assert_eq!(
+            attrs_exactly(&rec, ["kind", "scl"]),
+            Some(["3".into(), "7".into()])
+        );
+        assert_eq!(attrs_exactly(&rec, ["scl", "kind"]), None);
+        assert_eq!(attrs_exactly(&rec, ["kind"]), None);
+        assert_eq!(attrs_exactly(&rec, ["kind", "scl", "x"]), None);
+        let escaped = with("unit=%25");
+        assert_eq!(attrs_exactly(&escaped, ["unit"]), Some(["%".into()]));
+        assert_eq!(attrs_exactly(&with(""), []), Some([]));
     }
 }
