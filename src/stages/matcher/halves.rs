@@ -204,17 +204,17 @@ impl<S: RecordSink> Matcher<S> {
     /// location), then all that are complete are matched in posting order.
     pub(super) fn completed(&mut self, rec: &Record) -> Result<()> {
         let poster = self.poster(rec);
-        let posted_at = self.posted.get(&poster).and_then(|queue| {
-            queue
-                .iter()
-                .position(|(id, done)| *id == rec.id && done.is_none())
-        });
-        let Some(at) = posted_at else {
+        let Some(queue) = self.posted.get_mut(&poster) else {
             return self.half(rec);
         };
-        let half = self.packed_half(rec);
-        let queue = self.posted.get_mut(&poster).expect("found above");
-        queue[at].1 = Some(half);
+        let Some(slot) = queue
+            .iter_mut()
+            .find(|(id, done)| *id == rec.id && done.is_none())
+        else {
+            return self.half(rec);
+        };
+        let spare = (&mut self.spare_halves, &mut self.arrivals);
+        slot.1 = Some(Half::pack(rec, self.mark, spare));
         self.held_receives += 1;
         let mut ready = Vec::new();
         while queue.front().is_some_and(|(_, done)| done.is_some()) {

@@ -221,6 +221,22 @@ struct Half {
     awaited: Sym,
 }
 
+impl Half {
+    /// `rec`, of the row at `mark`, packed in a spare buffer, as the half
+    /// after the `arrivals` packed so far (which it counts).
+    fn pack(rec: &Record, mark: u64, (spare, arrivals): (&mut Vec<RecordBatch>, &mut u64)) -> Half {
+        let mut packed = spare.pop().unwrap_or_default();
+        packed.push(rec);
+        *arrivals += 1;
+        Half {
+            packed,
+            mark,
+            arrival: *arrivals,
+            awaited: awaited(rec),
+        }
+    }
+}
+
 /// A sink stage that matches message halves and passes every other row on.
 pub struct Matcher<S> {
     next: S,

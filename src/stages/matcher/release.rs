@@ -24,7 +24,7 @@ impl<S: RecordSink> Matcher<S> {
                 )));
             }
         }
-        let half = self.packed_half(rec);
+        let half = Half::pack(rec, self.mark, (&mut self.spare_halves, &mut self.arrivals));
         let queue = match self.pending.get_mut(&self.key) {
             Some(queue) => queue,
             None => {
@@ -47,19 +47,6 @@ impl<S: RecordSink> Matcher<S> {
             *self.waiting.entry(party).or_default() += 1;
         }
         Ok(())
-    }
-
-    /// `rec` packed as a half of the row being written, in a spare buffer.
-    pub(super) fn packed_half(&mut self, rec: &Record) -> Half {
-        let mut packed = self.spare_halves.pop().unwrap_or_default();
-        packed.push(rec);
-        self.arrivals += 1;
-        Half {
-            packed,
-            mark: self.mark,
-            arrival: self.arrivals,
-            awaited: awaited(rec),
-        }
     }
 
     /// `loc` is gone: the halves waiting on it can never match. They are
