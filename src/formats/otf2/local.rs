@@ -128,38 +128,30 @@ fn id_map(b: &mut Bytes) -> Result<IdMap> {
     }
 }
 
-/// The clock intervals between consecutive offsets (one offset: a constant
-/// correction). Times before the first offset use the first interval and
-/// times after the last the last one, extrapolated, as the OTF2 library
-/// does.
+/// The clock intervals between consecutive offsets. Times before the first
+/// offset use the first interval and times after the last the last one,
+/// extrapolated, as the OTF2 library does; one offset alone makes no
+/// interval, and the library corrects nothing then (otf2-print shows the
+/// times as stored).
 fn intervals(offsets: &[(u64, i64)]) -> Vec<ClockInterval> {
-    match offsets {
-        [] => Vec::new(),
-        [(t, o)] => vec![ClockInterval {
-            begin: *t,
-            end: *t,
-            offset: *o,
-            slope: 0.0,
-        }],
-        _ => offsets
-            .windows(2)
-            .map(|w| {
-                let ((t0, o0), (t1, o1)) = (w[0], w[1]);
-                let span = t1.wrapping_sub(t0) as f64;
-                let slope = if span > 0.0 {
-                    (o1 as f64 - o0 as f64) / span
-                } else {
-                    0.0
-                };
-                ClockInterval {
-                    begin: t0,
-                    end: t1,
-                    offset: o0,
-                    slope,
-                }
-            })
-            .collect(),
-    }
+    offsets
+        .windows(2)
+        .map(|w| {
+            let ((t0, o0), (t1, o1)) = (w[0], w[1]);
+            let span = t1.wrapping_sub(t0) as f64;
+            // The offsets' difference is taken exactly before it becomes a
+            // double, as the library takes it: offsets beyond 2^53 ticks
+            // (Score-P's GHz clocks) would otherwise lose their low bits.
+            let rise = o1.wrapping_sub(o0) as f64;
+            let slope = if span > 0.0 { rise / span } else { 0.0 };
+            ClockInterval {
+                begin: t0,
+                end: t1,
+                offset: o0,
+                slope,
+            }
+        })
+        .collect()
 }
 
 /// Corrects `time` with the interval `intervals[*at]` or a later one (times
@@ -200,9 +192,17 @@ mod tests {
             .map(|&t| correct(&iv, &mut at, t))
             .collect();
         assert_eq!(got, [65, 145, 165, 265]);
+        // One offset alone corrects nothing (python3-otf2 writes it,
+        // otf2-print shows 1000 as 1000).
         let one = intervals(&[(10, -3)]);
-        assert_eq!(correct(&one, &mut 0, 1000), 997);
+        assert_eq!(correct(&one, &mut 0, 1000), 1000);
         assert_eq!(correct(&[], &mut 0, 1000), 1000);
+        // Offsets beyond 2^53 ticks: their difference is exact. 4.5e16 and
+        // 4.5e16 + 2 143 822 over 1e9 ticks, half way: + 1 071 911.
+        let big = 0xa0_91d0_7bce_f758_i64;
+        let iv = intervals(&[(0, big), (1_000_000_000, big + 2_143_822)]);
+        let want = 500_000_000 + big as u64 + 1_071_911;
+        assert_eq!(correct(&iv, &mut 0, 500_000_000), want);
     }
 
     #[test]
