@@ -11,8 +11,11 @@ use crate::error::{Error, Result};
 /// The anchor file's magic, after its marker and endianness bytes.
 pub const MAGIC: &[u8] = b"OTF2\0";
 
-/// Major versions of the library whose archives are read.
-pub const MAJOR_VERSIONS: std::ops::RangeInclusive<u8> = 2..=3;
+/// Major versions of the library whose encodings this reader knows: 1.0
+/// to 3.x (`docs/otf2.md`, "Versions"). A later major is read as 3.x, with
+/// a warning ([`Anchor::is_newer`]), since the library only appends to its
+/// records.
+pub const MAJOR_VERSIONS: std::ops::RangeInclusive<u8> = 1..=3;
 
 /// What the anchor file says.
 #[derive(Debug, Clone)]
@@ -33,7 +36,8 @@ pub struct Anchor {
     pub creator: String,
     /// Its description.
     pub description: String,
-    /// Its properties (`OTF2::...` keys), in order.
+    /// Its properties (`OTF2::...` keys), in order; none in an anchor of
+    /// format 1 (OTF2 1.0), which has no properties.
     pub properties: Vec<(String, String)>,
 }
 
@@ -60,15 +64,22 @@ impl Anchor {
         if endianness != buffer::LITTLE_ENDIAN {
             return Err(b.error_at(1, "a big-endian archive (not supported)"));
         }
-        // Two bytes of the anchor format (3 and 2 in every archive seen).
-        b.take(2, "anchor format")?;
+        // The anchor's own format (1: OTF2 1.0; 2: properties and a trace
+        // id appended, 1.1; 3: snapshot and thumbnail counts, 1.2 on) and
+        // the trace format (2 in every archive seen).
+        let at = b.offset();
+        let anchor_format = b.u8("anchor format")?;
+        if anchor_format == 0 {
+            return Err(b.error_at(at, "anchor format 0 (no OTF2 release writes it)"));
+        }
+        b.u8("trace format")?;
         let at = b.offset();
         let version = (b.u8("version")?, b.u8("version")?, b.u8("version")?);
-        if !MAJOR_VERSIONS.contains(&version.0) {
+        if version.0 == 0 {
             let (a, m, f) = version;
             return Err(b.error_at(
                 at,
-                format!("OTF2 version {a}.{m}.{f} (this reader reads versions 2 and 3)"),
+                format!("OTF2 version {a}.{m}.{f} (no OTF2 release has major version 0)"),
             ));
         }
         let anchor = Anchor {
@@ -82,7 +93,16 @@ impl Anchor {
             description: b.string("description")?,
             properties: Vec::new(),
         };
-        properties(&mut b, anchor)
+        match anchor_format {
+            1 => Ok(anchor),
+            _ => properties(&mut b, anchor),
+        }
+    }
+
+    /// Whether the archive comes from a version of the library newer than
+    /// any this reader knows (read as 3.x: its records only grew).
+    pub fn is_newer(&self) -> bool {
+        self.version.0 > *MAJOR_VERSIONS.end()
     }
 
     /// The version as text.

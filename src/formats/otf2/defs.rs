@@ -4,6 +4,7 @@
 //! definition record is skipped by its length (docs/otf2.md lists which).
 
 use super::buffer::{self, Otf2Read};
+use super::legacy;
 use crate::bytes::Bytes;
 use crate::error::Result;
 use crate::fasthash::FastMap;
@@ -342,13 +343,19 @@ impl Definitions {
         let r = b.u32c("region reference")?;
         let name = b.u32c("region name")?;
         let description = b.u32c("region description")?;
-        b.u8("region type")?;
+        let region_type = b.u8("region type")?;
         b.u32c("source file")?;
         b.u32c("begin line")?;
         b.u32c("end line")?;
-        b.u32c("canonical name")?;
-        let role = b.u8("region role")?;
-        let paradigm = b.u8("paradigm")?;
+        // OTF2 1.1 appended a canonical name, the role, the paradigm and
+        // flags, which replace the region type of 1.0.
+        let (role, paradigm) = match b.remaining() {
+            0 => legacy::region_role_and_paradigm(region_type),
+            _ => {
+                b.u32c("canonical name")?;
+                (b.u8("region role")?, b.u8("paradigm")?)
+            }
+        };
         self.regions.insert(
             r,
             Region {
@@ -364,7 +371,7 @@ impl Definitions {
     fn group(&mut self, b: &mut Bytes) -> Result<()> {
         let r = b.u32c("group reference")?;
         b.u32c("group name")?;
-        b.u8("group type (before OTF2 1.2)")?;
+        let pre_1_2 = b.u8("group type (before OTF2 1.2)")?;
         let at = b.offset();
         let n = b.u32c("number of members")?;
         let n = b.check_count(at, n as u64, "number of members", 1)?;
@@ -372,8 +379,11 @@ impl Definitions {
         for _ in 0..n {
             members.push(b.u64c("group member")?);
         }
-        let kind = b.u8("group type")?;
-        let paradigm = b.u8("paradigm")?;
+        // OTF2 1.2 appended the type and paradigm that replace the first.
+        let (kind, paradigm) = match b.remaining() {
+            0 => legacy::group_type_and_paradigm(pre_1_2),
+            _ => (b.u8("group type")?, b.u8("paradigm")?),
+        };
         self.groups.insert(
             r,
             Group {

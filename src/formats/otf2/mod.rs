@@ -6,7 +6,8 @@
 //! `buffer.rs` the encodings (compressed integers, chunks), `anchor.rs` the
 //! anchor file, `defs.rs` the global definitions, `local.rs` a location's
 //! mapping tables and clock offsets, `catalogue.rs` every event record's
-//! fields, `events.rs` a location's events decoded, `reader/` the mapping
+//! fields, `legacy.rs` the fields OTF2 1.x archives lack and what they
+//! follow from, `events.rs` a location's events decoded, `reader/` the mapping
 //! to the stream (docs/formats.md); `writer/` the stream as an archive
 //! (`-t otf2`); `encode.rs` and `archive.rs` the encodings both write
 //! with (and archives built whole, for the tests and the fuzz target).
@@ -18,6 +19,7 @@ pub mod catalogue;
 pub mod defs;
 pub mod encode;
 pub mod events;
+pub mod legacy;
 pub mod local;
 pub mod reader;
 pub mod writer;
