@@ -49,6 +49,12 @@ pub struct InputArgs {
     #[arg(short = 'q', long)]
     pub quiet: bool,
 
+    /// Refuse frames that do not nest (a leave of a frame that is open but
+    /// not the innermost, or of none) at the first, instead of keeping them
+    /// with one warning (docs/stream.md, "Frames that do not nest").
+    #[arg(long)]
+    pub strict: bool,
+
     /// Put each input's file name before its locations (`a.etf/R0`), to
     /// merge traces whose location names collide (references from one input
     /// to another's locations then no longer resolve).
@@ -344,6 +350,8 @@ pub struct Env {
     pub format_options: FormatOptions,
     /// `--quiet`: nothing but errors on stderr.
     pub quiet: bool,
+    /// `--strict`: readers refuse frames that do not nest.
+    pub strict: bool,
 }
 
 impl Env {
@@ -474,6 +482,7 @@ fn read_options(env: &Env, pool: &Pool, locations: Option<LocationSelection>) ->
         format: env.format_options.clone(),
         warnings: env.warnings.clone(),
         locations,
+        strict: env.strict,
     }
 }
 
@@ -784,7 +793,8 @@ pub fn run_main<A: CommandFactory + FromArgMatches>(
         Ok(parsed) => parsed,
         Err(e) => return clap_exit(name, &e),
     };
-    let quiet = matches.try_get_one::<bool>("quiet").ok().flatten() == Some(&true);
+    let switch = |id: &str| matches.try_get_one::<bool>(id).ok().flatten() == Some(&true);
+    let (quiet, strict) = (switch("quiet"), switch("strict"));
     let warnings = if quiet {
         Warnings::default()
     } else {
@@ -796,6 +806,7 @@ pub fn run_main<A: CommandFactory + FromArgMatches>(
         warnings,
         format_options: given_format_options(&matches),
         quiet,
+        strict,
     };
     let result = run(args, &env);
     env.warnings.finish();

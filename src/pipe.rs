@@ -364,6 +364,9 @@ pub struct ReadOptions {
     /// of their own may leave the others unread. Rows of other locations
     /// are dropped after the reader anyway.
     pub locations: Option<LocationSelection>,
+    /// Refuse frames that do not nest instead of keeping them with a
+    /// warning (`--strict`; [`crate::model::nesting`]).
+    pub strict: bool,
 }
 
 /// A selection of locations by their id, their display name, or an

@@ -92,6 +92,13 @@ fn typed_values(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Whether attribute `key` of a printed attribute list is of type LOCATION.
+fn location_typed(list: &str, key: &str) -> bool {
+    let item = format!("(\"{key}\" <");
+    list.find(&item)
+        .is_some_and(|at| list[at..].split("; ").nth(1) == Some("LOCATION"))
+}
+
 /// The value of field `key` (`Key: value, Other: ...`) of an otf2-print line.
 fn field<'a>(fields: &'a str, key: &str) -> &'a str {
     let at = fields
@@ -149,7 +156,15 @@ fn printed(anchor: &Path) -> Printed {
         let trimmed = line.trim_start();
         if let Some(list) = trimmed.strip_prefix("ADDITIONAL ATTRIBUTES: ") {
             let per = attrs.get_mut(&last_loc).unwrap();
-            *per.last_mut().unwrap() = typed_values(list);
+            // A location is named by its `loc` in the stream: its own
+            // name is the last part.
+            *per.last_mut().unwrap() = typed_values(list)
+                .into_iter()
+                .map(|(k, v)| match location_typed(list, &k) {
+                    true => (k, format!("*/{v}")),
+                    false => (k, v),
+                })
+                .collect();
             continue;
         }
         let mut parts = line.split_whitespace();
@@ -209,12 +224,6 @@ fn printed_keys(name: &str, f: &str) -> Vec<String> {
         }
         "MPI_COLLECTIVE_BEGIN" => vec![],
         "MPI_COLLECTIVE_END" | "NON_BLOCKING_COLLECTIVE_COMPLETE" => vec![coll()],
-        "OMP_FORK" | "THREAD_FORK" | "THREAD_TEAM_BEGIN" | "THREAD_BEGIN" => {
-            vec![format!("ENTER {name}")]
-        }
-        "OMP_JOIN" | "THREAD_JOIN" | "THREAD_TEAM_END" | "THREAD_END" => {
-            vec![format!("LEAVE {name}")]
-        }
         "METRIC" => {
             let values = &f[f.find('(').unwrap()..];
             typed_values(values)
@@ -266,9 +275,11 @@ fn read(anchor: &Path) -> (BTreeMap<String, Vec<Keyed>>, BTreeMap<String, Vec<St
         let name = col(line, "name");
         let (time, key) = match kind_of(line) {
             "enter" => (col(line, "time"), format!("ENTER {name}")),
-            "leave" => match attr("record") {
+            // A leave that named no open region closed the innermost one
+            // (docs/stream.md, "Frames that do not nest").
+            "leave" => match attr("named") {
                 "" => (col(line, "time"), format!("LEAVE {name}")),
-                r => (col(line, "time"), format!("LEAVE {r}")),
+                named => (col(line, "time"), format!("LEAVE {named}")),
             },
             "send" | "recv" => {
                 let mut k = format!(
@@ -335,8 +346,15 @@ fn agrees_with_otf2_print(anchor: &Path) {
         for (i, pairs) in want_attrs[loc].iter().enumerate() {
             for (k, v) in pairs {
                 let attrs = &got_attrs[loc][i];
+                let found = match v.strip_prefix("*/") {
+                    Some(name) => attrs.split(';').any(|kv| {
+                        kv == format!("{k}={name}")
+                            || kv.starts_with(&format!("{k}=")) && kv.ends_with(&format!("/{name}"))
+                    }),
+                    None => attrs.split(';').any(|kv| kv == format!("{k}={v}")),
+                };
                 assert!(
-                    attrs.split(';').any(|kv| kv == format!("{k}={v}")),
+                    found,
                     "location {loc}, event {i}: attribute {k}={v} not in {attrs}"
                 );
             }
@@ -352,13 +370,9 @@ fn region_times(events: &BTreeMap<String, Vec<Keyed>>) -> BTreeMap<String, i64> 
         for (t, key) in list {
             if let Some(name) = key.strip_prefix("ENTER ") {
                 open.push((name, *t));
-            } else if let Some(name) = key.strip_prefix("LEAVE ") {
+            } else if key.starts_with("LEAVE ") {
                 let (entered, since) = open.pop().expect("balanced");
-                // A block opens and closes with two records (THREAD_FORK,
-                // THREAD_JOIN): only regions are compared.
-                if entered == name {
-                    *total.entry(name.to_string()).or_insert(0) += t - since;
-                }
+                *total.entry(entered.to_string()).or_insert(0) += t - since;
             }
         }
     }
@@ -637,15 +651,29 @@ fn a_record_longer_than_its_chunk_is_located() {
 }
 
 #[test]
-fn a_version_from_the_future_and_big_endian_archives_are_refused() {
-    let err = damaged(
+fn a_version_from_the_future_reads_with_a_warning_and_big_endian_archives_are_refused() {
+    let (text, err) = damaged(
         "otf2-future",
         |_| {},
         |d| edit(&d.join("traces.otf2"), |b| b[9] = 4),
     )
+    .unwrap();
+    assert!(
+        err.contains(
+            "traces.otf2: OTF2 version 4.0.0 is newer than this reader knows; read as 3.x"
+        ),
+        "{err}"
+    );
+    let sends = text.lines().filter(|l| kind_of(l) == "send").count();
+    assert_eq!(sends, ITERATIONS as usize);
+    let err = damaged(
+        "otf2-zero",
+        |_| {},
+        |d| edit(&d.join("traces.otf2"), |b| b[9] = 0),
+    )
     .unwrap_err();
     assert!(
-        err.contains("traces.otf2: byte 9: OTF2 version 4.0.0"),
+        err.contains("traces.otf2: byte 9: OTF2 version 0.0.0"),
         "{err}"
     );
     let err = damaged(
@@ -655,6 +683,116 @@ fn a_version_from_the_future_and_big_endian_archives_are_refused() {
     )
     .unwrap_err();
     assert!(err.contains("byte 1: a big-endian archive"), "{err}");
+}
+
+/// An archive as OTF2 1.0 writes it: an anchor of format 1 (no
+/// properties, no trace id), regions with a region type and no role or
+/// paradigm, groups with the type of before 1.2 only.
+fn otf2_1_0_archive(dir: &Path) -> PathBuf {
+    let mut a = Archive::new(CHUNK);
+    a.clock(1_000_000, 0, 10_000);
+    let strings = [
+        "",
+        "m",
+        "rank 0",
+        "rank 1",
+        "Master thread",
+        "main",
+        "MPI_Barrier",
+        "MPI_Send",
+        "world",
+    ];
+    for (i, s) in strings.iter().enumerate() {
+        a.string(i as u32, s);
+    }
+    a.node(0, 1, 0, u32::MAX);
+    a.group_of_locations(0, 2, 1, 0)
+        .group_of_locations(1, 3, 1, 0);
+    a.location(0, 4, 1, 0).location(1, 4, 1, 1);
+    // Region types 1 (a function), 22 (an MPI barrier), 1.
+    for (r, name, region_type) in [(0u32, 5u32, 1u8), (1, 6, 22), (2, 7, 1)] {
+        a.def(15, |b| {
+            b.u32c(r).u32c(name).u32c(0).u8(region_type);
+            b.u32c(u32::MAX).u32c(0).u32c(0);
+        });
+    }
+    // Groups of before 1.2: MPI_COMM_WORLD's locations by rank (6), then
+    // an MPI group of ranks (4).
+    a.def(18, |b| {
+        b.u32c(0).u32c(8).u8(6).u32c(2).u64c(0).u64c(1);
+    });
+    a.def(18, |b| {
+        b.u32c(1).u32c(8).u8(4).u32c(2).u64c(0).u64c(1);
+    });
+    a.def(22, |b| {
+        b.u32c(0).u32c(8).u32c(1).u32c(u32::MAX);
+    });
+    for (loc, peer) in [(0u64, 1u32), (1, 0)] {
+        let l = a.files(loc);
+        l.events.push(&event(100, 12, true, &[], |b| {
+            b.u32c(0);
+        }));
+        l.events.push(&event(200, 12, true, &[], |b| {
+            b.u32c(1);
+        }));
+        l.events.push(&event(300, 13, true, &[], |b| {
+            b.u32c(1);
+        }));
+        let id = if loc == 0 { 14 } else { 18 };
+        l.events.push(&event(400, id, false, &[], |b| {
+            b.u32c(peer).u32c(0).u32c(7).u64c(64);
+        }));
+        l.events.push(&event(500, 13, true, &[], |b| {
+            b.u32c(0);
+        }));
+    }
+    let mut files = a.into_files("traces");
+    let mut anchor = Buf::default();
+    anchor.u8(3).u8(0x42);
+    anchor.bytes.extend_from_slice(b"OTF2\0");
+    // Anchor format 1, trace format 2, version 1.0.0, chunk sizes, POSIX,
+    // no compression, 2 locations, the definitions, three strings: the end.
+    anchor.u8(1).u8(2).u8(1).u8(0).u8(0);
+    anchor.u64(CHUNK).u64(CHUNK).u8(1).u8(1).u64(2).u64(21);
+    anchor.string("").string("OTF2 1.0").string("");
+    anchor.u8(2).u8(1);
+    files[0].1 = anchor;
+    for (path, buf) in files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, buf.bytes).unwrap();
+    }
+    dir.join("traces.otf2")
+}
+
+#[test]
+fn an_otf2_1_0_archive_reads_with_what_its_records_lack_derived() {
+    let dir = scratch("otf2-1.0");
+    let anchor = otf2_1_0_archive(&dir);
+    let (text, err) = cat(&anchor).unwrap();
+    assert_eq!(err, "");
+    let meta = |name: &str| {
+        let line = text
+            .lines()
+            .find(|l| kind_of(l) == "meta" && col(l, "name") == name)
+            .unwrap_or_else(|| panic!("no meta {name}: {text}"));
+        col(line, "value").to_string()
+    };
+    assert_eq!(meta("otf2.version"), "1.0.0");
+    // Region type 22 is an MPI barrier: category MPI, role BARRIER.
+    let barrier = text
+        .lines()
+        .find(|l| kind_of(l) == "enter" && col(l, "name") == "MPI_Barrier")
+        .unwrap();
+    assert_eq!(col(barrier, "cat"), "MPI");
+    // The groups of before 1.2 give the ranks their locations.
+    let send = text.lines().find(|l| kind_of(l) == "send").unwrap();
+    assert_eq!(col(send, "peer"), "rank 1/Master thread");
+    assert_eq!(col(send, "comm"), "0");
+    if reference().is_some() {
+        agrees_with_otf2_print(&anchor);
+        profile_agrees(&anchor);
+    }
 }
 
 #[test]
@@ -704,23 +842,115 @@ fn an_undefined_region_is_named_by_its_number() {
     );
 }
 
+/// Two tasks on location 0 at [`EXTRA`] ticks: `task a` entered, `task b`
+/// entered, then the leaves `leaves` names (region 2 is `task a`, 3 `task
+/// b`, 4 `task c`, never entered), 10 ticks apart.
+fn tasks(leaves: &'static [u32]) -> impl FnOnce(&mut Archive) {
+    move |a| {
+        a.string(11, "task a")
+            .string(12, "task b")
+            .string(13, "task c");
+        a.region(2, 11, 1, 1)
+            .region(3, 12, 1, 1)
+            .region(4, 13, 1, 1);
+        let l = a.files(0);
+        for (k, &(record, region)) in [(12, 2), (12, 3)]
+            .iter()
+            .chain(leaves.iter().map(|r| (13u8, *r)).collect::<Vec<_>>().iter())
+            .enumerate()
+        {
+            l.events
+                .push(&event(EXTRA + 10 * k as u64, record, true, &[], |b| {
+                    b.u32c(region);
+                }));
+        }
+    }
+}
+
+/// The enter and leave rows of the tasks: kind, name, depth, flags and
+/// attributes.
+fn task_rows(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| col(l, "name").starts_with("task") && col(l, "loc") == "rank 0/Master thread")
+        .map(|l| {
+            let fields = ["time", "name", "depth", "flags", "attrs"].map(|c| col(l, c));
+            format!("{} {}", kind_of(l), fields.join(" "))
+        })
+        .collect()
+}
+
 #[test]
-fn a_leave_that_closes_another_region_is_located() {
-    let err = damaged(
-        "otf2-leave",
-        |a| {
-            a.files(0).events.push(&event(EXTRA, 13, true, &[], |b| {
-                b.u32c(1);
-            }));
-        },
-        |_| {},
-    )
-    .unwrap_err();
+fn a_leave_that_crosses_cuts_the_frames_above_it_and_warns_once() {
+    let dir = scratch("otf2-cross");
+    let anchor = small_archive(tasks(&[2, 3])).write(&dir, "traces").unwrap();
+    let (text, err) = cat(&anchor).unwrap();
+    // EXTRA ticks at 1 MHz from tick 500: 1 203 500 000 ns.
+    assert_eq!(
+        task_rows(&text),
+        [
+            "enter 1203500000 task a 1  ",
+            "enter 1203510000 task b 2  ",
+            "leave 1203520000 task b 2 S crossed=task a",
+            "leave 1203520000 task a 1  ",
+            "enter 1203520000 task b 1 S crossed=task a",
+            "leave 1203530000 task b 1  ",
+        ]
+    );
+    assert_eq!(err.matches("warning").count(), 1, "{err}");
     assert!(
         err.contains("traces/0.evt: byte ")
-            && err.contains("LEAVE of `MPI_Send` while `main` is open"),
+            && err.contains(
+                "frames that do not nest: 1 leave(s) closed a frame that was not the innermost"
+            )
+            && err.contains("the first at 1203520000 ns on `rank 0/Master thread`"),
         "{err}"
     );
+    // The profile: each task one call, inclusive its enter-to-leave span,
+    // exclusive times that add up to the time the tasks cover.
+    let profile = common::output_of("trace-stat", &["profile", "-q"], &[&anchor]);
+    let row = |name: &str| {
+        let line = profile
+            .lines()
+            .find(|l| l.starts_with(&format!("{name}\t")))
+            .unwrap();
+        line.split('\t')
+            .skip(1)
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(row("task a"), "1 20000 10000");
+    assert_eq!(row("task b"), "1 20000 20000");
+    // --strict refuses it, located.
+    let out = bin("trace-cat")
+        .arg("--strict")
+        .arg(&anchor)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("traces/0.evt: byte ")
+            && err.contains(
+                "LEAVE of `task a` while `task b` is open (a frame that does not nest; --strict)"
+            ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_leave_that_names_no_open_region_closes_the_innermost() {
+    let (text, err) = damaged("otf2-named", tasks(&[4, 3]), |_| {}).unwrap();
+    assert_eq!(
+        task_rows(&text),
+        [
+            "enter 1203500000 task a 1  ",
+            "enter 1203510000 task b 2  ",
+            "leave 1203520000 task b 2  named=task c",
+            "leave 1203530000 task a 1  named=task b",
+        ]
+    );
+    assert!(err.contains("2 leave(s) named no open frame"), "{err}");
 }
 
 #[test]
@@ -1035,5 +1265,110 @@ fn events_at_an_instant_are_parameter_records_and_read_back_as_they_were() {
         }
         let whole = out.matches("Parameter: \"tracepipe.row\"").count();
         assert_eq!(whole, 3, "the three rows kept whole");
+    }
+}
+
+/// The archives other tools wrote (`otf2-external` of the corpus), each
+/// unpacked from its tarball: its anchor file by its `SOURCES.tsv` row.
+fn external_archives() -> Vec<(String, PathBuf)> {
+    let Some(dir) = common::corpus("otf2-external") else {
+        return Vec::new();
+    };
+    let sources = std::fs::read_to_string(dir.join("SOURCES.tsv")).expect("SOURCES.tsv");
+    let header: Vec<&str> = sources.lines().next().unwrap().split('\t').collect();
+    let column = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    let (file, anchor) = (column("file"), column("anchor"));
+    let into = scratch("otf2-external");
+    sources
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            let status = Command::new("tar")
+                .arg("-xzf")
+                .arg(dir.join(f[file]))
+                .arg("-C")
+                .arg(&into)
+                .status()
+                .expect("tar runs");
+            assert!(status.success(), "unpacking {}", f[file]);
+            (f[file].to_string(), into.join(f[anchor]))
+        })
+        .collect()
+}
+
+#[test]
+fn archives_other_tools_wrote_read_as_otf2_print_reads_them() {
+    let archives = external_archives();
+    if archives.is_empty() || reference().is_none() {
+        return;
+    }
+    for (name, anchor) in &archives {
+        let out = bin("trace-cat").arg(anchor).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{name}: {err}");
+        // One warning at most: APEX's leaves that name no open region.
+        let warnings = err.matches("warning").count();
+        match name.starts_with("apex") {
+            true => assert!(
+                warnings == 1 && err.contains("leave(s) named no open frame"),
+                "{name}: {err}"
+            ),
+            false => assert_eq!(warnings, 0, "{name}: {err}"),
+        }
+        agrees_with_otf2_print(anchor);
+        profile_agrees(anchor);
+    }
+}
+
+/// Per region, exclusive time from otf2-print's `ENTER`/`LEAVE` lines: the
+/// region's time less its direct children's, on each location's stack.
+fn region_exclusive_times(events: &BTreeMap<String, Vec<Keyed>>) -> BTreeMap<String, i64> {
+    let mut total = BTreeMap::new();
+    for list in events.values() {
+        let mut open: Vec<(&str, i64, i64)> = Vec::new();
+        for (t, key) in list {
+            if let Some(name) = key.strip_prefix("ENTER ") {
+                open.push((name, *t, 0));
+            } else if key.starts_with("LEAVE ") {
+                let (name, since, children) = open.pop().expect("balanced");
+                *total.entry(name.to_string()).or_insert(0) += t - since - children;
+                if let Some(parent) = open.last_mut() {
+                    parent.2 += t - since;
+                }
+            }
+        }
+    }
+    total
+}
+
+#[test]
+fn thread_forks_and_teams_take_no_time_from_the_function_around_them() {
+    let archives = external_archives();
+    let Some((_, anchor)) = archives.iter().find(|(n, _)| n.contains("jacobi")) else {
+        return;
+    };
+    if reference().is_none() {
+        return;
+    }
+    let (printed, _) = printed(anchor);
+    let want = region_exclusive_times(&printed);
+    let text = common::output_of("trace-stat", &["profile"], &[anchor]);
+    let got: BTreeMap<&str, i64> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f[0], f[3].parse().unwrap())
+        })
+        .collect();
+    // jacobi forks its OpenMP teams: its exclusive time is its own.
+    assert!(want["jacobi"] > 40_000_000, "{}", want["jacobi"]);
+    for (name, time) in &want {
+        assert_eq!(
+            got.get(name.as_str()),
+            Some(time),
+            "exclusive time of {name}"
+        );
     }
 }

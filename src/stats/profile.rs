@@ -10,10 +10,13 @@
 //! the count and the durations' spread, not to the inclusive time), so
 //! inclusive time never exceeds the time the location spent in the name.
 //! A `state` row counts its whole duration in inclusive time. Frames still
-//! open at the end close at the last time of the stream.
+//! open at the end close at the last time of the stream. A frame cut by a
+//! `leave` that crossed it (`model::nesting`) is one call from its first
+//! enter to its last leave.
 
 use crate::error::{Error, Result, Warnings};
 use crate::fasthash::FastMap;
+use crate::model::nesting;
 use crate::model::record::{Kind, Record, Sym};
 use crate::model::symbol::Symbols;
 use crate::pipe::{FrameSums, Reads, RecordSink};
@@ -133,12 +136,15 @@ impl Figures {
 }
 
 /// An open frame.
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 struct OpenCall {
     key: Key,
     name: Sym,
     start: i64,
     children: i64,
+    /// Since when its parent holds it: its start, or where a frame cut by
+    /// a crossing `leave` was entered again (`model::nesting`).
+    since: i64,
 }
 
 /// One location's open frames (reused buffers) and how many frames of each
@@ -152,6 +158,8 @@ struct Stack {
     children_at: Vec<i64>,
     /// The latest time of a frame row on this location.
     last: i64,
+    /// Frames cut by a crossing `leave`, to be entered again: one call.
+    cut: Vec<OpenCall>,
 }
 
 /// The `profile` report.
@@ -195,26 +203,42 @@ impl Profile {
         let (key, time) = (self.by.key(rec), rec.time.unwrap_or_default());
         let stack = self.stacks.entry(rec.loc).or_default();
         stack.last = stack.last.max(time);
+        let resumed = match nesting::is_cut(rec) {
+            true => stack.cut.iter().rposition(|c| c.name == rec.name),
+            false => None,
+        };
+        let frame = match resumed {
+            Some(i) => OpenCall {
+                since: time,
+                ..stack.cut.remove(i)
+            },
+            None => OpenCall {
+                key,
+                name: rec.name,
+                start: time,
+                children: 0,
+                since: time,
+            },
+        };
         if stack.depth == stack.frames.len() {
-            stack.frames.push(OpenCall::default());
+            stack.frames.push(frame);
+        } else {
+            stack.frames[stack.depth] = frame;
         }
-        let frame = &mut stack.frames[stack.depth];
-        frame.key = key;
-        frame.name = rec.name;
-        frame.start = time;
-        frame.children = 0;
         stack.depth += 1;
-        *stack.open.entry(key).or_default() += 1;
+        *stack.open.entry(frame.key).or_default() += 1;
     }
 
-    fn leave(&mut self, loc: Sym, name: Sym, time: i64) -> Result<()> {
+    /// A `leave` closes the innermost frame; one that cuts it for a
+    /// crossing `leave` (`cut`) keeps it for its re-entry, as one call.
+    fn leave(&mut self, loc: Sym, (name, time): (Sym, i64), cut: bool) -> Result<()> {
         let stack = self.stacks.get_mut(&loc).filter(|s| s.depth > 0);
         let open = stack.as_ref().map(|s| s.frames[s.depth - 1].name);
         check_leave(&self.symbols, loc, name, open)?;
         let stack = stack.expect("checked");
         stack.depth -= 1;
         stack.last = stack.last.max(time);
-        let frame = &stack.frames[stack.depth];
+        let frame = stack.frames[stack.depth];
         let duration = elapsed(frame.start, time)?;
         let exclusive = duration - frame.children;
         let open = stack.open.get_mut(&frame.key).expect("counted at enter");
@@ -222,11 +246,14 @@ impl Profile {
         let outermost = *open == 0;
         if stack.depth > 0 {
             let parent = &mut stack.frames[stack.depth - 1].children;
-            *parent = parent.saturating_add(duration);
+            *parent = parent.saturating_add(elapsed(frame.since, time)?);
         }
-        let key = stack.frames[stack.depth].key;
+        if cut {
+            stack.cut.push(frame);
+            return Ok(());
+        }
         self.figures
-            .entry(key)
+            .entry(frame.key)
             .or_default()
             .add(duration, exclusive, outermost);
         Ok(())
@@ -341,7 +368,10 @@ impl RecordSink for Profile {
         }
         match rec.kind {
             Kind::Enter => self.enter(rec),
-            Kind::Leave => self.leave(rec.loc, rec.name, rec.time.unwrap_or_default())?,
+            Kind::Leave => {
+                let at = (rec.name, rec.time.unwrap_or_default());
+                self.leave(rec.loc, at, nesting::is_cut(rec))?
+            }
             Kind::State => self.state(rec)?,
             _ => {}
         }
@@ -359,7 +389,7 @@ impl RecordSink for Profile {
         for loc in open {
             let last = self.stacks[&loc].last;
             while self.stacks[&loc].depth > 0 {
-                self.leave(loc, Sym::EMPTY, last)?;
+                self.leave(loc, (Sym::EMPTY, last), false)?;
             }
         }
         if let Some(warnings) = self

@@ -13,20 +13,15 @@ use crate::exec::thin::HeldFrames;
 use crate::model::record::{flags, Kind, KindSet, Record, Sym};
 use crate::pipe::{Demand, ReadOptions, RecordSource, Supply};
 
-/// A frame opened on a location: a region, or a block opened by a record
-/// (fork, team, thread begin).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Frame {
-    Region(u32),
-    Block(u8),
-}
-
 /// One location's events as rows.
 pub struct LocationSource {
     pub(super) events: EventFile,
     pub(super) scope: Arc<Scope>,
     pub(super) loc: Sym,
-    pub(super) frames: Vec<Frame>,
+    /// The regions open, innermost last.
+    pub(super) frames: Vec<u32>,
+    /// `--strict`: a `LEAVE` that does not nest is an error.
+    pub(super) strict: bool,
     /// Times of collectives begun and not ended, innermost last.
     pub(super) collectives: Vec<i64>,
     /// Times of nonblocking collectives requested, by request.
@@ -49,7 +44,7 @@ pub struct LocationSource {
     pub(super) row_syms: Option<crate::model::symbol::SymCache>,
     /// Before a slice's T0, frames entered inside another and left before
     /// any other row.
-    thinning: HeldFrames,
+    pub(super) thinning: HeldFrames,
 }
 
 /// The location of mark `mark` of event file `file`.
@@ -83,6 +78,7 @@ impl LocationSource {
             scope,
             loc,
             frames: Vec::new(),
+            strict: opts.strict,
             collectives: Vec::new(),
             requests: Default::default(),
             pending: VecDeque::new(),
@@ -138,7 +134,7 @@ impl LocationSource {
             let mut r = Record::new(Kind::Leave);
             r.time = Some(t);
             r.loc = self.loc;
-            (r.name, r.cat) = self.frame_names(f);
+            (r.name, r.cat) = self.region_names(f);
             r.depth = Some(self.frames.len() as u32);
             r.flags.push(flags::SYNTHETIC);
             self.pending.push_back(r);

@@ -18,13 +18,14 @@ use super::defs::{Definitions, Metric};
 use super::events::window_for;
 use super::local::Local;
 use super::{HEAD_PROPERTY, LEAD_PROPERTY, PREFIX, STREAM_PROPERTY};
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Location, Result, Warnings};
 use crate::exec::ahead::{read_ahead, Locator};
 use crate::exec::merge::Merger;
 use crate::fasthash::{FastMap, FastSet};
 use crate::formats::stream::tsv::RowEncoder;
 use crate::io::Input;
 use crate::model::hpc::location_kind;
+use crate::model::nesting::Crossings;
 use crate::model::record::{ColumnSet, Kind, Record, Sym};
 use crate::model::symbol::Symbols;
 use crate::pipe::{Demand, LocationSelection, ReadOptions, RecordSource, Supply};
@@ -86,6 +87,9 @@ pub struct Otf2Source {
     locations: Merger,
     from_locations: bool,
     name: String,
+    /// The `LEAVE`s that did not nest, reported at the end.
+    crossings: Crossings,
+    warnings: Warnings,
 }
 
 impl Otf2Source {
@@ -96,6 +100,12 @@ impl Otf2Source {
         let anchor_path = anchor::find(path)?;
         let anchor_name = anchor_path.display().to_string();
         let anchor = Anchor::parse(&anchor_name, &read_file(&anchor_path)?)?;
+        if anchor.is_newer() {
+            opts.warnings.warn(format!(
+                "{anchor_name}: OTF2 version {} is newer than this reader knows; read as 3.x",
+                anchor.version_text()
+            ));
+        }
         let files = Files::of(&anchor_path);
         let defs_name = files.global_defs.display().to_string();
         let defs = Definitions::parse(
@@ -152,6 +162,8 @@ impl Otf2Source {
             locations: Merger::new(sources, symbols, &opts.warnings)?,
             from_locations: false,
             name: name.to_string(),
+            crossings: scope.crossings.clone(),
+            warnings: opts.warnings.clone(),
         })
     }
 }
@@ -378,7 +390,11 @@ impl RecordSource for Otf2Source {
             return Ok(true);
         }
         self.from_locations = true;
-        self.locations.next_record(rec)
+        let more = self.locations.next_record(rec)?;
+        if !more {
+            self.crossings.report(&self.warnings);
+        }
+        Ok(more)
     }
 
     fn mark(&self) -> u64 {

@@ -1,18 +1,21 @@
-//! Each OTF2 event record as rows (docs/formats.md, "OTF2"): regions and
-//! blocks as frames, MPI halves and requests, collectives, metrics as
-//! counters, parameters, and every other record as an `event` carrying its
-//! fields; attribute lists go to the row's `attrs`.
+//! Each OTF2 event record as rows (docs/formats.md, "OTF2"): regions as
+//! frames (those that do not nest kept as `model::nesting` says), MPI
+//! halves and requests, collectives, metrics as counters, parameters, and
+//! every other record, the thread model's forks, joins and teams among
+//! them, as an `event` carrying its fields; attribute lists go to the
+//! row's `attrs`.
 
 use std::fmt::Write as _;
 
 use super::super::catalogue::{id, spec_of, F, N, R};
 use super::super::events::AttrValue;
 use super::super::{COLUMN_ATTR, PARAMETER_CAT, ROW_PARAMETER};
-use super::location::{Frame, LocationSource};
+use super::location::LocationSource;
 use super::scope::MetricScope;
-use crate::error::Result;
+use crate::error::{Location, Result};
 use crate::formats::stream::jsonl;
 use crate::model::hpc::{collective_name, paradigm_name};
+use crate::model::nesting::{self, Closing};
 use crate::model::record::ColumnSet;
 use crate::model::record::{flags, Kind, Record, Sym, ATTR_POSTS};
 use crate::model::symbol::{well_known, SymCache};
@@ -42,7 +45,11 @@ impl LocationSource {
         let event_id = self.events.event.id;
         match event_id {
             id::ENTER => self.enter(rec),
-            id::LEAVE => self.leave(rec)?,
+            id::LEAVE => {
+                if !self.leave(rec)? {
+                    return Ok(false);
+                }
+            }
             id::MPI_SEND | id::MPI_ISEND | id::MPI_RECV | id::MPI_IRECV => self.half(rec, event_id),
             id::MPI_ISEND_COMPLETE
             | id::MPI_IRECV_REQUEST
@@ -55,12 +62,6 @@ impl LocationSource {
             }
             id::MPI_COLLECTIVE_END | id::NON_BLOCKING_COLLECTIVE_COMPLETE => {
                 self.collective(rec, event_id)
-            }
-            id::OMP_FORK | id::THREAD_FORK | id::THREAD_TEAM_BEGIN | id::THREAD_BEGIN => {
-                self.block_begin(rec, event_id)
-            }
-            id::OMP_JOIN | id::THREAD_JOIN | id::THREAD_TEAM_END | id::THREAD_END => {
-                self.block_end(rec, event_id)?
             }
             id::METRIC => self.metric(rec),
             id::PARAMETER_STRING..=id::PARAMETER_UNSIGNED_INT => {
@@ -82,54 +83,93 @@ impl LocationSource {
     fn enter(&mut self, rec: &mut Record) {
         let region = self.value(0) as u32;
         rec.kind = Kind::Enter;
-        (rec.name, rec.cat) = self.frame_names(Frame::Region(region));
+        (rec.name, rec.cat) = self.region_names(region);
         rec.depth = Some(self.frames.len() as u32);
-        self.frames.push(Frame::Region(region));
+        self.frames.push(region);
     }
 
-    fn leave(&mut self, rec: &mut Record) -> Result<()> {
+    /// A `LEAVE`: it closes the innermost region, or one below it (the
+    /// regions above are cut), or names none open (it closes the innermost;
+    /// `model::nesting`); false when its rows wait in `pending`.
+    fn leave(&mut self, rec: &mut Record) -> Result<bool> {
         let region = self.value(0) as u32;
         rec.kind = Kind::Leave;
-        (rec.name, rec.cat) = self.frame_names(Frame::Region(region));
-        match self.frames.pop() {
-            Some(Frame::Region(r)) if r == region => {}
-            Some(f) => {
-                let (open, _) = self.frame_names(f);
-                return Err(self.error(format!(
-                    "LEAVE of `{}` while `{}` is open",
-                    self.scope.symbols.text(rec.name),
-                    self.scope.symbols.text(open)
-                )));
+        (rec.name, rec.cat) = self.region_names(region);
+        let closing = nesting::closing(&self.frames, &region);
+        if closing != Closing::Innermost {
+            self.not_nested(rec, closing == Closing::NotOpen)?;
+        }
+        match closing {
+            Closing::Innermost => {
+                self.frames.pop();
+                rec.depth = Some(self.frames.len() as u32);
+                Ok(true)
             }
-            None => {
-                return Err(self.error(format!(
-                    "LEAVE of `{}` with no open region",
-                    self.scope.symbols.text(rec.name)
-                )))
+            Closing::Crosses(i) => {
+                let above: Vec<(Sym, Sym)> = self.frames[i + 1..]
+                    .iter()
+                    .map(|&r| self.region_names(r))
+                    .collect();
+                self.frames.remove(i);
+                rec.depth = Some(i as u32);
+                self.push_attributes(rec);
+                // Frames held back before a slice's T0 go on first: the
+                // rows cut here close and reopen them.
+                self.pending.extend(self.thinning.release());
+                let symbols = self.scope.symbols.clone();
+                nesting::cross(std::mem::take(rec), &above, &symbols, &mut self.pending);
+                Ok(false)
+            }
+            Closing::NotOpen => {
+                let Some(open) = self.frames.pop() else {
+                    rec.kind = Kind::Event;
+                    rec.push_attr("record", "LEAVE");
+                    return Ok(true);
+                };
+                let named = self.scope.symbols.text(rec.name);
+                rec.push_attr(nesting::NAMED_ATTR, &named);
+                (rec.name, rec.cat) = self.region_names(open);
+                rec.depth = Some(self.frames.len() as u32);
+                Ok(true)
             }
         }
-        rec.depth = Some(self.frames.len() as u32);
+    }
+
+    /// Counts a `LEAVE` that does not close the innermost region, or
+    /// refuses it (`--strict`).
+    fn not_nested(&mut self, rec: &Record, not_open: bool) -> Result<()> {
+        let name = self.scope.symbols.text(rec.name);
+        if self.strict {
+            let msg = match self.frames.last() {
+                Some(&open) if !not_open => format!(
+                    "LEAVE of `{name}` while `{}` is open (a frame that does not nest; --strict)",
+                    self.scope.symbols.text(self.region_names(open).0)
+                ),
+                _ => format!("LEAVE of `{name}`, which is not open (--strict)"),
+            };
+            return Err(self.error(msg));
+        }
+        let (file, at) = (self.events.name.clone(), self.events.event.at);
+        let loc = self.scope.symbols.text(self.loc);
+        self.scope
+            .crossings
+            .note(!not_open, rec.time.unwrap_or_default(), &loc, || {
+                Location::Offset { file, offset: at }
+            });
         Ok(())
     }
 
-    /// The name and category of a frame's rows.
-    pub(super) fn frame_names(&self, f: Frame) -> (Sym, Sym) {
-        match f {
-            Frame::Region(r) => match self.scope.regions.get(&r) {
-                Some(&names) => names,
-                None => (
-                    self.scope.symbols.intern(&format!("region {r}")),
-                    Sym::default(),
-                ),
-            },
-            Frame::Block(record) => (
-                self.record_name(record),
-                self.scope.symbols.intern(family(record)),
+    /// The name and category of a region's rows.
+    pub(super) fn region_names(&self, r: u32) -> (Sym, Sym) {
+        match self.scope.regions.get(&r) {
+            Some(&names) => names,
+            None => (
+                self.scope.symbols.intern(&format!("region {r}")),
+                Sym::default(),
             ),
         }
     }
 
-    /// The location of rank `rank` of communicator `comm`, when defined.
     fn rank_loc(&self, comm: u32, rank: u32) -> Option<Sym> {
         let c = self.scope.comms.get(&comm)?;
         c.ranks.get(rank as usize).copied().flatten()
@@ -213,37 +253,6 @@ impl LocationSource {
         if event_id == id::NON_BLOCKING_COLLECTIVE_COMPLETE {
             rec.push_attr("request", itoa::Buffer::new().format(self.value(5)));
         }
-    }
-
-    /// A fork, team or thread begins: a frame named after the record.
-    fn block_begin(&mut self, rec: &mut Record, event_id: u8) {
-        rec.kind = Kind::Enter;
-        (rec.name, rec.cat) = self.frame_names(Frame::Block(event_id));
-        rec.depth = Some(self.frames.len() as u32);
-        self.frames.push(Frame::Block(event_id));
-        self.push_fields(rec, event_id);
-    }
-
-    /// The innermost open block closes (it must not be a region).
-    fn block_end(&mut self, rec: &mut Record, event_id: u8) -> Result<()> {
-        let name = spec_of(event_id).map_or("", |s| s.name);
-        let f = match self.frames.pop() {
-            Some(f @ Frame::Block(_)) => f,
-            Some(f) => {
-                let (open, _) = self.frame_names(f);
-                return Err(self.error(format!(
-                    "{name} while `{}` is open",
-                    self.scope.symbols.text(open)
-                )));
-            }
-            None => return Err(self.error(format!("{name} with no open block"))),
-        };
-        rec.kind = Kind::Leave;
-        (rec.name, rec.cat) = self.frame_names(f);
-        rec.depth = Some(self.frames.len() as u32);
-        rec.push_attr("record", name);
-        self.push_fields(rec, event_id);
-        Ok(())
     }
 
     /// One `counter` row per value of the metric; the first is `rec`, the

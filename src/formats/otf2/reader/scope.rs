@@ -7,6 +7,7 @@ use super::super::catalogue::EVENTS;
 use super::super::defs::{Clock, Definitions, Metric};
 use crate::fasthash::FastMap;
 use crate::model::hpc::{collective_name, metric_mode, paradigm_cat, REGION_ROLES};
+use crate::model::nesting::Crossings;
 use crate::model::record::{Record, Sym};
 use crate::model::symbol::Symbols;
 
@@ -131,6 +132,8 @@ pub struct Scope {
     /// writer declared (`LEAD_PROPERTY`); unknown otherwise. What bounds a
     /// location's horizon.
     pub lead: Option<i64>,
+    /// The `LEAVE`s that did not nest, on every location.
+    pub crossings: Crossings,
 }
 
 impl Scope {
@@ -155,6 +158,7 @@ impl Scope {
             row_parameter: None,
             from_stream: false,
             lead: Some(0),
+            crossings: Crossings::default(),
             defs,
         };
         scope.row_parameter = scope.defs.parameters.iter().find_map(|(&p, &(name, _))| {

@@ -1,0 +1,216 @@
+//! Frames that do not nest: a `leave` of a frame that is open but not the
+//! innermost (APEX and HPX tasks suspended and resumed on one thread, timers
+//! stopped out of order). The stream's frames nest, so such a `leave` is
+//! kept as this: the frames above the one it closes are left at its time,
+//! it closes its frame, and they are entered again at once, in their order.
+//! Those leaves and enters are flagged `S` (made by the reader) and carry
+//! [`CROSSED_ATTR`], the name of the frame that closed across them. Every
+//! `enter` and `leave` time of the source is kept; a frame so cut is one
+//! call (`trace-stat profile` joins its parts), and its inclusive time is
+//! its enter-to-leave span. A `leave` that names no open frame (APEX names
+//! some tasks differently at their start and stop) closes the innermost
+//! frame, as pairing by the stack does (otf2-print's order, pipit's
+//! matching), and keeps the name it gave in [`NAMED_ATTR`]; with no frame
+//! open, it is an `event`. Readers count both in a [`Crossings`] and report
+//! one warning; with `--strict` they refuse the first.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use crate::error::{Location, Warnings};
+use crate::model::record::{flags, Kind, Record, Sym};
+use crate::model::symbol::Symbols;
+
+/// The attribute of the rows that cut a frame a `leave` crossed: the name
+/// of the frame whose `leave` it was.
+pub const CROSSED_ATTR: &str = "crossed";
+
+/// The attribute of a `leave` that named no open frame and closed the
+/// innermost one: the name it gave.
+pub const NAMED_ATTR: &str = "named";
+
+/// How a `leave` meets the frames open on its location.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closing {
+    /// It closes the innermost frame.
+    Innermost,
+    /// It closes the frame at this index of the stack, below the innermost.
+    Crosses(usize),
+    /// No open frame is the one it names.
+    NotOpen,
+}
+
+/// How a `leave` of `frame` meets the stack `open` (outermost first): the
+/// innermost frame equal to it decides.
+pub fn closing<T: PartialEq>(open: &[T], frame: &T) -> Closing {
+    match open.iter().rposition(|f| f == frame) {
+        Some(i) if i + 1 == open.len() => Closing::Innermost,
+        Some(i) => Closing::Crosses(i),
+        None => Closing::NotOpen,
+    }
+}
+
+/// Queues the rows that keep `leave`, which closes a frame below the frames
+/// `above` (their names and categories, outermost first) on its location:
+/// those left (innermost first), `leave` itself, and those entered again.
+/// `leave.depth` is the depth of the frame it closes.
+pub fn cross(leave: Record, above: &[(Sym, Sym)], symbols: &Symbols, out: &mut VecDeque<Record>) {
+    let (depth, time, loc) = (leave.depth.unwrap_or(0), leave.time, leave.loc);
+    let crossed = symbols.text(leave.name);
+    let cut = |kind, (name, cat): (Sym, Sym), depth: usize| {
+        let mut r = Record::new(kind);
+        r.time = time;
+        r.loc = loc;
+        r.name = name;
+        r.cat = cat;
+        r.depth = Some(depth as u32);
+        r.push_attr(CROSSED_ATTR, &crossed);
+        r.add_flag(flags::SYNTHETIC);
+        r
+    };
+    let base = depth as usize + 1;
+    for (k, &f) in above.iter().enumerate().rev() {
+        out.push_back(cut(Kind::Leave, f, base + k));
+    }
+    out.push_back(leave);
+    for (k, &f) in above.iter().enumerate() {
+        out.push_back(cut(Kind::Enter, f, base - 1 + k));
+    }
+}
+
+/// Whether `rec` is a row that cuts a frame a `leave` crossed ([`cross`]).
+pub fn is_cut(rec: &Record) -> bool {
+    rec.flags.contains(flags::SYNTHETIC)
+        && matches!(rec.kind, Kind::Enter | Kind::Leave)
+        && rec.attrs().any(|(k, _)| k == CROSSED_ATTR)
+}
+
+/// The `leave`s of a reader's locations that did not nest, counted across
+/// its locations (clones share the count), for one warning at its end.
+#[derive(Debug, Clone, Default)]
+pub struct Crossings {
+    tally: Arc<Mutex<Tally>>,
+}
+
+#[derive(Debug, Default)]
+struct Tally {
+    crossing: u64,
+    not_open: u64,
+    /// The earliest: its time, its location's id, where it was read.
+    first: Option<(i64, String, Location)>,
+}
+
+impl Crossings {
+    /// Counts one `leave` at `time` on location `loc`, read at `at`, that
+    /// crossed (`crossing`) or closed no open frame.
+    pub fn note(&self, crossing: bool, time: i64, loc: &str, at: impl FnOnce() -> Location) {
+        let mut t = self.tally.lock().unwrap_or_else(|e| e.into_inner());
+        match crossing {
+            true => t.crossing += 1,
+            false => t.not_open += 1,
+        }
+        if t.first.as_ref().is_none_or(|(first, _, _)| time < *first) {
+            t.first = Some((time, loc.to_string(), at()));
+        }
+    }
+
+    /// Reports what was counted, once: one warning, at the earliest.
+    pub fn report(&self, warnings: &Warnings) {
+        let mut t = self.tally.lock().unwrap_or_else(|e| e.into_inner());
+        let Some((time, loc, at)) = t.first.take() else {
+            return;
+        };
+        let mut what = Vec::new();
+        if t.crossing > 0 {
+            what.push(format!(
+                "{} leave(s) closed a frame that was not the innermost (the frames above were left and entered again, flagged S with attribute `{CROSSED_ATTR}`)",
+                t.crossing
+            ));
+        }
+        if t.not_open > 0 {
+            what.push(format!(
+                "{} leave(s) named no open frame (each closed the innermost, its own name in attribute `{NAMED_ATTR}`; with none open, an `event`)",
+                t.not_open
+            ));
+        }
+        warnings.warn_at(
+            at,
+            format!(
+                "frames that do not nest: {}; the first at {time} ns on `{loc}` (--strict refuses them)",
+                what.join("; ")
+            ),
+        );
+        *t = Tally::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_innermost_equal_frame_decides() {
+        assert_eq!(closing(&[1, 2, 3], &3), Closing::Innermost);
+        assert_eq!(closing(&[1, 2, 3], &1), Closing::Crosses(0));
+        assert_eq!(closing(&[1, 2, 1, 3], &1), Closing::Crosses(2));
+        assert_eq!(closing(&[1, 2], &7), Closing::NotOpen);
+        assert_eq!(closing::<u32>(&[], &7), Closing::NotOpen);
+    }
+
+    #[test]
+    fn a_crossing_leave_cuts_the_frames_above_it() {
+        let symbols = Symbols::default();
+        let s = |t: &str| symbols.intern(t);
+        let mut leave = Record::new(Kind::Leave);
+        leave.time = Some(50);
+        leave.loc = s("t0");
+        leave.name = s("a");
+        leave.depth = Some(1);
+        let above = [(s("b"), s("")), (s("c"), s("X"))];
+        let mut out = VecDeque::new();
+        cross(leave, &above, &symbols, &mut out);
+        let rows: Vec<(Kind, &str, u32, bool)> = out
+            .iter()
+            .map(|r| {
+                assert_eq!(r.time, Some(50));
+                let name = symbols.text(r.name);
+                let name: &'static str = match &*name {
+                    "a" => "a",
+                    "b" => "b",
+                    _ => "c",
+                };
+                (r.kind, name, r.depth.unwrap(), is_cut(r))
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (Kind::Leave, "c", 3, true),
+                (Kind::Leave, "b", 2, true),
+                (Kind::Leave, "a", 1, false),
+                (Kind::Enter, "b", 1, true),
+                (Kind::Enter, "c", 2, true),
+            ]
+        );
+        assert_eq!(out[0].attr(CROSSED_ATTR).as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn one_warning_names_the_earliest() {
+        let crossings = Crossings::default();
+        let other = crossings.clone();
+        crossings.note(true, 90, "b", || Location::File("f2".into()));
+        other.note(true, 10, "a", || Location::File("f1".into()));
+        other.note(false, 20, "a", || Location::File("f1".into()));
+        let (warnings, kept) = Warnings::collecting();
+        crossings.report(&warnings);
+        other.report(&warnings);
+        let kept = kept.lock().unwrap();
+        assert_eq!(kept.len(), 1);
+        let text = kept[0].to_string();
+        assert!(text.starts_with("f1: "), "{text}");
+        assert!(text.contains("2 leave(s) closed a frame"), "{text}");
+        assert!(text.contains("1 leave(s) named no open frame"), "{text}");
+        assert!(text.contains("at 10 ns on `a`"), "{text}");
+    }
+}
