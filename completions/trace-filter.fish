@@ -59,6 +59,7 @@ masking\t''
 zstd-masking\t''"
 complete -c trace-filter -l otf2-window -d 'Events held to put each location\'s events in time order (a state, collective or message starts before rows already seen); one that starts before what was written is kept whole (default 262144; memory grows with it)' -r
 complete -c trace-filter -s q -l quiet -d 'Print no warnings (nor trace-match\'s summary): errors only'
+complete -c trace-filter -l strict -d 'Refuse frames that do not nest (a leave of a frame that is open but not the innermost, or of none) at the first, instead of keeping them with one warning (docs/stream.md, "Frames that do not nest")'
 complete -c trace-filter -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'
 complete -c trace-filter -l list-formats -d 'List the formats that can be read and written, then exit'
 complete -c trace-filter -l json -d 'Write the stream as JSON Lines (same as `-t jsonl`)'

@@ -23,7 +23,7 @@ _trace__match() {
 
     case "${cmd}" in
         trace__match)
-            opts="-f -q -l -L -o -t -h -V --input-format --quiet --prefix-inputs --loc --loc-name --under --output --output-format --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --halves --unmatched --max-pending --max-held --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --pallas-codec --otf2-window --lenient --help --version"
+            opts="-f -q -l -L -o -t -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --output-format --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --halves --unmatched --max-pending --max-held --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --pallas-codec --otf2-window --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -23,7 +23,7 @@ _trace__stat() {
 
     case "${cmd}" in
         trace__stat)
-            opts="-f -q -l -L -o -h -V --input-format --quiet --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --histogram --matrix --count --time --inclusive --per-location --bins --bin --segments --states --wide --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version profile messages counters states resources summary imbalance timeline waits critical-path"
+            opts="-f -q -l -L -o -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --histogram --matrix --count --time --inclusive --per-location --kinds --bins --bin --segments --states --wide --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version profile messages counters states resources summary imbalance timeline waits critical-path"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -74,6 +74,10 @@ _trace__stat() {
                     return 0
                     ;;
                 --histogram)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kinds)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -22,6 +22,7 @@ loc\,pattern\t''
 name\,pattern\t''
 pair\,pattern\t''"
 complete -c trace-stat -l histogram -d 'messages: a histogram of message sizes in up to BINS log-spaced bins (low, high, count). profile: instead of the figures, a histogram of each name\'s durations in up to BINS log-spaced bins (low, high, count: gnuplot-ready), their edges on the sketch\'s 1 % buckets so each count is exact for its range (low and high both in the bin; fewer bins where the span holds fewer buckets)' -r
+complete -c trace-stat -l kinds -d 'imbalance: compare the locations of these kinds (their container row\'s cat: thread, gpu, metric, or a Pajé container type), or all; by default every kind but accelerator streams (gpu) and metric recorders (metric)' -r
 complete -c trace-stat -l bins -d 'timeline: cut the run (first to last time) into N equal bins (the default: 100). The span is read in a first pass, so the inputs must be files or folders, and the report cannot be --partial' -r
 complete -c trace-stat -l bin -d 'timeline: bins of this width (10ms, 1s, 5000: ns), from the trace\'s origin (time 0): one pass, any input, and parts merge' -r
 complete -c trace-stat -l top -d 'At most N rows, the largest first' -r
@@ -35,6 +36,7 @@ ms\t''
 us\t''
 ns\t''"
 complete -c trace-stat -s q -l quiet -d 'Print no warnings (nor trace-match\'s summary): errors only'
+complete -c trace-stat -l strict -d 'Refuse frames that do not nest (a leave of a frame that is open but not the innermost, or of none) at the first, instead of keeping them with one warning (docs/stream.md, "Frames that do not nest")'
 complete -c trace-stat -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'
 complete -c trace-stat -l csv -d 'Write CSV (RFC 4180 quoting) instead of TSV'
 complete -c trace-stat -l json -d 'Write JSON Lines, one object per row'

@@ -857,3 +857,74 @@ fn a_leave_without_its_frame_is_located() {
         }
     }
 }
+
+/// Two CPU threads and a GPU stream: `f` takes 10 and 30 ns on the threads,
+/// the stream runs a kernel `k`. The threads are compared by default; the
+/// stream only when `--kinds` names it (or `all`), and a warning says what
+/// was left out.
+#[test]
+fn imbalance_compares_the_locations_of_one_kind() {
+    let dir = scratch("analyses_kinds");
+    let container =
+        |loc: &str, cat: &str| row(&[("kind", "container"), ("loc", loc), ("cat", cat)]);
+    let mut rows = vec![
+        container("t0", "thread"),
+        container("t1", "thread"),
+        container("g0", "gpu"),
+    ];
+    let mut frames = vec![
+        enter(0, "t0", "f"),
+        leave(10, "t0", "f"),
+        enter(0, "t1", "f"),
+        leave(30, "t1", "f"),
+        enter(5, "g0", "k"),
+        leave(105, "g0", "k"),
+    ];
+    frames.sort_by_key(|(t, _)| *t);
+    rows.extend(frames.into_iter().map(|(_, r)| r));
+    let file = dir.join("kinds.tsv");
+    std::fs::write(&file, stream(&rows)).unwrap();
+    let run = |kinds: &[&str]| {
+        let out = bin("trace-stat")
+            .arg("imbalance")
+            .args(kinds)
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        let rows: Vec<Vec<String>> = text
+            .lines()
+            .map(|l| l.split('\t').map(str::to_string).collect())
+            .collect();
+        (rows, String::from_utf8(out.stderr).unwrap())
+    };
+    let (rows, err) = run(&[]);
+    assert_eq!(
+        column(&rows, &["name"], "locations"),
+        BTreeMap::from([("f".into(), 2)])
+    );
+    assert_eq!(
+        column(&rows, &["name"], "mean"),
+        BTreeMap::from([("f".into(), 20)])
+    );
+    assert!(
+        err.contains("left out 1 location(s) with frames (1 `gpu`)"),
+        "{err}"
+    );
+    let (rows, err) = run(&["--kinds", "all"]);
+    assert_eq!(
+        column(&rows, &["name"], "locations"),
+        BTreeMap::from([("f".into(), 3), ("k".into(), 3)])
+    );
+    assert_eq!(err, "");
+    let (rows, err) = run(&["--kinds", "gpu"]);
+    assert_eq!(
+        column(&rows, &["name"], "locations"),
+        BTreeMap::from([("k".into(), 1)])
+    );
+    assert!(
+        err.contains("left out 2 location(s) with frames (2 `thread`)"),
+        "{err}"
+    );
+}

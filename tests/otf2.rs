@@ -890,9 +890,9 @@ fn a_leave_that_crosses_cuts_the_frames_above_it_and_warns_once() {
         [
             "enter 1203500000 task a 1  ",
             "enter 1203510000 task b 2  ",
-            "leave 1203520000 task b 2 S crossed=task a",
+            "leave 1203520000 task b 2 SX crossed=task a",
             "leave 1203520000 task a 1  ",
-            "enter 1203520000 task b 1 S crossed=task a",
+            "enter 1203520000 task b 1 SX crossed=task a",
             "leave 1203530000 task b 1  ",
         ]
     );
@@ -1371,4 +1371,31 @@ fn thread_forks_and_teams_take_no_time_from_the_function_around_them() {
             "exclusive time of {name}"
         );
     }
+}
+
+#[test]
+fn imbalance_on_a_trace_with_gpu_streams_compares_the_ranks() {
+    let archives = external_archives();
+    let Some((_, anchor)) = archives.iter().find(|(n, _)| n.contains("cloverleaf")) else {
+        return;
+    };
+    let out = bin("trace-stat")
+        .arg("imbalance")
+        .arg(anchor)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let waitall: Vec<&str> = text
+        .lines()
+        .find(|l| l.starts_with("MPI_Waitall\t"))
+        .expect("MPI_Waitall")
+        .split('\t')
+        .collect();
+    // The two ranks' master threads, by their short labels.
+    assert_eq!(waitall[1], "2");
+    assert_eq!(waitall[5], "MPI Rank 1/Master thread");
+    assert_eq!(waitall[6], "1.313");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("(2 `gpu`)"), "{err}");
 }

@@ -13,7 +13,7 @@ use crate::pipe::{RecordSink, Summed};
 use crate::stages::matcher::{Matcher, Unmatched};
 use crate::stats::counters::Counters;
 use crate::stats::critical::CriticalPath;
-use crate::stats::imbalance::Imbalance;
+use crate::stats::imbalance::{Imbalance, Kinds};
 use crate::stats::labels::Labels;
 use crate::stats::messages::{self, Cells, Messages, View};
 use crate::stats::partial::PartialOf;
@@ -169,6 +169,13 @@ pub struct Args {
     #[arg(long)]
     pub per_location: bool,
 
+    /// imbalance: compare the locations of these kinds (their container
+    /// row's cat: thread, gpu, metric, or a Pajé container type), or all;
+    /// by default every kind but accelerator streams (gpu) and metric
+    /// recorders (metric).
+    #[arg(long, value_name = "KIND,...", value_delimiter = ',')]
+    pub kinds: Option<Vec<String>>,
+
     /// timeline: cut the run (first to last time) into N equal bins (the
     /// default: 100). The span is read in a first pass, so the inputs must
     /// be files or folders, and the report cannot be --partial.
@@ -300,7 +307,12 @@ fn open_report(name: &str, args: &Args, env: &Env) -> Result<Labelled> {
             env.warnings.clone(),
         )),
         ("timeline", None) => Box::new(open_timeline(args, env, labels.clone())?),
-        ("imbalance", None) => Box::new(Imbalance::new(labels.clone(), args.inclusive, args.per_location)),
+        ("imbalance", None) => Box::new(Imbalance::new(
+            labels.clone(),
+            (args.inclusive, args.per_location),
+            Kinds::parse(args.kinds.as_deref()),
+            env.warnings.clone(),
+        )),
         (_, Some(by)) => return Err(bad_by(by)),
         ("counters", None) => Box::new(Counters::new(labels.clone(), env.warnings.clone())),
         ("states", None) => Box::new(States::new(labels.clone())),
@@ -341,7 +353,7 @@ fn summed_profile(args: &Args, env: &Env) -> Result<Option<Labelled>> {
 
 /// Refuses options given to a report they do not apply to.
 fn check_options(name: &str, args: &Args) -> Result<()> {
-    let given: [(&str, bool, &[&str]); 9] = [
+    let given: [(&str, bool, &[&str]); 10] = [
         ("--segments", args.segments, &["critical-path"]),
         ("--bins", args.bins.is_some(), &["timeline"]),
         ("--bin", args.bin.is_some(), &["timeline"]),
@@ -355,6 +367,7 @@ fn check_options(name: &str, args: &Args) -> Result<()> {
         ("--matrix", args.matrix, &["messages"]),
         ("--inclusive", args.inclusive, &["imbalance"]),
         ("--per-location", args.per_location, &["imbalance"]),
+        ("--kinds", args.kinds.is_some(), &["imbalance"]),
     ];
     for (option, set, reports) in given {
         if set && !reports.contains(&name) {

@@ -3,8 +3,9 @@
 //! stopped out of order). The stream's frames nest, so such a `leave` is
 //! kept as this: the frames above the one it closes are left at its time,
 //! it closes its frame, and they are entered again at once, in their order.
-//! Those leaves and enters are flagged `S` (made by the reader) and carry
-//! [`CROSSED_ATTR`], the name of the frame that closed across them. Every
+//! Those leaves and enters are flagged `S` (made by the reader) and `X`
+//! (cut by a crossing) and carry [`CROSSED_ATTR`], the name of the frame
+//! that closed across them. Every
 //! `enter` and `leave` time of the source is kept; a frame so cut is one
 //! call (`trace-stat profile` joins its parts), and its inclusive time is
 //! its enter-to-leave span. A `leave` that names no open frame (APEX names
@@ -64,8 +65,9 @@ pub fn cross(leave: Record, above: &[(Sym, Sym)], symbols: &Symbols, out: &mut V
         r.name = name;
         r.cat = cat;
         r.depth = Some(depth as u32);
-        r.push_attr(CROSSED_ATTR, &crossed);
+        r.push_attr(CROSSED_ATTR, crossed);
         r.add_flag(flags::SYNTHETIC);
+        r.add_flag(flags::CROSSED);
         r
     };
     let base = depth as usize + 1;
@@ -80,9 +82,7 @@ pub fn cross(leave: Record, above: &[(Sym, Sym)], symbols: &Symbols, out: &mut V
 
 /// Whether `rec` is a row that cuts a frame a `leave` crossed ([`cross`]).
 pub fn is_cut(rec: &Record) -> bool {
-    rec.flags.contains(flags::SYNTHETIC)
-        && matches!(rec.kind, Kind::Enter | Kind::Leave)
-        && rec.attrs().any(|(k, _)| k == CROSSED_ATTR)
+    matches!(rec.kind, Kind::Enter | Kind::Leave) && rec.flags.contains(flags::CROSSED)
 }
 
 /// The `leave`s of a reader's locations that did not nest, counted across
@@ -123,7 +123,7 @@ impl Crossings {
         let mut what = Vec::new();
         if t.crossing > 0 {
             what.push(format!(
-                "{} leave(s) closed a frame that was not the innermost (the frames above were left and entered again, flagged S with attribute `{CROSSED_ATTR}`)",
+                "{} leave(s) closed a frame that was not the innermost (the frames above were left and entered again, flagged SX with attribute `{CROSSED_ATTR}`)",
                 t.crossing
             ));
         }
@@ -174,7 +174,7 @@ mod tests {
             .map(|r| {
                 assert_eq!(r.time, Some(50));
                 let name = symbols.text(r.name);
-                let name: &'static str = match &*name {
+                let name: &'static str = match name {
                     "a" => "a",
                     "b" => "b",
                     _ => "c",

@@ -455,6 +455,9 @@ pub mod flags {
     /// Incomplete: a collective instance written at the end of the stream
     /// without every participant (`trace-match`).
     pub const INCOMPLETE: char = 'I';
+    /// Crossed: a `leave` or `enter` that cuts a frame another frame's
+    /// `leave` crossed (`model::nesting`); also synthetic.
+    pub const CROSSED: char = 'X';
 }
 
 /// The prefixes of the attribute keys and meta names a format gives the

@@ -5,10 +5,16 @@
 //! zero, so `max − mean` is what the run would save if the work were even
 //! (Scalasca's load imbalance). Merges exactly: its partial state is the
 //! profile's per location and name.
+//!
+//! **Kinds**: only locations of one kind are compared (their `container`
+//! row's `cat`, docs/stream.md): by default every kind but accelerator
+//! streams (`gpu`) and metric recorders (`metric`), so a trace of MPI ranks
+//! with GPU streams compares its CPU threads, as Cube does; `--kinds`
+//! chooses. One warning says which locations with frames were left out.
 
-use crate::error::Result;
-use crate::fasthash::FastMap;
-use crate::model::record::Record;
+use crate::error::{Result, Warnings};
+use crate::fasthash::{FastMap, FastSet};
+use crate::model::record::{Kind, Record, Sym};
 use crate::pipe::{Reads, RecordSink};
 use crate::stats::labels::{natural_order, Labels};
 use crate::stats::profile::{By, Profile};
@@ -20,6 +26,46 @@ pub struct Imbalance {
     profile: Profile,
     inclusive: bool,
     per_location: bool,
+    kinds: Kinds,
+    /// Each location's kind (its `container` row's `cat`).
+    kind_of: FastMap<Sym, Sym>,
+    /// The locations with frames left out, by kind.
+    left_out: FastMap<Sym, FastSet<Sym>>,
+    warnings: Warnings,
+}
+
+/// Which kinds of location `imbalance` compares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kinds {
+    /// Every kind but `gpu` and `metric` (the default).
+    Cpu,
+    /// Every location.
+    All,
+    /// Locations whose `container` `cat` is one of these.
+    Only(Vec<String>),
+}
+
+/// The kinds of location left out by default: accelerator streams and
+/// metric recorders (the OTF2 reader's location types 2 and 3).
+const NOT_CPU: [&str; 2] = ["gpu", "metric"];
+
+impl Kinds {
+    /// The kinds `--kinds` names (`all`, or a list); `None`: the default.
+    pub fn parse(list: Option<&[String]>) -> Kinds {
+        match list {
+            None => Kinds::Cpu,
+            Some(l) if l.iter().any(|k| k == "all") => Kinds::All,
+            Some(l) => Kinds::Only(l.to_vec()),
+        }
+    }
+
+    fn keeps(&self, kind: &str) -> bool {
+        match self {
+            Kinds::Cpu => !NOT_CPU.contains(&kind),
+            Kinds::All => true,
+            Kinds::Only(list) => list.iter().any(|k| k == kind),
+        }
+    }
 }
 
 /// One function's time on each location (by the locations' order).
@@ -41,14 +87,58 @@ impl Spread {
 }
 
 impl Imbalance {
-    /// The report over exclusive (or `inclusive`) times, with one column
-    /// per location when `per_location`.
-    pub fn new(labels: Labels, inclusive: bool, per_location: bool) -> Imbalance {
+    /// The report over exclusive (or `inclusive`) times of the locations
+    /// of `kinds`, with one column per location when `per_location`;
+    /// `warnings` is told which were left out.
+    pub fn new(
+        labels: Labels,
+        (inclusive, per_location): (bool, bool),
+        kinds: Kinds,
+        warnings: Warnings,
+    ) -> Imbalance {
         Imbalance {
             profile: Profile::new(By::LocName, None, labels),
             inclusive,
             per_location,
+            kinds,
+            kind_of: FastMap::default(),
+            left_out: FastMap::default(),
+            warnings,
         }
+    }
+
+    /// Whether the frames of `rec`'s location are compared; notes it when
+    /// not.
+    fn compares(&mut self, rec: &Record) -> bool {
+        let Some(&kind) = self.kind_of.get(&rec.loc) else {
+            return true;
+        };
+        let symbols = self.profile.symbols();
+        if self.kinds.keeps(symbols.text(kind)) {
+            return true;
+        }
+        self.left_out.entry(kind).or_default().insert(rec.loc);
+        false
+    }
+
+    /// Says which locations with frames were left out, and how to keep them.
+    fn tell_left_out(&self) {
+        if self.left_out.is_empty() {
+            return;
+        }
+        let symbols = self.profile.symbols();
+        let mut kinds: Vec<(String, usize)> = self
+            .left_out
+            .iter()
+            .map(|(k, locs)| (symbols.text(*k).to_string(), locs.len()))
+            .collect();
+        kinds.sort();
+        let list: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} `{k}`")).collect();
+        self.warnings.warn(format!(
+            "imbalance compares locations of one kind: left out {} location(s) with frames ({}); --kinds KIND,... or --kinds all to choose",
+            kinds.iter().map(|(_, n)| n).sum::<usize>(),
+            list.join(", ")
+        ));
     }
 
     /// The locations in natural order, and each function's spread over
@@ -85,10 +175,18 @@ impl RecordSink for Imbalance {
     }
 
     fn write(&mut self, rec: &Record) -> Result<()> {
+        match rec.kind {
+            Kind::Container => {
+                self.kind_of.insert(rec.loc, rec.cat);
+            }
+            Kind::Enter | Kind::Leave | Kind::State if !self.compares(rec) => return Ok(()),
+            _ => {}
+        }
         self.profile.write(rec)
     }
 
     fn finish(&mut self) -> Result<()> {
+        self.tell_left_out();
         self.profile.finish()
     }
 }

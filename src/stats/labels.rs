@@ -5,9 +5,10 @@
 //! short aliases (`1`, `16/2`, `S`) and names them separately (`rank-0`,
 //! `MPI_STATE`). The stream keeps the aliases, since rows refer to them;
 //! a person reading a report wants the names. A location prints as its
-//! declared name; where two locations share a name, each prints as its path
-//! of names from the root (`host-1/rank-0`), and where even the paths are
-//! alike, the path followed by ` [ID]`. A lane (a Pajé state stack) prints as
+//! declared name; where two locations share a name, each prints as the
+//! shortest end of its path of names that tells it apart (`host-1/rank-0`,
+//! `MPI Rank 3/Master thread`), and where even the whole paths are alike,
+//! the path followed by ` [ID]`. A lane (a Pajé state stack) prints as
 //! its container. A `cat` that is the id of a declared type prints as the
 //! type's name. With `--ids` (`Labels::ids`), every identifier prints as
 //! the stream has it, except that a lane still prints as its container's id.
@@ -135,7 +136,9 @@ impl Labels {
 }
 
 /// Each container's label: its name where no other container has it, else
-/// its path of names, else the path and its id.
+/// the shortest end of its path of names that no other label has
+/// (`MPI Rank 3/Master thread`, not the whole `machine/node/MPI Rank
+/// 3/Master thread`), else its whole path and its id.
 fn resolve(inner: &Inner, symbols: &Symbols) -> FastMap<Sym, String> {
     let name = |id: Sym| -> String {
         let declared = inner.containers.get(&id).map_or(id, |c| c.name);
@@ -146,7 +149,8 @@ fn resolve(inner: &Inner, symbols: &Symbols) -> FastMap<Sym, String> {
     };
     let mut labels: FastMap<Sym, String> =
         inner.containers.keys().map(|&id| (id, name(id))).collect();
-    let path = |id: Sym| -> String {
+    // Names from the container up to its root.
+    let path = |id: Sym| -> Vec<String> {
         let mut parts = vec![name(id)];
         let mut at = id;
         // Bounded by the containers, so a cycle of parents cannot loop.
@@ -159,28 +163,43 @@ fn resolve(inner: &Inner, symbols: &Symbols) -> FastMap<Sym, String> {
                 _ => break,
             }
         }
-        parts.reverse();
-        parts.join("/")
+        parts
     };
-    for pass in 0..2 {
-        let mut uses: FastMap<&str, u32> = FastMap::default();
-        for label in labels.values() {
-            *uses.entry(label.as_str()).or_default() += 1;
+    let end_of = |parts: &[String], k: usize| -> String {
+        let mut end: Vec<&str> = parts.iter().take(k).map(String::as_str).collect();
+        end.reverse();
+        end.join("/")
+    };
+    let mut pending: Vec<(Sym, Vec<String>)> = repeated(&labels)
+        .into_iter()
+        .map(|id| (id, path(id)))
+        .collect();
+    let longest = pending.iter().map(|(_, p)| p.len()).max().unwrap_or(0);
+    for k in 2..=longest {
+        for (id, parts) in &pending {
+            labels.insert(*id, end_of(parts, k));
         }
-        let repeated: Vec<Sym> = labels
-            .iter()
-            .filter(|(_, label)| uses[label.as_str()] > 1)
-            .map(|(&id, _)| id)
-            .collect();
-        for id in repeated {
-            let label = match pass {
-                0 => path(id),
-                _ => format!("{} [{}]", path(id), symbols.text(id)),
-            };
-            labels.insert(id, label);
-        }
+        let still = repeated(&labels);
+        pending.retain(|(id, _)| still.contains(id));
+    }
+    for (id, parts) in pending {
+        let whole = end_of(&parts, parts.len());
+        labels.insert(id, format!("{whole} [{}]", symbols.text(id)));
     }
     labels
+}
+
+/// The containers whose label another container has too.
+fn repeated(labels: &FastMap<Sym, String>) -> Vec<Sym> {
+    let mut uses: FastMap<&str, u32> = FastMap::default();
+    for label in labels.values() {
+        *uses.entry(label.as_str()).or_default() += 1;
+    }
+    labels
+        .iter()
+        .filter(|(_, label)| uses[label.as_str()] > 1)
+        .map(|(&id, _)| id)
+        .collect()
 }
 
 #[cfg(test)]
@@ -200,10 +219,13 @@ mod tests {
         let symbols = Symbols::new();
         let labels = Labels::new(symbols.clone(), false);
         for (id, name, parent) in [
-            ("h1", "host", ""),
-            ("h2", "host-2", ""),
+            ("m", "machine", ""),
+            ("h1", "host", "m"),
+            ("h2", "host-2", "m"),
             ("1", "rank-0", "h1"),
             ("2", "rank-0", "h2"),
+            ("6", "t", "1"),
+            ("7", "t", "2"),
             ("3", "9", "h1"),
             ("9", "rank-1", "h1"),
             ("4", "twin", "h1"),
@@ -214,11 +236,14 @@ mod tests {
         let mut lane = container(&symbols, "9/2", "MPI_STATE", "9");
         lane.cat = well_known::LANE;
         labels.observe(&lane);
-        let key: Vec<Sym> = ["1", "2", "3", "9", "9/2", "4", "5", "undeclared"]
+        let key: Vec<Sym> = ["1", "2", "3", "9", "9/2", "4", "5", "undeclared", "6", "7"]
             .iter()
             .map(|t| symbols.intern(t))
             .collect();
-        let roles = [Role::Loc; 8];
+        let roles = [Role::Loc; 10];
+        // Names; where they repeat, the shortest end of the path that does
+        // not (`rank-0/t`, not `machine/host/rank-0/t`); else the path and
+        // the id.
         assert_eq!(
             labels.texts(&key, &roles),
             [
@@ -227,9 +252,11 @@ mod tests {
                 "9",
                 "rank-1",
                 "rank-1",
-                "host/twin [4]",
-                "host/twin [5]",
-                "undeclared"
+                "machine/host/twin [4]",
+                "machine/host/twin [5]",
+                "undeclared",
+                "host/rank-0/t",
+                "host-2/rank-0/t",
             ]
         );
         let ids = Labels::new(symbols.clone(), true);

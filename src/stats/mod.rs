@@ -59,7 +59,8 @@ pub const FRAME_READS: Reads = Reads::only(
     ColumnSet::PLACE
         .with(Column::Cat)
         .with(Column::Name)
-        .with(Column::Depth),
+        .with(Column::Depth)
+        .with(Column::Flags),
 );
 
 /// Checks a `leave` of `name` (empty: any) on `loc` against the innermost

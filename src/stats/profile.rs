@@ -193,6 +193,11 @@ impl Profile {
         }
     }
 
+    /// The symbol table of the rows it profiles.
+    pub fn symbols(&self) -> &Symbols {
+        &self.symbols
+    }
+
     /// Tells `warnings` when the stream had no frame to profile.
     pub fn warn_when_empty(mut self, warnings: Warnings) -> Profile {
         self.empty_warnings = Some(warnings);

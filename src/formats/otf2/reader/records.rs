@@ -127,7 +127,7 @@ impl LocationSource {
                     return Ok(true);
                 };
                 let named = self.scope.symbols.text(rec.name);
-                rec.push_attr(nesting::NAMED_ATTR, &named);
+                rec.push_attr(nesting::NAMED_ATTR, named);
                 (rec.name, rec.cat) = self.region_names(open);
                 rec.depth = Some(self.frames.len() as u32);
                 Ok(true)
@@ -153,7 +153,7 @@ impl LocationSource {
         let loc = self.scope.symbols.text(self.loc);
         self.scope
             .crossings
-            .note(!not_open, rec.time.unwrap_or_default(), &loc, || {
+            .note(!not_open, rec.time.unwrap_or_default(), loc, || {
                 Location::Offset { file, offset: at }
             });
         Ok(())
