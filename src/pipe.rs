@@ -149,11 +149,19 @@ pub struct Supply {
     /// all but a few the source makes itself: a sink that copies them has
     /// next to nothing left to encode.
     pub raw_lines: bool,
+    /// The rows cost less to encode on the reading thread than to hand to
+    /// encoding jobs: the source reads them all on this thread, faster
+    /// than a batch travels (an OTF2 archive below its read-ahead size),
+    /// so a TSV writer encodes them here with any number of threads.
+    pub encode_here: bool,
 }
 
 impl Supply {
     /// Rows without raw lines.
-    pub const WHOLE_ROWS: Supply = Supply { raw_lines: false };
+    pub const WHOLE_ROWS: Supply = Supply {
+        raw_lines: false,
+        encode_here: false,
+    };
 }
 
 /// Something that consumes records: a writer, or a stage that transforms records

@@ -377,6 +377,7 @@ impl<S: RecordSource + Send + 'static> RecordSource for AheadSource<S> {
         }
         Supply {
             raw_lines: demand.reads.raw_line,
+            encode_here: false,
         }
     }
 }

@@ -420,7 +420,7 @@ impl RecordSource for Merger {
     }
 
     fn agree(&mut self, demand: Demand) -> Supply {
-        let mut raw_lines = true;
+        let (mut raw_lines, mut encode_here) = (true, !self.lanes.is_empty());
         for i in 0..self.lanes.len() {
             // A lane whose rows are changed gives no raw lines: they are
             // read whole; prefixes are put before `loc` and `peer`.
@@ -437,8 +437,12 @@ impl RecordSource for Merger {
                 thin_before: demand.thin_before.map(|t0| t0.saturating_sub(shift)),
             });
             raw_lines &= passes_lines && supply.raw_lines;
+            encode_here &= supply.encode_here;
         }
-        Supply { raw_lines }
+        Supply {
+            raw_lines,
+            encode_here,
+        }
     }
 }
 

@@ -56,7 +56,12 @@ pub fn pump(
         reads.raw_line_alone(),
         supply.raw_lines,
     ) {
-        (false, _, _) | (true, true, true) => serial(source, sink, progress)?,
+        (false, _, _) | (true, true, true) => {
+            serial(source, sink, progress, u64::MAX)?;
+        }
+        (true, true, false) if supply.encode_here => {
+            serial(source, sink, progress, u64::MAX)?;
+        }
         (true, true, false) => encode::encoded(source, sink, progress, (pool, lines))?,
         (true, false, _) => parallel(source, sink, progress)?,
     }
@@ -65,15 +70,20 @@ pub fn pump(
     sink.finish().map_err(|e| e.at(at))
 }
 
-/// Moves every record on this thread.
+/// Moves records on this thread, at most `limit`; whether the source has
+/// more.
 fn serial(
     source: &mut dyn RecordSource,
     sink: &mut (dyn RecordSink + Send),
     progress: &mut dyn FnMut(Option<u64>),
-) -> Result<()> {
+    limit: u64,
+) -> Result<bool> {
     let mut rec = Record::default();
     let mut rows = 0u64;
-    while source.next_record(&mut rec)? {
+    while rows < limit {
+        if !source.next_record(&mut rec)? {
+            return Ok(false);
+        }
         let written = match source.raw_line() {
             Some(raw) => sink.write_raw(&rec, raw),
             None => sink.write(&rec),
@@ -84,7 +94,7 @@ fn serial(
             progress(Some(rows));
         }
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Moves every record with the sink on a thread of its own.

@@ -102,6 +102,11 @@ pub struct EventFile {
 }
 
 impl EventFile {
+    /// The file's size in bytes.
+    pub fn file_len(&self) -> u64 {
+        self.file_len
+    }
+
     /// Opens `path` (named `name` in messages), whose chunks are
     /// `chunk_size` bytes, to read through a window of `window` bytes, with
     /// the location's local definitions.

@@ -36,7 +36,7 @@ pub struct LocationSource {
     warnings: Warnings,
     /// Kinds the consumer drops unread (`Demand::skip`): mapped, checked,
     /// not handed out.
-    skip: KindSet,
+    pub(super) skip: KindSet,
     /// Reused text buffers (attribute keys and values).
     pub(super) key: String,
     pub(super) value: String,

@@ -48,6 +48,13 @@ pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSou
     Ok(Box::new(Otf2Source::open(&input.name, &path, opts)?))
 }
 
+/// The event bytes from which the locations are read ahead on the pool
+/// (their lines encoded in the jobs): below, the jobs' start and batches
+/// cost more than the second core saves, and a smaller archive is read,
+/// and its rows encoded, on the calling thread whatever `--threads` says
+/// ([`Supply::encode_here`]; docs/performance.md, "OTF2 archives").
+pub const READ_AHEAD_FROM: u64 = 8 << 20;
+
 /// Reads a whole file, naming it in errors.
 fn read_file(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|e| Error::io(path.display().to_string(), e))
@@ -89,6 +96,8 @@ pub struct Otf2Source {
     name: String,
     /// The `LEAVE`s that did not nest, reported at the end.
     crossings: Crossings,
+    /// Its locations are read ahead on the pool.
+    ahead: bool,
     warnings: Warnings,
 }
 
@@ -143,7 +152,9 @@ impl Otf2Source {
             let source = LocationSource::open(&files, (loc, window), &anchor, scope.clone(), opts)?;
             sources.push(source);
         }
-        let sources: Vec<Box<dyn RecordSource>> = match opts.pool.threads().parallel() {
+        let bytes: u64 = sources.iter().map(|s| s.events.file_len()).sum();
+        let ahead = opts.pool.threads().parallel() && bytes >= READ_AHEAD_FROM;
+        let sources: Vec<Box<dyn RecordSource>> = match ahead {
             true => {
                 let located = sources.into_iter().map(|s| {
                     let file = s.file_name().to_string();
@@ -164,6 +175,7 @@ impl Otf2Source {
             name: name.to_string(),
             crossings: scope.crossings.clone(),
             warnings: opts.warnings.clone(),
+            ahead,
         })
     }
 }
@@ -429,7 +441,10 @@ impl RecordSource for Otf2Source {
     }
 
     fn agree(&mut self, demand: Demand) -> Supply {
-        self.locations.agree(demand)
+        Supply {
+            encode_here: !self.ahead,
+            ..self.locations.agree(demand)
+        }
     }
 }
 

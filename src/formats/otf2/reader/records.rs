@@ -21,7 +21,7 @@ use crate::model::record::{flags, Kind, Record, Sym, ATTR_POSTS};
 use crate::model::symbol::{well_known, SymCache};
 
 /// The category of the rows of records of family `id`.
-fn family(id: u8) -> &'static str {
+pub(super) fn family(id: u8) -> &'static str {
     match id {
         14..=23 | 85..=88 => "MPI",
         24..=30 => "OMP",
@@ -72,7 +72,9 @@ impl LocationSource {
             }
             _ => self.generic(rec, event_id),
         }
-        self.push_attributes(rec);
+        if !self.skip.contains(rec.kind) {
+            self.push_attributes(rec);
+        }
         Ok(true)
     }
 
@@ -347,8 +349,11 @@ impl LocationSource {
     fn generic(&mut self, rec: &mut Record, event_id: u8) {
         rec.kind = Kind::Event;
         rec.name = self.record_name(event_id);
-        rec.cat = self.scope.symbols.intern(family(event_id));
-        self.push_fields(rec, event_id);
+        rec.cat = self.scope.families[(event_id - super::super::catalogue::FIRST_ID) as usize];
+        // A row the consumer drops unread needs no fields.
+        if !self.skip.contains(Kind::Event) {
+            self.push_fields(rec, event_id);
+        }
     }
 
     /// The record's fields as `attrs`: references by the name they refer

@@ -119,6 +119,8 @@ pub struct Scope {
     pub metrics: FastMap<u32, MetricScope>,
     /// Record names, by id from the catalogue's first.
     pub records: Vec<Sym>,
+    /// The `cat` of each record's rows (its family), likewise.
+    pub families: Vec<Sym>,
     /// Collective operation names, by number.
     pub collectives: Vec<Sym>,
     /// The pipeline's symbols.
@@ -151,6 +153,10 @@ impl Scope {
             comms: FastMap::default(),
             metrics: FastMap::default(),
             records: EVENTS.iter().map(|s| symbols.intern(s.name)).collect(),
+            families: EVENTS
+                .iter()
+                .map(|s| symbols.intern(super::records::family(s.id)))
+                .collect(),
             collectives: (0..23)
                 .map(|op| symbols.intern(&collective_name(op)))
                 .collect(),

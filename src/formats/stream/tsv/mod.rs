@@ -592,6 +592,7 @@ impl<R: BufRead> RecordSource for TsvReader<R> {
         self.pass_hints();
         Supply {
             raw_lines: self.parser.standard,
+            encode_here: false,
         }
     }
 
