@@ -148,6 +148,7 @@ fn printed(anchor: &Path) -> Printed {
     let res: i128 = field(clock, "Ticks per Seconds").parse().unwrap();
     let offset: i128 = field(clock, "Global Offset").parse().unwrap();
     let ns = |ticks: i128| ((ticks - offset) * 1_000_000_000).div_euclid(res) as i64;
+    let comms = comm_texts(&defs);
     let text = run(Command::new("otf2-print").arg(anchor));
     let mut events: BTreeMap<String, Vec<Keyed>> = BTreeMap::new();
     let mut attrs: BTreeMap<String, Vec<Vec<(String, String)>>> = BTreeMap::new();
@@ -176,7 +177,7 @@ fn printed(anchor: &Path) -> Printed {
         let fields = line[at..].trim();
         let t = ns(ticks.parse().unwrap());
         last_loc = loc.to_string();
-        for key in printed_keys(name, fields) {
+        for key in printed_keys(name, fields, &comms) {
             events.entry(loc.to_string()).or_default().push((t, key));
             attrs.entry(loc.to_string()).or_default().push(Vec::new());
         }
@@ -184,14 +185,45 @@ fn printed(anchor: &Path) -> Printed {
     (events, attrs)
 }
 
+/// The `comm` each communicator of otf2-print's definitions (`-G`) is
+/// read as, by reference: its name where no other has it, else its
+/// reference (`#R` where that is another's name).
+fn comm_texts(defs: &str) -> BTreeMap<String, String> {
+    let comms: Vec<(String, String)> = defs
+        .lines()
+        .filter(|l| l.starts_with("COMM "))
+        .map(|l| {
+            let mut parts = l.split_whitespace();
+            let r = parts.nth(1).unwrap().to_string();
+            (r, unquote(field(l, "Name")).to_string())
+        })
+        .collect();
+    let uses = |n: &str| comms.iter().filter(|(_, m)| m == n).count();
+    comms
+        .iter()
+        .map(|(r, n)| {
+            let text = match (n.is_empty(), uses(n)) {
+                (false, 1) => n.clone(),
+                _ if uses(r) > 0 => format!("#{r}"),
+                _ => r.clone(),
+            };
+            (r.clone(), text)
+        })
+        .collect()
+}
+
 /// The keys of one printed event (none for a collective's begin, one per
-/// value for a metric).
-fn printed_keys(name: &str, f: &str) -> Vec<String> {
+/// value for a metric), communicators by `comms`.
+fn printed_keys(name: &str, f: &str, comms: &BTreeMap<String, String>) -> Vec<String> {
+    let comm = || {
+        let r = reference_of(field(f, "Communicator"));
+        comms.get(&r).cloned().unwrap_or(r)
+    };
     let half = |peer_key: &str| {
         let mut k = format!(
             "{name} peer={} comm={} tag={} size={}",
             location_of(field(f, peer_key)),
-            reference_of(field(f, "Communicator")),
+            comm(),
             field(f, "Tag"),
             field(f, "Length")
         );
@@ -204,7 +236,7 @@ fn printed_keys(name: &str, f: &str) -> Vec<String> {
         format!(
             "COLL {} comm={} root={} sent={} received={}",
             field(f, "Operation"),
-            reference_of(field(f, "Communicator")),
+            comm(),
             location_of(field(f, "Root")),
             field(f, "Sent"),
             field(f, "Received")
@@ -788,7 +820,7 @@ fn an_otf2_1_0_archive_reads_with_what_its_records_lack_derived() {
     // The groups of before 1.2 give the ranks their locations.
     let send = text.lines().find(|l| kind_of(l) == "send").unwrap();
     assert_eq!(col(send, "peer"), "rank 1/Master thread");
-    assert_eq!(col(send, "comm"), "0");
+    assert_eq!(col(send, "comm"), "world");
     if reference().is_some() {
         agrees_with_otf2_print(&anchor);
         profile_agrees(&anchor);
@@ -1398,4 +1430,67 @@ fn imbalance_on_a_trace_with_gpu_streams_compares_the_ranks() {
     assert_eq!(waitall[6], "1.313");
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("(2 `gpu`)"), "{err}");
+}
+
+/// How many records of each kind otf2-print prints of `anchor`, and what
+/// it says on stderr.
+fn record_counts(anchor: &Path) -> (BTreeMap<String, usize>, String) {
+    let out = Command::new("otf2-print").arg(anchor).output().unwrap();
+    assert!(out.status.success(), "otf2-print {}", anchor.display());
+    let mut counts = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let mut parts = line.split_whitespace();
+        if let (Some(record), Some(loc)) = (parts.next(), parts.next()) {
+            if loc.parse::<u64>().is_ok()
+                && record.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+            {
+                *counts.entry(record.to_string()).or_default() += 1;
+            }
+        }
+    }
+    (counts, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// The rows of `anchor` as tracepipe reads them, but the `meta` rows, in
+/// order (rows of one time on several locations may come in another order
+/// once written: locations are numbered anew).
+fn sorted_rows(anchor: &Path) -> Vec<String> {
+    let text = common::output_of("trace-cat", &["-q"], &[anchor]);
+    let mut rows: Vec<String> = text
+        .lines()
+        .filter(|l| kind_of(l) != "meta")
+        .map(str::to_string)
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn archives_other_tools_wrote_are_written_back_record_for_record() {
+    let archives = external_archives();
+    if archives.is_empty() || reference().is_none() {
+        return;
+    }
+    for (name, anchor) in &archives {
+        let copy = scratch(&format!("otf2-again-{name}")).join("traces.otf2");
+        let out = bin("trace-cat")
+            .args(["-q", "-t", "otf2", "-o"])
+            .arg(&copy)
+            .arg(anchor)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (want, _) = record_counts(anchor);
+        let (got, warnings) = record_counts(&copy);
+        assert_eq!(warnings, "", "{name}: otf2-print warned");
+        assert_eq!(got, want, "{name}: records by kind");
+        assert!(
+            sorted_rows(&copy) == sorted_rows(anchor),
+            "{name}: rows read back"
+        );
+    }
 }

@@ -309,6 +309,13 @@ pub mod def {
         });
     }
 
+    /// RMA window `r` of communicator `comm`.
+    pub fn rma_win(b: &mut Buf, r: u32, name: u32, comm: u32) {
+        b.record(id::RMA_WIN, |b| {
+            b.u32c(r).u32c(name).u32c(comm).u32c(0);
+        });
+    }
+
     /// Communicator `r` over group `group`.
     pub fn comm(b: &mut Buf, r: u32, name: u32, group: u32) {
         b.record(id::COMM, |b| {

@@ -107,6 +107,20 @@ const fn spec(
 
 use F::*;
 
+/// The `cat` of the rows a record of id `id` makes: its family.
+pub fn family(id: u8) -> &'static str {
+    match id {
+        14..=23 | 85..=88 => "MPI",
+        24..=30 => "OMP",
+        35..=52 => "RMA",
+        53..=65 => "THREAD",
+        66..=68 => "SAMPLING",
+        69..=82 => "IO",
+        32..=34 => super::PARAMETER_CAT,
+        _ => "MEASUREMENT",
+    }
+}
+
 /// Every event record OTF2 3.0 defines, by id from [`FIRST_ID`].
 pub static EVENTS: [Spec; 79] = [
     spec(10, "BUFFER_FLUSH", false, &[("stop_time", Time)]),
@@ -697,6 +711,8 @@ pub mod id {
     pub const PARAMETER_INT: u8 = 33;
     /// `PARAMETER_UNSIGNED_INT`.
     pub const PARAMETER_UNSIGNED_INT: u8 = 34;
+    /// `RMA_WIN_CREATE`.
+    pub const RMA_WIN_CREATE: u8 = 35;
     /// `THREAD_FORK`.
     pub const THREAD_FORK: u8 = 53;
     /// `THREAD_JOIN`.

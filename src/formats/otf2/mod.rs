@@ -51,6 +51,11 @@ pub const ROW_PARAMETER: &str = crate::model::record::ROW_ATTR;
 /// the writer gives an `event` at an instant as one.
 pub const PARAMETER_CAT: &str = "PARAMETER";
 
+/// The attribute of an `RMA_WIN_CREATE` row after its fields: the
+/// window's communicator (from its definition), so a writer defines the
+/// window again.
+pub const RMA_WIN_COMM: &str = "communicator";
+
 /// The anchor property in which tracepipe's writer keeps the stream's
 /// `container` and `type` rows (JSON Lines): read back, they stand for the
 /// containers the archive's hierarchy would give.

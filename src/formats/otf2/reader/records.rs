@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::super::catalogue::{id, spec_of, F, N, R};
 use super::super::events::AttrValue;
-use super::super::{COLUMN_ATTR, PARAMETER_CAT, ROW_PARAMETER};
+use super::super::{COLUMN_ATTR, PARAMETER_CAT, RMA_WIN_COMM, ROW_PARAMETER};
 use super::location::LocationSource;
 use super::scope::MetricScope;
 use crate::error::{Location, Result};
@@ -19,20 +19,6 @@ use crate::model::nesting::{self, Closing};
 use crate::model::record::ColumnSet;
 use crate::model::record::{flags, Kind, Record, Sym, ATTR_POSTS};
 use crate::model::symbol::{well_known, SymCache};
-
-/// The category of the rows of records of family `id`.
-pub(super) fn family(id: u8) -> &'static str {
-    match id {
-        14..=23 | 85..=88 => "MPI",
-        24..=30 => "OMP",
-        35..=52 => "RMA",
-        53..=65 => "THREAD",
-        66..=68 => "SAMPLING",
-        69..=82 => "IO",
-        32..=34 => PARAMETER_CAT,
-        _ => "MEASUREMENT",
-    }
-}
 
 impl LocationSource {
     fn value(&self, i: usize) -> u64 {
@@ -351,8 +337,19 @@ impl LocationSource {
         rec.name = self.record_name(event_id);
         rec.cat = self.scope.families[(event_id - super::super::catalogue::FIRST_ID) as usize];
         // A row the consumer drops unread needs no fields.
-        if !self.skip.contains(Kind::Event) {
-            self.push_fields(rec, event_id);
+        if self.skip.contains(Kind::Event) {
+            return;
+        }
+        self.push_fields(rec, event_id);
+        if event_id == id::RMA_WIN_CREATE {
+            // The window's communicator, which its definition holds,
+            // travels with its creation (the writer defines it so).
+            let scope = self.scope.clone();
+            let win = scope.defs.rma_wins.get(&(self.value(0) as u32));
+            self.value.clear();
+            let comm = win.map_or(u32::MAX as u64, |&(_, c)| c.into());
+            ref_text(&scope, R::Comm, comm, &mut self.value);
+            rec.push_attr(RMA_WIN_COMM, &self.value);
         }
     }
 
@@ -508,17 +505,10 @@ fn ref_text(scope: &super::Scope, r: R, v: u64, out: &mut String) {
             .get(&v)
             .map(|&l| scope.symbols.text(l).to_string()),
         R::Comm => scope
-            .defs
             .comms
             .get(&(v as u32))
-            .and_then(|c| scope.defs.string(c.name))
-            .map(str::to_string),
-        R::RmaWin => scope
-            .defs
-            .rma_wins
-            .get(&(v as u32))
-            .and_then(|&(n, _)| scope.defs.string(n))
-            .map(str::to_string),
+            .map(|c| scope.symbols.text(c.sym).to_string()),
+        R::RmaWin => scope.rma_wins.get(&(v as u32)).cloned(),
         R::Parameter => scope
             .defs
             .parameters

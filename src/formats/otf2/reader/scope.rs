@@ -3,7 +3,7 @@
 //! locations, the ranks of each communicator, metrics, attributes, record
 //! names).
 
-use super::super::catalogue::EVENTS;
+use super::super::catalogue::{family, EVENTS};
 use super::super::defs::{Clock, Definitions, Metric};
 use crate::fasthash::FastMap;
 use crate::model::hpc::{collective_name, metric_mode, paradigm_cat, REGION_ROLES};
@@ -55,7 +55,7 @@ impl Timebase {
 /// A communicator: its `comm` text and its ranks' locations.
 #[derive(Debug, Clone)]
 pub struct CommScope {
-    /// Its `comm` (its reference as text).
+    /// Its `comm`: its name, or its reference (`comm_texts`).
     pub sym: Sym,
     /// The `loc` of each rank, when defined.
     pub ranks: Vec<Option<Sym>>,
@@ -115,6 +115,8 @@ pub struct Scope {
     pub locations: FastMap<u64, Sym>,
     /// Communicators and their ranks.
     pub comms: FastMap<u32, CommScope>,
+    /// Each RMA window's text, as communicators have theirs.
+    pub rma_wins: FastMap<u32, String>,
     /// Metrics and their values' counters.
     pub metrics: FastMap<u32, MetricScope>,
     /// Record names, by id from the catalogue's first.
@@ -151,11 +153,12 @@ impl Scope {
             regions: FastMap::default(),
             locations,
             comms: FastMap::default(),
+            rma_wins: FastMap::default(),
             metrics: FastMap::default(),
             records: EVENTS.iter().map(|s| symbols.intern(s.name)).collect(),
             families: EVENTS
                 .iter()
-                .map(|s| symbols.intern(super::records::family(s.id)))
+                .map(|s| symbols.intern(family(s.id)))
                 .collect(),
             collectives: (0..23)
                 .map(|op| symbols.intern(&collective_name(op)))
@@ -178,6 +181,8 @@ impl Scope {
         scope.lead = (scope.row_parameter.is_none() && !moves_times).then_some(0);
         scope.regions = scope.region_names();
         scope.comms = scope.comm_ranks();
+        let wins = scope.defs.rma_wins.iter().map(|(&r, &(name, _))| (r, name));
+        scope.rma_wins = unique_texts(wins, &scope.defs);
         scope.metrics = scope.metric_members();
         scope
     }
@@ -218,9 +223,10 @@ impl Scope {
     /// paradigm, whose members are location ids.
     fn comm_ranks(&self) -> FastMap<u32, CommScope> {
         let groups = &self.defs.groups;
+        let texts = self.comm_texts();
         let mut out = FastMap::default();
         for (&c, comm) in &self.defs.comms {
-            let sym = self.symbols.intern(itoa::Buffer::new().format(c));
+            let sym = self.symbols.intern(&texts[&c]);
             let ranks = match groups.get(&comm.group) {
                 Some(g) if g.kind == 4 => g
                     .members
@@ -244,6 +250,13 @@ impl Scope {
             out.insert(c, CommScope { sym, ranks });
         }
         out
+    }
+
+    /// Each communicator's `comm`: its name where no other communicator
+    /// has it (`MPI_COMM_WORLD`), else its reference.
+    fn comm_texts(&self) -> FastMap<u32, String> {
+        let names = self.defs.comms.iter().map(|(&r, c)| (r, c.name));
+        unique_texts(names, &self.defs)
     }
 
     fn metric_members(&self) -> FastMap<u32, MetricScope> {
@@ -295,4 +308,31 @@ impl Scope {
             _ => None,
         }
     }
+}
+
+/// The text of each definition of `named` (its reference and the string of
+/// its name): its name where no other of them has it, else its reference
+/// (`comm R`-like `#R` where that number is another's name), so that texts
+/// name definitions one to one.
+fn unique_texts(
+    named: impl Iterator<Item = (u32, u32)> + Clone,
+    defs: &Definitions,
+) -> FastMap<u32, String> {
+    let name = |s: u32| defs.string(s).filter(|n| !n.is_empty());
+    let mut uses: FastMap<&str, u32> = FastMap::default();
+    for (_, s) in named.clone() {
+        if let Some(n) = name(s) {
+            *uses.entry(n).or_default() += 1;
+        }
+    }
+    named
+        .map(|(r, s)| {
+            let text = match name(s).filter(|n| uses[n] == 1) {
+                Some(n) => n.to_string(),
+                None if uses.contains_key(itoa::Buffer::new().format(r)) => format!("#{r}"),
+                None => r.to_string(),
+            };
+            (r, text)
+        })
+        .collect()
 }

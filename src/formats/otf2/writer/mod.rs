@@ -2,7 +2,8 @@
 //! global definitions `NAME.def`, and per location `NAME/ID.evt` and an
 //! empty `NAME/ID.def` (docs/formats.md, "OTF2", for the mapping).
 //!
-//! Rows with an OTF2 record become that record (`rows.rs`); the columns
+//! Rows with an OTF2 record become that record (`rows.rs`; the `event`
+//! rows the reader makes of other records, `native.rs`); the columns
 //! the record gives otherwise are kept as `tracepipe.COLUMN` attributes,
 //! which the reader puts back. Rows of kinds no record holds are kept
 //! whole, as JSON, in a `tracepipe.row` parameter. Events wait in a
@@ -13,6 +14,7 @@
 use std::path::{Path, PathBuf};
 
 mod chunks;
+mod native;
 mod order;
 mod registry;
 mod rows;

@@ -12,7 +12,7 @@ use super::super::encode::Buf;
 use super::super::ROW_PARAMETER;
 use super::chunks::ChunkFile;
 use crate::error::Result;
-use crate::fasthash::{FastMap, FastSet};
+use crate::fasthash::FastMap;
 use crate::model::record::Sym;
 
 /// OTF2's type of string attributes (`OTF2_TYPE_STRING`).
@@ -70,7 +70,6 @@ pub struct Registry {
     attributes: FastMap<String, u32>,
     comms: FastMap<Sym, usize>,
     comm_defs: Vec<Comm>,
-    taken_comms: FastSet<u32>,
     /// World ranks: locations taking part in any communicator.
     world: Vec<u32>,
     world_rank: FastMap<u32, u32>,
@@ -80,6 +79,10 @@ pub struct Registry {
     parameters: FastMap<(Sym, u8), u32>,
     /// Name string and type of each parameter, by reference.
     parameter_defs: Vec<(u32, u8)>,
+    /// RMA windows by their text, and each one's name string and
+    /// communicator (an index of `comm_defs`), by reference.
+    rma_wins: FastMap<String, u32>,
+    rma_win_defs: Vec<(u32, Option<usize>)>,
     row_parameter: Option<u32>,
     key: String,
 }
@@ -101,13 +104,14 @@ impl Registry {
             attributes: FastMap::default(),
             comms: FastMap::default(),
             comm_defs: Vec::new(),
-            taken_comms: FastSet::default(),
             world: Vec::new(),
             world_rank: FastMap::default(),
             metrics: FastMap::default(),
             metric_defs: Vec::new(),
             parameters: FastMap::default(),
             parameter_defs: Vec::new(),
+            rma_wins: FastMap::default(),
+            rma_win_defs: Vec::new(),
             row_parameter: None,
             key: String::new(),
         })
@@ -205,23 +209,15 @@ impl Registry {
         Ok(r)
     }
 
-    /// The communicator named `name` (`text`), by its index: its
-    /// reference is the number the name is when it is one and free, else
-    /// the first free one.
+    /// The communicator named `name` (`text`), by its index, which is its
+    /// reference: communicators are numbered from 0 in the order defined,
+    /// as OTF2's readers want them, and keep their `comm` as their name
+    /// (the reader gives it back).
     pub fn comm(&mut self, name: Sym, text: &str) -> Result<usize> {
         if let Some(&c) = self.comms.get(&name) {
             return Ok(c);
         }
-        let wanted = crate::number::parse_uint(text.as_bytes())
-            .and_then(|n| u32::try_from(n).ok())
-            .filter(|n| *n < u32::MAX && !self.taken_comms.contains(n));
-        let r = match wanted {
-            Some(n) => n,
-            None => (0..u32::MAX)
-                .find(|n| !self.taken_comms.contains(n))
-                .unwrap_or(0),
-        };
-        self.taken_comms.insert(r);
+        let r = self.comm_defs.len() as u32;
         let name_string = self.string(text)?;
         self.comm_defs.push(Comm {
             r,
@@ -298,6 +294,25 @@ impl Registry {
         let p = self.new_parameter(text, kind)?;
         self.parameters.insert((name, kind), p);
         Ok(p)
+    }
+
+    /// The RMA window named `name`, and its communicator (an index
+    /// [`Registry::comm`] gave) when its creation says it.
+    pub fn rma_win(&mut self, name: &str, comm: Option<usize>) -> Result<u32> {
+        let w = match self.rma_wins.get(name) {
+            Some(&w) => w,
+            None => {
+                let s = self.string(name)?;
+                self.rma_win_defs.push((s, None));
+                let w = self.rma_win_defs.len() as u32 - 1;
+                self.rma_wins.insert(name.to_string(), w);
+                w
+            }
+        };
+        if comm.is_some() {
+            self.rma_win_defs[w as usize].1 = comm;
+        }
+        Ok(w)
     }
 
     fn new_parameter(&mut self, name: &str, kind: u8) -> Result<u32> {
@@ -385,6 +400,14 @@ impl Registry {
             .enumerate()
         {
             self.put(|b| def::parameter(b, p as u32, name, kind))?;
+        }
+        for (w, (name, comm)) in std::mem::take(&mut self.rma_win_defs)
+            .into_iter()
+            .enumerate()
+        {
+            // A communicator's reference is its index.
+            let comm = comm.map_or(u32::MAX, |c| c as u32);
+            self.put(|b| def::rma_win(b, w as u32, name, comm))?;
         }
         self.file.finish()
     }

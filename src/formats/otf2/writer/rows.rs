@@ -38,7 +38,7 @@ impl Otf2Writer {
             Kind::Send | Kind::Recv | Kind::Msg => self.point_to_point(rec)?,
             Kind::Coll => self.collective(rec)?,
             Kind::Counter => self.counter(rec)?,
-            Kind::Event => self.posting(rec)? || self.parameter(rec)?,
+            Kind::Event => self.posting(rec)? || self.native(rec)? || self.parameter(rec)?,
             _ => false,
         };
         match mapped {
@@ -48,7 +48,7 @@ impl Otf2Writer {
     }
 
     /// Starts the attributes of an event: the row's own.
-    fn row_attrs(&mut self, rec: &Record, skip: usize) -> Result<()> {
+    pub(super) fn row_attrs(&mut self, rec: &Record, skip: usize) -> Result<()> {
         self.attrs.clear();
         for (k, v) in rec.attrs().skip(skip) {
             self.attr(&k, &v)?;
@@ -64,7 +64,7 @@ impl Otf2Writer {
     }
 
     /// A column the record gives back otherwise, as an attribute.
-    fn column(&mut self, column: &str, text: &str) -> Result<()> {
+    pub(super) fn column(&mut self, column: &str, text: &str) -> Result<()> {
         self.text.clear();
         self.text.push_str(COLUMN_ATTR);
         self.text.push_str(column);
@@ -209,7 +209,7 @@ impl Otf2Writer {
 
     /// Every column of `rec` its record does not hold (`held`) and that
     /// has a value, kept as an attribute: nothing of a row is lost.
-    fn rest(&mut self, rec: &Record, held: &[Column]) -> Result<()> {
+    pub(super) fn rest(&mut self, rec: &Record, held: &[Column]) -> Result<()> {
         let symbols = self.symbols.clone();
         let mut number = itoa::Buffer::new();
         let is_held = |c: Column| held.contains(&c);
