@@ -32,3 +32,37 @@ generated_stream() {
   cat "$tsv" > /dev/null
   echo "$tsv"
 }
+
+# `otf2_side_by_side ARCHIVE EVENTS ROUNDS`: otf2-print, reading alone
+# (trace-filter -k signal, which writes nothing) and conversion to TSV, each
+# with the default threads and with one, on ARCHIVE; rounds alternate the
+# commands, each figure is the best round with that run's peak RSS, and the
+# ratio to otf2-print. Needs the release build.
+otf2_side_by_side() {
+  local archive=$1 events=$2 rounds=$3
+  local names=("otf2-print" "trace-filter -k signal" "trace-filter -k signal --threads 1"
+               "trace-cat (TSV)" "trace-cat (TSV) --threads 1")
+  local best=(0 0 0 0 0) rss=(0 0 0 0 0) cmd s e r i
+  for _ in $(seq "$rounds"); do
+    for i in 0 1 2 3 4; do
+      case $i in
+        0) cmd=(otf2-print "$archive") ;;
+        1) cmd=(target/release/trace-filter --no-progress -q -k signal "$archive") ;;
+        2) cmd=(target/release/trace-filter --no-progress -q -k signal --threads 1 "$archive") ;;
+        3) cmd=(target/release/trace-cat --no-progress -q "$archive") ;;
+        4) cmd=(target/release/trace-cat --no-progress -q --threads 1 "$archive") ;;
+      esac
+      s=$(date +%s%N)
+      r=$( { /usr/bin/time -f %M "${cmd[@]}" > /dev/null; } 2>&1 | tail -1 )
+      e=$(date +%s%N)
+      if [ "${best[$i]}" = 0 ] || [ $((e - s)) -lt "${best[$i]}" ]; then
+        best[$i]=$((e - s)); rss[$i]=$r
+      fi
+    done
+  done
+  for i in 0 1 2 3 4; do
+    awk -v n="${names[$i]}" -v ns="${best[$i]}" -v ref="${best[0]}" -v ev="$events" -v kb="${rss[$i]}" \
+      'BEGIN { printf "  %-36s %8.1f ms  %6.1f M events/s  %5.1f x otf2-print  peak RSS %.1f MiB\n",
+               n, ns / 1e6, ev / (ns / 1e9) / 1e6, ref / ns, kb / 1024 }'
+  done
+}

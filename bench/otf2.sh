@@ -8,6 +8,7 @@
 #   (default 1 250 000 events x 8 ranks = 10 M events, 5 rounds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 events=${1:-1250000}
 ranks=${2:-8}
 rounds=${3:-5}
@@ -20,34 +21,7 @@ cat "$dir"/traces/*.evt > /dev/null
 total=$(( (events / 9) * 9 * ranks + 2 * ranks ))
 echo "archive: $archive, $(du -sb "$dir" | cut -f1) bytes, $total events"
 
-names=("otf2-print" "trace-filter -k signal" "trace-filter -k signal --threads 1"
-       "trace-cat (TSV)" "trace-cat (TSV) --threads 1")
-run() {
-  case $1 in
-    0) otf2-print "$archive" ;;
-    1) target/release/trace-filter --no-progress -k signal "$archive" ;;
-    2) target/release/trace-filter --no-progress -k signal --threads 1 "$archive" ;;
-    3) target/release/trace-cat --no-progress "$archive" ;;
-    4) target/release/trace-cat --no-progress --threads 1 "$archive" ;;
-  esac
-}
-best=(0 0 0 0 0)
-rss=(0 0 0 0 0)
-for _ in $(seq "$rounds"); do
-  for i in 0 1 2 3 4; do
-    s=$(date +%s%N)
-    r=$( { /usr/bin/time -f %M bash -c "$(declare -f run); archive=$archive; run $i" > /dev/null; } 2>&1 | tail -1 )
-    e=$(date +%s%N)
-    if [ "${best[$i]}" = 0 ] || [ $((e - s)) -lt "${best[$i]}" ]; then
-      best[$i]=$((e - s)); rss[$i]=$r
-    fi
-  done
-done
-for i in 0 1 2 3 4; do
-  awk -v n="${names[$i]}" -v ns="${best[$i]}" -v ref="${best[0]}" -v ev="$total" -v kb="${rss[$i]}" \
-    'BEGIN { printf "%-36s %6.2f s  %6.1f M events/s  %5.1f x faster than otf2-print  peak RSS %.1f MiB\n",
-             n, ns / 1e9, ev / (ns / 1e9) / 1e6, ref / ns, kb / 1024 }'
-done
+otf2_side_by_side "$archive" "$total" "$rounds"
 
 # Partitions: one part per rank (`--under 'MPI Rank K'`), each reading only
 # that rank's event file, reported with --partial and merged; the speed-up

@@ -466,17 +466,24 @@ fn written_again_reads_the_same(python: &Path, anchor: &Path) {
     let copy = anchor.with_file_name("again.otf2");
     write_otf2(anchor, &copy, &[]).unwrap();
     assert_eq!(python_events(python, &copy), printed_events(&copy));
-    let rows = |p: &Path| {
-        let (text, _) = cat(p).unwrap();
-        let mut rows: Vec<String> = text
-            .lines()
-            .filter(|l| kind_of(l) != "meta")
-            .map(str::to_string)
-            .collect();
-        rows.sort();
-        rows
-    };
-    assert_eq!(rows(&copy), rows(anchor), "{anchor:?} written again");
+    assert_eq!(
+        sorted_rows(&copy),
+        sorted_rows(anchor),
+        "{anchor:?} written again"
+    );
+}
+
+/// Strings `strings` (by their index), a node, and two ranks of one thread
+/// each: groups named by strings 2 and 3, locations 0 and `second` named
+/// by string 4.
+fn two_ranks(a: &mut Archive, strings: &[&str], second: u64) {
+    for (i, s) in strings.iter().enumerate() {
+        a.string(i as u32, s);
+    }
+    a.node(0, 1, 0, u32::MAX);
+    a.group_of_locations(0, 2, 1, 0)
+        .group_of_locations(1, 3, 1, 0);
+    a.location(0, 4, 1, 0).location(second, 4, 1, 1);
 }
 
 /// A small archive made with tracepipe's own encoder: two ranks of one
@@ -499,13 +506,7 @@ fn small_archive(extra: impl FnOnce(&mut Archive)) -> Archive {
         "color",
         "red",
     ];
-    for (i, s) in strings.iter().enumerate() {
-        a.string(i as u32, s);
-    }
-    a.node(0, 1, 0, u32::MAX);
-    a.group_of_locations(0, 2, 1, 0)
-        .group_of_locations(1, 3, 1, 0);
-    a.location(0, 4, 1, 0).location(1 << 32, 4, 1, 1);
+    two_ranks(&mut a, &strings, 1 << 32);
     a.region(0, 5, 1, 1).region(1, 6, 28, 4);
     a.group(0, 7, 4, 4, &[0, 1 << 32])
         .group(1, 7, 5, 4, &[0, 1])
@@ -734,13 +735,7 @@ fn otf2_1_0_archive(dir: &Path) -> PathBuf {
         "MPI_Send",
         "world",
     ];
-    for (i, s) in strings.iter().enumerate() {
-        a.string(i as u32, s);
-    }
-    a.node(0, 1, 0, u32::MAX);
-    a.group_of_locations(0, 2, 1, 0)
-        .group_of_locations(1, 3, 1, 0);
-    a.location(0, 4, 1, 0).location(1, 4, 1, 1);
+    two_ranks(&mut a, &strings, 1);
     // Region types 1 (a function), 22 (an MPI barrier), 1.
     for (r, name, region_type) in [(0u32, 5u32, 1u8), (1, 6, 22), (2, 7, 1)] {
         a.def(15, |b| {
@@ -1329,12 +1324,18 @@ fn external_archives() -> Vec<(String, PathBuf)> {
         .collect()
 }
 
+/// The external archives, when they and otf2-print are here (skipped
+/// otherwise, failing under CI: [`common::corpus`], [`reference`]).
+fn archives_and_reference() -> Option<Vec<(String, PathBuf)>> {
+    let archives = external_archives();
+    (!archives.is_empty() && reference().is_some()).then_some(archives)
+}
+
 #[test]
 fn archives_other_tools_wrote_read_as_otf2_print_reads_them() {
-    let archives = external_archives();
-    if archives.is_empty() || reference().is_none() {
+    let Some(archives) = archives_and_reference() else {
         return;
-    }
+    };
     for (name, anchor) in &archives {
         let out = bin("trace-cat").arg(anchor).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
@@ -1467,23 +1468,12 @@ fn sorted_rows(anchor: &Path) -> Vec<String> {
 
 #[test]
 fn archives_other_tools_wrote_are_written_back_record_for_record() {
-    let archives = external_archives();
-    if archives.is_empty() || reference().is_none() {
+    let Some(archives) = archives_and_reference() else {
         return;
-    }
+    };
     for (name, anchor) in &archives {
         let copy = scratch(&format!("otf2-again-{name}")).join("traces.otf2");
-        let out = bin("trace-cat")
-            .args(["-q", "-t", "otf2", "-o"])
-            .arg(&copy)
-            .arg(anchor)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        write_otf2(anchor, &copy, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
         let (want, _) = record_counts(anchor);
         let (got, warnings) = record_counts(&copy);
         assert_eq!(warnings, "", "{name}: otf2-print warned");
