@@ -116,7 +116,7 @@ pub static FORMATS: &[Format] = &[
     },
     Format {
         name: "otf2",
-        description: "OTF2 archives (Score-P, EZTrace, TAU; what Vampir and Scalasca read), versions 2 and 3; name the anchor .otf2 file or its folder",
+        description: "OTF2 archives (Score-P, EZTrace, TAU; what Vampir and Scalasca read), versions 1.0 to 3.x; name the anchor .otf2 file or its folder",
         extensions: &["otf2"],
         sniff: otf2::sniff,
         reader: Some(otf2::reader::open_reader),
