@@ -11,7 +11,7 @@ use tracepipe::error::Warnings;
 use tracepipe::io::Output;
 use tracepipe::stats::counters::Counters;
 use tracepipe::stats::labels::Labels;
-use tracepipe::stats::imbalance::Imbalance;
+use tracepipe::stats::imbalance::{Imbalance, Kinds};
 use tracepipe::stats::messages::{Cells, Messages, View};
 use tracepipe::stats::partial::PartialOf;
 use tracepipe::stats::profile::{By, Profile};
@@ -39,7 +39,12 @@ fn report(name: &str, by: &str, histogram: Option<usize>) -> Box<dyn Report> {
             };
             Box::new(Messages::new(view, labels))
         }
-        "imbalance" => Box::new(Imbalance::new(labels, false, true)),
+        "imbalance" => Box::new(Imbalance::new(
+            labels,
+            (false, true),
+            Kinds::Cpu,
+            Warnings::default(),
+        )),
         "timeline" => {
             let bins = Bins { origin: 0, width: 7 };
             Box::new(Timeline::new(bins, by == "states", histogram.is_some(), Some(3), labels))
