@@ -928,3 +928,28 @@ fn imbalance_compares_the_locations_of_one_kind() {
         "{err}"
     );
 }
+
+/// A frame cut where a crossing `leave` cut it (flag `X`) and never
+/// entered again is still one call of the profile, up to its cut.
+#[test]
+fn a_cut_frame_never_entered_again_is_counted_up_to_its_cut() {
+    let dir = scratch("analyses_cut");
+    let mut cut = leave(10, "r0", "f");
+    cut.1 = row(&[
+        ("kind", "leave"),
+        ("time", "10"),
+        ("loc", "r0"),
+        ("name", "f"),
+        ("flags", "SX"),
+    ]);
+    let file = trace(&dir, "cut.tsv", 1, vec![enter(4, "r0", "f"), cut]);
+    let rows = stat(&["profile"], &file);
+    assert_eq!(
+        column(&rows, &["name"], "count"),
+        BTreeMap::from([("f".into(), 1)])
+    );
+    assert_eq!(
+        column(&rows, &["name"], "inclusive"),
+        BTreeMap::from([("f".into(), 6)])
+    );
+}

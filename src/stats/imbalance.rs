@@ -27,8 +27,8 @@ pub struct Imbalance {
     inclusive: bool,
     per_location: bool,
     kinds: Kinds,
-    /// Each location's kind (its `container` row's `cat`).
-    kind_of: FastMap<Sym, Sym>,
+    /// The kind of each location left out, decided at its `container` row.
+    not_compared: FastMap<Sym, Sym>,
     /// The locations with frames left out, by kind.
     left_out: FastMap<Sym, FastSet<Sym>>,
     warnings: Warnings,
@@ -101,7 +101,7 @@ impl Imbalance {
             inclusive,
             per_location,
             kinds,
-            kind_of: FastMap::default(),
+            not_compared: FastMap::default(),
             left_out: FastMap::default(),
             warnings,
         }
@@ -110,13 +110,9 @@ impl Imbalance {
     /// Whether the frames of `rec`'s location are compared; notes it when
     /// not.
     fn compares(&mut self, rec: &Record) -> bool {
-        let Some(&kind) = self.kind_of.get(&rec.loc) else {
+        let Some(&kind) = self.not_compared.get(&rec.loc) else {
             return true;
         };
-        let symbols = self.profile.symbols();
-        if self.kinds.keeps(symbols.text(kind)) {
-            return true;
-        }
         self.left_out.entry(kind).or_default().insert(rec.loc);
         false
     }
@@ -177,7 +173,11 @@ impl RecordSink for Imbalance {
     fn write(&mut self, rec: &Record) -> Result<()> {
         match rec.kind {
             Kind::Container => {
-                self.kind_of.insert(rec.loc, rec.cat);
+                let kind = self.profile.symbols().text(rec.cat);
+                match self.kinds.keeps(kind) {
+                    true => self.not_compared.remove(&rec.loc),
+                    false => self.not_compared.insert(rec.loc, rec.cat),
+                };
             }
             Kind::Enter | Kind::Leave | Kind::State if !self.compares(rec) => return Ok(()),
             _ => {}

@@ -254,7 +254,11 @@ impl Profile {
             *parent = parent.saturating_add(elapsed(frame.since, time)?);
         }
         if cut {
-            stack.cut.push(frame);
+            // Kept with the time it was cut at, should it never resume.
+            stack.cut.push(OpenCall {
+                since: time,
+                ..frame
+            });
             return Ok(());
         }
         self.figures
@@ -395,6 +399,15 @@ impl RecordSink for Profile {
             let last = self.stacks[&loc].last;
             while self.stacks[&loc].depth > 0 {
                 self.leave(loc, (Sym::EMPTY, last), false)?;
+            }
+        }
+        // A frame cut and never entered again (a stream cut by hand, a
+        // slice) is a call up to its cut.
+        for stack in self.stacks.values_mut() {
+            for frame in stack.cut.drain(..) {
+                let duration = elapsed(frame.start, frame.since)?;
+                let figures = self.figures.entry(frame.key).or_default();
+                figures.add(duration, duration - frame.children, true);
             }
         }
         if let Some(warnings) = self

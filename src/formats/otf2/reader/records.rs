@@ -137,12 +137,16 @@ impl LocationSource {
             };
             return Err(self.error(msg));
         }
-        let (file, at) = (self.events.name.clone(), self.events.event.at);
+        let (file, at) = (&self.events.name, self.events.event.at);
         let loc = self.scope.symbols.text(self.loc);
+        // The location is made only for the earliest one.
         self.scope
             .crossings
             .note(!not_open, rec.time.unwrap_or_default(), loc, || {
-                Location::Offset { file, offset: at }
+                Location::Offset {
+                    file: file.clone(),
+                    offset: at,
+                }
             });
         Ok(())
     }
