@@ -51,6 +51,18 @@ pub fn closing<T: PartialEq>(open: &[T], frame: &T) -> Closing {
     }
 }
 
+/// The error `--strict` gives for a `leave` (`record`, as the format
+/// names it) of `name` that does not nest: `open` is the innermost frame
+/// where it crosses one, none where it names no open frame.
+pub fn strict_refusal(record: &str, name: &str, open: Option<&str>) -> String {
+    match open {
+        Some(open) => format!(
+            "{record} of `{name}` while `{open}` is open (a frame that does not nest; --strict)"
+        ),
+        None => format!("{record} of `{name}`, which is not open (--strict)"),
+    }
+}
+
 /// Queues the rows that keep `leave`, which closes a frame below the frames
 /// `above` (their names and categories, outermost first) on its location:
 /// those left (innermost first), `leave` itself, and those entered again.

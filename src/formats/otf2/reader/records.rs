@@ -128,13 +128,12 @@ impl LocationSource {
     fn not_nested(&mut self, rec: &Record, not_open: bool) -> Result<()> {
         let name = self.scope.symbols.text(rec.name);
         if self.strict {
-            let msg = match self.frames.last() {
-                Some(&open) if !not_open => format!(
-                    "LEAVE of `{name}` while `{}` is open (a frame that does not nest; --strict)",
-                    self.scope.symbols.text(self.region_names(open).0)
-                ),
-                _ => format!("LEAVE of `{name}`, which is not open (--strict)"),
+            let open = match not_open {
+                false => self.frames.last().map(|&r| self.region_names(r).0),
+                true => None,
             };
+            let open = open.map(|o| self.scope.symbols.text(o));
+            let msg = nesting::strict_refusal("LEAVE", name, open);
             return Err(self.error(msg));
         }
         let (file, at) = (&self.events.name, self.events.event.at);
