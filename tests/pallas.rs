@@ -51,15 +51,6 @@ fn render(v: &Value, with_attrs: bool) -> Vec<(u64, String)> {
     let text = match (s(v, "kind"), s(v, "cat")) {
         ("enter", "") => format!("Enter ({name})"),
         ("leave", "") => format!("Leave ({name})"),
-        ("enter", _) => match name {
-            "OMP_FORK" => format!("OMP_FORK(nThreads={})", attr(v, "nthreads").unwrap()),
-            "THREAD_FORK" => format!("THREAD_FORK(nThreads= {})", attr(v, "nthreads").unwrap()),
-            _ => format!("{name}()"),
-        },
-        ("leave", _) => match attr(v, "record").unwrap() {
-            "THREAD_JOIN" => "THREAD_JOIN".to_string(),
-            r => format!("{r}()"),
-        },
         ("send" | "recv", _) => {
             let peer = if s(v, "kind") == "send" {
                 "dest"
@@ -102,6 +93,15 @@ fn render(v: &Value, with_attrs: bool) -> Vec<(u64, String)> {
             ];
         }
         ("event", "MPI") => format!("{name}(req={id})"),
+        // The thread model's records are events, not frames.
+        ("event", "OMP") if name == "OMP_FORK" => {
+            format!("OMP_FORK(nThreads={})", attr(v, "nthreads").unwrap())
+        }
+        ("event", "THREAD") if name == "THREAD_FORK" => {
+            format!("THREAD_FORK(nThreads= {})", attr(v, "nthreads").unwrap())
+        }
+        ("event", "THREAD") if name == "THREAD_JOIN" => name.to_string(),
+        ("event", "OMP") if name == "OMP_JOIN" => format!("{name}()"),
         ("event", "OMP" | "THREAD") if name.ends_with("_LOCK") => format!("{name}(lockID={id})"),
         ("event", "OMP") => format!("{name}(taskID={id})"),
         ("event", "THREAD") => format!("{name}()"),
@@ -491,10 +491,10 @@ fn slot_meaning(abi: u8, thread: usize, slot: usize) -> (&'static str, &'static 
         (0, 5) => ("send", "MPI_SEND"),
         (0, 6) => ("coll-begin", ""),
         (0, 7) => ("coll", "ALLREDUCE"),
-        (1, 0) => ("enter", "THREAD_BEGIN"),
-        (1, 1) => ("leave", "THREAD_BEGIN"),
-        (1, 2) => ("enter", "OMP_FORK"),
-        (1, 3) => ("leave", "OMP_FORK"),
+        (1, 0) => ("event", "THREAD_BEGIN"),
+        (1, 1) => ("event", "THREAD_END"),
+        (1, 2) => ("event", "OMP_FORK"),
+        (1, 3) => ("event", "OMP_JOIN"),
         (1, 4) => ("event", "OMP_ACQUIRE_LOCK"),
         (1, 5) => ("event", "OMP_RELEASE_LOCK"),
         (1, 6) => ("event", "OMP_TASK_CREATE"),
@@ -907,13 +907,6 @@ fn bad_tokens_and_missing_definitions_are_located() {
             vec![event_token(0)],
             "MPI_SEND payload of 2 bytes is too short",
         ),
-        (
-            "pallas-leave",
-            3,
-            generic.clone(),
-            vec![event_token(0)],
-            "LEAVE of `f` with no open block",
-        ),
         // A sequence that contains itself.
         (
             "pallas-cycle",
@@ -1277,4 +1270,175 @@ fn empty_metadata_keys_and_undefined_roots_are_located() {
         err.contains("thread.pallas: byte 32: root sequence 7 is not defined"),
         "{err}"
     );
+}
+
+/// A thread of one flat sequence: each `(record, payload, time)` once.
+fn flat_thread(events: &[(u32, u32, u64)]) -> ThreadSpec {
+    ThreadSpec {
+        events: events
+            .iter()
+            .map(|&(record, payload, time)| {
+                Some(EventSpec {
+                    record,
+                    payload: payload.to_le_bytes().to_vec(),
+                    timestamps: vec![time],
+                    ..EventSpec::default()
+                })
+            })
+            .collect(),
+        sequences: vec![Some((0..events.len() as u32).map(event_token).collect())],
+        ..ThreadSpec::default()
+    }
+}
+
+/// A single-thread trace whose regions 1, 2, 3 are `f`, `g`, `h`.
+fn three_region_trace(test: &str, thread: ThreadSpec) -> PathBuf {
+    let dir = scratch(test);
+    let mut trace = TraceSpec::new(Compression::None, Encoding::None);
+    trace.defs.strings = vec![
+        (0, "p".into()),
+        (1, "f".into()),
+        (2, "g".into()),
+        (3, "h".into()),
+    ];
+    trace.defs.regions = vec![(1, 1), (2, 2), (3, 3)];
+    trace.archives = vec![ArchiveSpec {
+        threads: vec![thread],
+        ..ArchiveSpec::default()
+    }];
+    trace.write(&dir).unwrap();
+    dir
+}
+
+/// (kind, name, depth, flags, time, crossed or named attribute) per row.
+fn frame_rows(dir: &Path, threads: &str) -> Vec<(String, String, u64, String, u64, String)> {
+    let out = bin("trace-cat")
+        .args(["--json", "--threads", threads])
+        .arg(dir)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| !matches!(s(v, "kind"), "meta" | "container"))
+        .map(|v| {
+            let why = attr(&v, "crossed")
+                .or(attr(&v, "named"))
+                .or(attr(&v, "record"));
+            (
+                s(&v, "kind").to_string(),
+                s(&v, "name").to_string(),
+                int(&v, "depth"),
+                s(&v, "flags").to_string(),
+                int(&v, "time"),
+                why.unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn frames_that_do_not_nest_are_kept_as_the_stream_says() {
+    // ENTER f, ENTER g, LEAVE f (crosses g), LEAVE g, LEAVE h (none open).
+    let t = flat_thread(&[(2, 1, 10), (2, 2, 20), (3, 1, 30), (3, 2, 40), (3, 3, 50)]);
+    let dir = three_region_trace("pallas-crossing", t);
+    let row = |k: &str, n: &str, d: u64, f: &str, t: u64, w: &str| {
+        (k.into(), n.into(), d, f.into(), t, w.into())
+    };
+    let want = vec![
+        row("enter", "f", 0, "", 10, ""),
+        row("enter", "g", 1, "", 20, ""),
+        row("leave", "g", 1, "SX", 30, "f"),
+        row("leave", "f", 0, "", 30, ""),
+        row("enter", "g", 0, "SX", 30, "f"),
+        row("leave", "g", 0, "", 40, ""),
+        row("event", "h", 0, "", 50, "LEAVE"),
+    ];
+    for threads in ["1", "2"] {
+        assert_eq!(frame_rows(&dir, threads), want, "--threads {threads}");
+    }
+    // One warning, naming the first; the rows still nest for every report.
+    bin("trace-cat")
+        .arg(&dir)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "1 leave(s) closed a frame that was not the innermost",
+        ))
+        .stderr(predicate::str::contains("1 leave(s) named no open frame"))
+        .stderr(predicate::str::contains("the first at 30 ns"));
+    let out = bin("trace-stat")
+        .args(["profile", "--csv", "--no-header"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let mut profile: Vec<String> = String::from_utf8(out.get_output().stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| l.split(',').take(4).collect::<Vec<_>>().join(","))
+        .collect();
+    profile.sort();
+    // name, calls, inclusive, exclusive: f 10..30, g 20..40 as one call.
+    assert_eq!(profile, ["f,1,20,10", "g,1,20,20"]);
+    bin("trace-cat")
+        .args(["--strict"])
+        .arg(&dir)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("thread_0/thread.pallas: byte "))
+        .stderr(predicate::str::contains(
+            "LEAVE of `f` while `g` is open (a frame that does not nest; --strict)",
+        ));
+}
+
+#[test]
+fn thread_model_records_take_no_time_from_the_frame_around_them() {
+    // ENTER f, OMP_FORK (4 threads), THREAD_TEAM_BEGIN, THREAD_TEAM_END,
+    // OMP_JOIN, LEAVE f.
+    let t = flat_thread(&[
+        (2, 1, 0),
+        (14, 4, 10),
+        (27, 0, 20),
+        (28, 0, 80),
+        (15, 0, 90),
+        (3, 1, 100),
+    ]);
+    let mut t = t;
+    for e in t.events.iter_mut().flatten() {
+        if matches!(e.record, 27 | 28 | 15) {
+            e.payload.clear();
+        }
+    }
+    let dir = three_region_trace("pallas-fork", t);
+    let rows = frame_rows(&dir, "1");
+    let kinds: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .map(|r| (r.0.as_str(), r.1.as_str(), r.5.as_str()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("enter", "f", ""),
+            ("event", "OMP_FORK", ""),
+            ("event", "THREAD_TEAM_BEGIN", ""),
+            ("event", "THREAD_TEAM_END", ""),
+            ("event", "OMP_JOIN", ""),
+            ("leave", "f", ""),
+        ]
+    );
+    let json = json_rows(&dir);
+    let fork = json.iter().find(|v| s(v, "name") == "OMP_FORK").unwrap();
+    assert_eq!((s(fork, "cat"), attr(fork, "nthreads")), ("OMP", Some("4")));
+    // From the grammar and from the rows alike: f keeps its 100 ns.
+    for args in [&["profile"][..], &["profile", "--by", "loc,name"]] {
+        let out = bin("trace-stat")
+            .args(args)
+            .args(["--csv", "--no-header"])
+            .arg(&dir)
+            .assert()
+            .success();
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert_eq!(text.lines().count(), 1, "{args:?}: {text}");
+        assert!(text.contains("f,1,100,100,"), "{args:?}: {text}");
+    }
 }

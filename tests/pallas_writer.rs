@@ -77,21 +77,25 @@ fn canonical(text: &str) -> Option<u64> {
     text.parse::<u64>().ok().filter(|n| n.to_string() == text)
 }
 
-/// The OpenMP and thread blocks: cat, opening record, closing record.
-const BLOCKS: [(&str, &str, &str); 4] = [
-    ("OMP", "OMP_FORK", "OMP_JOIN"),
-    ("THREAD", "THREAD_FORK", "THREAD_JOIN"),
-    ("THREAD", "THREAD_TEAM_BEGIN", "THREAD_TEAM_END"),
-    ("THREAD", "THREAD_BEGIN", "THREAD_END"),
+/// The thread model's records: cat, name.
+const THREAD_MODEL: [(&str, &str); 8] = [
+    ("OMP", "OMP_FORK"),
+    ("OMP", "OMP_JOIN"),
+    ("THREAD", "THREAD_FORK"),
+    ("THREAD", "THREAD_JOIN"),
+    ("THREAD", "THREAD_TEAM_BEGIN"),
+    ("THREAD", "THREAD_TEAM_END"),
+    ("THREAD", "THREAD_BEGIN"),
+    ("THREAD", "THREAD_END"),
 ];
 
-/// The event a block's opening row maps to, and the record that closes
-/// it by default.
-fn block_begin(r: &Row) -> Option<(String, &'static str)> {
-    let &(_, open, close) = BLOCKS
+/// The record a thread model's event maps to, with a fork's thread count
+/// (its first attribute `nthreads`, 0 when it has none that fits).
+fn thread_model(r: &Row) -> Option<String> {
+    let &(_, name) = THREAD_MODEL
         .iter()
-        .find(|(cat, open, _)| r.get("cat") == *cat && r.get("name") == *open)?;
-    let what = match open.ends_with("FORK") {
+        .find(|&&(cat, name)| r.get("cat") == cat && r.get("name") == name)?;
+    let what = match name.ends_with("FORK") {
         true => {
             let first = r.get("attrs").split(';').next().unwrap_or("");
             let n = first
@@ -102,7 +106,7 @@ fn block_begin(r: &Row) -> Option<(String, &'static str)> {
         }
         false => String::new(),
     };
-    Some((format!("{open}\t{what}"), close))
+    Some(format!("{name}\t{what}"))
 }
 
 /// The record a lock, task or request event maps to, and its field;
@@ -128,17 +132,17 @@ fn block_event(r: &Row) -> Option<String> {
 }
 
 /// The events a stream's rows map to, by location, as the documented
-/// mapping says: frames as ENTER/LEAVE or as the OpenMP and thread
-/// blocks' records (a state only when it starts after its location's
-/// last event), halves with a tag and a peer as MPI records, collectives
+/// mapping says: frames as ENTER/LEAVE (a state only when it starts
+/// after its location's last event), the thread model's events as their
+/// records, halves with a tag and a peer as MPI records, collectives
 /// Pallas names as their begin and end (when they start after the last
 /// event), lock, task and request events as their records, other events
 /// as GENERIC, any other row a GENERIC `tracepipe.row` at its completion.
 fn expected_events(stream: &str) -> BTreeMap<String, Vec<String>> {
     let mut events: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut last: BTreeMap<String, u64> = BTreeMap::new();
-    // Open frames: a region's name, or a block's default closing record.
-    let mut frames: BTreeMap<String, Vec<Result<String, &str>>> = BTreeMap::new();
+    // Open frames: their names.
+    let mut frames: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for line in stream.lines().skip(1) {
         let r = Row(line.split('\t').collect());
         let kind = r.get("kind");
@@ -163,32 +167,14 @@ fn expected_events(stream: &str) -> BTreeMap<String, Vec<String>> {
             && match kind {
                 "enter" => {
                     let open = frames.entry(loc.clone()).or_default();
-                    match block_begin(&r) {
-                        Some((what, close)) => {
-                            open.push(Err(close));
-                            put(time.unwrap(), what);
-                        }
-                        None => {
-                            open.push(Ok(r.get("name").into()));
-                            put(time.unwrap(), format!("ENTER\t{}", r.get("name")));
-                        }
-                    }
+                    open.push(r.get("name").into());
+                    put(time.unwrap(), format!("ENTER\t{}", r.get("name")));
                     true
                 }
                 "leave" => {
                     let open = frames.get_mut(&loc).and_then(|f| f.pop());
-                    let what = match open {
-                        Some(Ok(name)) => format!("LEAVE\t{name}"),
-                        Some(Err(close)) => {
-                            let first = r.get("attrs").split(';').next().unwrap_or("");
-                            let named = first
-                                .strip_prefix("record=")
-                                .filter(|n| BLOCKS.iter().any(|(_, _, c)| c == n));
-                            format!("{}\t", named.unwrap_or(close))
-                        }
-                        None => panic!("a leave with no enter: {line}"),
-                    };
-                    put(time.unwrap(), what);
+                    let name = open.unwrap_or_else(|| panic!("a leave with no enter: {line}"));
+                    put(time.unwrap(), format!("LEAVE\t{name}"));
                     true
                 }
                 "state" if time.unwrap() >= at && end >= time => {
@@ -233,7 +219,7 @@ fn expected_events(stream: &str) -> BTreeMap<String, Vec<String>> {
                     true
                 }
                 "event" if r.get("name") != "tracepipe.row" => {
-                    let what = block_event(&r);
+                    let what = thread_model(&r).or_else(|| block_event(&r));
                     put(
                         time.unwrap(),
                         what.unwrap_or_else(|| format!("GENERIC\t{}", r.get("name"))),
@@ -500,10 +486,10 @@ fn generate(seed: u64) -> String {
 }
 
 /// An OpenMP parallel region (`omp`) or a thread team on `loc` from
-/// `time`: lock, task and request events inside, the fork's `nthreads`
-/// and the join's `record` given or not, first or not, with other
-/// attributes or not, ids that fit the records or not. Returns the time
-/// after it.
+/// `time`, as the thread model's events: lock, task and request events
+/// inside, the fork's `nthreads` given or not, first or not, with other
+/// attributes or not, ids that fit the records or not, a closing event
+/// of another record or none. Returns the time after it.
 fn blocks(g: &mut Rng, (loc, mut time, omp): (&str, u64, bool), rows: &mut Vec<String>) -> u64 {
     let mut at = |g: &mut Rng| {
         time += 1 + g.below(2);
@@ -522,9 +508,9 @@ fn blocks(g: &mut Rng, (loc, mut time, omp): (&str, u64, bool), rows: &mut Vec<S
     let n = ["4", "0", "x", "99999999999"][g.below(4) as usize];
     let first = attrs(g, &format!("nthreads={n}"));
     let t = at(g);
-    let enter = [("kind", "enter"), ("time", &t), ("loc", loc)];
+    let begin = [("kind", "event"), ("time", &t), ("loc", loc)];
     rows.push(row(&[
-        &enter[..],
+        &begin[..],
         &[("cat", cat), ("name", open), ("attrs", &first)],
     ]
     .concat()));
@@ -554,13 +540,17 @@ fn blocks(g: &mut Rng, (loc, mut time, omp): (&str, u64, bool), rows: &mut Vec<S
         ]
         .concat()));
     }
-    let record = format!("record={}", ["THREAD_END", close][g.below(2) as usize]);
-    let last = attrs(g, &record);
+    let end = match g.below(4) {
+        0 => return time,
+        1 => ("THREAD", "THREAD_END"),
+        _ => (cat, close),
+    };
+    let last = attrs(g, "x=2");
     let t = at(g);
-    let leave = [("kind", "leave"), ("time", &t), ("loc", loc)];
+    let join = [("kind", "event"), ("time", &t), ("loc", loc)];
     rows.push(row(&[
-        &leave[..],
-        &[("cat", cat), ("name", open), ("attrs", &last)],
+        &join[..],
+        &[("cat", end.0), ("name", end.1), ("attrs", &last)],
     ]
     .concat()));
     time

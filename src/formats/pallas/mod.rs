@@ -148,21 +148,6 @@ impl RecordId {
         RecordId::ALL.into_iter().find(|r| r.name() == name)
     }
 
-    /// Whether it opens a block (a region's, an OpenMP or thread one).
-    pub fn opens_block(self) -> bool {
-        use RecordId::*;
-        matches!(
-            self,
-            Enter | OmpFork | ThreadFork | ThreadTeamBegin | ThreadBegin
-        )
-    }
-
-    /// Whether it closes an OpenMP or thread block.
-    pub fn closes_thread_block(self) -> bool {
-        use RecordId::*;
-        matches!(self, OmpJoin | ThreadJoin | ThreadTeamEnd | ThreadEnd)
-    }
-
     /// The `cat` of the rows tracepipe reads it as: `MPI`, or `OMP` and
     /// `THREAD` for the records of those blocks (none for the others).
     pub fn cat(self) -> Option<&'static str> {

@@ -1,8 +1,9 @@
 //! A trace's frames summed from its grammar (`trace-stat profile`): Pallas
 //! stores each sequence's duration per occurrence, so the durations of a
-//! block sequence (`ENTER r` … `LEAVE r`, or an OpenMP or thread block)
-//! are those of its frames, read without expanding a single event. A
-//! frame's exclusive time is its durations less those of the blocks run
+//! block sequence (`ENTER r` … `LEAVE r`) are those of its frames, read
+//! without expanding a single event (an OpenMP or thread block is no
+//! frame: its records are events of the thread model). A frame's exclusive
+//! time is its durations less those of the blocks run
 //! directly inside it, which the grammar tells when each block sequence
 //! always runs in frames of one name. Where the grammar does not tell (or
 //! the rows could differ from it), [`Summed::Not`] says why and the caller
@@ -36,7 +37,8 @@ pub fn sum_frames(input: Input, opts: &ReadOptions, sums: &mut dyn FrameSums) ->
 /// sequence the root reaches with its frame and the frame it runs in.
 #[derive(Default)]
 struct FramePlan {
-    frames: Vec<OpenFrame>,
+    /// Their regions.
+    frames: Vec<u32>,
     /// Physical sequence slot, its frame, the frame it runs directly in.
     blocks: Vec<(usize, usize, Option<usize>)>,
 }
@@ -50,11 +52,12 @@ enum Context {
     Mixed,
 }
 
-/// The frame an event token opens (true) or closes (false), if any.
+/// The region an event token enters (true) or leaves (false), if any
+/// (OpenMP and thread blocks are events of the thread model, not frames).
 pub(super) fn frame_edge(
     file: &ThreadFile,
     t: u32,
-) -> std::result::Result<Option<(bool, OpenFrame)>, String> {
+) -> std::result::Result<Option<(bool, u32)>, String> {
     let Some((TokenKind::Event, id)) = token(t) else {
         return Ok(None);
     };
@@ -69,17 +72,15 @@ pub(super) fn frame_edge(
         Ok::<u32, String>(u32::from_le_bytes(bytes.try_into().expect("4 bytes")))
     };
     Ok(match RecordId::from_number(event.record) {
-        Some(RecordId::Enter) => Some((true, OpenFrame::Region(region()?))),
-        Some(RecordId::Leave) => Some((false, OpenFrame::Region(region()?))),
-        Some(r) if r.opens_block() => Some((true, OpenFrame::Block(r.number()))),
-        Some(r) if r.closes_thread_block() => Some((false, OpenFrame::Block(r.number()))),
+        Some(RecordId::Enter) => Some((true, region()?)),
+        Some(RecordId::Leave) => Some((false, region()?)),
         _ => None,
     })
 }
 
-/// The frame a sequence is the block of, none when it holds no frame's
+/// The region a sequence is the block of, none when it holds no frame's
 /// ends; an error when a frame opens or closes elsewhere in it.
-fn block_of(file: &ThreadFile, tokens: &[u32]) -> std::result::Result<Option<OpenFrame>, String> {
+fn block_of(file: &ThreadFile, tokens: &[u32]) -> std::result::Result<Option<u32>, String> {
     let n = tokens.len();
     for &t in tokens.iter().take(n.saturating_sub(1)).skip(1) {
         if frame_edge(file, t)?.is_some() {
@@ -90,14 +91,7 @@ fn block_of(file: &ThreadFile, tokens: &[u32]) -> std::result::Result<Option<Ope
     let last = frame_edge(file, tokens[n - 1])?;
     match (first, last) {
         (None, None) => Ok(None),
-        (Some((true, OpenFrame::Region(a))), Some((false, OpenFrame::Region(b))))
-            if a == b && n > 1 =>
-        {
-            Ok(Some(OpenFrame::Region(a)))
-        }
-        (Some((true, f @ OpenFrame::Block(_))), Some((false, OpenFrame::Block(_)))) if n > 1 => {
-            Ok(Some(f))
-        }
+        (Some((true, a)), Some((false, b))) if a == b && n > 1 => Ok(Some(a)),
         _ => Err("a frame opens in one sequence and closes in another".into()),
     }
 }
@@ -215,7 +209,7 @@ impl ThreadSource {
         let order = reached(&kids, root)?;
         let mut plan = FramePlan::default();
         let mut frame_of: Vec<Option<usize>> = vec![None; file.sequences.len()];
-        let mut index: FastMap<OpenFrame, usize> = FastMap::default();
+        let mut index: FastMap<u32, usize> = FastMap::default();
         for &s in &order {
             let tokens = file.sequences[s].as_deref().expect("live");
             if let Some(f) = block_of(file, tokens)? {
@@ -256,7 +250,7 @@ impl ThreadSource {
         let names: Vec<Sym> = plan
             .frames
             .iter()
-            .map(|f| self.names.name(f.name()))
+            .map(|&f| self.names.name(Name::Region(f)))
             .collect();
         let mut edges: Vec<(Sym, Sym)> = plan
             .blocks
@@ -308,8 +302,8 @@ impl ThreadSource {
             .map(|&f| {
                 let mut r = Record::new(Kind::Enter);
                 r.loc = self.loc;
-                r.cat = self.names.frame_cat(f);
-                r.name = self.names.name(f.name());
+                r.cat = self.names.name(Name::RegionCat(f));
+                r.name = self.names.name(Name::Region(f));
                 r
             })
             .collect();

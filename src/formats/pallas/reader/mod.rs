@@ -21,12 +21,13 @@ use super::archive::{
 };
 use super::codec::{BlockDecoder, DatFile};
 use super::{collective_name, record_name, RecordId, PREFIX};
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Location, Result, Warnings};
 use crate::exec::ahead::{read_ahead, Locator};
 use crate::exec::merge::Merger;
 use crate::fasthash::FastMap;
 use crate::formats::stream::tsv::RowEncoder;
 use crate::io::Input;
+use crate::model::nesting::{self, Closing, Crossings};
 use crate::model::record::{flags, Kind, Record, Sym};
 use crate::model::symbol::{well_known, SymCache, Symbols};
 use crate::pipe::{Demand, LocationSelection, ReadOptions, RecordSource, Supply};
@@ -170,6 +171,9 @@ pub struct PallasSource {
     /// the threads hear too: halves before it are left out.
     cut: Option<BalancedCut>,
     paired_before: PairedBefore,
+    /// `LEAVE`s that do not nest, reported once at the end.
+    crossings: Crossings,
+    warnings: Warnings,
 }
 
 impl PallasSource {
@@ -183,8 +187,11 @@ impl PallasSource {
         let (head, mut threads, params) = open_threads(path, name, opts)?;
         let cut = BalancedCut::of(&mut threads, &params);
         let paired_before = PairedBefore::default();
+        let crossings = Crossings::default();
         for thread in &mut threads {
             thread.paired_before = paired_before.clone();
+            thread.crossings = crossings.clone();
+            thread.strict = opts.strict;
         }
         let sources: Vec<Box<dyn RecordSource>> = match opts.pool.threads().parallel() {
             true => {
@@ -206,6 +213,8 @@ impl PallasSource {
             name: name.to_string(),
             cut,
             paired_before,
+            crossings,
+            warnings: warnings.clone(),
         })
     }
 }
@@ -473,16 +482,15 @@ impl RecordSource for PallasSource {
             return Ok(true);
         }
         self.from_threads = true;
-        let Some(&tau) = self.paired_before.get() else {
-            return self.threads.next_record(rec);
-        };
-        // Halves before the cut, read before the threads heard of it.
+        let tau = self.paired_before.get().copied();
         while self.threads.next_record(rec)? {
+            // Halves before the cut, read before the threads heard of it.
             let half = matches!(rec.kind, Kind::Send | Kind::Recv);
-            if !(half && rec.time.is_some_and(|t| t < tau)) {
+            if !(half && rec.time.zip(tau).is_some_and(|(t, tau)| t < tau)) {
                 return Ok(true);
             }
         }
+        self.crossings.report(&self.warnings);
         Ok(false)
     }
 
@@ -583,16 +591,6 @@ pub struct ThreadEvents {
     thinning_after: Option<thin::Thinning>,
 }
 
-/// A frame opened by a block-opening record; its name and category are
-/// derived from it when the frame closes.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum OpenFrame {
-    /// `ENTER` of a region.
-    Region(u32),
-    /// An OpenMP or thread block, by its opening record.
-    Block(u32),
-}
-
 /// What a row's name (or category) is made from: interned once per thread,
 /// then found by this key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -640,7 +638,18 @@ pub struct ThreadSource {
     loc: Sym,
     loc_text: String,
     process: Sym,
-    frames: Vec<OpenFrame>,
+    /// The regions of the frames open, outermost first (OpenMP and
+    /// thread blocks are events of the thread model, not frames).
+    frames: Vec<u32>,
+    /// The frames above a crossing `LEAVE`'s (names, cats), reused.
+    cut: Vec<(Sym, Sym)>,
+    /// What the rows in `pending` were read from: the occurrence a
+    /// crossing `LEAVE` cut frames at, or 0 for the rows closing the thread.
+    pending_mark: u64,
+    /// `LEAVE`s that do not nest, counted across the trace's threads.
+    crossings: Crossings,
+    /// `--strict`: a `LEAVE` that does not nest is an error.
+    strict: bool,
     /// Time (as emitted, as decoded) of a collective's begin awaiting its end.
     collective_begin: Option<(i64, i64)>,
     last_time: i64,
@@ -667,7 +676,10 @@ pub struct ThreadSource {
 struct Mapper<'a> {
     p: Payload<'a>,
     names: &'a mut Names,
-    frames: &'a mut Vec<OpenFrame>,
+    frames: &'a mut Vec<u32>,
+    cut: &'a mut Vec<(Sym, Sym)>,
+    crossings: &'a Crossings,
+    strict: bool,
     ranks: &'a RankMap,
     loc: Sym,
     process: Sym,

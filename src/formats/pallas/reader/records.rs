@@ -156,33 +156,83 @@ impl Mapper<'_> {
     pub(super) fn enter(&mut self, rec: &mut Record) -> Result<()> {
         let region = self.p.u32(0)?;
         rec.name = self.names.name(Name::Region(region));
-        rec.cat = self.names.frame_cat(OpenFrame::Region(region));
+        rec.cat = self.names.name(Name::RegionCat(region));
         rec.kind = Kind::Enter;
         rec.depth = Some(self.frames.len() as u32);
-        self.frames.push(OpenFrame::Region(region));
+        self.frames.push(region);
         Ok(())
     }
 
+    /// A `LEAVE`: it closes the innermost region, or one below it (the
+    /// frames above are put in `cut`, to be cut), or names none open (it
+    /// closes the innermost; `model::nesting`).
     pub(super) fn leave(&mut self, rec: &mut Record) -> Result<()> {
         let region = self.p.u32(0)?;
         rec.name = self.names.name(Name::Region(region));
-        rec.cat = self.names.frame_cat(OpenFrame::Region(region));
+        rec.cat = self.names.name(Name::RegionCat(region));
         rec.kind = Kind::Leave;
-        let name = |names: &Names| names.syms.symbols().text(rec.name).to_string();
-        match self.frames.pop() {
-            Some(OpenFrame::Region(r)) if r == region => {}
-            Some(f) => {
-                let mut open = String::new();
-                f.push_name(&mut open, self.names.scope());
-                let name = name(self.names);
-                return Err(self.error(format!("LEAVE of `{name}` while `{open}` is open")));
+        let closing = nesting::closing(self.frames, &region);
+        if closing != Closing::Innermost {
+            self.not_nested(rec, closing)?;
+        }
+        match closing {
+            Closing::Innermost => {
+                self.frames.pop();
             }
-            None => {
-                let name = name(self.names);
-                return Err(self.error(format!("LEAVE of `{name}` with no open block")));
+            Closing::Crosses(i) => {
+                self.cut.clear();
+                for &r in &self.frames[i + 1..] {
+                    let names = (Name::Region(r), Name::RegionCat(r));
+                    self.cut
+                        .push((self.names.name(names.0), self.names.name(names.1)));
+                }
+                self.frames.remove(i);
+                rec.depth = Some(i as u32);
+                return Ok(());
+            }
+            Closing::NotOpen => {
+                let Some(open) = self.frames.pop() else {
+                    rec.kind = Kind::Event;
+                    rec.push_attr("record", "LEAVE");
+                    return Ok(());
+                };
+                let named = self.names.syms.symbols().text(rec.name).to_string();
+                rec.push_attr(nesting::NAMED_ATTR, &named);
+                rec.name = self.names.name(Name::Region(open));
+                rec.cat = self.names.name(Name::RegionCat(open));
             }
         }
         rec.depth = Some(self.frames.len() as u32);
+        Ok(())
+    }
+
+    /// Counts a `LEAVE` that does not close the innermost region, or
+    /// refuses it (`--strict`).
+    fn not_nested(&mut self, rec: &Record, closing: Closing) -> Result<()> {
+        let symbols = self.names.syms.symbols().clone();
+        let name = symbols.text(rec.name);
+        if self.strict {
+            let open = match closing {
+                Closing::Crosses(_) => self
+                    .frames
+                    .last()
+                    .map(|&r| self.names.name(Name::Region(r))),
+                _ => None,
+            };
+            let open = open.map(|o| symbols.text(o));
+            return Err(self.error(nesting::strict_refusal("LEAVE", name, open)));
+        }
+        let (file, at) = (self.p.file, self.p.at);
+        let crossing = matches!(closing, Closing::Crosses(_));
+        let loc = symbols.text(self.loc);
+        // The location is made only for the earliest one.
+        self.crossings
+            .note(crossing, rec.time.unwrap_or_default(), loc, || {
+                Location::Offset {
+                    file: file.to_string(),
+                    offset: at,
+                }
+            });
         Ok(())
     }
 
@@ -255,37 +305,19 @@ impl Mapper<'_> {
         Ok(())
     }
 
-    /// An OpenMP or thread block opens (a fork's thread count with it).
-    pub(super) fn block_begin(&mut self, rec: &mut Record, id: RecordId) -> Result<()> {
+    /// An OpenMP or thread block opens or closes: an event of the thread
+    /// model, not a frame, so it takes no time from the frame around it
+    /// (a fork's thread count with it).
+    pub(super) fn thread_model(&mut self, rec: &mut Record, id: RecordId) -> Result<()> {
         let record = id.number();
-        rec.kind = Kind::Enter;
+        rec.kind = Kind::Event;
         rec.cat = self.names.name(Name::BlockCat(record));
         rec.name = self.names.name(Name::Record(record));
-        rec.depth = Some(self.frames.len() as u32);
         if matches!(id, RecordId::OmpFork | RecordId::ThreadFork) {
             self.value.clear();
             let _ = write!(self.value, "{}", self.p.u32(0)?);
             rec.push_attr("nthreads", self.value);
         }
-        self.frames.push(OpenFrame::Block(record));
-        Ok(())
-    }
-
-    /// The innermost open block closes, which must not be a region.
-    pub(super) fn block_end(&mut self, rec: &mut Record, id: RecordId) -> Result<()> {
-        let Some(f) = self.frames.pop() else {
-            return Err(self.error(format!("{} with no open block", id.name())));
-        };
-        if let OpenFrame::Region(_) = f {
-            let mut open = String::new();
-            f.push_name(&mut open, self.names.scope());
-            return Err(self.error(format!("{} while `{open}` is open", id.name())));
-        }
-        rec.kind = Kind::Leave;
-        rec.cat = self.names.frame_cat(f);
-        rec.name = self.names.name(f.name());
-        rec.depth = Some(self.frames.len() as u32);
-        rec.push_attr("record", id.name());
         Ok(())
     }
 

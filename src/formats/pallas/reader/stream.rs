@@ -112,9 +112,7 @@ impl ThreadSource {
         for event in self.events.file.events.iter().flatten() {
             let record = RecordId::from_number(event.record);
             let columns = kept_columns(&event.attributes, scope);
-            let is_frame = record.is_some_and(|r| {
-                r.opens_block() || r.closes_thread_block() || r == RecordId::Leave
-            });
+            let is_frame = matches!(record, Some(RecordId::Enter | RecordId::Leave));
             kept.frame_columns |= is_frame && columns.intersects(frame);
             kept.times |= columns.intersects(times);
             kept.kinds |= columns.contains(Column::Kind);

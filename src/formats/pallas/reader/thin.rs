@@ -48,12 +48,10 @@ fn role(event: &EventDef, rules: Rules) -> Role {
     use RecordId::*;
     let attributed = !event.attributes.is_empty();
     match RecordId::from_number(event.record) {
-        Some(r) if r.opens_block() || r.closes_thread_block() || r == Leave => {
-            match rules.restoring && attributed {
-                true => Role::Opaque,
-                false => Role::Counted,
-            }
-        }
+        Some(Enter | Leave) => match rules.restoring && attributed {
+            true => Role::Opaque,
+            false => Role::Counted,
+        },
         Some(MpiSend | MpiIsend | MpiRecv | MpiIrecv) if rules.halves_paired => Role::Counted,
         Some(
             MpiSend | MpiIsend | MpiRecv | MpiIrecv | MpiIsendComplete | MpiIrecvRequest
@@ -61,15 +59,6 @@ fn role(event: &EventDef, rules: Rules) -> Role {
         ) => Role::Kept,
         _ if attributed && rules.attributes_matter => Role::Kept,
         _ => Role::Counted,
-    }
-}
-
-/// Whether a frame closing as `close` closes `open` without an error.
-fn closes(open: OpenFrame, close: OpenFrame) -> bool {
-    match (open, close) {
-        (OpenFrame::Region(a), OpenFrame::Region(b)) => a == b,
-        (OpenFrame::Block(_), OpenFrame::Block(_)) => true,
-        _ => false,
     }
 }
 
@@ -132,7 +121,7 @@ impl Thinning {
     /// and its first event, those of the sequences it runs known.
     fn learn(&mut self, file: &ThreadFile, s: usize) {
         let (mut ok, mut silent, mut first) = (true, true, None);
-        let mut open: Vec<OpenFrame> = Vec::new();
+        let mut open: Vec<u32> = Vec::new();
         for &t in file.sequences[s].as_deref().unwrap_or(&[]) {
             let run = match token(t) {
                 Some((TokenKind::Event, id)) => {
@@ -146,7 +135,7 @@ impl Thinning {
                     first = first.or(Some(slot));
                     match frame_edge(file, t) {
                         Ok(Some((true, f))) => open.push(f),
-                        Ok(Some((false, f))) => ok &= open.pop().is_some_and(|o| closes(o, f)),
+                        Ok(Some((false, f))) => ok &= open.pop() == Some(f),
                         Ok(None) => {}
                         Err(_) => return,
                     }

@@ -24,7 +24,7 @@ impl RecordSource for ThreadSource {
         loop {
             if let Some(r) = self.pending.pop_front() {
                 *rec = r;
-                self.mark = 0;
+                self.mark = self.pending_mark;
                 return Ok(true);
             }
             if self.finished {
@@ -78,23 +78,6 @@ impl RecordSource for ThreadSource {
             self.thin_before(t0, self.paired_before.get().copied());
         }
         Supply::WHOLE_ROWS
-    }
-}
-
-impl OpenFrame {
-    pub(super) fn push_name(self, out: &mut String, scope: Scope) {
-        match self {
-            OpenFrame::Region(r) => push_defined(out, scope.region(r), "region", r),
-            OpenFrame::Block(record) => out.push_str(record_name(record)),
-        }
-    }
-
-    /// What its name is made from.
-    pub(super) fn name(self) -> Name {
-        match self {
-            OpenFrame::Region(r) => Name::Region(r),
-            OpenFrame::Block(record) => Name::Record(record),
-        }
     }
 }
 
@@ -152,14 +135,6 @@ impl Names {
     pub(super) fn name(&mut self, name: Name) -> Sym {
         self.sym(name).unwrap_or_default()
     }
-
-    /// The category of the rows of frame `f`.
-    pub(super) fn frame_cat(&mut self, f: OpenFrame) -> Sym {
-        match f {
-            OpenFrame::Region(r) => self.name(Name::RegionCat(r)),
-            OpenFrame::Block(record) => self.name(Name::BlockCat(record)),
-        }
-    }
 }
 
 impl ThreadSource {
@@ -197,6 +172,10 @@ impl ThreadSource {
                 global,
             },
             frames: Vec::new(),
+            cut: Vec::new(),
+            pending_mark: 0,
+            crossings: Crossings::default(),
+            strict: false,
             collective_begin: None,
             last_time: i64::MIN,
             pending: VecDeque::new(),
@@ -252,13 +231,14 @@ impl ThreadSource {
             r.push_attr("thread", &self.loc_text);
             self.pending.push_back(r);
         }
+        self.pending_mark = 0;
         // A stream's frames stay open as the stream left them.
         while let Some(f) = self.frames.pop().filter(|_| self.restore.is_none()) {
             let mut r = Record::new(Kind::Leave);
             r.time = Some(t);
             r.loc = self.loc;
-            r.cat = self.names.frame_cat(f);
-            r.name = self.names.name(f.name());
+            r.cat = self.names.name(Name::RegionCat(f));
+            r.name = self.names.name(Name::Region(f));
             r.depth = Some(self.frames.len() as u32);
             r.add_flag(flags::SYNTHETIC);
             self.pending.push_back(r);
@@ -300,7 +280,15 @@ impl ThreadSource {
                 rec.push_attr("raw_time", &raw_time.to_string());
             }
         }
-        Ok(true)
+        if self.cut.is_empty() {
+            return Ok(true);
+        }
+        // A `LEAVE` that crossed the frames in `cut`: its rows wait.
+        let symbols = self.names.syms.symbols().clone();
+        nesting::cross(std::mem::take(rec), &self.cut, &symbols, &mut self.pending);
+        self.cut.clear();
+        self.pending_mark = o.number;
+        Ok(false)
     }
 
     /// Maps the record of event `slot` at `time` (as emitted, as read)
@@ -326,6 +314,9 @@ impl ThreadSource {
             },
             names: &mut self.names,
             frames: &mut self.frames,
+            cut: &mut self.cut,
+            crossings: &self.crossings,
+            strict: self.strict,
             ranks: &self.ranks,
             loc: self.loc,
             process: self.process,
@@ -349,12 +340,10 @@ impl ThreadSource {
                 let begin = self.collective_begin.take().unwrap_or((time, raw_time));
                 m.collective(rec, begin, (time, raw_time)).map(|_| false)?
             }
-            Some(id @ (OmpFork | ThreadFork | ThreadTeamBegin | ThreadBegin)) => {
-                m.block_begin(rec, id).map(|_| false)?
-            }
-            Some(id @ (OmpJoin | ThreadJoin | ThreadTeamEnd | ThreadEnd)) => {
-                m.block_end(rec, id).map(|_| false)?
-            }
+            Some(
+                id @ (OmpFork | ThreadFork | ThreadTeamBegin | ThreadBegin | OmpJoin | ThreadJoin
+                | ThreadTeamEnd | ThreadEnd),
+            ) => m.thread_model(rec, id).map(|_| true)?,
             Some(
                 id @ (OmpAcquireLock | OmpReleaseLock | ThreadAcquireLock | ThreadReleaseLock
                 | OmpTaskCreate | OmpTaskSwitch | OmpTaskComplete | ThreadTaskCreate

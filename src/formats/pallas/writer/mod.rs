@@ -168,7 +168,7 @@ struct ThreadOut {
     /// Its events' attribute lists beyond what they hold.
     spill: attributes::Spill,
     /// Open frames: name, cat and what opened it.
-    frames: Vec<(Sym, Sym, rows::Opener)>,
+    frames: Vec<(Sym, Sym, u32)>,
     /// The time of its last event, once it has one.
     last: Option<u64>,
 }

@@ -36,15 +36,6 @@ pub(super) struct Names {
     named: FastMap<(Sym, Sym), Option<RecordId>>,
 }
 
-/// A frame open on a thread, as the record that opened it.
-#[derive(Clone, Copy)]
-pub(super) enum Opener {
-    /// `ENTER` of a region.
-    Region(u32),
-    /// An OpenMP or thread block.
-    Block(RecordId),
-}
-
 impl Names {
     pub(super) fn new(symbols: Symbols) -> Names {
         Names {
@@ -146,10 +137,7 @@ impl PallasWriter {
         // Attributes named like the columns kept would be read back as them.
         let mapped = !rec.attrs().any(|(k, _)| k.starts_with(COLUMN_ATTR))
             && match rec.kind {
-                Kind::Enter => match self.names.named(rec.cat, rec.name) {
-                    Some(r) if r.opens_block() => self.block_begin(rec, r)?,
-                    _ => self.enter(rec)?,
-                },
+                Kind::Enter => self.enter(rec)?,
                 Kind::Leave => self.leave(rec)?,
                 Kind::State => self.state(rec)?,
                 Kind::Send | Kind::Recv => self.half(rec)?,
@@ -190,31 +178,24 @@ impl PallasWriter {
         self.occur(t, key, time, (true, false))?;
         self.threads[t as usize]
             .frames
-            .push((rec.name, rec.cat, Opener::Region(region)));
+            .push((rec.name, rec.cat, region));
         Ok(true)
     }
 
     fn leave(&mut self, rec: &Record) -> Result<bool> {
         let t = self.thread(rec.loc)?;
         let time = self.in_order(t, rec.time)?;
-        let Some(&(name, cat, opener)) = self.threads[t as usize].frames.last() else {
+        let Some(&(name, cat, region)) = self.threads[t as usize].frames.last() else {
             return Err(Error::Record(
                 "a leave with no open frame on its location".into(),
             ));
         };
         let depth = self.threads[t as usize].frames.len() - 1;
-        let (key, pushed) = match opener {
-            Opener::Region(region) => (
-                EventKey::new(RecordId::Leave.number(), &region.to_le_bytes()),
-                Pushed::default(),
-            ),
-            Opener::Block(opened) => Self::block_end(rec, opened),
-        };
+        let key = EventKey::new(RecordId::Leave.number(), &region.to_le_bytes());
         let given = Given {
             cat,
             name,
             depth: Some(depth as u32),
-            pushed,
             ..Given::default()
         };
         if !self.start_values(rec, &given)? {
@@ -611,7 +592,7 @@ pub(super) fn thread_file<W: Write>(
         let block = s.tokens.first().is_some_and(|&t| {
             matches!(token(t), Some((TokenKind::Event, e))
                 if RecordId::from_number(g.events[e as usize].key.record)
-                    .is_some_and(RecordId::opens_block))
+                    == Some(RecordId::Enter))
         });
         layout::sequence_tokens(&mut o, u32::from(!block), &tokens(&s.tokens));
         if s.tokens.is_empty() {
