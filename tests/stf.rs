@@ -496,6 +496,47 @@ fn append(path: &Path, bytes: &[u8]) {
 }
 
 #[test]
+fn a_leave_with_no_function_open_is_an_event_with_one_warning() {
+    let dir = scratch("stf-unopened-leave");
+    let stf = small_set(&dir);
+    let f0 = PathBuf::from(format!("{}.f.0", stf.display()));
+    // The set ends with leave_function (id, U4 time step of 10, willy):
+    // once more, at 30.
+    let data = std::fs::read(&f0).unwrap();
+    let leave = data[data.len() - 9..].to_vec();
+    append(&f0, &leave);
+    let out = bin("trace-cat").arg(&stf).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let last = text.lines().last().unwrap();
+    assert!(
+        last.starts_with("event\t30\t\tp0\t\tleave_function\t")
+            && last.ends_with("record=leave_function"),
+        "{text}"
+    );
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("first.stf.f.0: byte ")
+            && err.contains("1 leave(s) named no open frame")
+            && err.contains("the first at 30 ns on `p0`"),
+        "{err}"
+    );
+    let out = bin("trace-cat")
+        .args(["--strict"])
+        .arg(&stf)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "first.stf.f.0: byte {}: leave_function on `p0`, which has no function open (--strict)",
+            data.len()
+        )),
+        "{err}"
+    );
+}
+
+#[test]
 fn bad_files_are_refused_with_file_and_offset() {
     let dir = scratch("stf-bad");
     let ids: Vec<String> = SPEC_LAYOUTS

@@ -23,13 +23,14 @@ use super::{
     default_willy_name, single, Component, DEFINE_RECORD, FILE_HEADER, FIRST_RESERVED,
     FOREIGN_HINT, MAGIC, NONE, RECEIVER_UNKNOWN, SENDER_UNKNOWN, VERSION,
 };
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Location, Result, Warnings};
 use crate::exec::merge::Merger;
 use crate::exec::reorder::RowQueue;
 use crate::exec::thin::Snapshot;
 use crate::fasthash::FastMap;
 use crate::io::Input;
 use crate::model::check::{StreamCheck, Verdict};
+use crate::model::nesting::Crossings;
 use crate::model::record::{Kind, Record, Sym};
 use crate::model::symbol::{SymCache, Symbols};
 use crate::pipe::{Demand, ReadOptions, RecordSource, Supply};
@@ -95,7 +96,10 @@ fn open_path(
 ) -> Result<Box<dyn RecordSource>> {
     let set = FileSet::open(name, path)?;
     let symbols = &opts.symbols;
-    let trace = Arc::new(Trace::read(&set)?);
+    let mut trace = Trace::read(&set)?;
+    trace.strict = opts.strict;
+    let crossings = trace.crossings.clone();
+    let trace = Arc::new(trace);
     let tables = DeclaredRows::new(&set, trace.clone(), SymCache::new(symbols.clone()))?;
     let mut sources: Vec<Box<dyn RecordSource>> = vec![
         Box::new(Rows::new(trace.meta_rows(name, symbols), set.index_name())),
@@ -123,7 +127,9 @@ fn open_path(
         )?));
     }
     let merged = Merger::new(sources, symbols, &opts.warnings)?;
-    Ok(Box::new(Checked::new(Box::new(merged), symbols, spool)))
+    let mut checked = Checked::new(Box::new(merged), symbols, spool);
+    checked.unnested = Some((crossings, opts.warnings.clone()));
+    Ok(Box::new(checked))
 }
 
 /// Where the components are: files beside the index, or stretches of one file.
@@ -227,6 +233,10 @@ fn check_header(feed: &mut Feed, want: Component) -> Result<()> {
 /// What the index and the declarations say.
 #[derive(Default)]
 struct Trace {
+    /// `leave_function`s with no function open, counted across the parts.
+    crossings: Crossings,
+    /// `--strict`: such a `leave_function` is an error.
+    strict: bool,
     layouts: Vec<Option<Arc<Layout>>>,
     /// Per record id: whether its layout is one of the catalogue's
     /// (`layout::catalogue`), so read with its class's meaning; any other
@@ -362,6 +372,8 @@ struct Checked {
     passed: bool,
     /// A piped single file's temporary copy, removed when the reader is.
     _spool: Option<Spool>,
+    /// Frames that did not nest, reported once at the end.
+    unnested: Option<(Crossings, Warnings)>,
 }
 
 impl Checked {
@@ -373,6 +385,7 @@ impl Checked {
             ready: Vec::new(),
             passed: false,
             _spool: spool,
+            unnested: None,
         }
     }
 
@@ -409,6 +422,9 @@ impl RecordSource for Checked {
                 self.passed = false;
             } else {
                 if !self.inner.next_record(rec)? {
+                    if let Some((crossings, warnings)) = &self.unnested {
+                        crossings.report(warnings);
+                    }
                     return Ok(false);
                 }
                 self.passed = true;

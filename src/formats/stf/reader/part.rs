@@ -390,21 +390,42 @@ impl Part {
         let (trace, feed, at) = (&self.trace, &self.feed, self.at);
         rec.clear();
         rec.loc = self.syms.willy(trace, feed, at, w)?;
+        rec.time = Some(time);
         let stack = self.stacks.entry(w).or_default();
         let Some(function) = stack.pop() else {
-            let loc = trace.willy_name(feed, at, w)?;
-            return Err(feed.error_at(
-                at,
-                format!("leave_function on `{loc}`, which has no function open"),
-            ));
+            return self.leave_with_none_open(rec, w);
         };
         rec.kind = Kind::Leave;
-        rec.time = Some(time);
         rec.depth = Some(stack.len() as u32);
         (rec.name, rec.cat) = self.syms.function(trace, feed, at, function)?;
         if self.values.slots.len() > 2 {
             rec.push_attr("scl", itoa::Buffer::new().format(self.values.slots[2]));
         }
+        Ok(())
+    }
+
+    /// A `leave_function` on willy `w` with no function open: an `event`
+    /// (`model::nesting`), counted for the reader's one warning; an error
+    /// with `--strict`.
+    fn leave_with_none_open(&mut self, rec: &mut Record, w: u32) -> Result<()> {
+        let (trace, feed, at) = (&self.trace, &self.feed, self.at);
+        let loc = trace.willy_name(feed, at, w)?;
+        if trace.strict {
+            let msg = format!("leave_function on `{loc}`, which has no function open (--strict)");
+            return Err(feed.error_at(at, msg));
+        }
+        rec.kind = Kind::Event;
+        rec.name = self.syms.cache.intern("leave_function");
+        rec.push_attr("record", "leave_function");
+        if self.values.slots.len() > 2 {
+            rec.push_attr("scl", itoa::Buffer::new().format(self.values.slots[2]));
+        }
+        let time = rec.time.unwrap_or_default();
+        let located = || Location::Offset {
+            file: feed.name().to_string(),
+            offset: at,
+        };
+        trace.crossings.note(false, time, &loc, located);
         Ok(())
     }
 
