@@ -189,15 +189,17 @@ fn sink_errors_name_their_row_far_behind_the_reader() {
             ("name", "e"),
         ])
     };
+    // A counter whose value Pajé cannot hold: its writer refuses it.
     let orphan = |t: u64| {
         row(&[
-            ("kind", "leave"),
+            ("kind", "counter"),
             ("time", &t.to_string()),
             ("loc", "t"),
-            ("name", "f"),
+            ("name", "c"),
+            ("value", "x"),
         ])
     };
-    // Lines: header, format, container, events, then the orphan leave.
+    // Lines: header, format, container, events, then the refused counter.
     let with_orphan = |events: u64| {
         let mut rows = vec![row(&[("kind", "container"), ("loc", "t")])];
         rows.extend((1..=events).map(|t| event(t, "t")));
@@ -207,12 +209,12 @@ fn sink_errors_name_their_row_far_behind_the_reader() {
     };
     for (events, threads) in [(1, "auto"), (100_000, "auto"), (1, "2"), (5_000, "2")] {
         bin("trace-cat")
-            .args(["--spans", "--threads", threads])
+            .args(["-t", "paje", "--threads", threads])
             .write_stdin(stream(&with_orphan(events)))
             .assert()
             .failure()
             .stderr(predicate::str::contains(format!(
-                "<stdin>:{}: `leave` of `f` on `t` with no open frame",
+                "<stdin>:{}: counter `c` has the value `x`",
                 events + 4
             )));
     }
@@ -226,13 +228,13 @@ fn sink_errors_name_their_row_far_behind_the_reader() {
     std::fs::write(&good, stream(&good_rows)).unwrap();
     std::fs::write(&bad, stream(&with_orphan(50_000))).unwrap();
     bin("trace-cat")
-        .arg("--spans")
+        .args(["-t", "paje"])
         .arg(&good)
         .arg(&bad)
         .assert()
         .failure()
         .stderr(predicate::str::contains(format!(
-            "{}:50004: `leave` of `f` on `t` with no open frame",
+            "{}:50004: counter `c` has the value `x`",
             bad.display()
         )));
 }
@@ -252,13 +254,34 @@ fn spans_report_unbalanced_frames() {
         ("loc", "t"),
         ("name", "g"),
     ]);
-    bin("trace-cat")
+    // The reader keeps a leave that closes no open frame (one warning):
+    // it closes the innermost, or is an event; --strict refuses it.
+    let out = bin("trace-cat")
         .arg("--spans")
+        .write_stdin(stream(&[c.clone(), enter.clone(), bad_leave.clone()]))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "<stdin>:5: frames that do not nest",
+        ));
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let span = body(&text).pop().unwrap();
+    assert_eq!(
+        (
+            kind_of(&span),
+            col(&span, "name"),
+            col(&span, "end"),
+            col(&span, "attrs")
+        ),
+        ("state", "f", "2", "named=g")
+    );
+    bin("trace-cat")
+        .args(["--spans", "--strict"])
         .write_stdin(stream(&[c.clone(), enter.clone(), bad_leave]))
         .assert()
         .failure()
         .stderr(predicate::str::contains(
-            "<stdin>:5: `leave` of `g` on `t` does not match the open frame `f`",
+            "<stdin>:5: leave of `g`, which is not open (--strict)",
         ));
     let orphan = row(&[
         ("kind", "leave"),
@@ -267,12 +290,12 @@ fn spans_report_unbalanced_frames() {
         ("name", "f"),
     ]);
     bin("trace-cat")
-        .arg("--spans")
+        .args(["--spans", "--strict"])
         .write_stdin(stream(&[c.clone(), orphan]))
         .assert()
         .failure()
         .stderr(predicate::str::contains(
-            "<stdin>:4: `leave` of `f` on `t` with no open frame",
+            "<stdin>:4: leave of `f`, which is not open (--strict)",
         ));
     // Frames still open at the end are closed at the last time, flagged, and warned about.
     let later = row(&[

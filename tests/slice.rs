@@ -410,14 +410,25 @@ fn bad_windows_and_which_messages() {
     ];
     std::fs::write(&bad, stream(&rows)).unwrap();
     let out = bin("trace-slice")
-        .args(["--from", "1", "--to", "3"])
+        .args(["--strict", "--from", "1", "--to", "3"])
         .arg(&bad)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("bad.tsv:6: `leave` of `f` on `a` with no open frame"),
+        err.contains("bad.tsv:6: leave of `f`, which is not open (--strict)"),
+        "{err}"
+    );
+    // Without --strict, that leave is an event, with one warning.
+    let out = bin("trace-slice")
+        .args(["--from", "1", "--to", "3"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && err.contains("bad.tsv:6: frames that do not nest"),
         "{err}"
     );
     // Halves: a message is kept when both halves are in the window.

@@ -575,3 +575,128 @@ fn rejects_halves_nothing_can_match() {
             "bad.jsonl:3: a message half needs a `tag`",
         ));
 }
+
+/// A stream whose frames do not nest: f left while g (entered after it) is
+/// open, then g, then a leave of h with none open; its leave of f carries
+/// an attribute.
+fn crossing_stream() -> String {
+    let frame = |kind: &str, time: &str, cat: &str, name: &str, attrs: &str| {
+        row(&[
+            ("kind", kind),
+            ("time", time),
+            ("loc", "t0"),
+            ("cat", cat),
+            ("name", name),
+            ("attrs", attrs),
+        ])
+    };
+    stream(&[
+        row(&[("kind", "container"), ("loc", "t0"), ("cat", "thread")]),
+        frame("enter", "10", "U", "f", ""),
+        frame("enter", "20", "V", "g", ""),
+        frame("leave", "30", "U", "f", "k=1"),
+        frame("leave", "40", "V", "g", ""),
+        frame("leave", "50", "", "h", ""),
+    ])
+}
+
+/// The stream readers keep frames that do not nest as every reader does,
+/// for every consumer that reads frames.
+#[test]
+fn frames_that_do_not_nest_are_kept_by_the_stream_readers() {
+    let tsv = crossing_stream();
+    let json = [
+        r#"{"kind":"container","loc":"t0","cat":"thread"}"#,
+        r#"{"kind":"enter","time":10,"loc":"t0","cat":"U","name":"f"}"#,
+        r#"{"kind":"enter","time":20,"loc":"t0","cat":"V","name":"g"}"#,
+        r#"{"kind":"leave","time":30,"loc":"t0","cat":"U","name":"f","attrs":{"k":"1"}}"#,
+        r#"{"kind":"leave","time":40,"loc":"t0","cat":"V","name":"g"}"#,
+        r#"{"kind":"leave","time":50,"loc":"t0","name":"h"}"#,
+    ]
+    .join("\n")
+        + "\n";
+    let want = [
+        "enter\t10\t\tt0\tU\tf\t\t\t\t\t\t\t\t\t",
+        "enter\t20\t\tt0\tV\tg\t\t\t\t\t\t\t\t\t",
+        "leave\t30\t\tt0\tV\tg\t1\t\t\t\t\t\t\tSX\tcrossed=f",
+        "leave\t30\t\tt0\tU\tf\t0\t\t\t\t\t\t\t\tk=1",
+        "enter\t30\t\tt0\tV\tg\t0\t\t\t\t\t\t\tSX\tcrossed=f",
+        "leave\t40\t\tt0\tV\tg\t\t\t\t\t\t\t\t\t",
+        "event\t50\t\tt0\t\th\t\t\t\t\t\t\t\t\trecord=leave",
+    ];
+    for (format, input, line) in [("tsv", tsv, 6), ("jsonl", json, 4)] {
+        for threads in ["1", "2"] {
+            // Converted, the rows are what the rule makes of them; read
+            // back, they nest and pass as they are.
+            let out = bin("trace-cat")
+                .args(["-t", "jsonl", "-f", format, "--threads", threads])
+                .write_stdin(input.clone())
+                .assert()
+                .success()
+                .stderr(predicate::str::contains(format!(
+                    "<stdin>:{line}: frames that do not nest: 1 leave(s) closed a frame that was not the innermost",
+                )))
+                .stderr(predicate::str::contains("1 leave(s) named no open frame"));
+            let out = bin("trace-cat")
+                .args(["-f", "jsonl"])
+                .write_stdin(out.get_output().stdout.clone())
+                .assert()
+                .success()
+                .stderr(predicate::str::is_empty());
+            let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+            let rows: Vec<&str> = text
+                .lines()
+                .filter(|l| {
+                    ["enter\t", "leave\t", "event\t"]
+                        .iter()
+                        .any(|k| l.starts_with(k))
+                })
+                .collect();
+            assert_eq!(rows, want, "{format}, --threads {threads}");
+            // What the reports see nests: g is one call from 20 to 40.
+            let out = bin("trace-stat")
+                .args(["profile", "-q", "--csv", "--no-header", "-f", format])
+                .args(["--threads", threads])
+                .write_stdin(input.clone())
+                .assert()
+                .success();
+            let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+            let mut lines: Vec<String> = text
+                .lines()
+                .map(|l| l.split(',').take(4).collect::<Vec<_>>().join(","))
+                .collect();
+            lines.sort();
+            assert_eq!(lines, ["f,1,20,10", "g,1,20,20"], "{format}: {text}");
+            bin("trace-cat")
+                .args(["--strict", "-f", format, "--threads", threads])
+                .write_stdin(input.clone())
+                .assert()
+                .failure()
+                .stderr(predicate::str::contains(format!(
+                    "<stdin>:{line}: leave of `f` while `g` is open (a frame that does not nest; --strict)",
+                )));
+        }
+    }
+    // Copied to TSV, a stream's lines pass as they are, filtered too:
+    // whoever reads its frames next follows them.
+    bin("trace-cat")
+        .write_stdin(crossing_stream())
+        .assert()
+        .success()
+        .stdout(crossing_stream())
+        .stderr(predicate::str::is_empty());
+    bin("trace-filter")
+        .args(["-k", "container,enter,leave", "-n", "f|g|h"])
+        .write_stdin(crossing_stream())
+        .assert()
+        .success()
+        .stdout(crossing_stream())
+        .stderr(predicate::str::is_empty());
+    // A consumer that reads no frames is not told about them.
+    bin("trace-filter")
+        .args(["-k", "container"])
+        .write_stdin(crossing_stream())
+        .assert()
+        .success()
+        .stderr(predicate::str::is_empty());
+}

@@ -734,17 +734,6 @@ fn rows_a_writer_cannot_hold_are_refused_with_their_line() {
     ]);
     let cases = [
         (
-            "leave",
-            "paje",
-            row(&[
-                ("kind", "leave"),
-                ("time", "1"),
-                ("loc", "x"),
-                ("name", "f"),
-            ]),
-            ":4: a `leave` on `x` with no open frame",
-        ),
-        (
             "text-counter",
             "paje",
             text_counter.clone(),

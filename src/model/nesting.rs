@@ -18,7 +18,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use crate::error::{Location, Warnings};
+use crate::error::{Error, Location, Result, Warnings};
 use crate::model::record::{flags, Kind, Record, Sym};
 use crate::model::symbol::Symbols;
 
@@ -89,6 +89,95 @@ pub fn cross(leave: Record, above: &[(Sym, Sym)], symbols: &Symbols, out: &mut V
     out.push_back(leave);
     for (k, &f) in above.iter().enumerate() {
         out.push_back(cut(Kind::Enter, f, base - 1 + k));
+    }
+}
+
+/// The frames open on each location of a stream, by name and category,
+/// followed so that a `leave` that does not close the innermost is kept by
+/// the rule above: what the stream's readers apply (their rows name what
+/// they leave; the other readers follow their format's own references).
+#[derive(Debug, Default)]
+pub struct Follower {
+    /// By location (its symbol's index): the frames open, outermost first.
+    stacks: Vec<Vec<(Sym, Sym)>>,
+    /// The `leave`s that did not nest, for one warning at the end.
+    pub crossings: Crossings,
+    /// `--strict`: the first is an error.
+    pub strict: bool,
+}
+
+impl Follower {
+    /// Follows `rec`. False: it goes on as it is. True: it did not nest; it
+    /// was made whole by `whole` (its columns were read in part), and the
+    /// rows that keep it are queued in `out` in its place. `at` locates it.
+    pub fn follow(
+        &mut self,
+        rec: &mut Record,
+        (symbols, out): (&Symbols, &mut VecDeque<Record>),
+        whole: impl FnOnce(&mut Record) -> Result<(), String>,
+        at: impl Fn() -> Location,
+    ) -> Result<bool> {
+        let i = rec.loc.index();
+        if self.stacks.len() <= i {
+            self.stacks.resize_with(i + 1, Vec::new);
+        }
+        let stack = &mut self.stacks[i];
+        if rec.kind == Kind::Enter {
+            stack.push((rec.name, rec.cat));
+            return Ok(false);
+        }
+        let closing = match rec.name.is_empty() && !stack.is_empty() {
+            // A leave that names nothing closes the innermost.
+            true => Closing::Innermost,
+            false => match stack.iter().rposition(|f| f.0 == rec.name) {
+                Some(k) if k + 1 == stack.len() => Closing::Innermost,
+                Some(k) => Closing::Crosses(k),
+                None => Closing::NotOpen,
+            },
+        };
+        if closing == Closing::Innermost {
+            stack.pop();
+            return Ok(false);
+        }
+        let name = symbols.text(rec.name);
+        if self.strict {
+            let open = match closing {
+                Closing::Crosses(_) => stack.last().map(|f| symbols.text(f.0)),
+                _ => None,
+            };
+            let msg = strict_refusal("leave", name, open);
+            return Err(Error::Data { at: at(), msg });
+        }
+        let crossing = matches!(closing, Closing::Crosses(_));
+        let time = rec.time.unwrap_or_default();
+        self.crossings
+            .note(crossing, time, symbols.text(rec.loc), &at);
+        whole(rec).map_err(|msg| Error::Data { at: at(), msg })?;
+        let stack = &mut self.stacks[i];
+        match (closing, stack.pop()) {
+            (Closing::Crosses(k), Some(innermost)) => {
+                let mut above = stack.split_off(k + 1);
+                above.push(innermost);
+                stack.pop();
+                rec.depth = Some(k as u32);
+                cross(std::mem::take(rec), &above, symbols, out);
+                stack.extend(above);
+            }
+            (_, Some((open, cat))) => {
+                let named = symbols.text(rec.name);
+                rec.push_attr(NAMED_ATTR, named);
+                (rec.name, rec.cat) = (open, cat);
+                rec.depth = Some(stack.len() as u32);
+                out.push_back(std::mem::take(rec));
+            }
+            (_, None) => {
+                rec.kind = Kind::Event;
+                rec.depth = None;
+                rec.push_attr("record", "leave");
+                out.push_back(std::mem::take(rec));
+            }
+        }
+        Ok(true)
     }
 }
 

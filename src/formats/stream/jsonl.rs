@@ -8,6 +8,7 @@ use std::io::BufRead;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
+use super::nested::{Nested, Next};
 use crate::error::{Location, Result, Warnings};
 use crate::io::{Input, LineReader, Output};
 use crate::model::check::{is_declaration, StreamCheck, Verdict};
@@ -28,7 +29,9 @@ pub fn sniff(p: &Probe) -> bool {
 pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
     let (name, reader) = input.into_reader()?;
     Ok(Box::new(
-        JsonlReader::new(&name, reader, opts.symbols.clone()).with_warnings(opts.warnings.clone()),
+        JsonlReader::new(&name, reader, opts.symbols.clone())
+            .with_warnings(opts.warnings.clone())
+            .strict(opts.strict),
     ))
 }
 
@@ -46,6 +49,9 @@ pub struct JsonlReader<R> {
     /// The columns decoded (see [`Demand::reads`]).
     decoded: ColumnSet,
     warnings: Warnings,
+    /// Frames followed, and the rows a `leave` that did not nest became.
+    nested: Nested,
+    symbols: Symbols,
 }
 
 impl<R: BufRead> JsonlReader<R> {
@@ -55,21 +61,30 @@ impl<R: BufRead> JsonlReader<R> {
         JsonlReader {
             lines: LineReader::new(name, inner),
             check: StreamCheck::new(symbols.clone()),
-            syms: SymCache::new(symbols),
+            syms: SymCache::new(symbols.clone()),
             decoded: ColumnSet::ALL,
             warnings: Warnings::default(),
+            nested: Nested::new(false, symbols.clone(), Warnings::default()),
+            symbols,
         }
     }
 
-    /// Reports warnings (a last line without its newline) to `warnings`.
+    /// Reports warnings (a last line without its newline, frames that do
+    /// not nest) to `warnings`.
     pub fn with_warnings(mut self, warnings: Warnings) -> Self {
+        self.nested = Nested::new(self.nested.strict(), self.symbols.clone(), warnings.clone());
         self.warnings = warnings;
         self
     }
-}
 
-impl<R: BufRead> RecordSource for JsonlReader<R> {
-    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+    /// Refuses frames that do not nest (`--strict`).
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.nested = Nested::new(strict, self.symbols.clone(), self.warnings.clone());
+        self
+    }
+
+    /// The next row as read.
+    fn next_row(&mut self, rec: &mut Record) -> Result<bool> {
         loop {
             let Some(line) = self.lines.next_located()? else {
                 return Ok(false);
@@ -84,6 +99,29 @@ impl<R: BufRead> RecordSource for JsonlReader<R> {
             match self.check.check(rec).map_err(located)? {
                 Verdict::Keep => return Ok(true),
                 Verdict::Consumed => continue,
+            }
+        }
+    }
+}
+
+impl<R: BufRead> RecordSource for JsonlReader<R> {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        if self.nested.next_queued(rec) {
+            return Ok(true);
+        }
+        loop {
+            if !self.next_row(rec)? {
+                self.nested.end();
+                return Ok(false);
+            }
+            let (lines, syms) = (&self.lines, &mut self.syms);
+            let at = || Location::Line {
+                file: lines.name().to_string(),
+                line: lines.line_number(),
+            };
+            let whole = |r: &mut Record| parse_line(lines.last_line(), r, syms, ColumnSet::ALL);
+            if self.nested.follow(rec, whole, at)? != Next::Skip {
+                return Ok(true);
             }
         }
     }
@@ -118,7 +156,9 @@ impl<R: BufRead> RecordSource for JsonlReader<R> {
     }
 
     fn agree(&mut self, demand: Demand) -> Supply {
-        self.decoded = demand.reads.without_raw_line().union(ColumnSet::PLACE);
+        let demand = self.nested.demand(demand, false);
+        let decoded = demand.reads.without_raw_line().union(ColumnSet::PLACE);
+        self.decoded = decoded.union(self.nested.frame_columns());
         Supply::WHOLE_ROWS
     }
 }

@@ -2,6 +2,7 @@
 //! rules both readers enforce (see `docs/stream.md`).
 
 pub mod jsonl;
+mod nested;
 pub mod tsv;
 
 use crate::swar::{bytes_equal, load_zero_padded, HIGHS};

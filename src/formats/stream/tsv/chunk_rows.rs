@@ -30,10 +30,11 @@ struct RowWork {
     hints: Hints,
 }
 
-/// The kinds skipped and the columns decoded as the stages above agreed
-/// (see [`crate::pipe::Demand`]), maybe after the jobs started: each
-/// takes them up at its next chunk.
-type Hints = Arc<Mutex<(KindSet, ColumnSet)>>;
+/// The kinds skipped and the columns decoded (of every row, and beside
+/// them of `enter` and `leave` rows) as the stages above agreed (see
+/// [`crate::pipe::Demand`]), maybe after the jobs started: each takes them
+/// up at its next chunk.
+type Hints = Arc<Mutex<(KindSet, ColumnSet, ColumnSet)>>;
 
 /// The rows of a chunk: records parsed in order, the span of each row's line
 /// in the chunk (without its newline and `\r`), and what stopped them.
@@ -53,7 +54,11 @@ impl OrderedWork for RowWork {
 
     fn run(&mut self, chunk: &Chunk, out: &mut Rows) {
         let hints = *lock(&self.hints);
-        (self.parser.skip, self.parser.decoded) = hints;
+        (
+            self.parser.skip,
+            self.parser.decoded,
+            self.parser.frame_columns,
+        ) = hints;
         out.worker = self.id;
         out.count = 0;
         out.error = None;
@@ -128,7 +133,11 @@ impl ChunkRows {
     ) -> ChunkRows {
         let copies = 2 * pool.threads().count();
         let locals: Vec<Symbols> = (0..copies).map(|_| Symbols::new()).collect();
-        let hints = Arc::new(Mutex::new((parser.skip, parser.decoded)));
+        let hints = Arc::new(Mutex::new((
+            parser.skip,
+            parser.decoded,
+            parser.frame_columns,
+        )));
         let work = locals
             .iter()
             .enumerate()
@@ -153,8 +162,8 @@ impl ChunkRows {
 
     /// Tells the copies of the work the kinds skipped and the columns decoded from
     /// their next chunk on.
-    pub(super) fn set_hints(&self, skip: KindSet, decoded: ColumnSet) {
-        *lock(&self.hints) = (skip, decoded);
+    pub(super) fn set_hints(&self, hints: (KindSet, ColumnSet, ColumnSet)) {
+        *lock(&self.hints) = hints;
     }
 
     /// The line of the row last handed out.

@@ -6,6 +6,7 @@ use std::io::BufRead;
 
 use chunk_rows::ChunkRows;
 
+use super::nested::{Nested, Next};
 use super::{ascii_and_backslash, short_row, short_row_ahead, Fields, ShortRow};
 use crate::error::{Error, Location, Result, Warnings};
 use crate::io::{Input, LineReader, Output};
@@ -38,8 +39,9 @@ pub fn sniff(p: &Probe) -> bool {
 /// the command may use more than one thread.
 pub fn open_reader(input: Input, opts: &ReadOptions) -> Result<Box<dyn RecordSource>> {
     let (name, reader) = input.into_reader()?;
-    let reader =
-        TsvReader::new(&name, reader, opts.symbols.clone())?.with_warnings(opts.warnings.clone());
+    let reader = TsvReader::new(&name, reader, opts.symbols.clone())?
+        .with_warnings(opts.warnings.clone())
+        .strict(opts.strict);
     Ok(match opts.pool.threads().parallel() {
         true => Box::new(reader.on_pool(&opts.pool)),
         false => Box::new(reader),
@@ -70,6 +72,12 @@ pub struct TsvReader<R> {
     parser: RowParser,
     check: StreamCheck,
     warnings: Warnings,
+    /// Frames followed, and the rows a `leave` that did not nest became.
+    nested: Nested,
+    /// The row handed out last is not the line read (`nested`).
+    replaced: bool,
+    /// A parser of every column, for a row `nested` needs whole.
+    whole: Option<RowParser>,
 }
 
 /// How a reader hands its input to the pool.
@@ -136,9 +144,13 @@ impl<R: BufRead> TsvReader<R> {
             chunks: None,
             to_pool: None,
             check: StreamCheck::new(symbols.clone()),
+            nested: Nested::new(false, symbols.clone(), Warnings::default()),
+            replaced: false,
+            whole: None,
             parser: RowParser {
                 skip: KindSet::NONE,
                 decoded: ColumnSet::ALL,
+                frame_columns: ColumnSet::NONE,
                 standard: targets.len() == COLUMNS.len()
                     && targets
                         .iter()
@@ -153,9 +165,17 @@ impl<R: BufRead> TsvReader<R> {
         })
     }
 
-    /// Reports warnings (a last line without its newline) to `warnings`.
+    /// Reports warnings (a last line without its newline, frames that do
+    /// not nest) to `warnings`.
     pub fn with_warnings(mut self, warnings: Warnings) -> Self {
+        self.nested = Nested::new(self.nested.strict(), self.symbols.clone(), warnings.clone());
         self.warnings = warnings;
+        self
+    }
+
+    /// Refuses frames that do not nest (`--strict`).
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.nested = Nested::new(strict, self.symbols.clone(), self.warnings.clone());
         self
     }
 }
@@ -165,7 +185,8 @@ impl<R> TsvReader<R> {
     /// started already (a merge reads its inputs' first rows first).
     fn pass_hints(&self) {
         if let Some(chunks) = &self.chunks {
-            chunks.set_hints(self.parser.skip, self.parser.decoded);
+            let p = &self.parser;
+            chunks.set_hints((p.skip, p.decoded, p.frame_columns));
         }
     }
 }
@@ -194,6 +215,9 @@ pub(crate) struct RowParser {
     /// The columns decoded of a data row of the standard columns; the others
     /// are checked and left empty (see [`Demand::reads`]).
     decoded: ColumnSet,
+    /// The columns decoded of an `enter` or `leave` row beside `decoded`
+    /// (those the frames are followed by).
+    frame_columns: ColumnSet,
     /// The header is the standard columns in their order, nothing else.
     standard: bool,
     extra_names: Vec<String>,
@@ -202,12 +226,23 @@ pub(crate) struct RowParser {
 }
 
 impl RowParser {
+    /// A parser of the same header that decodes every column of every row,
+    /// its identifiers going to `symbols`.
+    fn whole(&self, symbols: Symbols) -> RowParser {
+        RowParser {
+            skip: KindSet::NONE,
+            decoded: ColumnSet::ALL,
+            ..self.with_symbols(symbols)
+        }
+    }
+
     /// A parser of the same header whose identifiers go to `symbols`.
     fn with_symbols(&self, symbols: Symbols) -> RowParser {
         RowParser {
             targets: self.targets.clone(),
             skip: self.skip,
             decoded: self.decoded,
+            frame_columns: self.frame_columns,
             standard: self.standard,
             extra_names: self.extra_names.clone(),
             scratch: String::new(),
@@ -323,6 +358,7 @@ impl RowParser {
         let decoded = match rec.kind {
             k if k.is_structural() => ColumnSet::ALL,
             Kind::Send | Kind::Recv => self.decoded.with(Column::Peer).with(Column::Id),
+            Kind::Enter | Kind::Leave => self.decoded.union(self.frame_columns),
             _ => self.decoded,
         };
         for (col, i) in [
@@ -526,8 +562,9 @@ fn uint_field(field: &str, col: &str) -> Result<Option<u64>, String> {
     })
 }
 
-impl<R: BufRead> RecordSource for TsvReader<R> {
-    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+impl<R: BufRead> TsvReader<R> {
+    /// The next row as read.
+    fn next_row(&mut self, rec: &mut Record) -> Result<bool> {
         if let Some(start) = self.to_pool.take() {
             let lines = self.lines.take().expect("rows not read yet");
             self.chunks = Some(start(lines, &self.parser));
@@ -549,6 +586,44 @@ impl<R: BufRead> RecordSource for TsvReader<R> {
                 // The `format` row, or a row of a kind dropped unread.
                 _ => continue,
             }
+        }
+    }
+}
+
+impl<R: BufRead> RecordSource for TsvReader<R> {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        if self.nested.next_queued(rec) {
+            self.replaced = true;
+            return Ok(true);
+        }
+        loop {
+            if !self.next_row(rec)? {
+                self.nested.end();
+                return Ok(false);
+            }
+            let (name, line) = (&self.name, self.mark());
+            let at = || Location::Line {
+                file: name.clone(),
+                line,
+            };
+            let (chunks, lines) = (&self.chunks, &self.lines);
+            let (parser, whole, symbols) = (&self.parser, &mut self.whole, &self.symbols);
+            let whole = |r: &mut Record| {
+                let line = match (chunks, lines) {
+                    (Some(chunks), _) => chunks.raw_line(),
+                    (None, Some(lines)) => Some(lines.last_line()),
+                    (None, None) => None,
+                };
+                let line = line.ok_or("the row's line is gone")?;
+                let parser = whole.get_or_insert_with(|| parser.whole(symbols.clone()));
+                parser.parse(line, None, r)
+            };
+            match self.nested.follow(rec, whole, at)? {
+                Next::Row => self.replaced = false,
+                Next::Replaced => self.replaced = true,
+                Next::Skip => continue,
+            }
+            return Ok(true);
         }
     }
 
@@ -582,7 +657,9 @@ impl<R: BufRead> RecordSource for TsvReader<R> {
     }
 
     fn agree(&mut self, demand: Demand) -> Supply {
+        let demand = self.nested.demand(demand, self.parser.standard);
         self.parser.skip = demand.skip;
+        self.parser.frame_columns = self.nested.frame_columns();
         // Raw lines are given for the rows of the standard columns only.
         self.parser.decoded = match self.parser.standard {
             true => demand.reads.columns,
@@ -600,7 +677,7 @@ impl<R: BufRead> RecordSource for TsvReader<R> {
         // A row read whole (not skipped) of the standard columns encodes
         // back to the same bytes: every number is canonical, every escape
         // the writer's own.
-        if !self.parser.standard {
+        if !self.parser.standard || self.replaced {
             return None;
         }
         match (&self.chunks, &self.lines) {
