@@ -636,12 +636,38 @@ fn windows_at_the_ends_of_the_time_range() {
         err.contains("empty window: no time is before --to"),
         "{err}"
     );
-    let err = slice(&["--from", "9223372036854775807"], &ping).unwrap_err();
-    assert!(
-        err.contains("empty window: --from (9223372036854775807 ns) is the last time"),
-        "{err}"
-    );
     let err = slice(&["--from", "-9223372036854775808", "--rebase"], &ping).unwrap_err();
     assert!(!err.contains("needs the window's start"), "{err}");
     assert!(err.contains("pingpong.tsv:"), "{err}");
+}
+
+/// A window with no end is open: it holds the last instant a stream can
+/// hold, and its containers are not ended anywhere.
+#[test]
+fn an_open_end_holds_the_last_instant() {
+    let dir = scratch("slice-open-end");
+    let file = dir.join("last.tsv");
+    let event = |t: &str| row(&[("kind", "event"), ("time", t), ("loc", "p"), ("name", "e")]);
+    let rows = [
+        row(&[("kind", "container"), ("time", "0"), ("loc", "p")]),
+        event("5"),
+        event("20"),
+        event("9223372036854775807"),
+    ];
+    std::fs::write(&file, stream(&rows)).unwrap();
+    let times = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| !l.starts_with("meta\t") && !l.starts_with("kind\t"))
+            .map(|l| format!("{} {}", col(l, "kind"), col(l, "time")))
+            .collect()
+    };
+    let want = ["container 0", "event 20", "event 9223372036854775807"];
+    for from in ["10", "20"] {
+        let out = slice(&["--from", from], &file).unwrap();
+        assert_eq!(times(&out), want, "--from {from}");
+        let out = common::run("trace-filter", &["--from", from], &file).unwrap();
+        assert_eq!(times(&out), want, "--from {from}");
+    }
+    let out = slice(&["--from", "9223372036854775807"], &file).unwrap();
+    assert_eq!(times(&out), ["container 0", "event 9223372036854775807"]);
 }

@@ -76,7 +76,7 @@ pub struct Args {
     pub start: Option<String>,
 
     /// Keep rows overlapping the window that ends before TIME (same syntax
-    /// as --from).
+    /// as --from); without it the window is open at its end.
     #[arg(
         long = "to",
         alias = "end",

@@ -84,7 +84,9 @@ pub struct Args {
     #[arg(long = "from", value_name = "TIME", allow_hyphen_values = true)]
     pub start: Option<String>,
 
-    /// The window ends before TIME (same syntax as --from).
+    /// The window ends before TIME (same syntax as --from); without it the
+    /// window is open at its end: every row from --from on, the last time a
+    /// stream holds too, and no container is ended.
     #[arg(long = "to", value_name = "TIME", allow_hyphen_values = true)]
     pub end: Option<String>,
 

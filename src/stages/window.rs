@@ -107,8 +107,8 @@ pub fn parse_window(
             ));
         }
     }
-    // A missing bound is the end of the time range, and the window ends
-    // before its end bound: these two leave nothing inside.
+    // The window ends before its end bound: nothing is before the first
+    // time a stream holds.
     if e == Some(i64::MIN) {
         return Err(format!(
             "empty window: no time is before {} ({} ns)",
@@ -116,23 +116,18 @@ pub fn parse_window(
             i64::MIN
         ));
     }
-    if s == Some(i64::MAX) {
-        return Err(format!(
-            "empty window: {} ({} ns) is the last time a stream holds, and windows end before their end",
-            names.0,
-            i64::MAX
-        ));
-    }
     Ok((s.is_some() || e.is_some()).then(|| Window::new(s, e)))
 }
 
-/// A half-open time window `[start, end)` in stream nanoseconds.
+/// A half-open time window `[start, end)` in stream nanoseconds; with no
+/// end, `[start, ∞)`: every time from `start` on, the last one too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Window {
-    /// First instant inside.
+    /// First instant inside (`i64::MIN`, the first a stream holds, when
+    /// the window has no start).
     pub start: i64,
-    /// First instant after.
-    pub end: i64,
+    /// First instant after; None: the window is open at its end.
+    pub end: Option<i64>,
 }
 
 impl Window {
@@ -140,8 +135,13 @@ impl Window {
     pub fn new(start: Option<i64>, end: Option<i64>) -> Window {
         Window {
             start: start.unwrap_or(i64::MIN),
-            end: end.unwrap_or(i64::MAX),
+            end,
         }
+    }
+
+    /// Whether `t` is before the window's end (every time is, with none).
+    pub fn ends_after(&self, t: i64) -> bool {
+        self.end.is_none_or(|end| t < end)
     }
 
     /// The window of `width` ns centred on `center` (the odd nanosecond of an
@@ -151,7 +151,10 @@ impl Window {
         let end = start.and_then(|s| s.checked_add(width));
         match (start, end) {
             _ if width <= 0 => Err(format!("--width must be positive, not {width} ns")),
-            (Some(start), Some(end)) => Ok(Window { start, end }),
+            (Some(start), Some(end)) => Ok(Window {
+                start,
+                end: Some(end),
+            }),
             _ => Err("the window around that time is out of range".into()),
         }
     }
@@ -165,15 +168,16 @@ impl Window {
             return true;
         };
         let until = match (rec.kind, rec.end) {
-            (Kind::Container, None) => i64::MAX,
+            // Alive from its creation on.
+            (Kind::Container, None) => return self.ends_after(t),
             (_, Some(e)) => e,
             (_, None) => t,
         };
         let (lo, hi) = (t.min(until), t.max(until));
         if lo == hi {
-            self.start <= lo && lo < self.end
+            self.start <= lo && self.ends_after(lo)
         } else {
-            lo < self.end && hi > self.start
+            self.ends_after(lo) && hi > self.start
         }
     }
 }
@@ -193,7 +197,7 @@ mod tests {
         assert!(parse_window(Some("2"), Some("2"), names)
             .unwrap_err()
             .starts_with("empty window: --to (2 ns) is not after --from (2 ns)"));
-        assert_eq!(Window::around(10, 5), Ok(Window { start: 8, end: 13 }));
+        assert_eq!(Window::around(10, 5), Ok(Window::new(Some(8), Some(13))));
         assert!(Window::around(10, 0).is_err());
         assert!(Window::around(i64::MIN, 4).is_err());
     }
@@ -252,5 +256,18 @@ mod tests {
             r.end = Some(e);
             assert_eq!(w.contains(&r), inside, "{t}..{e}");
         }
+    }
+
+    #[test]
+    fn an_open_end_holds_the_last_instant() {
+        let names = ("--from", "--to");
+        let w = parse_window(Some("10"), None, names).unwrap().unwrap();
+        let mut r = Record::new(Kind::Event);
+        for (t, inside) in [(9, false), (10, true), (i64::MAX, true)] {
+            r.time = Some(t);
+            assert_eq!(w.contains(&r), inside, "{t}");
+        }
+        let last = parse_window(Some(&i64::MAX.to_string()), None, names);
+        assert_eq!(last, Ok(Some(Window::new(Some(i64::MAX), None))));
     }
 }

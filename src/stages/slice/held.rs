@@ -12,7 +12,7 @@ impl Slicer {
         // met after T1 (where reading stops, it is not met at all): declared
         // only if a kept row needs it. Reading to the end keeps it.
         let met_late = self.phase == Phase::After && !self.options.true_ends;
-        let after = rec.time.is_some_and(|t| t >= self.end());
+        let after = rec.time.is_some_and(|t| !self.options.window.ends_after(t));
         if after || met_late || self.dead.contains_key(&rec.peer) {
             self.dead.insert(rec.loc, rec.clone());
             return Ok(());

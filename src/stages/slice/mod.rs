@@ -235,8 +235,10 @@ impl Slicer {
         self.options.window.start
     }
 
-    fn end(&self) -> i64 {
-        self.options.window.end
+    /// T1, the window's end, once reading passed it (`Phase::After`, which
+    /// only a window with an end reaches).
+    fn t1(&self) -> i64 {
+        self.options.window.end.unwrap_or(i64::MAX)
     }
 
     /// Takes one input row.
@@ -266,7 +268,7 @@ impl Slicer {
                 self.reenter(rec.loc)?;
             }
         }
-        if self.phase == Phase::Inside && at >= self.end() {
+        if self.phase == Phase::Inside && !self.options.window.ends_after(at) {
             self.close_window()?;
         }
         match rec.kind {

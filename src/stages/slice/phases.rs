@@ -36,7 +36,7 @@ pub(super) fn clip(rec: &mut Record, window: Window) -> Result<()> {
     let (Some(time), Some(end)) = (rec.time, rec.end) else {
         return Ok(());
     };
-    let bound = |t: i64| t.clamp(window.start, window.end);
+    let bound = |t: i64| t.max(window.start).min(window.end.unwrap_or(t));
     let (new_time, new_end) = (bound(time), bound(end));
     if new_time != time && rec.kind == Kind::Signal {
         recentre_signal(rec, new_time)?;
@@ -247,13 +247,13 @@ impl Slicer {
                 // Without true ends, frames open at T1 leave from their
                 // enter rows at the end, but those that end at T1 (every
                 // row at T1 is read).
-                let at_t1 = rec.time == Some(self.end());
+                let at_t1 = rec.time == Some(self.t1());
                 if open_at_end && at_t1 {
                     let stack = self.stacks.get_mut(&rec.loc).expect("popped");
                     stack.open_at_t1 = stack.depth;
                 }
                 if open_at_end && (self.options.true_ends || at_t1) {
-                    let t1 = self.end();
+                    let t1 = self.t1();
                     return self.keep_changed(rec, true, |row| {
                         moved_to(row, t1, ATTR_ORIG_END);
                         Ok(())
@@ -263,7 +263,7 @@ impl Slicer {
             Kind::Msg => {
                 let overlap = self.options.messages == MessageScope::Overlap;
                 let first_end = rec.time.zip(rec.end).map(|(t, e)| t.min(e));
-                if overlap && first_end.is_some_and(|t| t < self.end()) {
+                if overlap && first_end.is_some_and(|t| t < self.t1()) {
                     return self.keep_changed(rec, true, outside);
                 }
             }
@@ -284,21 +284,24 @@ impl Slicer {
         let (lo, hi) = (time.min(end), time.max(end));
         // Like a frame, a row that ends at T0 does not reach into the window
         // (unless it is an instant at T0).
-        if hi < self.start() || (hi == self.start() && lo < hi) || lo >= self.end() {
+        let window = self.options.window;
+        if hi < self.start() || (hi == self.start() && lo < hi) || !window.ends_after(lo) {
             return Ok(());
         }
-        if lo >= self.start() && hi <= self.end() {
+        if lo >= self.start() && window.end.is_none_or(|end| hi <= end) {
             return if late {
                 self.keep_late(rec)
             } else {
                 self.keep_read(rec)
             };
         }
-        let window = self.options.window;
         // Without true ends, a frame cut at T1 has none, as a `state` row
         // as with its `enter` and `leave`, and goes with the frames cut
         // there (slicing commutes with --spans).
-        if rec.kind == Kind::State && !self.options.true_ends && hi > self.end() {
+        if rec.kind == Kind::State
+            && !self.options.true_ends
+            && window.end.is_some_and(|end| hi > end)
+        {
             let mut row = rec.clone();
             clip(&mut row, window)?;
             row.remove_attr(ATTR_ORIG_END);
@@ -345,7 +348,7 @@ impl Slicer {
         if self.rows_after % STOP_EVERY != 1 {
             return false;
         }
-        let reaches_in = inner.horizon().is_none_or(|t| t <= self.end());
+        let reaches_in = inner.horizon().is_none_or(|t| t <= self.t1());
         !reaches_in && !self.flights.values().any(|f| f.written)
     }
 
@@ -375,20 +378,19 @@ impl Slicer {
                 s(last)
             ));
         }
-        (first >= self.end()).then(|| {
-            format!(
-                "the window ends at {} s, before the trace's first time ({} s): the slice holds none of it",
-                s(self.end()),
-                s(first)
-            )
-        })
+        let end = self.options.window.end.filter(|&end| first >= end)?;
+        Some(format!(
+            "the window ends at {} s, before the trace's first time ({} s): the slice holds none of it",
+            s(end),
+            s(first)
+        ))
     }
 
     /// Frames open at T1 leave there: with true ends, those still open at
     /// the input's end, their true end its last time; else every frame
     /// open at T1, with no true end.
     pub(super) fn finish_after(&mut self) -> Result<()> {
-        let (t1, last) = (self.end(), self.last.unwrap_or_default());
+        let (t1, last) = (self.t1(), self.last.unwrap_or_default());
         let true_end = if self.options.true_ends { last } else { t1 };
         let mut locs: Vec<Sym> = self.stacks.keys().copied().collect();
         locs.sort_by_key(|&loc| self.symbols.text(loc));
