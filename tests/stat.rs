@@ -642,13 +642,72 @@ fn summary_of_the_example() {
     assert!(ok, "{err}");
     let want = "item\tname\tvalue\nfirst\t\t0\nlast\t\t10.02\nspan\t\t10.02\n\
         rows\tmeta\t2\nrows\tcontainer\t3\nrows\tenter\t11\nrows\tleave\t11\nrows\tevent\t1\n\
-        rows\tmsg\t3\nrows\tcounter\t3\nlocations\t\t3\nmessages\t\t3\n\
+        rows\tmsg\t3\nrows\tcounter\t3\nlocations\t\t2\nmessages\t\t3\n\
         unmatched\tsend\t0\nunmatched\trecv\t0\n\
         wait\tlate-sender\t0\nwait\tlate-receiver\t0.15\nwait\twait-nxn\t0\n\
         wait\tlate-broadcast\t0\nwait\tearly-reduce\t0\n\
         function\tmain\t10.13\nfunction\tcompute\t6\n\
         function\tMPI_Recv\t2.7\nfunction\tMPI_Send\t1.2\n";
     assert_eq!(out, want);
+}
+
+/// The summary counts the locations that hold rows, not the containers
+/// above them (a node, a process around its threads), nor one that only
+/// begins and ends; a message's receiver holds it.
+#[test]
+fn summary_counts_the_locations_that_hold_rows() {
+    let dir = scratch("stat-summary-locations");
+    let file = dir.join("nested.tsv");
+    let container = |loc: &str, parent: &str| {
+        row(&[
+            ("kind", "container"),
+            ("time", "0"),
+            ("loc", loc),
+            ("peer", parent),
+        ])
+    };
+    let rows = [
+        container("node", ""),
+        container("proc", "node"),
+        container("t0", "proc"),
+        container("t1", "proc"),
+        container("idle", "proc"),
+        container("recv", "node"),
+        row(&[
+            ("kind", "enter"),
+            ("time", "1"),
+            ("loc", "t0"),
+            ("name", "f"),
+        ]),
+        row(&[
+            ("kind", "leave"),
+            ("time", "2"),
+            ("loc", "t0"),
+            ("name", "f"),
+        ]),
+        row(&[
+            ("kind", "event"),
+            ("time", "3"),
+            ("loc", "t1"),
+            ("name", "e"),
+        ]),
+        row(&[
+            ("kind", "msg"),
+            ("time", "3"),
+            ("end", "4"),
+            ("loc", "t1"),
+            ("peer", "recv"),
+        ]),
+        row(&[("kind", "destroy"), ("time", "5"), ("loc", "idle")]),
+    ];
+    std::fs::write(&file, stream(&rows)).unwrap();
+    let (out, err, ok) = stat(&["summary"], &file);
+    assert!(ok, "{err}");
+    let locations: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("locations\t"))
+        .collect();
+    assert_eq!(locations, ["locations\t\t3"], "{out}");
 }
 
 /// A misspelt report is a usage error naming the reports.

@@ -58,7 +58,7 @@ Examples:
 
 REPORT, the first argument when it names one, is profile (the default), messages, counters, \
 states, resources, summary, waits, imbalance, timeline or critical-path. summary: first and last time, span, \
-rows per kind, locations, messages and unmatched halves, the total wait of each pattern, the five \
+rows per kind, locations (those holding rows, not the containers above them), messages and unmatched halves, the total wait of each pattern, the five \
 functions with the most exclusive time. waits: Scalasca's wait states, count and time per pattern \
 (--by loc,pattern, name,pattern or pair,pattern: who waited for whom): late-sender (a receive, or \
 the wait completing it, entered before its send: from its enter to the send's), late-receiver (a \

@@ -1,5 +1,5 @@
 //! The `summary` report: the trace at a glance. Rows `item, name, value`:
-//! its span (first and last time), rows per kind, locations, messages
+//! its span (first and last time), rows per kind, locations holding rows, messages
 //! (halves paired as `trace-match` does) and halves left unmatched, and the
 //! five functions with the most exclusive time.
 
@@ -16,6 +16,7 @@ use crate::table::{Cell, TableWriter};
 /// The `summary` report.
 pub struct Summary {
     rows: [u64; Kind::ALL.len()],
+    /// The locations that hold rows (not the containers above them).
     locations: FastSet<Sym>,
     first: Option<i64>,
     last: Option<i64>,
@@ -47,6 +48,15 @@ impl RecordSink for Summary {
 
     fn write(&mut self, rec: &Record) -> Result<()> {
         self.waits.write(rec)?;
+        // A location counts when it holds rows; a container that holds
+        // none (a process or node above its threads) does not, its
+        // creation and end aside.
+        if !rec.kind.is_structural() && rec.kind != Kind::Destroy {
+            self.locations.insert(rec.loc);
+            if rec.kind == Kind::Msg && !rec.peer.is_empty() {
+                self.locations.insert(rec.peer);
+            }
+        }
         if matches!(rec.kind, Kind::Send | Kind::Recv) {
             // A message counts once, as the msg row its halves make.
             return self.profile.write(rec);
@@ -56,9 +66,6 @@ impl RecordSink for Summary {
             .position(|k| *k == rec.kind)
             .expect("a kind");
         self.rows[kind] += 1;
-        if rec.kind == Kind::Container {
-            self.locations.insert(rec.loc);
-        }
         if let (Some(t), Some(c)) = (rec.time, rec.completion()) {
             self.first = Some(self.first.map_or(t, |f| f.min(t)));
             self.last = Some(self.last.map_or(c, |l| l.max(c)));
