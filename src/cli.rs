@@ -337,6 +337,7 @@ impl TableArgs {
 
 /// What a command's run gets beside its arguments: the warnings handle, the
 /// symbol table and the values of the format options.
+#[derive(Clone)]
 pub struct Env {
     /// The command's name, which starts its lines on stderr.
     pub name: &'static str,
@@ -352,6 +353,9 @@ pub struct Env {
     pub quiet: bool,
     /// `--strict`: readers refuse frames that do not nest.
     pub strict: bool,
+    /// Readers refuse a message they would drop incomplete
+    /// ([`ReadOptions::refuse_unmatched`]).
+    pub refuse_unmatched: bool,
 }
 
 impl Env {
@@ -483,6 +487,7 @@ fn read_options(env: &Env, pool: &Pool, locations: Option<LocationSelection>) ->
         warnings: env.warnings.clone(),
         locations,
         strict: env.strict,
+        refuse_unmatched: env.refuse_unmatched,
     }
 }
 
@@ -807,6 +812,7 @@ pub fn run_main<A: CommandFactory + FromArgMatches>(
         format_options: given_format_options(&matches),
         quiet,
         strict,
+        refuse_unmatched: false,
     };
     let result = run(args, &env);
     env.warnings.finish();

@@ -375,6 +375,10 @@ pub struct ReadOptions {
     /// Refuse frames that do not nest instead of keeping them with a
     /// warning (`--strict`; [`crate::model::nesting`]).
     pub strict: bool,
+    /// Halves that never match are errors (`trace-match --unmatched
+    /// error`): a reader that pairs messages itself refuses one it would
+    /// drop incomplete.
+    pub refuse_unmatched: bool,
 }
 
 /// A selection of locations by their id, their display name, or an

@@ -588,3 +588,48 @@ fn a_collective_never_joined_is_bounded_and_flagged() {
     );
     assert!(!err.contains("another participant count"), "{err}");
 }
+
+/// A Pajé trace: links the reader pairs itself count as matched, and a link
+/// it would drop incomplete fails `--unmatched error`, the CI gate.
+#[test]
+fn links_the_paje_reader_pairs_count_and_incomplete_ones_fail_the_gate() {
+    let header = std::fs::read_to_string(common::data("paje/header.paje")).unwrap();
+    let trace = |body: &str| {
+        format!(
+            "{header}0 M 0 Machine\n0 T M Thread\n4 L M T T Link\n\
+             6 0 m1 M 0 m1\n6 0 t1 T m1 t1\n6 0 t2 T m1 t2\n{body}"
+        )
+    };
+    let dir = scratch("match-paje-links");
+    let whole = dir.join("whole.paje");
+    let links = "15 1 m1 L t1 v k1 8\n16 2 m1 L t2 v k1\n15 3 m1 L t1 v k2 8\n16 4 m1 L t2 v k2\n";
+    std::fs::write(&whole, trace(links)).unwrap();
+    let (out, err, ok) = run_match(&["--unmatched", "error"], &whole);
+    assert!(ok, "{err}");
+    assert_eq!(out.lines().filter(|l| l.starts_with("msg\t")).count(), 2);
+    assert!(
+        err.contains("2 message(s) matched (2 read already paired)")
+            && err.contains("0 half/halves unmatched"),
+        "{err}"
+    );
+    // The second link's end never comes: dropped with a warning when asked,
+    // but never past the gate.
+    let lost = dir.join("lost.paje");
+    std::fs::write(
+        &lost,
+        trace("15 1 m1 L t1 v k1 8\n16 2 m1 L t2 v k1\n15 3 m1 L t1 v k2 8\n"),
+    )
+    .unwrap();
+    let (_, err, ok) = run_match(&["--ignore-incomplete-links"], &lost);
+    assert!(ok && err.contains("1 incomplete link(s) dropped"), "{err}");
+    let (_, err, ok) = run_match(
+        &["--ignore-incomplete-links", "--unmatched", "error"],
+        &lost,
+    );
+    assert!(!ok, "{err}");
+    assert!(
+        err.contains("lost.paje: at end of input: incomplete link: key `k2`")
+            && err.contains("--unmatched error refuses it"),
+        "{err}"
+    );
+}

@@ -60,7 +60,8 @@ pub struct Args {
 
     /// Halves that never match: keep (written flagged U when their location
     /// is destroyed or at the end), drop, or error (exit 1 naming the first
-    /// by file and line).
+    /// by file and line; a Pajé link --ignore-incomplete-links would drop
+    /// too).
     #[arg(long, value_enum, default_value_t = UnmatchedArg::Keep, value_name = "WHAT")]
     pub unmatched: UnmatchedArg,
 
@@ -103,6 +104,11 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
         max_pending: args.max_pending,
         tagged_only: false,
     };
+    // A link the Pajé reader would drop incomplete is a half unmatched.
+    let env = &Env {
+        refuse_unmatched: options.unmatched == Unmatched::Error,
+        ..env.clone()
+    };
     let summary = Rc::new(RefCell::new(MatchSummary::default()));
     let shared = summary.clone();
     let pipeline = Pipeline::open(&args.input, env, &args.output.run)?.through(|source| {
@@ -128,9 +134,13 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
 /// ten channels with the most.
 fn report(env: &Env, summary: &MatchSummary) {
     let (sends, recvs) = summary.unmatched_total();
+    let read_paired = match summary.read_paired {
+        0 => String::new(),
+        n => format!(" ({n} read already paired)"),
+    };
     env.say(&format!(
-        "{} message(s) matched, {} received before sent (R), {} half/halves unmatched ({sends} send, {recvs} recv)",
-        summary.matched,
+        "{} message(s) matched{read_paired}, {} received before sent (R), {} half/halves unmatched ({sends} send, {recvs} recv)",
+        summary.matched + summary.read_paired,
         summary.reversed,
         sends + recvs
     ));

@@ -142,6 +142,9 @@ pub fn is_posting(rec: &Record) -> bool {
 pub struct MatchSummary {
     /// Messages made.
     pub matched: u64,
+    /// Messages read already paired (`msg` rows: the Pajé reader pairs
+    /// link ends itself), passed on as they are.
+    pub read_paired: u64,
     /// Messages received before they were sent (flagged `R`).
     pub reversed: u64,
     /// Messages whose halves give different sizes (both kept in attrs).

@@ -31,6 +31,8 @@ pub struct MatchSource {
     /// Receives were held for an earlier posting since the outbox was last
     /// in order.
     unordered: bool,
+    /// `msg` rows read (see [`MatchSummary::read_paired`]).
+    read_paired: u64,
 }
 
 impl RecordSink for Outbox {
@@ -125,6 +127,7 @@ impl MatchSource {
             summary,
             finished: false,
             unordered: false,
+            read_paired: 0,
         }
     }
 
@@ -162,6 +165,7 @@ impl RecordSource for MatchSource {
                 return Ok(false);
             }
             if self.inner.next_record(rec)? {
+                self.read_paired += u64::from(rec.kind == Kind::Msg);
                 if !self.matcher.is_holding()
                     && self.matcher.next().is_empty()
                     && self.matcher.passes_through(rec)
@@ -180,7 +184,10 @@ impl RecordSource for MatchSource {
                 let end = self.inner.mark();
                 self.matcher.next_mut().set_mark(end);
                 let result = self.matcher.finish();
-                *self.summary.borrow_mut() = self.matcher.summary.clone();
+                *self.summary.borrow_mut() = MatchSummary {
+                    read_paired: self.read_paired,
+                    ..self.matcher.summary.clone()
+                };
                 if let Err(e) = result {
                     let mark = self.inner.mark();
                     return Err(self.locate(e, mark));

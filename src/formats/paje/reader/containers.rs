@@ -364,7 +364,7 @@ impl Sim {
         if count == 0 {
             return Ok(());
         }
-        if self.ignore_incomplete {
+        if self.incomplete == IncompleteLinks::Dropped {
             // Left in the map (the container is dead, so nothing can match
             // them) and swept once they are half of it: linear in all.
             self.ignored_links += u64::from(count);
@@ -388,8 +388,14 @@ impl Sim {
         }
         incomplete.sort();
         let (line, key) = &incomplete[0];
+        let remedy = match self.incomplete {
+            IncompleteLinks::RefusedUnmatched => {
+                "--unmatched error refuses it, which --ignore-incomplete-links would drop"
+            }
+            _ => "--ignore-incomplete-links drops such links, as pj_dump -z does",
+        };
         Err(format!(
-            "incomplete link: key `{key}` (line {line}) has no {} when container `{}` ends{}; --ignore-incomplete-links drops such links, as pj_dump -z does",
+            "incomplete link: key `{key}` (line {line}) has no {} when container `{}` ends{}; {remedy}",
             if self.pending.values().any(|p| p.line == *line && p.start) { "end" } else { "start" },
             self.containers[c as usize].id,
             if incomplete.len() > 1 {

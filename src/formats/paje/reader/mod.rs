@@ -221,7 +221,7 @@ struct Sim {
     /// Entries of `pending` whose container is closed (with
     /// `--ignore-incomplete-links`), swept in bulk.
     stale: usize,
-    ignore_incomplete: bool,
+    incomplete: IncompleteLinks,
     /// Nanoseconds per unit of the file's times.
     ns_per_unit: u64,
     lossy: u64,
@@ -242,11 +242,23 @@ struct Sim {
 
 const ROOT: u32 = 0;
 
+/// What becomes of a link whose other end never comes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum IncompleteLinks {
+    /// An error (PajeNG's rule).
+    Refused,
+    /// Dropped and counted (`--ignore-incomplete-links`, as `pj_dump -z`).
+    Dropped,
+    /// An error though `--ignore-incomplete-links` is given: the consumer
+    /// refuses halves that never match (`trace-match --unmatched error`).
+    RefusedUnmatched,
+}
+
 /// Slots of a container found by a scan; more go through `Sim::slot_index`.
 const LINEAR_SLOTS: usize = 16;
 
 impl Sim {
-    fn new(file: &str, ignore_incomplete: bool, mut syms: SymCache, warnings: Warnings) -> Sim {
+    fn new(file: &str, incomplete: IncompleteLinks, mut syms: SymCache, warnings: Warnings) -> Sim {
         let zero = syms.intern("0");
         let mut sim = Sim {
             warnings,
@@ -262,7 +274,7 @@ impl Sim {
             slot_index: FastMap::default(),
             values_defined: 0,
             stale: 0,
-            ignore_incomplete,
+            incomplete,
             ns_per_unit: NS,
             lossy: 0,
             dropped: 0,
@@ -642,12 +654,15 @@ impl<R: BufRead> PajeReader<R> {
             *queue.get(slot) = Record::meta(syms.intern(k), v);
             let _ = queue.commit(slot, i64::MIN);
         }
-        let mut sim = Sim::new(
-            name,
+        let incomplete = match (
             opts.format.switch(IGNORE_INCOMPLETE_LINKS),
-            syms,
-            opts.warnings.clone(),
-        );
+            opts.refuse_unmatched,
+        ) {
+            (false, _) => IncompleteLinks::Refused,
+            (true, false) => IncompleteLinks::Dropped,
+            (true, true) => IncompleteLinks::RefusedUnmatched,
+        };
+        let mut sim = Sim::new(name, incomplete, syms, opts.warnings.clone());
         sim.ns_per_unit = ns_per_unit(opts);
         PajeReader {
             lines,
