@@ -322,6 +322,20 @@ fn tracepipe_records_are_checked_as_the_stream_reader_checks_rows() {
     let stf = files.write(&dir.join("formats"));
     refused(&stf, &format!("t.stf: byte {at}: a second `format` meta"));
 
+    // A `format` this program does not read.
+    let mut files = Files::new(&["compute"]);
+    with_tracepipe(&mut files);
+    let at = files.index.len();
+    let mut m = meta("format", "tracepipe-stream/2");
+    m[0] = own_id("tracepipe_meta");
+    files.index.extend(&m);
+    files.call(0, 0, 5, 10);
+    let stf = files.write(&dir.join("version"));
+    refused(
+        &stf,
+        &format!("t.stf: byte {at}: unsupported stream format `tracepipe-stream/2`"),
+    );
+
     // An `origin` that is not integer ns.
     let mut files = Files::new(&["compute"]);
     with_tracepipe(&mut files);

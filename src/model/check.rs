@@ -32,6 +32,22 @@ pub enum Verdict {
     Consumed,
 }
 
+/// The rule of a `format` meta's value: a version of the stream this
+/// program reads (its major number), as every reader that carries one
+/// checks it.
+pub fn check_format(value: &str) -> Result<(), String> {
+    let major = FORMAT_VERSION.rsplit('/').next().unwrap_or("1");
+    let ok = value
+        .strip_prefix("tracepipe-stream/")
+        .is_some_and(|v| v.split('.').next() == Some(major));
+    match ok {
+        true => Ok(()),
+        false => Err(format!(
+            "unsupported stream format `{value}` (this program reads {FORMAT_VERSION})"
+        )),
+    }
+}
+
 impl StreamCheck {
     /// A check of rows whose identifiers are in `symbols`.
     pub fn new(symbols: Symbols) -> StreamCheck {
@@ -93,17 +109,7 @@ impl StreamCheck {
         if rec.name != META_FORMAT {
             return Ok(Verdict::Keep);
         }
-        let major = FORMAT_VERSION.rsplit('/').next().unwrap_or("1");
-        let ok = rec
-            .value
-            .strip_prefix("tracepipe-stream/")
-            .is_some_and(|v| v.split('.').next() == Some(major));
-        if !ok {
-            return Err(format!(
-                "unsupported stream format `{}` (this program reads {FORMAT_VERSION})",
-                rec.value
-            ));
-        }
+        check_format(&rec.value)?;
         Ok(Verdict::Consumed)
     }
 

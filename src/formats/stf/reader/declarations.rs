@@ -246,6 +246,9 @@ impl Trace {
         if name == "format" && self.metas.iter().any(|(n, _)| *n == name) {
             return Err(feed.error_at(at, "a second `format` meta"));
         }
+        if name == "format" {
+            check_format(&value).map_err(|msg| feed.error_at(at, msg))?;
+        }
         if name == "origin" && value.parse::<i64>().is_err() {
             return Err(feed.error_at(
                 at,

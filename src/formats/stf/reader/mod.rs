@@ -29,7 +29,7 @@ use crate::exec::reorder::RowQueue;
 use crate::exec::thin::Snapshot;
 use crate::fasthash::FastMap;
 use crate::io::Input;
-use crate::model::check::{StreamCheck, Verdict};
+use crate::model::check::{check_format, StreamCheck, Verdict};
 use crate::model::nesting::Crossings;
 use crate::model::record::{Kind, Record, Sym};
 use crate::model::symbol::{SymCache, Symbols};
