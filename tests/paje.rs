@@ -851,3 +851,37 @@ fn matched_traces_written_as_paje_read_back_with_defaults() {
     }
     assert!(written >= 3, "only {written} traces with messages");
 }
+
+/// A trace StarPU wrote is in milliseconds: read without --time-unit, one
+/// warning names the type that tells and the flag, never a silent guess.
+#[test]
+fn a_starpu_trace_read_without_its_unit_is_told() {
+    let dir = scratch("paje-starpu");
+    let file = dir.join("starpu.paje");
+    let header = std::fs::read_to_string(data("paje/header.paje")).unwrap();
+    let line = header.lines().count() + 2;
+    let body = "0 P 0 Program\n0 Mm P \"Memory Manager\"\n0 W P Worker\n2 WS W \"Worker State\"\n\
+                6 0 p P 0 p\n6 0 m Mm p m\n6 1.5 w W p w\n";
+    std::fs::write(&file, format!("{header}{body}")).unwrap();
+    let out = bin("trace-cat")
+        .arg(&file)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(format!(
+            "starpu.paje:{line}: type `Memory Manager` says StarPU wrote this trace"
+        )))
+        .stderr(predicate::str::contains("give --time-unit ms"));
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert_eq!(stderr.matches("says StarPU").count(), 1, "{stderr}");
+    let out = bin("trace-cat")
+        .args(["--time-unit", "ms"])
+        .arg(&file)
+        .assert()
+        .success()
+        .stderr(predicate::str::is_empty());
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        text.lines().any(|l| l.starts_with("container\t1500000\t")),
+        "{text}"
+    );
+}

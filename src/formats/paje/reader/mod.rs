@@ -222,6 +222,10 @@ struct Sim {
     /// `--ignore-incomplete-links`), swept in bulk.
     stale: usize,
     incomplete: IncompleteLinks,
+    /// `--time-unit` was given.
+    unit_given: bool,
+    /// The StarPU time unit warning was given.
+    starpu_told: bool,
     /// Nanoseconds per unit of the file's times.
     ns_per_unit: u64,
     lossy: u64,
@@ -241,6 +245,9 @@ struct Sim {
 }
 
 const ROOT: u32 = 0;
+
+/// Type names StarPU's trace writer defines and other Pajé writers do not.
+const STARPU_TYPES: [&str; 2] = ["Memory Manager", "Worker State"];
 
 /// What becomes of a link whose other end never comes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -275,6 +282,8 @@ impl Sim {
             values_defined: 0,
             stale: 0,
             incomplete,
+            unit_given: false,
+            starpu_told: false,
             ns_per_unit: NS,
             lossy: 0,
             dropped: 0,
@@ -394,7 +403,10 @@ impl Sim {
             | Event::DefineStateType
             | Event::DefineEventType
             | Event::DefineVariableType
-            | Event::DefineLinkType => self.define_type(line, out),
+            | Event::DefineLinkType => {
+                self.check_unit(line, number);
+                self.define_type(line, out)
+            }
             Event::DefineEntityValue => self.define_value(line, out),
             Event::CreateContainer => self.create_container(line, out),
             Event::DestroyContainer => self.destroy_container(line, number, out),
@@ -415,6 +427,24 @@ impl Sim {
                 Ok(())
             }
         }
+    }
+
+    /// Warns, once, at a type only StarPU defines when no `--time-unit` was
+    /// given: StarPU writes milliseconds, read as seconds they are 1000
+    /// times too long.
+    fn check_unit(&mut self, line: &Line, number: u64) {
+        if self.unit_given || self.starpu_told {
+            return;
+        }
+        let name = line.get(Field::Name);
+        if !STARPU_TYPES.contains(&name) {
+            return;
+        }
+        self.starpu_told = true;
+        let msg = format!(
+            "type `{name}` says StarPU wrote this trace, and StarPU writes times in milliseconds: read as seconds, every time is 1000 times too long; give --time-unit ms"
+        );
+        self.warn(number, msg);
     }
 
     /// Reports a warning about line `line`.
@@ -664,6 +694,7 @@ impl<R: BufRead> PajeReader<R> {
         };
         let mut sim = Sim::new(name, incomplete, syms, opts.warnings.clone());
         sim.ns_per_unit = ns_per_unit(opts);
+        sim.unit_given = opts.format.choice(TIME_UNIT).is_some();
         PajeReader {
             lines,
             catalogue: Catalogue::default(),
