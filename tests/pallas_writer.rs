@@ -656,3 +656,31 @@ fn repeated_calls_become_loops() {
         assert_eq!(pallas_events(&python, &out), expected_events(&original));
     }
 }
+
+/// A name ending in `/`, or an existing folder, names the trace's folder:
+/// the writer writes inside it and nothing beside it.
+#[test]
+fn a_folder_named_with_a_slash_or_existing_holds_the_whole_trace() {
+    let dir = scratch("pallas-writer-folders");
+    let ping = data("../../examples/pingpong.tsv");
+    std::fs::create_dir_all(dir.join("there.pallas")).unwrap();
+    for name in ["new.pallas/", "there.pallas", "plain"] {
+        bin("trace-cat")
+            .current_dir(&dir)
+            .arg(&ping)
+            .args(["-t", "pallas", "-o", name])
+            .assert()
+            .success();
+        let folder = dir.join(name.trim_end_matches('/'));
+        assert!(folder.join("main.pallas").is_file(), "{name}");
+        assert!(folder.join("archive_0").is_dir(), "{name}");
+        let back = cat(&[], &folder).unwrap();
+        assert!(back.lines().any(|l| l.starts_with("enter\t")), "{name}");
+    }
+    let mut beside: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    beside.sort();
+    assert_eq!(beside, ["new.pallas", "plain", "there.pallas"]);
+}

@@ -66,6 +66,24 @@ pub const WRITE_OPTIONS: &[FormatOption] = &[FormatOption {
     value: OptionValue::Choice("CODEC", &["none", "zstd", "masking", "zstd-masking"]),
 }];
 
+/// The folder a trace named `name` is written in, and its main file's
+/// name there: `DIR/NAME.pallas` names the main file, anything else (a
+/// name ending in `/`, an existing folder, a name without `.pallas`) the
+/// folder, whose main file is `main.pallas`.
+fn trace_paths(name: &str) -> (PathBuf, std::ffi::OsString) {
+    let named = PathBuf::from(name);
+    let folder = name.ends_with('/') || name.ends_with(std::path::MAIN_SEPARATOR) || named.is_dir();
+    if folder || named.extension().is_none_or(|e| e != "pallas") {
+        return (named, "main.pallas".into());
+    }
+    let dir = named.parent().map(Path::to_path_buf).unwrap_or_default();
+    let dir = match dir.as_os_str().is_empty() {
+        true => PathBuf::from("."),
+        false => dir,
+    };
+    (dir, named.file_name().expect("a file name").to_owned())
+}
+
 /// Registry constructor: `out` names the folder, or its main file
 /// (`DIR/NAME.pallas`).
 pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
@@ -75,21 +93,9 @@ pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSin
                 .into(),
         ));
     }
-    let named = PathBuf::from(out.name());
+    let (dir, main) = trace_paths(out.name());
     // The output opened for the name is not the trace; it is dropped unwritten.
     drop(out);
-    let (dir, main) = match named.extension().is_some_and(|e| e == "pallas") {
-        true => (
-            named.parent().map(Path::to_path_buf).unwrap_or_default(),
-            named.file_name().expect("a file name").to_owned(),
-        ),
-        false => (named, "main.pallas".into()),
-    };
-    let dir = if dir.as_os_str().is_empty() {
-        PathBuf::from(".")
-    } else {
-        dir
-    };
     let (compression, encoding) = match opts.format.choice(CODEC).unwrap_or("zstd") {
         "none" => (Compression::None, Encoding::None),
         "masking" => (Compression::None, Encoding::Masking),
