@@ -29,8 +29,8 @@ complete -c trace-match -l threads -d 'Threads: 1 does everything on one core; N
 complete -c trace-match -l unmatched -d 'Halves that never match: keep (written flagged U when their location is destroyed or at the end), drop, or error (exit 1 naming the first by file and line; a Pajé link --ignore-incomplete-links would drop too)' -r -f -a "keep\t'Written flagged U'
 drop\t'Left out (counted in the summary)'
 error\t'Exit 1, naming the first'"
-complete -c trace-match -l max-pending -d 'Stop with an error (naming the row) when more than N halves wait for their partner: the guard for a stream where one side is missing' -r
-complete -c trace-match -l max-held -d 'Stop with an error (naming the row and the collective) when more than N rows are held behind a collective instance not every participant has reached: the guard for a stream where one never comes' -r
+complete -c trace-match -l max-pending -d 'Stop with an error (naming the row) when more than N halves wait for their partner: the guard for a stream where one side is missing (0: no bound)' -r
+complete -c trace-match -l max-held -d 'Stop with an error (naming the row, the collective and who has not reached it) when more than N rows are held behind a collective instance not every participant has reached: the guard for a stream where one never comes (0: no bound)' -r
 complete -c trace-match -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
 complete -c trace-match -l time-unit -d 'Unit of the file\'s times, which Pajé does not state (default s; StarPU\'s FxT tools write ms)' -r -f -a "s\t''
 ms\t''

@@ -587,6 +587,57 @@ fn a_collective_never_joined_is_bounded_and_flagged() {
         "{err}"
     );
     assert!(!err.contains("another participant count"), "{err}");
+    let (_, err, ok) = run_match(&["--max-held", "0"], &file);
+    assert!(ok, "0 lifts the bound: {err}");
+}
+
+/// Without options the rows held behind a collective and the halves
+/// waiting are bounded (1 000 000 each, as --help says): a stream that
+/// never completes them stops with the error, not with memory exhausted.
+#[test]
+fn trace_match_bounds_what_it_holds_by_default() {
+    let dir = scratch("match-default-bounds");
+    let header = stream(&[
+        row(&[("kind", "container"), ("loc", "a"), ("cat", "proc")]),
+        row(&[("kind", "container"), ("loc", "b"), ("cat", "proc")]),
+    ]);
+    let mut held = header.clone();
+    held.push_str(&row(&[
+        ("kind", "coll"),
+        ("time", "1"),
+        ("end", "2"),
+        ("loc", "a"),
+        ("name", "barrier"),
+        ("comm", "w"),
+    ]));
+    held.push('\n');
+    let mut pending = header;
+    for t in 10..1_000_020u64 {
+        let t = t.to_string();
+        held.push_str(&format!("event\t{t}\t\ta\t\te\t\t\t\t\t\t\t\t\t\n"));
+        pending.push_str(&format!("send\t{t}\t\ta\t\t\t\tb\t\t1\t\t\t\t\t\n"));
+    }
+    for (name, text, words) in [
+        (
+            "held.tsv",
+            held,
+            "rows are held behind barrier #0 on comm `w`",
+        ),
+        (
+            "pending.tsv",
+            pending,
+            "message halves wait for their partner (--max-pending)",
+        ),
+    ] {
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        let (_, err, ok) = run_match(&[], &file);
+        assert!(!ok, "{name}");
+        assert!(
+            err.contains("more than 1000000 ") && err.contains(words),
+            "{err}"
+        );
+    }
 }
 
 /// A Pajé trace: links the reader pairs itself count as matched, and a link

@@ -37,9 +37,10 @@ this participant's). A summary goes to stderr.";
 /// What the command holds in memory, for its man page (not `--help`).
 pub const MEMORY: &str = "\
 The halves in flight \
-(0.4 to 0.8 KiB each; those waiting on a destroyed location are released), and \
+(0.4 to 0.8 KiB each; those waiting on a destroyed location are released; \
+--max-pending bounds them, 1 000 000 by default), and \
 the rows after a collective until all its participants are in (0.45 KiB each; \
---max-held bounds them).";
+--max-held bounds them, 1 000 000 by default).";
 
 /// Pair message halves (send/recv, Pajé link ends) into `msg` rows and number
 /// collective instances; report what stays unmatched.
@@ -66,16 +67,25 @@ pub struct Args {
     pub unmatched: UnmatchedArg,
 
     /// Stop with an error (naming the row) when more than N halves wait for
-    /// their partner: the guard for a stream where one side is missing.
-    #[arg(long, value_name = "N")]
-    pub max_pending: Option<u64>,
+    /// their partner: the guard for a stream where one side is missing (0:
+    /// no bound).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_PENDING)]
+    pub max_pending: u64,
 
-    /// Stop with an error (naming the row and the collective) when more than
-    /// N rows are held behind a collective instance not every participant
-    /// has reached: the guard for a stream where one never comes.
-    #[arg(long, value_name = "N")]
-    pub max_held: Option<u64>,
+    /// Stop with an error (naming the row, the collective and who has not
+    /// reached it) when more than N rows are held behind a collective
+    /// instance not every participant has reached: the guard for a stream
+    /// where one never comes (0: no bound).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_HELD)]
+    pub max_held: u64,
 }
+
+/// Halves waiting for their partner before `trace-match` stops: up to
+/// about 800 MiB.
+pub const DEFAULT_MAX_PENDING: u64 = 1_000_000;
+
+/// Rows held behind a collective before `trace-match` stops: about 450 MiB.
+pub const DEFAULT_MAX_HELD: u64 = 1_000_000;
 
 /// `--unmatched` values.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,7 +111,7 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
             UnmatchedArg::Error => Unmatched::Error,
         },
         halves: args.halves,
-        max_pending: args.max_pending,
+        max_pending: (args.max_pending > 0).then_some(args.max_pending),
         tagged_only: false,
     };
     // A link the Pajé reader would drop incomplete is a half unmatched.
@@ -121,8 +131,8 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
         ))
     });
     let writer = pipeline.writer(&args.output)?;
-    let mut sink =
-        Instances::new(writer, env.symbols.clone(), env.warnings.clone()).max_held(args.max_held);
+    let mut sink = Instances::new(writer, env.symbols.clone(), env.warnings.clone())
+        .max_held((args.max_held > 0).then_some(args.max_held));
     pipeline.run(&mut sink, &args.output.run)?;
     // A failed run has no summary: how far reading went before the error
     // depends on the threads (the error names what it is about).

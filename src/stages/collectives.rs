@@ -305,7 +305,7 @@ impl<S: RecordSink> RecordSink for Instances<S> {
         {
             let (what, missing) = self.oldest_waiting().unwrap_or_default();
             return Err(crate::error::Error::Record(format!(
-                "more than {} rows are held behind {what}, which {} not reached (--max-held): is a participant missing?",
+                "more than {} rows are held behind {what}, which {} not reached (--max-held): is a participant missing? (--max-held N raises the bound, 0 lifts it)",
                 self.held.len(),
                 match missing.as_slice() {
                     [] => "a participant has".to_string(),

@@ -20,7 +20,7 @@ impl<S: RecordSink> Matcher<S> {
         if let Some(max) = self.options.max_pending {
             if self.pending_halves >= max {
                 return Err(Error::Record(format!(
-                    "more than {max} message halves wait for their partner (--max-pending): is one side of the messages missing?"
+                    "more than {max} message halves wait for their partner (--max-pending): is one side of the messages missing? (--max-pending N raises the bound, 0 lifts it)"
                 )));
             }
         }
