@@ -798,6 +798,29 @@ impl Write for SharedBuffer {
     }
 }
 
+/// The length of the file at `path`, which must be a regular file: a part
+/// of a trace found beside the one named (a FIFO, a device or a link to
+/// one) would block or never end, and is an error of kind `InvalidInput`.
+pub fn regular_len(path: &Path) -> io::Result<u64> {
+    let meta = std::fs::metadata(path)?;
+    match meta.is_file() {
+        true => Ok(meta.len()),
+        false => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (a part of a trace is read whole or by offset: a FIFO or a device would block or never end)",
+        )),
+    }
+}
+
+/// Reads the regular file at `path` whole ([`regular_len`]), at most the
+/// length it had when looked at.
+pub fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
+    let len = regular_len(path)?;
+    let mut data = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    File::open(path)?.take(len).read_to_end(&mut data)?;
+    Ok(data)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -646,6 +646,45 @@ fn a_missing_location_file_is_named() {
     );
 }
 
+/// The parts of an archive found beside its anchor are read whole or by
+/// offset: a FIFO (which would block) or a link to a device (which never
+/// ends) is refused at once, naming it.
+#[test]
+fn parts_that_are_not_regular_files_are_refused() {
+    type Damage = fn(&Path);
+    let cases: [(&str, &str, Damage); 3] = [
+        ("otf2-fifo-def", "traces.def", |p| {
+            std::fs::remove_file(p).unwrap();
+            let made = Command::new("mkfifo").arg(p).status().unwrap();
+            assert!(made.success());
+        }),
+        ("otf2-zero-def", "traces.def", |p| {
+            std::fs::remove_file(p).unwrap();
+            std::os::unix::fs::symlink("/dev/zero", p).unwrap();
+        }),
+        ("otf2-zero-evt", "traces/0.evt", |p| {
+            std::fs::remove_file(p).unwrap();
+            std::os::unix::fs::symlink("/dev/zero", p).unwrap();
+        }),
+    ];
+    for (test, part, damage) in cases {
+        let dir = scratch(test);
+        let anchor = small_archive(|_| {}).write(&dir, "traces").unwrap();
+        damage(&dir.join(part));
+        let out = bin("trace-cat")
+            .arg(&anchor)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{test}: {err}");
+        assert!(
+            err.contains(&format!("{part}: not a regular file")),
+            "{test}: {err}"
+        );
+    }
+}
+
 #[test]
 fn a_cut_event_file_is_located() {
     // Cut inside its third chunk, and inside a record.

@@ -694,6 +694,47 @@ fn truncate(file: &Path, keep: usize) {
 const THREAD0: &str = "archive_0/thread_0/thread.pallas";
 const DAT0: &str = "archive_0/thread_0/event_durations.dat";
 
+/// A trace's files are read whole or by offset: a FIFO (which would block)
+/// or a link to a device (which never ends) is refused at once, naming it.
+#[test]
+fn files_that_are_not_regular_are_refused() {
+    let fifo = |p: &Path| {
+        std::fs::remove_file(p).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(p)
+            .status()
+            .unwrap();
+        assert!(made.success());
+    };
+    let zero = |p: &Path| {
+        std::fs::remove_file(p).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", p).unwrap();
+    };
+    type Damage<'a> = &'a dyn Fn(&Path);
+    let cases: [(&str, &str, Damage); 3] = [
+        ("pallas-zero-thread", THREAD0, &zero),
+        ("pallas-fifo-dat", DAT0, &fifo),
+        ("pallas-zero-archive", "archive_0/archive.pallas", &zero),
+    ];
+    for (test, part, damage) in cases {
+        let dir = scratch(test);
+        let (trace, _) = sample(20, Compression::Zstd, Encoding::None);
+        trace.write(&dir).unwrap();
+        damage(&dir.join(part));
+        let out = bin("trace-cat")
+            .arg(&dir)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{test}: {err}");
+        assert!(
+            err.contains(&format!("{part}: not a regular file")),
+            "{test}: {err}"
+        );
+    }
+}
+
 #[test]
 fn unknown_abi_is_rejected() {
     let err = fails_with("pallas-abi", |d| patch(&d.join("main.pallas"), 0, &[15]));

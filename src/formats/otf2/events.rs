@@ -116,9 +116,7 @@ impl EventFile {
         (chunk_size, window): (u64, usize),
         local: Local,
     ) -> Result<EventFile> {
-        let file_len = std::fs::metadata(path)
-            .map_err(|e| Error::io(name.clone(), e))?
-            .len();
+        let file_len = crate::io::regular_len(path).map_err(|e| Error::io(name.clone(), e))?;
         let mut f = EventFile {
             name,
             path: path.to_path_buf(),

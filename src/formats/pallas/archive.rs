@@ -184,7 +184,7 @@ pub struct MainFile {
 
 /// Reads a whole file, naming it on failure.
 pub fn read_file(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| Error::io(path.display().to_string(), e))
+    crate::io::read_regular(path).map_err(|e| Error::io(path.display().to_string(), e))
 }
 
 /// The main file of a trace named by `path`: the file itself, or the one

@@ -30,9 +30,7 @@ impl DatFile {
     /// Checks that `path` exists and notes its size.
     pub fn open(path: &Path) -> Result<DatFile> {
         let name = path.display().to_string();
-        let len = std::fs::metadata(path)
-            .map_err(|e| Error::io(&name, e))?
-            .len();
+        let len = crate::io::regular_len(path).map_err(|e| Error::io(&name, e))?;
         Ok(DatFile {
             name,
             path: path.to_path_buf(),

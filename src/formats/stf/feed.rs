@@ -195,12 +195,5 @@ pub fn signed(ty: Scalar, bits: u64) -> i64 {
 /// The length of `path`, which must be a regular file: a FIFO or a device
 /// named as a component would block or never end.
 fn regular_file(name: &str, path: &std::path::Path) -> Result<u64> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(name.to_string(), e))?;
-    if !meta.is_file() {
-        return Err(Error::file(
-            name.to_string(),
-            "not a regular file (an STF component is read in place, by offset)",
-        ));
-    }
-    Ok(meta.len())
+    crate::io::regular_len(path).map_err(|e| Error::io(name.to_string(), e))
 }

@@ -57,7 +57,7 @@ pub const READ_AHEAD_FROM: u64 = 8 << 20;
 
 /// Reads a whole file, naming it in errors.
 fn read_file(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| Error::io(path.display().to_string(), e))
+    crate::io::read_regular(path).map_err(|e| Error::io(path.display().to_string(), e))
 }
 
 /// The files of an archive whose anchor file is `anchor`.
@@ -451,7 +451,7 @@ impl RecordSource for Otf2Source {
 /// Reads the local definitions of `loc`, when it has any.
 fn local_defs(files: &Files, loc: u64, chunk_size: u64) -> Result<Local> {
     let path = files.local_defs(loc);
-    match std::fs::read(&path) {
+    match crate::io::read_regular(&path) {
         Ok(data) => Local::parse(&path.display().to_string(), &data, chunk_size),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Local::default()),
         Err(e) => Err(Error::io(path.display().to_string(), e)),
