@@ -702,6 +702,34 @@ fn a_cut_event_file_is_located() {
     assert!(err.contains("cut") || err.contains("truncated"), "{err}");
 }
 
+/// An anchor that says the chunks are larger than they are would skip the
+/// chunks between: the gap in the chunk headers' event numbers is a located
+/// error, not a trace with events missing.
+#[test]
+fn chunks_skipped_by_a_wrong_chunk_size_are_an_error() {
+    let err = damaged(
+        "otf2-chunk-size",
+        |_| {},
+        |d| {
+            edit(&d.join("traces.otf2"), |b| {
+                let sizes = [CHUNK.to_le_bytes(), CHUNK.to_le_bytes()].concat();
+                let at = b.windows(16).position(|w| w == sizes).unwrap();
+                let doubled = 2 * CHUNK;
+                b[at..at + 16]
+                    .copy_from_slice(&[doubled.to_le_bytes(), doubled.to_le_bytes()].concat());
+            })
+        },
+    )
+    .unwrap_err();
+    assert!(
+        err.contains(&format!(
+            "traces/0.evt: byte {}: this chunk's first event is number",
+            2 * CHUNK
+        )) && err.contains("chunks were skipped (are they 524288 bytes, as the anchor file says?)"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_record_longer_than_its_chunk_is_located() {
     let err = damaged(

@@ -92,6 +92,9 @@ pub struct EventFile {
     pos: usize,
     /// File offset where the current chunk ends.
     chunk_end: u64,
+    /// The number the current chunk's header gives its last event (0:
+    /// none given).
+    chunk_last: u64,
     /// Raw ticks of the last timestamp.
     raw_time: u64,
     clock_at: usize,
@@ -127,6 +130,7 @@ impl EventFile {
             buf_start: 0,
             pos: 0,
             chunk_end: chunk_size.min(file_len),
+            chunk_last: 0,
             raw_time: 0,
             clock_at: 0,
             local,
@@ -182,7 +186,17 @@ impl EventFile {
             return Err(self.error("truncated: a chunk header needs 18 bytes"));
         }
         let mut b = Bytes::at(&self.name, &self.buf[self.pos..], self.offset());
-        buffer::header(&mut b, "event chunk")?;
+        let (first, last) = buffer::header(&mut b, "event chunk")?;
+        // The headers number the events: a gap says chunks were skipped
+        // (chunks smaller than the anchor says).
+        let before = std::mem::replace(&mut self.chunk_last, last);
+        if before != 0 && first != 0 && first != before + 1 {
+            return Err(self.error(format!(
+                "this chunk's first event is number {first}, but the chunk before ended at {before}: \
+                 chunks were skipped (are they {} bytes, as the anchor file says?)",
+                self.chunk_size
+            )));
+        }
         self.pos += CHUNK_HEADER_LEN;
         Ok(())
     }
