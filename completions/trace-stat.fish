@@ -24,7 +24,7 @@ pair\,pattern\t''"
 complete -c trace-stat -l histogram -d 'messages: a histogram of message sizes in up to BINS log-spaced bins (low, high, count). profile: instead of the figures, a histogram of each name\'s durations in up to BINS log-spaced bins (low, high, count: gnuplot-ready), their edges on the sketch\'s 1 % buckets so each count is exact for its range (low and high both in the bin; fewer bins where the span holds fewer buckets)' -r
 complete -c trace-stat -l kinds -d 'imbalance: compare the locations of these kinds (their container row\'s cat: thread, gpu, metric, or a Pajé container type), or all; by default every kind but accelerator streams (gpu) and metric recorders (metric)' -r
 complete -c trace-stat -l bins -d 'timeline: cut the run (first to last time) into N equal bins (the default: 100). The span is read in a first pass, so the inputs must be files or folders, and the report cannot be --partial' -r
-complete -c trace-stat -l bin -d 'timeline: bins of this width (10ms, 1s, 5000: ns), from the trace\'s origin (time 0): one pass, any input, and parts merge' -r
+complete -c trace-stat -l bin -d 'timeline: bins of this width (10ms, 1s, 5000: ns), from the trace\'s origin (time 0): one pass, any input, and parts merge. At most 1 000 000 bins are printed: wider is a usage error' -r
 complete -c trace-stat -l top -d 'At most N rows, the largest first' -r
 complete -c trace-stat -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
 us\t''

@@ -816,6 +816,112 @@ fn timeline_partials_of_another_kind_are_refused() {
     );
 }
 
+/// Timeline memory follows the frames, not span ÷ width: a frame of 10^15
+/// ns in bins of 1 ns, or two calls 10 s apart in bins of 1 µs, are a
+/// usage error saying how many bins it would print (not an abort), and
+/// wider bins print them.
+#[test]
+fn timelines_of_more_bins_than_printed_are_refused_not_allocated() {
+    let dir = scratch("timeline_sparse");
+    let huge = trace(
+        &dir,
+        "huge.tsv",
+        1,
+        vec![enter(0, "r0", "f"), leave(1_000_000_000_000_000, "r0", "f")],
+    );
+    let apart = trace(
+        &dir,
+        "apart.tsv",
+        1,
+        vec![
+            enter(0, "r0", "f"),
+            leave(1_000, "r0", "f"),
+            enter(10_000_000_000, "r0", "f"),
+            leave(10_000_001_000, "r0", "f"),
+        ],
+    );
+    for (file, width, bins) in [
+        (&huge, "1", "1000000000000000"),
+        (&apart, "1us", "10000001"),
+    ] {
+        let out = bin("trace-stat")
+            .args(["timeline", "--bin", width])
+            .arg(file)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("the timeline spans {bins} bins of"))
+                && err.contains("more than the 1000000 it prints")
+                && err.contains("--bins N"),
+            "{err}"
+        );
+    }
+    let rows = stat(&["timeline", "--bin", "1s", "--unit", "ns"], &apart);
+    let times: Vec<(&str, &str)> = rows[1..]
+        .iter()
+        .map(|r| (r[0].as_str(), r[3].as_str()))
+        .collect();
+    assert_eq!(times, [("0", "1000"), ("10000000000", "1000")]);
+    let rows = stat(&["timeline", "--bins", "4", "--unit", "ns"], &huge);
+    let times: Vec<&str> = rows[1..].iter().map(|r| r[3].as_str()).collect();
+    assert_eq!(times, ["250000000000000"; 4]);
+}
+
+/// A timeline partial's bins are checked: one outside the times a stream
+/// holds, or with no time in it, is refused at its line, never a panic.
+#[test]
+fn tampered_timeline_partials_are_refused_at_their_line() {
+    let dir = scratch("timeline_tampered");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/pingpong.tsv");
+    let part = dir.join("good.part");
+    let out = bin("trace-stat")
+        .args(["timeline", "--bin", "1us", "--partial", "-o"])
+        .arg(&part)
+        .arg(&example)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let good = std::fs::read_to_string(&part).unwrap();
+    for (field, value, words) in [
+        (
+            3,
+            "-9223372036854775808",
+            "lies outside the times a stream holds",
+        ),
+        (
+            3,
+            "9223372036854775807",
+            "lies outside the times a stream holds",
+        ),
+        (4, "0", "a partial holds the bins with time in them"),
+        (4, "-7", "a partial holds the bins with time in them"),
+    ] {
+        let mut lines: Vec<String> = good.lines().map(str::to_string).collect();
+        let mut cells: Vec<&str> = lines[1].split('\t').collect();
+        cells[field] = value;
+        lines[1] = cells.join("\t");
+        let bad = dir.join("bad.part");
+        std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
+        let out = bin("trace-stat")
+            .args(["timeline", "--bin", "1us", "--merge"])
+            .arg(&bad)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{value}: {err}");
+        assert!(
+            err.contains("bad.part:2:") && err.contains(words),
+            "{value}: {err}"
+        );
+    }
+}
+
 /// A `leave` that matches no open frame is kept with one warning at its
 /// line in every analysis, refused there with `--strict`, whatever the
 /// threads.

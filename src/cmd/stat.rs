@@ -21,7 +21,7 @@ use crate::stats::profile::{By, Profile};
 use crate::stats::resources::Resources;
 use crate::stats::states::States;
 use crate::stats::summary::Summary;
-use crate::stats::timeline::{Bins, TimeSpan, Timeline};
+use crate::stats::timeline::{Bins, TimeSpan, Timeline, MAX_BINS};
 use crate::stats::waits::{self, Waits};
 use crate::stats::{Labelled, Report, Style};
 
@@ -180,11 +180,12 @@ pub struct Args {
     /// default: 100). The span is read in a first pass, so the inputs must
     /// be files or folders, and the report cannot be --partial.
     #[arg(long, value_name = "N", conflicts_with = "bin",
-          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+          value_parser = clap::value_parser!(u64).range(1..=MAX_BINS))]
     pub bins: Option<u64>,
 
     /// timeline: bins of this width (10ms, 1s, 5000: ns), from the trace's
-    /// origin (time 0): one pass, any input, and parts merge.
+    /// origin (time 0): one pass, any input, and parts merge. At most
+    /// 1 000 000 bins are printed: wider is a usage error.
     #[arg(long, value_name = "WIDTH", value_parser = parse_width)]
     pub bin: Option<i64>,
 

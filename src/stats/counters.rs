@@ -218,12 +218,12 @@ impl Report for Counters {
         names.into_iter().map(String::from).collect()
     }
 
-    fn partial(&self) -> Option<Vec<Vec<String>>> {
+    fn partial(&self) -> Result<Option<Vec<Vec<String>>>> {
         let rows = self
             .series
             .iter()
             .map(|(key, s)| s.partial(key_texts(&self.labels, key, &KEY)));
-        Some(rows.collect())
+        Ok(Some(rows.collect()))
     }
 
     fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {

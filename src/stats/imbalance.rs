@@ -214,7 +214,7 @@ impl Report for Imbalance {
         columns
     }
 
-    fn partial(&self) -> Option<Vec<Vec<String>>> {
+    fn partial(&self) -> Result<Option<Vec<Vec<String>>>> {
         self.profile.partial()
     }
 

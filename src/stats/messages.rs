@@ -189,7 +189,7 @@ impl Report for Messages {
         columns
     }
 
-    fn partial(&self) -> Option<Vec<Vec<String>>> {
+    fn partial(&self) -> Result<Option<Vec<Vec<String>>>> {
         let rows = self.figures.iter().map(|(key, f)| {
             let mut row = key_texts(&self.labels, key, self.key_roles());
             row.extend([
@@ -202,7 +202,7 @@ impl Report for Messages {
             row.push(f.sizes.encode());
             row
         });
-        Some(rows.collect())
+        Ok(Some(rows.collect()))
     }
 
     fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {

@@ -95,8 +95,8 @@ pub trait Report: RecordSink + Send {
 
     /// Its state as rows of text fields, to be merged with other parts'
     /// (`trace-stat --partial`); `None` when the report cannot be merged.
-    fn partial(&self) -> Option<Vec<Vec<String>>> {
-        None
+    fn partial(&self) -> Result<Option<Vec<Vec<String>>>> {
+        Ok(None)
     }
 
     /// Adds one row of another part's state (what [`Report::partial`] wrote).

@@ -38,7 +38,7 @@ impl PartialOf<'_> {
     /// Writes `report`'s state to `out`: the header, one line per key (in
     /// key order, so a part's file does not depend on hashing), the trailer.
     pub fn write(&self, report: &dyn Report, mut out: Output) -> Result<()> {
-        let mut rows = report.partial().ok_or_else(|| {
+        let mut rows = report.partial()?.ok_or_else(|| {
             Error::Usage(format!(
                 "the {} report cannot be merged (--partial)",
                 self.report

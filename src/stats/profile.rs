@@ -444,9 +444,8 @@ impl Report for Profile {
         columns.into_iter().map(String::from).collect()
     }
 
-    fn partial(&self) -> Option<Vec<Vec<String>>> {
-        // --partial reads one run (never merged partials): no sum overflows.
-        let rows = self.ranked().ok()?.into_iter().map(|(mut row, f)| {
+    fn partial(&self) -> Result<Option<Vec<Vec<String>>>> {
+        let rows = self.ranked()?.into_iter().map(|(mut row, f)| {
             row.extend(
                 [
                     f.count as i128,
@@ -461,7 +460,7 @@ impl Report for Profile {
             row.push(f.sketch.encode());
             row
         });
-        Some(rows.collect())
+        Ok(Some(rows.collect()))
     }
 
     fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {

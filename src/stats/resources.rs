@@ -173,7 +173,7 @@ impl Report for Resources {
         names.into_iter().map(String::from).collect()
     }
 
-    fn partial(&self) -> Option<Vec<Vec<String>>> {
+    fn partial(&self) -> Result<Option<Vec<Vec<String>>>> {
         let text = |t: Option<i64>| t.map_or(String::new(), |t| t.to_string());
         let mut rows = vec![vec![String::new(), text(self.first), text(self.last)]];
         for (loc, r) in &self.resources {
@@ -196,7 +196,7 @@ impl Report for Resources {
                 s.peak.to_string(),
             ]);
         }
-        Some(rows)
+        Ok(Some(rows))
     }
 
     fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {

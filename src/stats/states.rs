@@ -144,17 +144,12 @@ impl Report for States {
         names.into_iter().map(String::from).collect()
     }
 
-    fn partial(&self) -> Option<Vec<Vec<String>>> {
-        // --partial reads one run (never merged partials): no sum overflows.
-        let rows = self
-            .ranked()
-            .ok()?
-            .into_iter()
-            .map(|(mut row, (count, time))| {
-                row.extend([count.to_string(), time.to_string()]);
-                row
-            });
-        Some(rows.collect())
+    fn partial(&self) -> Result<Option<Vec<Vec<String>>>> {
+        let rows = self.ranked()?.into_iter().map(|(mut row, (count, time))| {
+            row.extend([count.to_string(), time.to_string()]);
+            row
+        });
+        Ok(Some(rows.collect()))
     }
 
     fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {

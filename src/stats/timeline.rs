@@ -6,13 +6,18 @@
 //! its stack, so each change of a stack credits the time since the last
 //! one to the frame that was on top, spread over the bins it covers. A
 //! `state` row credits its extent and takes back its children's (one level
-//! deeper, complete before it), held per depth as bin amounts until the
-//! parent comes. Frames open at the end close at their location's last
-//! time, as in the profile: each function's bins add up to its profile
-//! exclusive time. Bins are `[origin + k·width, origin + (k+1)·width)`.
-//! Memory: the bins of each function, and the open frames.
+//! deeper, complete before it), held per depth as spans until the parent
+//! comes. Frames open at the end close at their location's last time, as
+//! in the profile: each function's bins add up to its profile exclusive
+//! time. Bins are `[origin + k·width, origin + (k+1)·width)`.
+//! Memory follows the frames, not the span: each span credited is kept as
+//! the bins it covers in part and where its run of bins covered whole
+//! starts and ends, summed when printed. A timeline prints at most
+//! [`MAX_BINS`] bins (a partial too); more is a usage error.
 
-use crate::error::Result;
+use std::collections::BTreeMap;
+
+use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::model::record::{ColumnSet, Kind, Record, Sym};
 use crate::pipe::{Reads, RecordSink};
@@ -54,71 +59,218 @@ impl Bins {
         i128::from(self.origin) + i128::from(bin) * i128::from(self.width)
     }
 
-    /// Calls `add(bin, ns)` for each bin `[from, to)` overlaps.
-    fn spread(&self, from: i64, to: i64, mut add: impl FnMut(i64, i128)) {
-        if to <= from {
-            return;
-        }
-        let (first, last) = (self.bin(from), self.bin(to - 1));
-        for bin in first..=last {
-            let low = self.start(bin).max(i128::from(from));
-            let high = (self.start(bin) + i128::from(self.width)).min(i128::from(to));
-            add(bin, high - low);
-        }
+    /// Whether bin `bin` starts and ends at times a stream can hold.
+    fn holds(&self, bin: i64) -> bool {
+        let start = self.start(bin);
+        let range = i128::from(i64::MIN)..=i128::from(i64::MAX);
+        range.contains(&start) && range.contains(&(start + i128::from(self.width)))
     }
 }
 
-/// One key's time per bin, from bin `first` on.
-#[derive(Default, Clone)]
-struct BinRow {
-    first: i64,
-    sums: Vec<i128>,
+/// The most bins a timeline prints, or writes as a partial: the bins from
+/// the first holding time to the last (or `--bins N`).
+pub const MAX_BINS: u64 = 1_000_000;
+
+/// The refusal of a timeline of `count` bins of `width` ns.
+fn too_many_bins(count: i128, width: i64) -> Error {
+    Error::Usage(format!(
+        "the timeline spans {count} bins of {width} ns, more than the {MAX_BINS} it prints: give wider bins (--bin) or --bins N"
+    ))
 }
 
-impl BinRow {
+/// The first and last bins time was credited to, so far: a timeline
+/// refuses as soon as they are more than it prints, and its pages stay
+/// within them.
+#[derive(Default)]
+struct Extent(Option<(i64, i64)>);
+
+impl Extent {
+    /// Notes the span `[from, to)` of `bins`.
+    fn note(&mut self, bins: &Bins, (from, to): (i64, i64)) -> Result<()> {
+        if to <= from {
+            return Ok(());
+        }
+        let (first, last) = (bins.bin(from), bins.bin(to - 1));
+        let (low, high) = self
+            .0
+            .map_or((first, last), |(l, h)| (l.min(first), h.max(last)));
+        let count = i128::from(high) - i128::from(low) + 1;
+        if count > i128::from(MAX_BINS) {
+            return Err(too_many_bins(count, bins.width));
+        }
+        self.0 = Some((low, high));
+        Ok(())
+    }
+}
+
+/// Bins per page of a [`Pages`].
+const PAGE: usize = 32;
+
+/// Amounts per bin, in pages of [`PAGE`] bins that exist where a bin
+/// holds some: dense where the bins are, and a page per span's end where
+/// they are far apart.
+#[derive(Default, Clone)]
+struct Pages(BTreeMap<i64, Box<[i128; PAGE]>>);
+
+impl Pages {
+    fn split(bin: i64) -> (i64, usize) {
+        (
+            bin.div_euclid(PAGE as i64),
+            bin.rem_euclid(PAGE as i64) as usize,
+        )
+    }
+
     fn add(&mut self, bin: i64, ns: i128) {
-        if self.sums.is_empty() {
-            self.first = bin;
-        }
-        if bin < self.first {
-            let more = (self.first - bin) as usize;
-            self.sums.splice(0..0, std::iter::repeat_n(0, more));
-            self.first = bin;
-        }
-        let at = (bin - self.first) as usize;
-        if at >= self.sums.len() {
-            self.sums.resize(at + 1, 0);
-        }
-        self.sums[at] += ns;
+        let (page, at) = Pages::split(bin);
+        self.0.entry(page).or_insert_with(|| Box::new([0; PAGE]))[at] += ns;
     }
 
     fn get(&self, bin: i64) -> i128 {
-        let at = bin - self.first;
-        usize::try_from(at)
-            .ok()
-            .and_then(|at| self.sums.get(at))
-            .copied()
-            .unwrap_or(0)
+        let (page, at) = Pages::split(bin);
+        self.0.get(&page).map_or(0, |p| p[at])
     }
 
-    fn total(&self) -> i128 {
-        self.sums.iter().sum()
+    /// The bins that hold an amount, in order.
+    fn iter(&self) -> impl DoubleEndedIterator<Item = (i64, i128)> + '_ {
+        self.0.iter().flat_map(|(&page, values)| {
+            let first = page * PAGE as i64;
+            let bins = values.iter().enumerate();
+            bins.map(move |(i, &ns)| (first + i as i64, ns))
+                .filter(|&(_, ns)| ns != 0)
+        })
     }
 
-    fn bins(&self) -> impl Iterator<Item = (i64, i128)> + '_ {
-        (self.first..).zip(self.sums.iter().copied())
+    /// The bins from `from` on that hold an amount, in order.
+    fn from(&self, from: i64) -> impl Iterator<Item = (i64, i128)> + '_ {
+        let (page, _) = Pages::split(from);
+        self.0.range(page..).flat_map(move |(&page, values)| {
+            let first = page * PAGE as i64;
+            (first..)
+                .zip(values.iter().copied())
+                .filter(move |&(b, ns)| ns != 0 && b >= from)
+        })
+    }
+}
+
+/// One key's time per bin, kept sparse: the amounts of the bins spans
+/// cover in part, and the changes in how many spans cover a bin whole
+/// (+1 at the first such bin of a span, −1 after its last), summed when
+/// printed.
+#[derive(Default, Clone)]
+struct BinRow {
+    parts: Pages,
+    whole: BTreeMap<i64, i64>,
+}
+
+impl BinRow {
+    /// Adds `ns` to bin `bin`.
+    fn add(&mut self, bin: i64, ns: i128) {
+        self.parts.add(bin, ns);
+    }
+
+    fn add_whole(&mut self, bin: i64, change: i64) {
+        let count = self.whole.entry(bin).or_default();
+        *count += change;
+        if *count == 0 {
+            self.whole.remove(&bin);
+        }
+    }
+
+    /// Credits the time `[from, to)` of `bins` (`sign` 1), or takes it back
+    /// (−1).
+    fn add_span(&mut self, bins: &Bins, (from, to): (i64, i64), sign: i64) {
+        if to <= from {
+            return;
+        }
+        let (first, last) = (bins.bin(from), bins.bin(to - 1));
+        let (from, to) = (i128::from(from), i128::from(to));
+        let sign128 = i128::from(sign);
+        if first == last {
+            return self.add(first, sign128 * (to - from));
+        }
+        let mut whole_from = first;
+        if from > bins.start(first) {
+            self.add(first, sign128 * (bins.start(first + 1) - from));
+            whole_from += 1;
+        }
+        let mut whole_to = last + 1;
+        if to < bins.start(last + 1) {
+            self.add(last, sign128 * (to - bins.start(last)));
+            whole_to = last;
+        }
+        if whole_from < whole_to {
+            self.add_whole(whole_from, sign);
+            self.add_whole(whole_to, -sign);
+        }
+    }
+
+    /// Adds `other`'s time to this row's.
+    fn merge(&mut self, other: &BinRow) {
+        for (bin, ns) in other.parts.iter() {
+            self.add(bin, ns);
+        }
+        for (&bin, &change) in &other.whole {
+            self.add_whole(bin, change);
+        }
+    }
+
+    /// The bins from the first that may hold time to the last, if any.
+    fn extent(&self) -> Option<(i64, i64)> {
+        let mut parts = self.parts.iter().map(|(bin, _)| bin);
+        let first = parts.next();
+        let last = parts.next_back().or(first);
+        let low = first
+            .into_iter()
+            .chain(self.whole.keys().next().copied())
+            .min()?;
+        let whole_end = self.whole.keys().next_back().map(|b| b - 1);
+        let high = last.into_iter().chain(whole_end).max()?;
+        Some((low, high.max(low)))
+    }
+
+    /// The time of each bin of `range`, in order (`width`: the bins').
+    fn values(&self, range: std::ops::Range<i64>, width: i64) -> impl Iterator<Item = i128> + '_ {
+        let mut count: i128 = self
+            .whole
+            .range(..range.start)
+            .map(|(_, &c)| i128::from(c))
+            .sum();
+        let mut whole = self.whole.range(range.start..).peekable();
+        let mut parts = self.parts.from(range.start).peekable();
+        range.map(move |bin| {
+            while let Some((_, &c)) = whole.next_if(|(&b, _)| b <= bin) {
+                count += i128::from(c);
+            }
+            let part = parts.next_if(|&(b, _)| b == bin).map_or(0, |(_, ns)| ns);
+            count * i128::from(width) + part
+        })
+    }
+
+    /// The time of every bin, summed.
+    fn total(&self, width: i64) -> i128 {
+        let mut count = 0i128;
+        let mut total: i128 = self.parts.iter().map(|(_, ns)| ns).sum();
+        let mut at = None;
+        for (&bin, &change) in &self.whole {
+            if let Some(from) = at {
+                total += count * i128::from(bin - from) * i128::from(width);
+            }
+            count += i128::from(change);
+            at = Some(bin);
+        }
+        total
     }
 }
 
 /// One location's stack: the keys of its open frames, when its top last
-/// changed, and for `state` rows the children's time per depth, held as
-/// (bin, −ns) until their parent comes.
+/// changed, and for `state` rows the children's spans per depth, held
+/// until their parent comes.
 #[derive(Default)]
 struct Lane {
     frames: Vec<(Key, Sym)>,
     since: i64,
     last: i64,
-    children: Vec<Vec<(i64, i128)>>,
+    children: Vec<Vec<(i64, i64)>>,
 }
 
 /// The `timeline` report.
@@ -133,6 +285,7 @@ pub struct Timeline {
     labels: Labels,
     rows: FastMap<Key, BinRow>,
     lanes: FastMap<Sym, Lane>,
+    extent: Extent,
 }
 
 impl Timeline {
@@ -155,6 +308,7 @@ impl Timeline {
             labels,
             rows: FastMap::default(),
             lanes: FastMap::default(),
+            extent: Extent::default(),
         }
     }
 
@@ -173,22 +327,26 @@ impl Timeline {
     }
 
     /// Credits the time since `loc`'s top last changed to that top, up to `t`.
-    fn advance(&mut self, loc: Sym, t: i64) {
+    fn advance(&mut self, loc: Sym, t: i64) -> Result<()> {
         let lane = self.lanes.entry(loc).or_default();
-        if let Some(&(key, _)) = lane.frames.last() {
-            let row = self.rows.entry(key).or_default();
-            self.bins.spread(lane.since, t, |bin, ns| row.add(bin, ns));
-        }
+        let (since, top) = (lane.since, lane.frames.last().map(|f| f.0));
         lane.since = t;
         lane.last = lane.last.max(t);
+        if let Some(key) = top {
+            self.extent.note(&self.bins, (since, t))?;
+            let row = self.rows.entry(key).or_default();
+            row.add_span(&self.bins, (since, t), 1);
+        }
+        Ok(())
     }
 
-    fn enter(&mut self, rec: &Record) {
+    fn enter(&mut self, rec: &Record) -> Result<()> {
         let t = rec.time.unwrap_or_default();
-        self.advance(rec.loc, t);
+        self.advance(rec.loc, t)?;
         let key = self.key(rec);
         let lane = self.lanes.get_mut(&rec.loc).expect("made by advance");
         lane.frames.push((key, rec.name));
+        Ok(())
     }
 
     fn leave(&mut self, loc: Sym, name: Sym, t: i64) -> Result<()> {
@@ -198,15 +356,16 @@ impl Timeline {
             .and_then(|l| l.frames.last())
             .map(|f| f.1);
         check_leave(self.labels.symbols(), loc, name, open)?;
-        self.advance(loc, t);
+        self.advance(loc, t)?;
         self.lanes.get_mut(&loc).expect("has frames").frames.pop();
         Ok(())
     }
 
     /// A complete frame: its extent, minus its children's (one level
     /// deeper) when it says its depth.
-    fn state(&mut self, rec: &Record) {
+    fn state(&mut self, rec: &Record) -> Result<()> {
         let (start, end) = (rec.time.unwrap_or_default(), rec.end.unwrap_or_default());
+        self.extent.note(&self.bins, (start, end))?;
         let key = self.key(rec);
         let depth = rec.depth.map_or(0, |d| d as usize);
         let lane = self.lanes.entry(rec.loc).or_default();
@@ -214,23 +373,18 @@ impl Timeline {
         if lane.children.len() < depth + 2 {
             lane.children.resize(depth + 2, Vec::new());
         }
-        let children = std::mem::take(&mut lane.children[depth + 1]);
+        let mut children = std::mem::take(&mut lane.children[depth + 1]);
         let row = self.rows.entry(key).or_default();
-        self.bins.spread(start, end, |bin, ns| row.add(bin, ns));
+        row.add_span(&self.bins, (start, end), 1);
         if rec.depth.is_some() {
-            for &(bin, ns) in &children {
-                row.add(bin, ns);
+            for &span in &children {
+                row.add_span(&self.bins, span, -1);
             }
         }
-        let mut spare = children;
-        spare.clear();
-        let held = &mut lane.children[depth];
-        self.bins
-            .spread(start, end, |bin, ns| match held.last_mut() {
-                Some((b, sum)) if *b == bin => *sum -= ns,
-                _ => held.push((bin, -ns)),
-            });
-        lane.children[depth + 1] = spare;
+        children.clear();
+        lane.children[depth].push((start, end));
+        lane.children[depth + 1] = children;
+        Ok(())
     }
 }
 
@@ -241,9 +395,9 @@ impl RecordSink for Timeline {
 
     fn write(&mut self, rec: &Record) -> Result<()> {
         match rec.kind {
-            Kind::Enter => self.enter(rec),
+            Kind::Enter => self.enter(rec)?,
             Kind::Leave => self.leave(rec.loc, rec.name, rec.time.unwrap_or_default())?,
-            Kind::State => self.state(rec),
+            Kind::State => self.state(rec)?,
             _ => {}
         }
         Ok(())
@@ -276,21 +430,20 @@ impl Timeline {
     fn ranked(&self, top: Option<usize>) -> Vec<(Vec<String>, BinRow)> {
         let mut merged: FastMap<Vec<String>, BinRow> = FastMap::default();
         for (key, row) in &self.rows {
-            let into = merged
+            merged
                 .entry(key_texts(&self.labels, key, self.roles()))
-                .or_default();
-            for (bin, ns) in row.bins().filter(|&(_, ns)| ns != 0) {
-                into.add(bin, ns);
-            }
+                .or_default()
+                .merge(row);
         }
+        let width = self.bins.width;
         let mut rows: Vec<(Vec<String>, BinRow)> = merged.into_iter().collect();
-        rows.sort_by_cached_key(|(label, row)| (std::cmp::Reverse(row.total()), label.clone()));
+        rows.sort_by_cached_key(|(label, row)| {
+            (std::cmp::Reverse(row.total(width)), label.clone())
+        });
         if let Some(top) = top.filter(|&n| n < rows.len()) {
             let mut other = BinRow::default();
             for (_, row) in rows.drain(top..) {
-                for (bin, ns) in row.bins() {
-                    other.add(bin, ns);
-                }
+                other.merge(&row);
             }
             let label = vec!["other".to_string(); self.roles().len()];
             rows.push((label, other));
@@ -299,19 +452,20 @@ impl Timeline {
     }
 
     /// The bins to print: `0..count`, or from the first to the last that
-    /// holds time.
-    fn bin_range(&self, rows: &[(Vec<String>, BinRow)]) -> std::ops::Range<i64> {
+    /// holds time; more than [`MAX_BINS`] is a usage error.
+    fn bin_range(&self, rows: &[(Vec<String>, BinRow)]) -> Result<std::ops::Range<i64>> {
         if let Some(count) = self.count {
-            return 0..count as i64;
+            return Ok(0..count as i64);
         }
-        let held = rows
-            .iter()
-            .flat_map(|(_, r)| r.bins().filter(|&(_, ns)| ns != 0));
-        let (low, high) = held.fold((i64::MAX, i64::MIN), |(l, h), (b, _)| (l.min(b), h.max(b)));
-        if low > high {
-            return 0..0;
+        let extents = rows.iter().filter_map(|(_, r)| r.extent());
+        let Some((low, high)) = extents.reduce(|a, b| (a.0.min(b.0), a.1.max(b.1))) else {
+            return Ok(0..0);
+        };
+        let count = i128::from(high) - i128::from(low) + 1;
+        if count > i128::from(MAX_BINS) {
+            return Err(too_many_bins(count, self.bins.width));
         }
-        low..high + 1
+        Ok(low..high + 1)
     }
 
     fn bin_cells(&self, style: &Style, bin: i64) -> [Cell<'static>; 2] {
@@ -343,17 +497,21 @@ impl Report for Timeline {
         columns
     }
 
-    fn partial(&self) -> Option<Vec<Vec<String>>> {
+    fn partial(&self) -> Result<Option<Vec<Vec<String>>>> {
         let mut lines = Vec::new();
-        for (label, row) in self.ranked(None) {
-            for (bin, ns) in row.bins().filter(|&(_, ns)| ns != 0) {
+        let rows = self.ranked(None);
+        // A partial holds the bins it would print.
+        let bins = self.bin_range(&rows)?;
+        for (label, row) in rows {
+            let values = bins.clone().zip(row.values(bins.clone(), self.bins.width));
+            for (bin, ns) in values.filter(|&(_, ns)| ns != 0) {
                 let mut line = label.clone();
                 line.extend([self.bins.origin, self.bins.width, bin].map(|n| n.to_string()));
                 line.push(ns.to_string());
                 lines.push(line);
             }
         }
-        Some(lines)
+        Ok(Some(lines))
     }
 
     fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
@@ -367,10 +525,20 @@ impl Report for Timeline {
             ));
         }
         let bin: i64 = row.number(k + 2, "bin")?;
+        if !self.bins.holds(bin) {
+            return Err(format!(
+                "bin {bin} of {width} ns from {origin} ns lies outside the times a stream holds"
+            ));
+        }
         let ns: i128 = row.number(k + 3, "time")?;
+        if ns <= 0 {
+            return Err(format!(
+                "time {ns} in a bin: a partial holds the bins with time in them"
+            ));
+        }
         let key = key_of_fields(self.labels.symbols(), fields, k);
         let into = self.rows.entry(key).or_default();
-        let mut sum = into.get(bin);
+        let mut sum = into.parts.get(bin);
         add_to(&mut sum, ns, "time")?;
         into.add(bin, ns);
         Ok(())
@@ -378,23 +546,27 @@ impl Report for Timeline {
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
         let rows = self.ranked(style.top);
-        let bins = self.bin_range(&rows);
-        if self.wide {
-            for bin in bins {
-                let mut cells = self.bin_cells(style, bin).to_vec();
-                cells.extend(rows.iter().map(|(_, row)| style.total(row.get(bin))));
-                table.row(&cells)?;
-            }
-            return Ok(());
-        }
+        let bins = self.bin_range(&rows)?;
+        let width = self.bins.width;
+        let mut values: Vec<_> = rows
+            .iter()
+            .map(|(_, row)| row.values(bins.clone(), width))
+            .collect();
+        let mut here: Vec<(&[String], i128)> = Vec::with_capacity(rows.len());
         for bin in bins {
-            let mut here: Vec<(&[String], i128)> = rows
-                .iter()
-                .map(|(label, row)| (label.as_slice(), row.get(bin)))
-                .filter(|&(_, ns)| ns != 0)
-                .collect();
+            here.clear();
+            let labels = rows.iter().map(|(label, _)| label.as_slice());
+            let next = values.iter_mut().map(|v| v.next().unwrap_or(0));
+            here.extend(labels.zip(next));
+            if self.wide {
+                let mut cells = self.bin_cells(style, bin).to_vec();
+                cells.extend(here.iter().map(|&(_, ns)| style.total(ns)));
+                table.row(&cells)?;
+                continue;
+            }
+            here.retain(|&(_, ns)| ns != 0);
             here.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-            for (label, ns) in here {
+            for &(label, ns) in &here {
                 let mut cells = self.bin_cells(style, bin).to_vec();
                 cells.extend(label.iter().map(|l| Cell::Text(l)));
                 cells.push(style.total(ns));
