@@ -730,6 +730,62 @@ fn chunks_skipped_by_a_wrong_chunk_size_are_an_error() {
     );
 }
 
+/// On `MPI_COMM_SELF` (group type 6) rank 0 is the recording location, as
+/// otf2-print resolves it: its halves pair; a rank no definition gives a
+/// location is an error at its record, not a half no reader can pair.
+#[test]
+fn comm_self_ranks_resolve_and_undefined_ranks_are_located() {
+    let self_comm = |a: &mut Archive| {
+        a.group(2, 7, 6, 4, &[]).comm(1, 7, 2);
+        let l = a.files(0);
+        l.events.push(&event(EXTRA, 14, false, &[], |b| {
+            b.u32c(0).u32c(1).u32c(3).u64c(8);
+        }));
+        l.events.push(&event(EXTRA + 10, 18, false, &[], |b| {
+            b.u32c(0).u32c(1).u32c(3).u64c(8);
+        }));
+    };
+    let (text, _) = damaged("otf2-comm-self", self_comm, |_| {}).unwrap();
+    let on_self: Vec<&str> = text
+        .lines()
+        .filter(|l| matches!(kind_of(l), "send" | "recv") && col(l, "comm") == "1")
+        .collect();
+    assert_eq!(on_self.len(), 2, "{text}");
+    assert!(
+        on_self.iter().all(|l| col(l, "peer") == col(l, "loc")),
+        "{on_self:?}"
+    );
+    let dir = scratch("otf2-comm-self-match");
+    let file = dir.join("self.tsv");
+    std::fs::write(&file, &text).unwrap();
+    let out = bin("trace-match")
+        .args(["--unmatched", "error"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let err = damaged(
+        "otf2-undefined-rank",
+        |a| {
+            a.files(0).events.push(&event(EXTRA, 14, false, &[], |b| {
+                b.u32c(5).u32c(0).u32c(3).u64c(8);
+            }));
+        },
+        |_| {},
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("traces/0.evt: byte ")
+            && err.contains("names rank 5 of communicator `world`, which its definitions do not give a location"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_record_longer_than_its_chunk_is_located() {
     let err = damaged(

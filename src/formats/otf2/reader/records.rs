@@ -36,7 +36,9 @@ impl LocationSource {
                     return Ok(false);
                 }
             }
-            id::MPI_SEND | id::MPI_ISEND | id::MPI_RECV | id::MPI_IRECV => self.half(rec, event_id),
+            id::MPI_SEND | id::MPI_ISEND | id::MPI_RECV | id::MPI_IRECV => {
+                self.half(rec, event_id)?
+            }
             id::MPI_ISEND_COMPLETE
             | id::MPI_IRECV_REQUEST
             | id::MPI_REQUEST_TEST
@@ -161,9 +163,14 @@ impl LocationSource {
         }
     }
 
+    /// The location of `rank` in `comm`: a member of its group, or on
+    /// `MPI_COMM_SELF` the recording location.
     fn rank_loc(&self, comm: u32, rank: u32) -> Option<Sym> {
         let c = self.scope.comms.get(&comm)?;
-        c.ranks.get(rank as usize).copied().flatten()
+        match c.is_self {
+            true => (rank == 0).then_some(self.loc),
+            false => c.ranks.get(rank as usize).copied().flatten(),
+        }
     }
 
     fn set_comm(&mut self, rec: &mut Record, comm: u32) {
@@ -174,8 +181,9 @@ impl LocationSource {
     }
 
     /// A point-to-point half: the peer is the location of the rank the
-    /// record names in its communicator.
-    fn half(&mut self, rec: &mut Record, event_id: u8) {
+    /// record names in its communicator; a rank it does not define is an
+    /// error at the record (the half could never be paired).
+    fn half(&mut self, rec: &mut Record, event_id: u8) -> Result<()> {
         rec.kind = match event_id {
             id::MPI_SEND | id::MPI_ISEND => Kind::Send,
             _ => Kind::Recv,
@@ -184,15 +192,19 @@ impl LocationSource {
         rec.name = self.record_name(event_id);
         let (rank, comm) = (self.value(0) as u32, self.value(1) as u32);
         self.set_comm(rec, comm);
-        match self.rank_loc(comm, rank) {
-            Some(peer) => rec.peer = peer,
-            None => rec.push_attr("rank", itoa::Buffer::new().format(rank)),
-        }
+        rec.peer = self.rank_loc(comm, rank).ok_or_else(|| {
+            let comm = self.scope.symbols.text(rec.comm);
+            self.error(format!(
+                "{} names rank {rank} of communicator `{comm}`, which its definitions do not give a location",
+                self.scope.symbols.text(rec.name)
+            ))
+        })?;
         rec.tag = Some(self.value(2) as i64);
         rec.size = Some(self.value(3));
         if matches!(event_id, id::MPI_ISEND | id::MPI_IRECV) {
             rec.id.push_str(itoa::Buffer::new().format(self.value(4)));
         }
+        Ok(())
     }
 
     /// A request's progress or a receive posted: an event with the request.

@@ -59,6 +59,9 @@ pub struct CommScope {
     pub sym: Sym,
     /// The `loc` of each rank, when defined.
     pub ranks: Vec<Option<Sym>>,
+    /// `MPI_COMM_SELF` (OTF2 group type 6): rank 0 is the recording
+    /// location.
+    pub is_self: bool,
 }
 
 /// One value of a metric: its counter's name, `mode`, unit; and the
@@ -247,7 +250,15 @@ impl Scope {
                 }
                 _ => Vec::new(),
             };
-            out.insert(c, CommScope { sym, ranks });
+            let is_self = groups.get(&comm.group).is_some_and(|g| g.kind == 6);
+            out.insert(
+                c,
+                CommScope {
+                    sym,
+                    ranks,
+                    is_self,
+                },
+            );
         }
         out
     }
