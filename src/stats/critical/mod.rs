@@ -21,7 +21,7 @@
 //! its last [`path::HISTORY`] credits and reads its path back at the
 //! crossing; a crossing older than that, or behind more than two later
 //! crossings of the other location, is not followed (the path then stays
-//! on the waiter). One path: of waits at the same place, the later one
+//! on the waiter; a warning counts them). One path: of waits at the same place, the later one
 //! found decides. Memory: per location the time per function of its path
 //! and its history; with `--segments`, the paths themselves.
 
@@ -56,13 +56,17 @@ pub struct CriticalPath {
     labels: Labels,
     /// The path found at the end, and where it ends.
     found: Option<(Sym, Value)>,
+    /// Waits found too late to follow (their time beyond the history
+    /// kept), and the first's location and time: told at the end.
+    unfollowed: (u64, Option<(Sym, i64)>),
+    warnings: Warnings,
 }
 
 impl CriticalPath {
     /// The report: time per function on the path, or its segments when
     /// `segments`; identifiers printed through `labels`.
     pub fn new(segments: bool, labels: Labels, warnings: Warnings) -> CriticalPath {
-        let mut waits = Waits::new(waits::By::Pattern, labels.clone(), warnings);
+        let mut waits = Waits::new(waits::By::Pattern, labels.clone(), warnings.clone());
         waits.keep_jumps();
         CriticalPath {
             waits,
@@ -74,6 +78,8 @@ impl CriticalPath {
             segments,
             labels,
             found: None,
+            unfollowed: (0, None),
+            warnings,
         }
     }
 
@@ -105,11 +111,17 @@ impl CriticalPath {
         ) else {
             return;
         };
-        let Some(from) = self.paths.value_at(to, jump.to, jump.at, OUTSIDE) else {
-            return;
+        let crossed = match self.paths.value_at(to, jump.to, jump.at, OUTSIDE) {
+            Some(from) => {
+                let lane = self.lanes.get_mut(&jump.waiter).expect("checked");
+                self.paths.cross(lane, jump.waiter, from, jump.at, OUTSIDE)
+            }
+            None => false,
         };
-        let lane = self.lanes.get_mut(&jump.waiter).expect("checked");
-        self.paths.cross(lane, jump.waiter, from, jump.at, OUTSIDE);
+        if !crossed {
+            self.unfollowed.0 += 1;
+            self.unfollowed.1.get_or_insert((jump.waiter, jump.at));
+        }
     }
 
     fn take_jumps(&mut self) {
@@ -170,6 +182,13 @@ impl RecordSink for CriticalPath {
             let value = self.paths.value_at(lane, loc, lane.last, OUTSIDE);
             self.found = value.map(|v| (loc, v));
         }
+        if let (n, Some((loc, at))) = self.unfollowed {
+            self.warnings.warn(format!(
+                "the critical path is approximate: {n} wait(s) were found more than {} credits after their time and not followed, the first on `{}` at {at} ns",
+                path::HISTORY,
+                symbols.text(loc)
+            ));
+        }
         Ok(())
     }
 }
@@ -225,5 +244,47 @@ impl Report for CriticalPath {
             table.row(&[Cell::Text(name), style.time(*time)])?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::symbol::Symbols;
+
+    /// A wait found after more credits than the history keeps is not
+    /// followed, and the report says its path is approximate.
+    #[test]
+    fn a_wait_found_too_late_is_told() {
+        let symbols = Symbols::new();
+        let (warnings, kept) = Warnings::collecting();
+        let labels = Labels::new(symbols.clone(), false);
+        let mut report = CriticalPath::new(false, labels, warnings.clone());
+        let (a, b, f) = (
+            symbols.intern("a"),
+            symbols.intern("b"),
+            symbols.intern("f"),
+        );
+        let mut rec = Record::new(Kind::Enter);
+        for i in 0..2 * path::HISTORY as i64 {
+            rec.kind = if i % 2 == 0 { Kind::Enter } else { Kind::Leave };
+            (rec.time, rec.loc, rec.name) = (Some(i), a, f);
+            report.write(&rec).unwrap();
+        }
+        (rec.kind, rec.time, rec.loc) = (Kind::Enter, Some(1), b);
+        report.write(&rec).unwrap();
+        report.cross(Jump {
+            waiter: a,
+            to: b,
+            at: 1,
+        });
+        report.finish().unwrap();
+        warnings.finish();
+        let said: Vec<String> = kept.lock().unwrap().iter().map(|w| w.to_string()).collect();
+        assert!(
+            said.iter()
+                .any(|w| w.contains("the critical path is approximate: 1 wait(s)")),
+            "{said:?}"
+        );
     }
 }
