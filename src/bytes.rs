@@ -152,6 +152,18 @@ impl<'a> Bytes<'a> {
     }
 }
 
+/// Refuses `text` for a format whose strings end at a NUL byte (OTF2,
+/// Pallas): written, the rest would be cut silently.
+pub fn refuse_nul(text: &str, format: &str) -> Result<()> {
+    match text.contains('\0') {
+        false => Ok(()),
+        true => Err(Error::Record(format!(
+            "`{}` holds a NUL byte, which ends a string in {format}: it cannot be written",
+            text.escape_debug()
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

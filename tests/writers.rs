@@ -889,3 +889,36 @@ fn messages_become_trace_dependencies() {
     assert_eq!(text.lines().filter(|l| l.starts_with("D ")).count(), 0);
     assert_eq!(text.lines().filter(|l| l.starts_with("E ")).count(), 3);
 }
+
+/// OTF2 and Pallas strings end at a NUL byte: a name holding one is
+/// refused (at its row where the writer defines strings as rows come),
+/// never cut so that two locations become one.
+#[test]
+fn names_holding_a_nul_are_refused_not_cut() {
+    let dir = scratch("writers-nul");
+    let input = dir.join("nul.jsonl");
+    let rows = [
+        r#"{"kind":"container","loc":"p\u0000a","cat":"thread"}"#,
+        r#"{"kind":"container","loc":"p\u0000b","cat":"thread"}"#,
+        r#"{"kind":"enter","time":1,"loc":"p\u0000a","name":"f"}"#,
+        r#"{"kind":"leave","time":2,"loc":"p\u0000a","name":"f"}"#,
+    ];
+    std::fs::write(&input, rows.join("\n") + "\n").unwrap();
+    for (format, out, at) in [
+        ("otf2", "nul.otf2", "nul.jsonl:3: "),
+        ("pallas", "nul.pallas/", "nul.jsonl: at end of input: "),
+    ] {
+        let out = bin("trace-cat")
+            .arg(&input)
+            .args(["-t", format, "-o"])
+            .arg(dir.join(out))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{format}: {err}");
+        assert!(
+            err.contains(at) && err.contains("`p\\0a` holds a NUL byte, which ends a string in"),
+            "{format}: {err}"
+        );
+    }
+}

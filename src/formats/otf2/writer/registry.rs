@@ -119,6 +119,7 @@ impl Registry {
 
     /// A new string definition of `text` (not shared).
     pub fn fresh_string(&mut self, text: &str) -> Result<u32> {
+        crate::bytes::refuse_nul(text, "OTF2")?;
         let r = self.next_string;
         self.next_string += 1;
         self.buf.clear();

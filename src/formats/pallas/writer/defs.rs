@@ -94,6 +94,7 @@ impl Registry {
                 return Ok(r);
             }
         }
+        crate::bytes::refuse_nul(text, "Pallas")?;
         let r = self.string_count;
         self.string_count += 1;
         let mut o = Out::default();
