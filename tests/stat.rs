@@ -959,6 +959,18 @@ fn damaged_partials_are_refused_at_their_line() {
         &[min_above_max],
         "profile.0.part:2: minimum 901 above maximum 900",
     );
+    let own_above_all = edit(&profile, 2, 3, "999999999999");
+    refused(
+        "profile",
+        &[own_above_all],
+        "profile.0.part:2: exclusive time 999999999999 above inclusive time",
+    );
+    let per_location = edit(&partial("imbalance"), 2, 4, "999999999999");
+    refused(
+        "imbalance",
+        &[per_location],
+        "imbalance.0.part:2: exclusive time 999999999999 above inclusive time",
+    );
     let messages = partial("messages");
     let negative = edit(&messages, 2, 2, "-1");
     refused(

@@ -477,6 +477,13 @@ impl Report for Profile {
             sketch,
         };
         ordered(figures.min, figures.max)?;
+        // A function's own time lies within its calls.
+        if figures.exclusive > figures.inclusive {
+            return Err(format!(
+                "exclusive time {} above inclusive time {}",
+                figures.exclusive, figures.inclusive
+            ));
+        }
         let held = figures.sketch.buckets().map(|(_, n)| n).sum::<u64>();
         if held != figures.count {
             return Err(format!(
