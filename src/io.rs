@@ -354,9 +354,15 @@ impl Staged {
         let file_name = target
             .file_name()
             .ok_or_else(|| Error::io(shown, io::Error::other("not a file name")))?;
+        // Within the 255 bytes a name may have: a name that fits may be
+        // cut here (only one output per process is staged beside it).
+        let suffix = format!(".tracepipe-{}.part", std::process::id());
+        let room = 255 - 1 - suffix.len();
+        let name = std::os::unix::ffi::OsStrExt::as_bytes(file_name);
+        let kept = &name[..name.len().min(room)];
         let mut temp_name = std::ffi::OsString::from(".");
-        temp_name.push(file_name);
-        temp_name.push(format!(".tracepipe-{}.part", std::process::id()));
+        temp_name.push(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(kept));
+        temp_name.push(&suffix);
         let temp = target.with_file_name(temp_name);
         let file = File::create(&temp).map_err(|e| Error::io(shown, e))?;
         interrupt::remove_on_signal(&temp);

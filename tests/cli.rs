@@ -1144,3 +1144,20 @@ fn output_into_a_device_or_through_a_link() {
     let direct = bin("trace-cat").arg(&example).output().unwrap().stdout;
     assert_eq!(std::fs::read(&file).unwrap(), direct);
 }
+
+/// `-o` takes any name the file system takes: the file staged beside it
+/// keeps within the 255 bytes a name may have.
+#[test]
+fn an_output_named_as_long_as_a_name_may_be_is_written() {
+    let dir = scratch("cli-long-output");
+    let name = format!("{}.tsv", "a".repeat(250));
+    bin("trace-cat")
+        .arg(data("../../examples/pingpong.tsv"))
+        .arg("-o")
+        .arg(dir.join(&name))
+        .assert()
+        .success();
+    let written = std::fs::read_to_string(dir.join(&name)).unwrap();
+    assert!(written.lines().any(|l| l.starts_with("enter\t")));
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+}
