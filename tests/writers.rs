@@ -922,3 +922,30 @@ fn names_holding_a_nul_are_refused_not_cut() {
         );
     }
 }
+
+/// An OTF2 record must fit in a chunk (1 MiB): a row with a 2 MB value is
+/// refused at its line, saying the limit.
+#[test]
+fn a_row_larger_than_an_otf2_chunk_is_refused_at_its_line() {
+    let dir = scratch("writers-otf2-large");
+    let input = dir.join("big.jsonl");
+    let value = "x".repeat(2_000_000);
+    let rows = [
+        r#"{"kind":"container","loc":"p","cat":"thread"}"#.to_string(),
+        format!(r#"{{"kind":"event","time":1,"loc":"p","name":"e","value":"{value}"}}"#),
+    ];
+    std::fs::write(&input, rows.join("\n") + "\n").unwrap();
+    let out = bin("trace-cat")
+        .arg(&input)
+        .args(["-t", "otf2", "-o"])
+        .arg(dir.join("big.otf2"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("big.jsonl:2: the row makes an OTF2 record of")
+            && err.contains("more than a chunk of 1048576 bytes holds"),
+        "{err}"
+    );
+}

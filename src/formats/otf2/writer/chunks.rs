@@ -67,14 +67,12 @@ impl ChunkFile {
             self.close_chunk(true)?;
         }
         if CHUNK_HEADER_LEN as u64 + need > self.chunk_size {
-            return Err(Error::file(
-                self.path.display().to_string(),
-                format!(
-                    "a record of {} bytes does not fit in a chunk of {} bytes",
-                    record.len(),
-                    self.chunk_size
-                ),
-            ));
+            // The row's: the driver names it.
+            return Err(Error::Record(format!(
+                "the row makes an OTF2 record of {} bytes, more than a chunk of {} bytes holds (docs/formats.md: a value or name of about a MiB cannot be written to OTF2)",
+                record.len(),
+                self.chunk_size
+            )));
         }
         self.pending.extend_from_slice(record);
         self.records += 1;
