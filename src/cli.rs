@@ -22,7 +22,9 @@ use crate::exec::pump;
 use crate::format::{self, Format, FORMATS};
 use crate::formats::stream::tsv::RowEncoder;
 use crate::glob::Glob;
-use crate::io::{check_output_is_not_an_input, open_output, ByteCounter, Input};
+use crate::io::{
+    check_output_is_not_an_input, check_written_are_not_inputs, open_output, ByteCounter, Input,
+};
 use crate::model::symbol::Symbols;
 use crate::pipe::{
     FormatOption, FormatOptions, FrameSums, LocationSelection, OptionValue, ReadOptions,
@@ -659,7 +661,11 @@ impl<'e> Pipeline<'e> {
                 format.name
             )));
         }
-        check_output_is_not_an_input(args.output.as_deref(), &self.inputs)?;
+        let beside = match (format.writes_beside, args.output.as_deref()) {
+            (Some(paths), Some(out)) => paths(out),
+            _ => Vec::new(),
+        };
+        check_written_are_not_inputs(args.output.as_deref(), &beside, &self.inputs)?;
         let out = open_output(args.output.as_deref(), args.line_buffered)?;
         let opts = WriteOptions {
             symbols: self.env.symbols.clone(),

@@ -50,6 +50,9 @@ pub struct Format {
     /// For a folder format: what its sniffer looks for in a folder (for the
     /// error about a folder no format claims).
     pub folder_sign: Option<&'static str>,
+    /// For a writer that writes more than the file `-o` names: the files
+    /// and folders it writes for that name, which must not be inputs.
+    pub writes_beside: Option<fn(&str) -> Vec<std::path::PathBuf>>,
 }
 
 /// Every format tracepipe knows. New formats add an entry here.
@@ -65,6 +68,7 @@ pub static FORMATS: &[Format] = &[
         read_options: &[],
         write_options: &[],
         folder_sign: None,
+        writes_beside: None,
     },
     Format {
         name: "jsonl",
@@ -77,6 +81,7 @@ pub static FORMATS: &[Format] = &[
         read_options: &[],
         write_options: &[],
         folder_sign: None,
+        writes_beside: None,
     },
     Format {
         name: "paje",
@@ -89,6 +94,7 @@ pub static FORMATS: &[Format] = &[
         read_options: paje::reader::READ_OPTIONS,
         write_options: &[],
         folder_sign: None,
+        writes_beside: None,
     },
     Format {
         name: "pjdump",
@@ -101,6 +107,7 @@ pub static FORMATS: &[Format] = &[
         read_options: &[],
         write_options: paje::pjdump::WRITE_OPTIONS,
         folder_sign: None,
+        writes_beside: None,
     },
     Format {
         name: "pallas",
@@ -113,6 +120,7 @@ pub static FORMATS: &[Format] = &[
         read_options: &[],
         write_options: pallas::writer::WRITE_OPTIONS,
         folder_sign: Some("a `.pallas` file (Pallas)"),
+        writes_beside: Some(pallas::writer::written_paths),
     },
     Format {
         name: "otf2",
@@ -125,6 +133,7 @@ pub static FORMATS: &[Format] = &[
         read_options: &[],
         write_options: otf2::writer::WRITE_OPTIONS,
         folder_sign: Some("a `.otf2` anchor file (OTF2)"),
+        writes_beside: Some(otf2::writer::written_paths),
     },
     Format {
         name: "trace",
@@ -137,6 +146,7 @@ pub static FORMATS: &[Format] = &[
         read_options: trace::reader::READ_OPTIONS,
         write_options: &[],
         folder_sign: None,
+        writes_beside: None,
     },
     Format {
         name: "stf",
@@ -149,6 +159,7 @@ pub static FORMATS: &[Format] = &[
         read_options: &[],
         write_options: &[],
         folder_sign: None,
+        writes_beside: None,
     },
     Format {
         name: "stf-dump",
@@ -161,6 +172,7 @@ pub static FORMATS: &[Format] = &[
         read_options: &[],
         write_options: &[],
         folder_sign: None,
+        writes_beside: None,
     },
     Format {
         name: "stf-single",
@@ -173,6 +185,7 @@ pub static FORMATS: &[Format] = &[
         read_options: &[],
         write_options: &[],
         folder_sign: None,
+        writes_beside: None,
     },
     Format {
         name: "chrome",
@@ -185,6 +198,7 @@ pub static FORMATS: &[Format] = &[
         read_options: &[],
         write_options: &[],
         folder_sign: None,
+        writes_beside: None,
     },
     Format {
         name: "perfetto",
@@ -197,6 +211,7 @@ pub static FORMATS: &[Format] = &[
         read_options: &[],
         write_options: &[],
         folder_sign: None,
+        writes_beside: None,
     },
 ];
 

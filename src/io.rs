@@ -226,21 +226,43 @@ impl<R: Read> Read for Counting<R> {
 /// folder: creating it would truncate the input before it is read. Compares
 /// canonical paths, and files by device and inode (hard links).
 pub fn check_output_is_not_an_input(output: Option<&str>, inputs: &[String]) -> Result<()> {
+    check_written_are_not_inputs(output, &[], inputs)
+}
+
+/// [`check_output_is_not_an_input`] for the output and the files a writer
+/// writes beside it (`beside`), which must not be inputs either, nor
+/// folders holding one.
+pub fn check_written_are_not_inputs(
+    output: Option<&str>,
+    beside: &[PathBuf],
+    inputs: &[String],
+) -> Result<()> {
     let Some(out) = output.filter(|p| *p != "-") else {
         return Ok(());
     };
-    let (Ok(out_path), Ok(out_meta)) = (std::fs::canonicalize(out), std::fs::metadata(out)) else {
-        return Ok(()); // It does not exist yet: it cannot be an input.
-    };
-    for input in inputs.iter().filter(|i| *i != "-") {
-        let (Ok(in_path), Ok(in_meta)) = (std::fs::canonicalize(input), std::fs::metadata(input))
+    let written = std::iter::once(PathBuf::from(out)).chain(beside.iter().cloned());
+    for path in written {
+        let (Ok(out_path), Ok(out_meta)) = (std::fs::canonicalize(&path), std::fs::metadata(&path))
         else {
-            continue;
+            continue; // It does not exist yet: it cannot be an input.
         };
-        if out_path == in_path || same_file(&out_meta, &in_meta) || out_path.starts_with(&in_path) {
-            return Err(Error::Usage(format!(
-                "-o {out} would overwrite the input {input} before it is read; write elsewhere"
-            )));
+        for input in inputs.iter().filter(|i| *i != "-") {
+            let (Ok(in_path), Ok(in_meta)) =
+                (std::fs::canonicalize(input), std::fs::metadata(input))
+            else {
+                continue;
+            };
+            let holds_it = path != Path::new(out) && in_path.starts_with(&out_path);
+            if out_path == in_path
+                || same_file(&out_meta, &in_meta)
+                || out_path.starts_with(&in_path)
+                || holds_it
+            {
+                return Err(Error::Usage(format!(
+                    "-o {out} would overwrite the input {input} before it is read (writing {}); write elsewhere",
+                    path.display()
+                )));
+            }
         }
     }
     Ok(())

@@ -1161,3 +1161,49 @@ fn an_output_named_as_long_as_a_name_may_be_is_written() {
     assert!(written.lines().any(|l| l.starts_with("enter\t")));
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
 }
+
+/// A writer that writes files beside the one `-o` names (OTF2's
+/// definitions and event folder, Pallas's archives) refuses an output
+/// whose files are inputs, before truncating any.
+#[test]
+fn files_written_beside_the_output_are_not_inputs() {
+    let dir = scratch("cli-beside");
+    let input = dir.join("in.def");
+    let ping = std::fs::read(data("../../examples/pingpong.tsv")).unwrap();
+    std::fs::write(&input, &ping).unwrap();
+    let out = bin("trace-cat")
+        .args(["-f", "tsv"])
+        .arg(&input)
+        .args(["-t", "otf2", "-o"])
+        .arg(dir.join("in.otf2"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("would overwrite the input") && err.contains("in.def"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        ping,
+        "the input is untouched"
+    );
+    // A Pallas trace written over itself.
+    let trace = dir.join("t.pallas");
+    bin("trace-cat")
+        .arg(&input)
+        .args(["-f", "tsv", "-t", "pallas", "-o"])
+        .arg(format!("{}/", trace.display()))
+        .assert()
+        .success();
+    let out = bin("trace-cat")
+        .arg(&trace)
+        .args(["-t", "pallas", "-o"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("would overwrite the input"), "{err}");
+}

@@ -50,6 +50,22 @@ pub const WRITE_OPTIONS: &[FormatOption] = &[FormatOption {
 
 /// Registry constructor: `out` names the anchor file (`NAME.otf2`), or a
 /// folder, which gets `traces.otf2` (as Score-P names it).
+/// What the writer writes for `-o NAME`: the anchor, the definitions and
+/// the folder of event files.
+pub fn written_paths(name: &str) -> Vec<PathBuf> {
+    let named = PathBuf::from(name);
+    let anchor = match named.extension().is_some_and(|e| e == "otf2") {
+        true => named,
+        false => named.join("traces.otf2"),
+    };
+    vec![
+        anchor.with_extension("def"),
+        anchor.with_extension(""),
+        anchor,
+    ]
+}
+
+/// Registry constructor: `out` names the anchor file or a folder.
 pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
     if out.name().starts_with('<') {
         return Err(Error::Usage(

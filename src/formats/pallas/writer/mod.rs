@@ -84,6 +84,22 @@ fn trace_paths(name: &str) -> (PathBuf, std::ffi::OsString) {
     (dir, named.file_name().expect("a file name").to_owned())
 }
 
+/// What the writer writes for `-o NAME`: its main file and the archives'
+/// folders beside it (`archive_*`; the folder itself when `NAME` is one).
+pub fn written_paths(name: &str) -> Vec<PathBuf> {
+    let (dir, main) = trace_paths(name);
+    let mut paths = vec![dir.join(main)];
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        let archives = entries.filter_map(|e| e.ok().map(|e| e.path()));
+        paths.extend(archives.filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("archive_"))
+        }));
+    }
+    paths
+}
+
 /// Registry constructor: `out` names the folder, or its main file
 /// (`DIR/NAME.pallas`).
 pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
