@@ -846,7 +846,15 @@ fn matched_traces_written_as_paje_read_back_with_defaults() {
         let back = String::from_utf8_lossy(&back.stdout);
         let before = msgs(&String::from_utf8_lossy(&matched.stdout));
         assert_eq!(msgs(&back), before, "{input:?}");
-        assert!(pajeng_accepts(&paje), "{input:?}");
+        // A source PajeNG rejects itself (a link key used again) is
+        // written as it came, and rejected alike.
+        let is_paje = input
+            .extension()
+            .is_some_and(|e| e == "paje" || e == "trace");
+        assert!(
+            (is_paje && !pajeng_accepts(input)) || pajeng_accepts(&paje),
+            "{input:?}"
+        );
         written += usize::from(before > 0);
     }
     assert!(written >= 3, "only {written} traces with messages");

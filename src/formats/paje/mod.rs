@@ -34,6 +34,91 @@ pub const ATTR_OPERAND: &str = "paje.operand";
 /// `cat` of the lane containers that hold one state stack each.
 pub const LANE: Sym = well_known::LANE;
 
+/// User fields by which the writer marks the lines of a row with an
+/// extent, which the stream gives when it completes: a `state`, `claim` or
+/// `coll` row as a push and its pop, a `signal` fragment as a variable set
+/// with its end. The writer writes them then, with the row's columns in
+/// these fields, and the reader makes the row again, complete (not an
+/// `enter` or a `counter` at the start, which would come after rows it
+/// precedes).
+pub mod extent {
+    use crate::model::record::Kind;
+
+    /// The row's kind.
+    pub const KIND: &str = "tracepipe.kind";
+    /// The row's `cat`.
+    pub const CAT: &str = "tracepipe.cat";
+    /// The row's `name`.
+    pub const NAME: &str = "tracepipe.name";
+    /// The row's `value`.
+    pub const VALUE: &str = "tracepipe.value";
+    /// The row's `id`.
+    pub const ID: &str = "tracepipe.id";
+    /// The row's `peer`.
+    pub const PEER: &str = "tracepipe.peer";
+    /// The row's `comm`.
+    pub const COMM: &str = "tracepipe.comm";
+    /// The row's `tag`.
+    pub const TAG: &str = "tracepipe.tag";
+    /// The row's `size`.
+    pub const SIZE: &str = "tracepipe.size";
+    /// A signal fragment's `end`, in the trace's time unit.
+    pub const END: &str = "tracepipe.end";
+    /// Every mark.
+    pub const ALL: [&str; 10] = [KIND, CAT, NAME, VALUE, ID, PEER, COMM, TAG, SIZE, END];
+    /// A row's attributes folded into one field, in the stream's encoded
+    /// form, where one field each would make the line longer than PajeNG
+    /// reads (see [`super::MAX_FIELDS`]).
+    pub const ATTRS: &str = "tracepipe.attrs";
+    /// Attribute of a row made from marks: the Pajé type its lines are of
+    /// (so `-t pjdump` prints them as `pj_dump` does).
+    pub const ATTR_TYPE: &str = "paje.type";
+
+    /// The value a state made for a row is written with, which a viewer
+    /// colours it by: its name, else its first user attribute's value (a
+    /// TRACE claim's `stage`), else its kind.
+    pub fn state_value<'a>(
+        symbols: &'a crate::model::symbol::Symbols,
+        rec: &'a crate::model::record::Record,
+    ) -> std::borrow::Cow<'a, str> {
+        use crate::model::record::prefix;
+        let first_user_attr = rec.attrs().find(|(k, _)| !prefix::is_format_field(k));
+        match first_user_attr {
+            _ if !rec.name.is_empty() => symbols.text(rec.name).into(),
+            Some((_, v)) if !v.is_empty() => v,
+            _ => rec.kind.as_str().into(),
+        }
+    }
+
+    /// The kind a `KIND` mark names, when it is one the writer marks:
+    /// `state`, `claim` and `coll` on pushes, `signal` on variable sets.
+    pub fn kind(text: &str) -> Option<Kind> {
+        match Kind::parse(text.as_bytes())? {
+            k @ (Kind::State | Kind::Claim | Kind::Coll | Kind::Signal) => Some(k),
+            _ => None,
+        }
+    }
+}
+
+/// The most fields an event line may have after its id: PajeNG keeps 20
+/// words a line (`PAJE_MAX_FIELDS`) and fails on a line with more.
+pub const MAX_FIELDS: usize = 19;
+
+/// Adds a user field of a Pajé line (`key_eq`: its name encoded, with its
+/// `=`) to `r`'s attributes: a `tracepipe.attrs` field that holds a valid
+/// encoded attribute list gives those attributes.
+pub fn push_user_field(r: &mut crate::model::record::Record, key_eq: &str, value: &str) {
+    use crate::model::record::validate_attrs;
+    let folded = key_eq.strip_suffix('=') == Some(extent::ATTRS);
+    if !folded || value.is_empty() || validate_attrs(value).is_err() {
+        return r.push_attr_encoded_key(key_eq, value);
+    }
+    if !r.attrs.is_empty() {
+        r.attrs.push(';');
+    }
+    r.attrs.push_str(value);
+}
+
 /// The Pajé events PajeNG knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[allow(missing_docs)]

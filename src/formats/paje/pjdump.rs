@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use super::{ATTR_OP, ATTR_OPERAND, LANE, PREFIX};
+use super::{extent, ATTR_OP, ATTR_OPERAND, LANE, PREFIX};
 use crate::error::{Error, Result};
 use crate::fasthash::{FastMap, OrderedMap};
 use crate::io::Output;
@@ -445,6 +445,23 @@ impl PjdumpWriter {
         self.emit()
     }
 
+    /// A row the Pajé reader made from the writer's marks, printed as the
+    /// lines it was made from: a state of its type (on its own lane, so
+    /// depth 0) or a variable set to its constant term.
+    fn marked(&mut self, rec: &Record) -> Result<()> {
+        let type_ = rec.attr(extent::ATTR_TYPE).unwrap_or_default();
+        let mut line = rec.clone();
+        line.cat = self.symbols.intern(&type_);
+        if rec.kind == Kind::Signal {
+            line.kind = Kind::Counter;
+            line.value = rec.attr("c").unwrap_or_else(|| "0".to_string());
+            return self.counter(&line);
+        }
+        line.name = self.symbols.intern(&extent::state_value(&self.symbols, rec));
+        line.depth = Some(0);
+        self.state_line(&line)
+    }
+
     fn event_line(&mut self, rec: &Record) -> Result<()> {
         let mut line = std::mem::take(&mut self.line);
         self.line_head("Event", self.owner(rec.loc), rec.cat, &mut line);
@@ -502,6 +519,11 @@ impl RecordSink for PjdumpWriter {
                 let t = rec.time.unwrap_or_default();
                 self.close_pieces_of(rec.loc, t)?;
                 self.container_line(rec.loc, t)?;
+            }
+            Kind::State | Kind::Claim | Kind::Coll | Kind::Signal
+                if rec.attr(extent::ATTR_TYPE).is_some() =>
+            {
+                self.marked(rec)?
             }
             Kind::State => self.state_line(rec)?,
             Kind::Event => self.event_line(rec)?,

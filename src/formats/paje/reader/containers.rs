@@ -192,10 +192,10 @@ impl Sim {
         }
     }
 
-    /// The lane of (container, state type), declared on first use.
-    pub(super) fn lane(&mut self, c: u32, s: usize, t: u32, out: &mut Out) -> Result<u32, String> {
+    /// The lane of (container, state type), made on first use.
+    pub(super) fn lane(&mut self, c: u32, s: usize, t: u32) -> u32 {
         if let Some(l) = self.containers[c as usize].slots[s].lane {
-            return Ok(l);
+            return l;
         }
         let container = &self.containers[c as usize];
         let mut loc = format!("{}/{}", container.id, self.types[t as usize].id);
@@ -207,22 +207,34 @@ impl Sim {
         let index = self.lanes.len() as u32;
         self.lane_index.insert(loc.as_str().into(), index);
         let loc = self.syms.intern(&loc);
-        let row = Row {
-            loc,
-            cat: LANE,
-            name: self.types[t as usize].name,
-            peer: container.sym,
-            ..Row::new(Kind::Container)
-        };
-        let ticket = out.row(row, |_| {})?;
         self.lanes.push(StateStack {
             loc,
-            decl: Some(ticket),
+            owner: container.sym,
+            type_: t,
+            decl: None,
             stack: Vec::new(),
             depth: 0,
         });
         self.containers[c as usize].slots[s].lane = Some(index);
-        Ok(index)
+        index
+    }
+
+    /// Declares a lane (its `container` row) unless it is declared.
+    pub(super) fn declare_lane(&mut self, lane: u32, out: &mut Out) -> Result<(), String> {
+        let l = &self.lanes[lane as usize];
+        if l.decl.is_some() {
+            return Ok(());
+        }
+        let row = Row {
+            loc: l.loc,
+            cat: LANE,
+            name: self.types[l.type_ as usize].name,
+            peer: l.owner,
+            ..Row::new(Kind::Container)
+        };
+        let ticket = out.row(row, |_| {})?;
+        self.lanes[lane as usize].decl = Some(ticket);
+        Ok(())
     }
 
     /// The slot of (container, type), checking that time does not go back.

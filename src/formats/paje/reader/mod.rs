@@ -15,7 +15,7 @@ use std::io::BufRead;
 use super::catalogue::{Catalogue, Line};
 use super::lexer::{Known, Lines};
 use super::{
-    Event, Field, ATTR_COLOR, ATTR_END_TYPE, ATTR_OP, ATTR_OPERAND, ATTR_START_TYPE, LANE,
+    extent, Event, Field, ATTR_COLOR, ATTR_END_TYPE, ATTR_OP, ATTR_OPERAND, ATTR_START_TYPE, LANE,
 };
 use crate::decimal::Decimal;
 use crate::error::{Error, Location, Result, Warnings};
@@ -30,6 +30,7 @@ use crate::stages::matcher::pair_halves;
 mod containers;
 mod definitions;
 mod links;
+mod marks;
 mod states;
 mod values;
 
@@ -175,11 +176,19 @@ struct StateEntry {
     value: String,
     /// Its `enter` row, while a slice's T0 is ahead.
     enter: Option<Ticket>,
+    /// For a push marked as a row with an extent (see
+    /// [`super::extent`]): that row, made again at the pop.
+    extent: Option<Box<Record>>,
 }
 
 #[derive(Debug)]
 struct StateStack {
     loc: Sym,
+    /// The container and the state type whose stack it is.
+    owner: Sym,
+    type_: u32,
+    /// Its `container` row, queued when a state first needs it (not a
+    /// state marked as a row with an extent, which is the container's).
     decl: Option<Ticket>,
     /// Open frames are `stack[..depth]`; slots above keep their buffers.
     stack: Vec<StateEntry>,
@@ -540,7 +549,7 @@ fn fill_row(r: &mut Record, row: Row, more: impl FnOnce(&mut Record)) {
     }
     if let Some(line) = row.extras {
         for (key, value) in line.extras() {
-            r.push_attr_encoded_key(key, value);
+            super::push_user_field(r, key, value);
         }
     }
 }

@@ -1,6 +1,7 @@
 //! States: set, pushed, popped and reset on a container's stack of a
 //! state type, each leaving a `state` row when it ends.
 
+use super::marks::marked_kind;
 use super::*;
 
 impl StateStack {
@@ -10,10 +11,11 @@ impl StateStack {
                 name: Sym::EMPTY,
                 value: String::new(),
                 enter: None,
+                extent: None,
             });
         }
         let f = &mut self.stack[self.depth];
-        (f.name, f.enter) = (name, None);
+        (f.name, f.enter, f.extent) = (name, None, None);
         f.value.clear();
         f.value.push_str(value);
         self.depth += 1;
@@ -50,15 +52,21 @@ impl Sim {
         else {
             return Ok(());
         };
-        // A lane is declared when a state first needs it, not by a reset
-        // of an empty stack (which leaves nothing in the stream).
+        // A lane is made when a state first needs it, not by a reset of an
+        // empty stack (which leaves nothing in the stream), and declared
+        // when a state of its own is pushed.
         let existing = self.containers[c as usize].slots[s].lane;
         let lane = match (existing, event) {
             (Some(l), _) => l,
-            (None, Event::SetState | Event::PushState) => self.lane(c, s, t, out)?,
+            (None, Event::SetState | Event::PushState) => self.lane(c, s, t),
             (None, Event::PopState) => return Err(self.empty_stack(t, line)),
             (None, _) => return Ok(()),
         };
+        let marked = marked_kind(line)
+            .filter(|k| *k != Kind::Signal && event == Event::PushState);
+        if marked.is_none() && matches!(event, Event::SetState | Event::PushState) {
+            self.declare_lane(lane, out)?;
+        }
         self.touch_lane(lane, c, time, out);
         let close = Closing {
             type_: t,
@@ -78,9 +86,28 @@ impl Sim {
                 if event == Event::SetState {
                     self.pop_all(lane, time, &close, out)?;
                 }
-                self.push(lane, t, time, lossy, line, out)
+                match marked {
+                    Some(kind) => self.push_marked((c, t, lane), kind, (time, lossy), line),
+                    None => self.push(lane, t, time, lossy, line, out),
+                }
             }
         }
+    }
+
+    /// Opens a state marked as a row with an extent: the row, on the
+    /// lane's container, completed at the pop.
+    fn push_marked(
+        &mut self,
+        (c, t, lane): (u32, u32, u32),
+        kind: Kind,
+        at: (i64, bool),
+        line: &Line,
+    ) -> Result<(), String> {
+        let row = self.marked_row((kind, c, t), at, line)?;
+        let l = &mut self.lanes[lane as usize];
+        l.push(row.name, line.get(Field::Value));
+        l.stack[l.depth - 1].extent = Some(row);
+        Ok(())
     }
 
     pub(super) fn empty_stack(&self, t: u32, line: &Line) -> String {
@@ -145,6 +172,13 @@ impl Sim {
     ) -> Result<bool, String> {
         if !self.lanes[lane as usize].pop() {
             return Ok(false);
+        }
+        let depth = self.lanes[lane as usize].depth;
+        if let Some(mut row) = self.lanes[lane as usize].stack[depth].extent.take() {
+            row.end = Some(time);
+            row.flags.push_str(close.flag);
+            out.declare(|r| r.clone_from(&row))?;
+            return Ok(true);
         }
         let l = &self.lanes[lane as usize];
         let frame = l.popped();

@@ -1,6 +1,7 @@
 //! Events and variables: `PajeNewEvent` rows, and variables set, added
 //! to and subtracted from.
 
+use super::marks::marked_kind;
 use super::*;
 
 impl Sim {
@@ -158,6 +159,9 @@ impl Sim {
         };
         let superseded = slot.sample.take();
         out.cancels(superseded, time);
+        if event == Event::SetVariable && marked_kind(line) == Some(Kind::Signal) {
+            return self.marked_signal((c, t), (time, lossy), line, out);
+        }
         let ty = &self.types[t as usize];
         let row = Row {
             time: Some(time),
@@ -179,5 +183,25 @@ impl Sim {
             self.containers[c as usize].slots[s].sample = Some(sample);
         }
         Ok(())
+    }
+
+    /// A variable set marked as a signal fragment: the `signal` row,
+    /// complete at its end.
+    fn marked_signal(
+        &mut self,
+        (c, t): (u32, u32),
+        at: (i64, bool),
+        line: &Line,
+        out: &mut Out,
+    ) -> Result<(), String> {
+        let row = self.marked_row((Kind::Signal, c, t), at, line)?;
+        if row.end.is_none() {
+            return Err(format!(
+                "a variable set marked `{}=signal` without the `{}` field",
+                extent::KIND,
+                extent::END
+            ));
+        }
+        out.declare(|r| r.clone_from(&row)).map(drop)
     }
 }

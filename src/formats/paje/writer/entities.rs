@@ -1,6 +1,6 @@
 //! Frames, events, counters and signals as Pajé states, events and
-//! variables; `state` rows (intervals) held and written as push and pop
-//! lines in time order.
+//! variables; rows with an extent (`state`, `claim`, `coll`) as a push and
+//! a pop each, written when they come.
 
 use super::*;
 
@@ -91,7 +91,8 @@ impl PajeWriter {
     }
 
     /// A signal fragment as a set of a variable at its start to its
-    /// constant term; its end, slope and curvature go in user fields.
+    /// constant term, its columns and end in the marks of
+    /// [`super::super::extent`] (the reader makes the fragment again).
     pub(super) fn signal(&mut self, rec: &Record) -> Result<()> {
         let (container, ctype) = self.owner(rec.loc);
         let named = Record {
@@ -111,107 +112,83 @@ impl PajeWriter {
                 self.text(rec.loc)
             )));
         }
-        let mut extras = Self::extras(rec);
-        let end = rec.end.map(seconds).unwrap_or_default();
-        push_extra(&mut extras, "end", &end);
+        let fields = marked_fields(&self.symbols, rec);
         let at = (rec.time.unwrap_or(0), container, type_);
-        self.variable_line(Event::SetVariable, at, &value, &extras)
+        self.variable_line(Event::SetVariable, at, &value, &fields)
     }
 
-    pub(super) fn hold(&mut self, rec: &Record) {
-        let mut extras = Self::extras(rec);
-        let symbols = self.symbols.clone();
-        for (k, v) in [
-            ("kind", rec.kind.as_str()),
-            ("cat", symbols.text(rec.cat)),
-            ("id", rec.id.as_str()),
-            ("peer", symbols.text(rec.peer)),
-        ] {
-            push_extra(&mut extras, k, v);
-        }
-        // A viewer colours states by value: the name, else the first user
-        // attribute's value (a TRACE claim's `stage`), else the kind.
-        let first_user_attr = rec.attrs().find(|(k, _)| !prefix::is_format_field(k));
-        let value = match (rec.name, first_user_attr) {
-            (name, _) if !name.is_empty() => symbols.text(name).to_string(),
-            (_, Some((_, v))) if !v.is_empty() => v.into_owned(),
-            _ => rec.kind.as_str().to_string(),
-        };
+    /// A row with an extent (`state`, `claim`, `coll`) as a push and a pop
+    /// of a state type of its own, written at once (the row comes when it
+    /// completes), on the first lane of its container and kind that is free
+    /// at its start. The push carries the row's columns in the user fields
+    /// of [`super::super::extent`], so the reader makes the row again.
+    pub(super) fn interval(&mut self, rec: &Record) -> Result<()> {
         let (a, b) = (rec.time.unwrap_or(0), rec.end.unwrap_or(0));
-        self.intervals.push(Interval {
-            start: a.min(b),
-            end: a.max(b),
-            loc: rec.loc,
-            kind: rec.kind,
-            value,
-            extras,
-        });
-    }
-
-    /// Writes the held intervals as states, each on the first lane (state
-    /// type) of its container where it overlaps nothing.
-    pub(super) fn write_intervals(&mut self) -> Result<()> {
-        let mut intervals = std::mem::take(&mut self.intervals);
-        intervals.sort_by_key(|i| (i.start, i.end));
-        // Per location and kind, the end of the last interval on each lane.
-        let mut lanes: FastMap<(Sym, Kind), Vec<i64>> = FastMap::default();
-        // (time, order at that time, interval, container, state type); at one
-        // instant: ends of intervals that began earlier, then starts, then the
-        // ends of empty intervals.
-        let mut events: Vec<(i64, u8, usize, Sym, Sym)> = Vec::new();
-        for (n, iv) in intervals.iter().enumerate() {
-            let free = lanes.entry((iv.loc, iv.kind)).or_default();
-            // An empty interval ends after the starts at its instant, so a lane
-            // it used is free only after that instant.
-            let fits = |end: i64| end < iv.start || (end == iv.start && iv.start < iv.end);
-            let lane = match free.iter().position(|&end| fits(end)) {
-                Some(l) => {
-                    free[l] = iv.end;
-                    l
-                }
-                None => {
-                    free.push(iv.end);
-                    free.len() - 1
-                }
-            };
-            let (container, ctype) = self.owner(iv.loc);
-            let id = format!("{}.{}{lane}", self.text(ctype), iv.kind.as_str());
-            let id = self.symbols.intern(&id);
-            let name = format!("{} {lane}", iv.kind.as_str());
-            self.ensure_type(id, "state", ctype, &name)?;
-            events.push((iv.start, 1, n, container, id));
-            events.push((
-                iv.end,
-                if iv.end > iv.start { 0 } else { 2 },
-                n,
-                container,
-                id,
-            ));
-        }
-        events.sort_by_key(|e| (e.0, e.1));
-        let symbols = self.symbols.clone();
-        for (t, order, n, container, id) in events {
-            let time = seconds(t);
-            let iv = &intervals[n];
-            let (container, id) = (symbols.text(container), symbols.text(id));
-            if order == 1 {
-                let fields = [
-                    (Field::Time, time.as_str()),
-                    (Field::Container, container),
-                    (Field::Type, id),
-                    (Field::Value, iv.value.as_str()),
-                ];
-                let extras = iv.extras.clone();
-                self.line(Event::PushState, &fields, &extras)?;
-            } else {
-                let fields = [
-                    (Field::Time, time.as_str()),
-                    (Field::Container, container),
-                    (Field::Type, id),
-                ];
-                self.line(Event::PopState, &fields, &[])?;
+        let (start, end) = (a.min(b), a.max(b));
+        let free = self.lanes.entry((rec.loc, rec.kind)).or_default();
+        let lane = match free.iter().position(|&last| last <= start) {
+            Some(l) => l,
+            None => {
+                free.push(end);
+                free.len() - 1
             }
-        }
-        Ok(())
+        };
+        free[lane] = end;
+        let (container, ctype) = self.owner(rec.loc);
+        let id = format!("{}.{}{lane}", self.text(ctype), rec.kind.as_str());
+        let id = self.symbols.intern(&id);
+        self.ensure_type(id, "state", ctype, &format!("{} {lane}", rec.kind.as_str()))?;
+        let symbols = self.symbols.clone();
+        let (container, id) = (symbols.text(container), symbols.text(id));
+        let (start, end) = (seconds(start), seconds(end));
+        let value = extent::state_value(&symbols, rec);
+        let fields = [
+            (Field::Time, start.as_str()),
+            (Field::Container, container),
+            (Field::Type, id),
+            (Field::Value, value.as_ref()),
+        ];
+        self.line(Event::PushState, &fields, &marked_fields(&symbols, rec))?;
+        let fields = [
+            (Field::Time, end.as_str()),
+            (Field::Container, container),
+            (Field::Type, id),
+        ];
+        self.line(Event::PopState, &fields, &[])
     }
+}
+
+/// The user fields of a row's marked line: its columns as the marks of
+/// [`super::super::extent`] (those not empty; a signal's end), then its
+/// attributes.
+fn marked_fields(symbols: &Symbols, rec: &Record) -> Vec<(String, String)> {
+    let end = match (rec.kind, rec.end) {
+        (Kind::Signal, Some(end)) => seconds(end),
+        _ => String::new(),
+    };
+    let tag = rec.tag.map(|t| t.to_string()).unwrap_or_default();
+    let size = rec.size.map(|s| s.to_string()).unwrap_or_default();
+    let columns = [
+        (extent::KIND, rec.kind.as_str()),
+        (extent::CAT, symbols.text(rec.cat)),
+        (extent::NAME, symbols.text(rec.name)),
+        (extent::VALUE, rec.value.as_str()),
+        (extent::ID, rec.id.as_str()),
+        (extent::PEER, symbols.text(rec.peer)),
+        (extent::COMM, symbols.text(rec.comm)),
+        (extent::TAG, tag.as_str()),
+        (extent::SIZE, size.as_str()),
+        (extent::END, end.as_str()),
+    ];
+    let mut fields: Vec<(String, String)> = columns
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    for (k, v) in PajeWriter::extras(rec) {
+        if !extent::ALL.contains(&k.as_str()) {
+            fields.push((k, v));
+        }
+    }
+    fields
 }

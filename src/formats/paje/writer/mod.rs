@@ -10,10 +10,10 @@
 //! `enter`/`leave` become pushes and pops of a `State` type per container type,
 //! counters and signal fragments become variables, message halves links in
 //! the root container (declaring a placeholder for a peer the stream never
-//! declares). `msg` and `dep` rows (links whose start comes before rows
-//! already written) and the other rows with an extent (`state` rows, claims,
-//! collectives) are held until the end, then written in time order, the
-//! latter as states on lanes where they do not overlap (memory: those rows).
+//! declares), `msg` and `dep` rows both ends at once. The other rows with
+//! an extent (`state` rows, claims, collectives) become a push and a pop on
+//! a state type of their own where they overlap nothing, marked so the
+//! reader makes the row again (see [`super::extent`]).
 //! What Pajé cannot hold is refused with an error naming the row (see
 //! `docs/formats.md`). `%EventDef` blocks are written when first needed.
 //!
@@ -25,13 +25,13 @@ use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
 
 use super::{
-    Event, Field, ATTR_COLOR, ATTR_END_TYPE, ATTR_OP, ATTR_OPERAND, ATTR_START_TYPE, LANE, PREFIX,
+    extent, Event, Field, ATTR_COLOR, ATTR_END_TYPE, ATTR_OP, ATTR_OPERAND, ATTR_START_TYPE, LANE, PREFIX,
 };
 use crate::decimal::Decimal;
 use crate::error::{Error, Result, Warnings};
 use crate::fasthash::{FastMap, FastSet};
 use crate::io::Output;
-use crate::model::record::{flags, owned_attr, prefix, Kind, Record, Sym};
+use crate::model::record::{encode_attr_part, flags, owned_attr, Kind, Record, Sym};
 use crate::model::symbol::{well_known, Symbols};
 use crate::pipe::{RecordSink, WriteOptions};
 
@@ -89,16 +89,6 @@ fn push_extra(extras: &mut Vec<(String, String)>, key: &str, value: &str) {
     }
 }
 
-/// A row with an extent, held until the end.
-struct Interval {
-    start: i64,
-    end: i64,
-    loc: Sym,
-    kind: Kind,
-    value: String,
-    extras: Vec<(String, String)>,
-}
-
 /// The Pajé writer.
 pub struct PajeWriter {
     out: Output,
@@ -118,7 +108,9 @@ pub struct PajeWriter {
     /// Link halves written whose other half has not come yet, per
     /// (container, type, key).
     open_links: FastMap<(Sym, Sym, String), OpenLink>,
-    intervals: Vec<Interval>,
+    /// Per location and kind of rows with an extent, the end of the last
+    /// one on each of its lanes (state types).
+    lanes: FastMap<(Sym, Kind), Vec<i64>>,
     /// Sends, receives and messages seen per foreign channel.
     channels: FastMap<String, (u64, u64, u64)>,
     buf: String,
@@ -182,6 +174,25 @@ fn user_field_name(key: &str) -> String {
     }
 }
 
+/// User fields past what a PajeNG line holds: the marks each in a field,
+/// the attributes in one (`tracepipe.attrs`, the stream's encoded form).
+fn fold_attrs(extras: &[(String, String)]) -> Vec<(String, String)> {
+    let is_mark = |k: &str| extent::ALL.contains(&k);
+    let mut kept: Vec<(String, String)> =
+        extras.iter().filter(|(k, _)| is_mark(k)).cloned().collect();
+    let mut attrs = String::new();
+    for (k, v) in extras.iter().filter(|(k, _)| !is_mark(k)) {
+        if !attrs.is_empty() {
+            attrs.push(';');
+        }
+        encode_attr_part(k, &mut attrs);
+        attrs.push('=');
+        encode_attr_part(v, &mut attrs);
+    }
+    kept.push((extent::ATTRS.to_string(), attrs));
+    kept
+}
+
 /// What a row's Pajé value is: its `value`, else its name.
 fn value_of<'a>(symbols: &'a Symbols, rec: &'a Record) -> &'a str {
     if rec.value.is_empty() {
@@ -210,7 +221,7 @@ impl PajeWriter {
             variables: FastSet::default(),
             depths: FastMap::default(),
             open_links: FastMap::default(),
-            intervals: Vec::new(),
+            lanes: FastMap::default(),
             channels: FastMap::default(),
             buf: String::new(),
             replaced: 0,
@@ -234,6 +245,14 @@ impl PajeWriter {
         fields: &[(Field, &str)],
         extras: &[(String, String)],
     ) -> Result<()> {
+        let folded;
+        let extras = match fields.len() + extras.len() > super::MAX_FIELDS {
+            true => {
+                folded = fold_attrs(extras);
+                &folded
+            }
+            false => extras,
+        };
         let layout: Vec<Field> = fields.iter().map(|(f, _)| *f).collect();
         let extra_names: Vec<String> = extras.iter().map(|(k, _)| k.clone()).collect();
         let key = (event, layout, extra_names);
@@ -358,10 +377,7 @@ impl RecordSink for PajeWriter {
             Kind::Counter => self.counter(rec),
             Kind::Send | Kind::Recv | Kind::Msg | Kind::Dep => self.link(rec),
             Kind::Signal => self.signal(rec),
-            Kind::State | Kind::Claim | Kind::Coll => {
-                self.hold(rec);
-                Ok(())
-            }
+            Kind::State | Kind::Claim | Kind::Coll => self.interval(rec),
         }
     }
 
@@ -378,7 +394,6 @@ impl RecordSink for PajeWriter {
             )));
         }
         self.destroys_before(None)?;
-        self.write_intervals()?;
         if self.replaced > 0 {
             self.warnings.warn(format!(
                 "{} character(s) a quoted Pajé field cannot hold (\" or line breaks) were replaced",
