@@ -329,6 +329,11 @@ impl RecordSink for PallasWriter {
         if std::mem::replace(&mut self.finished, true) {
             return Ok(());
         }
+        if !(0..self.threads.len()).any(|t| self.is_written(t)) {
+            return Err(Error::Record(
+                "no row a Pallas thread holds (a frame, event, message half, collective or counter): Pallas's own readers (pallas_print, its MultiThreadReader, 0.20) fail on a trace of no threads, so none is written".to_string(),
+            ));
+        }
         let ids = self.thread_ids();
         for (t, &id) in ids.iter().enumerate() {
             match self.is_written(t) {
@@ -349,7 +354,7 @@ impl PallasWriter {
     /// Whether thread `t` is written: it has events. A location named
     /// only as a peer has no thread (Pallas's readers cannot read an empty
     /// one): its id and name are in the metadata, for the communicators'
-    /// groups. A stream of no rows is a trace of no processes.
+    /// groups.
     fn is_written(&self, t: usize) -> bool {
         self.threads[t].last.is_some()
     }
