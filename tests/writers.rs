@@ -1010,6 +1010,34 @@ fn a_row_with_many_attributes_fits_a_pajeng_line() {
     assert_eq!(got, [format!("{claim};paje.type=a.claim0")]);
 }
 
+/// Location names with a `/` at either end come back from OTF2 as they were.
+#[test]
+fn otf2_keeps_location_names_with_slashes() {
+    let names = ["/x", "x/", "a//b", "p/q", "/"];
+    let mut rows = Vec::new();
+    for (n, loc) in names.iter().enumerate() {
+        let t = (2 * n + 1).to_string();
+        let end = (2 * n + 2).to_string();
+        rows.push(container(loc, "thread", ""));
+        rows.push(row(&[("kind", "enter"), ("time", &t), ("loc", loc), ("name", "f")]));
+        rows.push(row(&[("kind", "leave"), ("time", &end), ("loc", loc), ("name", "f")]));
+    }
+    let dir = scratch("writers-otf2-slashes");
+    let out = dir.join("slashes.otf2");
+    let out = out.to_str().unwrap();
+    converted(&["-t", "otf2", "-o", out], stream(&rows).into_bytes());
+    let back = String::from_utf8(converted(&[out], Vec::new()).0).unwrap();
+    let mut got: Vec<&str> = back
+        .lines()
+        .filter(|l| l.starts_with("enter\t"))
+        .map(|l| l.split('\t').nth(3).unwrap())
+        .collect();
+    got.sort_unstable();
+    let mut want = names.to_vec();
+    want.sort_unstable();
+    assert_eq!(got, want, "{back}");
+}
+
 /// An OTF2 record must fit in a chunk (1 MiB): a row with a 2 MB value is
 /// refused at its line, saying the limit.
 #[test]

@@ -152,10 +152,14 @@ impl Registry {
     }
 
     /// Defines the next location (its index): `loc` `A/B` is location `B`
-    /// of group `A` (the reader names it back `A/B`), a `loc` without `/`
-    /// a location of a group of no name.
+    /// of group `A` (the reader names it back `A/B`), any other `loc` (no
+    /// `/`, or one at either end) a location of that name in a group of no
+    /// name, which the reader names back as it was.
     pub fn location(&mut self, loc: &str) -> Result<u32> {
-        let (group, name) = loc.rsplit_once('/').unwrap_or(("", loc));
+        let (group, name) = loc
+            .rsplit_once('/')
+            .filter(|(group, name)| !group.is_empty() && !name.is_empty())
+            .unwrap_or(("", loc));
         let g = match self.groups.get(group) {
             Some(&g) => g,
             None => {
