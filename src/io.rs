@@ -416,6 +416,64 @@ impl Drop for Staged {
     }
 }
 
+/// A hidden folder beside the files of a trace that is a set of files
+/// (OTF2, Pallas): the writer writes them all in it, and only once it has
+/// finished are they moved over the old ones, each by a rename; dropped
+/// unfinished (an error), it is removed with what it holds, and the old
+/// files were never touched. A signal that ends the process leaves it
+/// (removing a folder is not safe in a signal handler), and the old files
+/// whole.
+pub struct StagingFolder {
+    /// Where the files go.
+    target: PathBuf,
+    /// Where they are written.
+    path: PathBuf,
+}
+
+impl StagingFolder {
+    /// A staging folder in `target` (made if missing).
+    pub fn create(target: &Path) -> Result<StagingFolder> {
+        let shown = target.display().to_string();
+        std::fs::create_dir_all(target).map_err(|e| Error::io(&shown, e))?;
+        let path = target.join(format!(".tracepipe-{}.part", std::process::id()));
+        // One left by an earlier run of this process id is stale.
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir(&path).map_err(|e| Error::io(path.display().to_string(), e))?;
+        Ok(StagingFolder {
+            target: target.to_path_buf(),
+            path,
+        })
+    }
+
+    /// The folder the files are written in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Moves `entries` (names of files and folders in the staging folder)
+    /// over those of the same names in the target, in order: a folder
+    /// replaced goes into the staging folder first, which is removed last.
+    pub fn commit(self, entries: &[&std::ffi::OsStr]) -> Result<()> {
+        for (n, entry) in entries.iter().enumerate() {
+            let (from, to) = (self.path.join(entry), self.target.join(entry));
+            let shown = to.display().to_string();
+            let old = std::fs::symlink_metadata(&to).ok();
+            if old.is_some_and(|m| m.is_dir()) {
+                let aside = self.path.join(format!(".replaced-{n}"));
+                std::fs::rename(&to, &aside).map_err(|e| Error::io(&shown, e))?;
+            }
+            std::fs::rename(&from, &to).map_err(|e| Error::io(&shown, e))?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for StagingFolder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
 /// Removing a staged output when a signal ends the process: the handler
 /// unlinks the one path registered (async-signal-safe: a pointer read and
 /// `unlink`), then lets the signal take its default course.

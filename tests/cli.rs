@@ -1207,3 +1207,60 @@ fn files_written_beside_the_output_are_not_inputs() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("would overwrite the input"), "{err}");
 }
+
+/// The OTF2 and Pallas writers write in a folder beside the output and
+/// move the trace in place only once finished: an input that fails
+/// midway leaves the old trace as it was, and nothing else.
+#[test]
+fn a_failed_write_leaves_the_old_trace_whole() {
+    let dir = scratch("cli-atomic");
+    let ping = data("../../examples/pingpong.tsv");
+    let text = std::fs::read_to_string(&ping).unwrap();
+    // The same stream cut by a row out of time order near its end.
+    let bad = dir.join("bad.tsv");
+    let mut lines: Vec<&str> = text.lines().collect();
+    let late = "event\t1\t\trank0\t\tlate\t\t\t\t\t\t\t\t\t";
+    lines.insert(lines.len() - 1, late);
+    std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
+    for (writer, name, files) in [
+        ("otf2", "old.otf2", &["old.otf2", "old.def", "old"][..]),
+        ("pallas", "old-pallas/", &["main.pallas", "archive_0"][..]),
+    ] {
+        let out = dir.join(name);
+        let folder = match writer {
+            "pallas" => out.clone(),
+            _ => dir.clone(),
+        };
+        bin("trace-cat")
+            .arg(&ping)
+            .args(["-t", writer, "-o"])
+            .arg(&out)
+            .assert()
+            .success();
+        let listing = |d: &std::path::Path| {
+            let mut names: Vec<String> = std::fs::read_dir(d)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        let before = listing(&folder);
+        let stream_before = bin("trace-cat").arg(&out).output().unwrap().stdout;
+        for f in files {
+            assert!(before.contains(&f.to_string()), "{writer}: {before:?}");
+        }
+        let failed = bin("trace-cat")
+            .arg(&bad)
+            .args(["-t", writer, "-o"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&failed.stderr);
+        assert_eq!(failed.status.code(), Some(1), "{writer}: {err}");
+        assert!(err.contains("bad.tsv:"), "{writer}: {err}");
+        assert_eq!(listing(&folder), before, "{writer}: files left or lost");
+        let stream_after = bin("trace-cat").arg(&out).output().unwrap().stdout;
+        assert_eq!(stream_after, stream_before, "{writer}: the old trace changed");
+    }
+}

@@ -24,7 +24,7 @@ use super::{HEAD_PROPERTY, LEAD_PROPERTY, STREAM_PROPERTY, STREAM_VERSION};
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::formats::stream::jsonl;
-use crate::io::{open_output, Output};
+use crate::io::{open_output, Output, StagingFolder};
 use crate::model::record::{Kind, Record, Sym};
 use crate::model::symbol::Symbols;
 use crate::pipe::{FormatOption, OptionValue, RecordSink, WriteOptions};
@@ -74,24 +74,26 @@ pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSin
         ));
     }
     let named = PathBuf::from(out.name());
-    let (out, anchor) = match named.extension().is_some_and(|e| e == "otf2") {
-        true => (out, named),
-        false => {
-            std::fs::create_dir_all(&named)
-                .map_err(|e| Error::io(named.display().to_string(), e))?;
-            let anchor = named.join("traces.otf2");
-            // The output opened for the folder's name is dropped unwritten.
-            drop(out);
-            (open_output(anchor.to_str(), false)?, anchor)
-        }
+    let anchor = match named.extension().is_some_and(|e| e == "otf2") {
+        true => named,
+        false => named.join("traces.otf2"),
     };
+    // The archive is written in a staging folder and moved in place when
+    // finished: the output opened for the name is dropped unwritten.
+    drop(out);
+    let dir = match anchor.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let staging = StagingFolder::create(&dir)?;
+    let file_name = anchor.file_name().expect("an anchor file name");
+    let staged = staging.path().join(file_name);
+    let out = open_output(staged.to_str(), false)?;
     let window = opts.format.number(WINDOW).unwrap_or(DEFAULT_WINDOW);
-    Ok(Box::new(Otf2Writer::create(
-        out,
-        &anchor,
-        opts.symbols.clone(),
-        window,
-    )?))
+    let symbols = opts.symbols.clone();
+    let mut writer = Otf2Writer::create(out, &staged, symbols, window)?;
+    writer.staging = Some(staging);
+    Ok(Box::new(writer))
 }
 
 /// A location being written.
@@ -164,6 +166,11 @@ impl LocationOut {
 pub struct Otf2Writer {
     symbols: Symbols,
     out: Option<Output>,
+    /// Where the archive is written, when it is moved in place once
+    /// finished (see [`StagingFolder`]).
+    staging: Option<StagingFolder>,
+    /// The anchor file being written.
+    anchor: PathBuf,
     folder: PathBuf,
     registry: Registry,
     locations: Vec<LocationOut>,
@@ -201,6 +208,8 @@ impl Otf2Writer {
         Ok(Otf2Writer {
             symbols,
             out: Some(out),
+            staging: None,
+            anchor: anchor.to_path_buf(),
             folder,
             registry,
             locations: Vec::new(),
@@ -271,6 +280,21 @@ impl Otf2Writer {
 }
 
 impl Otf2Writer {
+    /// Moves the finished archive from the staging folder over the old
+    /// one: definitions, event folder, and last the anchor that names them.
+    fn move_in_place(&mut self) -> Result<()> {
+        let Some(staging) = self.staging.take() else {
+            return Ok(());
+        };
+        let def = self.anchor.with_extension("def");
+        let entries = [&def, &self.folder, &self.anchor];
+        let names: Vec<&std::ffi::OsStr> = entries
+            .iter()
+            .map(|p| p.file_name().expect("a file name"))
+            .collect();
+        staging.commit(&names)
+    }
+
     /// Gives each location's event file its final name (its id) and its
     /// local definitions file (empty: the library's readers expect one).
     fn place_files(&mut self) -> Result<()> {
@@ -347,6 +371,7 @@ impl RecordSink for Otf2Writer {
         }
         let anchor = super::archive::anchor_file(CHUNK_SIZE, locations, defs, &properties);
         out.write_line(&anchor.bytes)?;
-        out.finish()
+        out.finish()?;
+        self.move_in_place()
     }
 }

@@ -28,7 +28,7 @@ use super::archive::{Compression, Encoding, Parameters, WRITE_ABI};
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::formats::stream::jsonl;
-use crate::io::Output;
+use crate::io::{Output, StagingFolder};
 use crate::model::record::{Kind, Record, Sym};
 use crate::model::symbol::Symbols;
 use crate::pipe::{FormatOption, OptionValue, RecordSink, WriteOptions};
@@ -123,13 +123,13 @@ pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSin
         compression,
         encoding,
     };
-    let main = dir.join(main);
-    Ok(Box::new(PallasWriter::create(
-        dir,
-        main,
-        params,
-        opts.symbols.clone(),
-    )?))
+    // Written in a staging folder, moved in place when finished.
+    let staging = StagingFolder::create(&dir)?;
+    let path = staging.path().to_path_buf();
+    let main = path.join(main);
+    let mut writer = PallasWriter::create(path, main, params, opts.symbols.clone())?;
+    writer.staging = Some(staging);
+    Ok(Box::new(writer))
 }
 
 /// A `.dat` file appended to in steps: few bytes held per thread, and no
@@ -204,8 +204,12 @@ struct ArchiveOut {
 /// The Pallas writer.
 pub struct PallasWriter {
     symbols: Symbols,
+    /// Where the trace is written, and its main file there.
     dir: PathBuf,
     main: PathBuf,
+    /// The folder the trace is moved from when finished (`dir`), if it is
+    /// written in one (see [`StagingFolder`]).
+    staging: Option<StagingFolder>,
     params: Parameters,
     registry: Option<Registry>,
     threads: Vec<ThreadOut>,
@@ -236,6 +240,7 @@ impl PallasWriter {
             registry: Some(Registry::create(defs::spill_path(&dir))?),
             dir,
             main,
+            staging: None,
             params,
             threads: Vec::new(),
             by_loc: FastMap::default(),
@@ -346,7 +351,8 @@ impl RecordSink for PallasWriter {
             }
         }
         self.write_archives(&ids)?;
-        self.write_main(&ids)
+        self.write_main(&ids)?;
+        self.move_in_place()
     }
 }
 
@@ -440,6 +446,22 @@ impl PallasWriter {
             layout::write(&path, &o.0)?;
         }
         Ok(())
+    }
+
+    /// Moves the finished trace from the staging folder over the old one:
+    /// the archives' folders, and last the main file that names them.
+    fn move_in_place(&mut self) -> Result<()> {
+        let Some(staging) = self.staging.take() else {
+            return Ok(());
+        };
+        let archives: Vec<std::ffi::OsString> = self
+            .written_archives()
+            .into_iter()
+            .map(|a| format!("archive_{a}").into())
+            .collect();
+        let mut entries: Vec<&std::ffi::OsStr> = archives.iter().map(|a| a.as_os_str()).collect();
+        entries.push(self.main.file_name().expect("a main file name"));
+        staging.commit(&entries)
     }
 
     /// The main file: parameters, definitions, processes and metadata.
