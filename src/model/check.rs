@@ -71,6 +71,14 @@ impl StreamCheck {
         self.check_valid(rec)
     }
 
+    /// The stream's rules on a row a reader of another format made (its
+    /// own rules checked where it was made): what a trace carries in
+    /// tracepipe's marks (rows kept whole, the stream's head) is held to
+    /// them like any input.
+    pub fn check_made(&mut self, rec: &Record) -> Result<(), String> {
+        self.check_valid(rec).map(drop)
+    }
+
     /// [`StreamCheck::check`] of a row whose own rules
     /// ([`Record::validate`]) were checked already.
     #[inline]

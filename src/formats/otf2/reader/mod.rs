@@ -26,6 +26,7 @@ use crate::formats::stream::tsv::RowEncoder;
 use crate::io::Input;
 use crate::model::hpc::location_kind;
 use crate::model::nesting::Crossings;
+use crate::model::check::StreamCheck;
 use crate::model::record::{ColumnSet, Kind, Record, Sym};
 use crate::model::symbol::Symbols;
 use crate::pipe::{Demand, LocationSelection, ReadOptions, RecordSource, Supply};
@@ -99,6 +100,8 @@ pub struct Otf2Source {
     /// Its locations are read ahead on the pool.
     ahead: bool,
     warnings: Warnings,
+    /// The stream's rules, on rows tracepipe's marks give as on the others.
+    check: StreamCheck,
 }
 
 impl Otf2Source {
@@ -176,6 +179,7 @@ impl Otf2Source {
             crossings: scope.crossings.clone(),
             warnings: opts.warnings.clone(),
             ahead,
+            check: StreamCheck::new(symbols.clone()),
         })
     }
 }
@@ -399,14 +403,16 @@ impl RecordSource for Otf2Source {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
         if let Some(r) = self.head.pop_front() {
             *rec = r;
-            return Ok(true);
+        } else {
+            self.from_locations = true;
+            if !self.locations.next_record(rec)? {
+                self.crossings.report(&self.warnings);
+                return Ok(false);
+            }
         }
-        self.from_locations = true;
-        let more = self.locations.next_record(rec)?;
-        if !more {
-            self.crossings.report(&self.warnings);
-        }
-        Ok(more)
+        let checked = self.check.check_made(rec);
+        checked.map_err(|msg| Error::Record(msg).at(self.location()))?;
+        Ok(true)
     }
 
     fn mark(&self) -> u64 {

@@ -27,6 +27,7 @@ use crate::exec::merge::Merger;
 use crate::fasthash::FastMap;
 use crate::formats::stream::tsv::RowEncoder;
 use crate::io::Input;
+use crate::model::check::StreamCheck;
 use crate::model::nesting::{self, Closing, Crossings};
 use crate::model::record::{flags, Kind, Record, Sym};
 use crate::model::symbol::{well_known, SymCache, Symbols};
@@ -174,6 +175,8 @@ pub struct PallasSource {
     /// `LEAVE`s that do not nest, reported once at the end.
     crossings: Crossings,
     warnings: Warnings,
+    /// The stream's rules, on rows tracepipe's marks give as on the others.
+    check: StreamCheck,
 }
 
 impl PallasSource {
@@ -215,6 +218,7 @@ impl PallasSource {
             paired_before,
             crossings,
             warnings: warnings.clone(),
+            check: StreamCheck::new(symbols.clone()),
         })
     }
 }
@@ -475,12 +479,9 @@ impl Layout {
     }
 }
 
-impl RecordSource for PallasSource {
-    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
-        if let Some(r) = self.head.pop_front() {
-            *rec = r;
-            return Ok(true);
-        }
+impl PallasSource {
+    /// The threads' next row (false at the end).
+    fn next_of_threads(&mut self, rec: &mut Record) -> Result<bool> {
         self.from_threads = true;
         let tau = self.paired_before.get().copied();
         while self.threads.next_record(rec)? {
@@ -492,6 +493,19 @@ impl RecordSource for PallasSource {
         }
         self.crossings.report(&self.warnings);
         Ok(false)
+    }
+}
+
+impl RecordSource for PallasSource {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        if let Some(r) = self.head.pop_front() {
+            *rec = r;
+        } else if !self.next_of_threads(rec)? {
+            return Ok(false);
+        }
+        let checked = self.check.check_made(rec);
+        checked.map_err(|msg| Error::Record(msg).at(self.location()))?;
+        Ok(true)
     }
 
     fn mark(&self) -> u64 {
