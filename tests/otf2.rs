@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{bin, col, kind_of, scratch};
-use tracepipe::formats::otf2::archive::Archive;
+use tracepipe::formats::otf2::archive::{def, Archive};
 use tracepipe::formats::otf2::encode::{event, Buf};
 
 /// A Python that has the reference library's bindings (`import otf2`), when
@@ -1606,4 +1606,83 @@ fn archives_other_tools_wrote_are_written_back_record_for_record() {
             "{name}: rows read back"
         );
     }
+}
+
+/// A location defined again is read once, with a warning, as the
+/// reference library does: its events are not read twice.
+#[test]
+fn a_location_defined_again_is_read_once() {
+    let (text, err) = damaged(
+        "otf2-redefined",
+        |a| {
+            // The definitions only: the builder's own files stay as they are.
+            a.push(|b| def::location(b, 0, 4, 1, 0))
+                .group_of_locations(1, 3, 1, 0);
+        },
+        |_| {},
+    )
+    .unwrap();
+    let sends = text.lines().filter(|l| kind_of(l) == "send").count();
+    assert_eq!(sends, ITERATIONS as usize);
+    assert!(
+        err.contains("2 definition(s) given again, e.g. location 0: the first of each is read"),
+        "{err}"
+    );
+}
+
+/// Reads `anchor` with trace-cat in at most 768 MiB of address space:
+/// its stdout, or its stderr on failure.
+fn cat_in_little_memory(anchor: &Path) -> Result<String, String> {
+    let trace_cat = assert_cmd::cargo::cargo_bin("trace-cat");
+    let out = Command::new("sh")
+        .args(["-c", "ulimit -v 786432; exec \"$0\" \"$1\""])
+        .arg(trace_cat)
+        .arg(anchor)
+        .output()
+        .unwrap();
+    match out.status.success() {
+        true => Ok(String::from_utf8(out.stdout).unwrap()),
+        false => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
+    }
+}
+
+/// Definitions that name large tables many times are read in memory and
+/// time of what the file holds: communicators of one group share its rank
+/// table, instances of a metric class its members, and a record naming a
+/// long string again and again is refused at its place. Both archives
+/// once took gigabytes.
+#[test]
+fn definitions_that_multiply_stay_bounded() {
+    use tracepipe::formats::otf2::defs::id;
+    let dir = scratch("otf2-defs-bomb");
+    let mut a = small_archive(|a| {
+        let members: Vec<u64> = (0..50_000).collect();
+        a.group(3, 7, 4, 5, &members);
+        for c in 2..20_002 {
+            a.comm(c, 7, 3);
+        }
+        a.metric_class(1, &[0; 250]);
+        for m in 2..20_002u32 {
+            a.def(id::METRIC_INSTANCE, |b| {
+                b.u32c(m).u32c(1).u64c(0).u8(0).u64c(0);
+            });
+        }
+    });
+    let text = cat_in_little_memory(&a.write(&dir, "traces").unwrap()).unwrap();
+    let sends = text.lines().filter(|l| kind_of(l) == "send").count();
+    assert_eq!(sends, ITERATIONS as usize);
+    let dir = scratch("otf2-attribute-bomb");
+    a = small_archive(|a| {
+        a.string(20, &"x".repeat(100_000));
+        let attrs = vec![(0, 11, 20); 5_000];
+        a.files(0).events.push(&event(EXTRA, 14, false, &attrs, |b| {
+            b.u32c(1).u32c(0).u32c(3).u64c(8);
+        }));
+    });
+    let err = cat_in_little_memory(&a.write(&dir, "traces").unwrap()).unwrap_err();
+    assert!(
+        err.contains("traces/0.evt: byte ")
+            && err.contains("would make a row of more than 1048576 bytes of text"),
+        "{err}"
+    );
 }

@@ -437,6 +437,12 @@ pub const COLUMN_ATTR: &str = "tracepipe.";
 /// the format holds, whole, as its JSON Lines text.
 pub const ROW_ATTR: &str = "tracepipe.row";
 
+/// The most text a reader makes of the references one record names (an
+/// array of string ids, an attribute list): each small reference may stand
+/// for a long string, which could otherwise turn a small file into
+/// gigabytes. A record that would make more is refused at its place.
+pub const MAX_ROW_TEXT: usize = 1 << 20;
+
 /// Flag letters of the `flags` column.
 pub mod flags {
     /// Synthetic: made by a tool (slicing, span closing), not present in the source.

@@ -7,7 +7,7 @@ use super::buffer::{self, Otf2Read};
 use super::legacy;
 use crate::bytes::Bytes;
 use crate::error::Result;
-use crate::fasthash::FastMap;
+use crate::fasthash::{FastMap, FastSet};
 
 /// Record ids of the global definitions this reader uses (and the
 /// writer writes).
@@ -206,6 +206,21 @@ pub struct Definitions {
     pub records: u64,
     /// Of those, the ones of kinds not used.
     pub skipped: u64,
+    /// Nodes, location groups and locations defined again (the first
+    /// definition holds, as in OTF2's reader), and the first of them.
+    pub redefined: u64,
+    /// The first definition given again, described.
+    pub first_redefined: Option<String>,
+    /// The references of nodes, location groups and locations defined.
+    seen: Seen,
+}
+
+/// The references defined of the kinds kept in order (lists, not maps).
+#[derive(Debug, Default)]
+struct Seen {
+    nodes: FastSet<u32>,
+    location_groups: FastSet<u32>,
+    locations: FastSet<u64>,
 }
 
 impl Definitions {
@@ -247,6 +262,10 @@ impl Definitions {
                 let name = b.u32c("node name")?;
                 let class = b.u32c("node class")?;
                 let parent = b.u32c("node parent")?;
+                if !self.seen.nodes.insert(r) {
+                    self.redefine("system tree node", r.into());
+                    return Ok(true);
+                }
                 self.nodes.push((
                     r,
                     Node {
@@ -261,6 +280,10 @@ impl Definitions {
                 let name = b.u32c("location group name")?;
                 let kind = b.u8("location group type")?;
                 let parent = b.u32c("location group parent")?;
+                if !self.seen.location_groups.insert(r) {
+                    self.redefine("location group", r.into());
+                    return Ok(true);
+                }
                 let group = LocationGroup { name, kind, parent };
                 self.location_groups.push((r, group));
             }
@@ -270,6 +293,10 @@ impl Definitions {
                 let kind = b.u8("location type")?;
                 let events = b.u64c("number of events")?;
                 let group = b.u32c("location group")?;
+                if !self.seen.locations.insert(r) {
+                    self.redefine("location", r);
+                    return Ok(true);
+                }
                 let loc = LocationDef {
                     name,
                     kind,
@@ -283,6 +310,14 @@ impl Definitions {
             _ => return self.read_metric_or_comm(kind, b),
         }
         Ok(true)
+    }
+
+    /// Counts a definition given again (`what` `r`), which is not read.
+    fn redefine(&mut self, what: &str, r: u64) {
+        self.redefined += 1;
+        if self.first_redefined.is_none() {
+            self.first_redefined = Some(format!("{what} {r}"));
+        }
     }
 
     fn read_metric_or_comm(&mut self, kind: u8, b: &mut Bytes) -> Result<bool> {

@@ -125,6 +125,7 @@ impl Otf2Source {
             &read_file(&files.global_defs)?,
             anchor.chunk_size_defs,
         )?;
+        warn_redefined(&defs, &defs_name, &opts.warnings);
         let clock = defs.clock.ok_or_else(|| {
             Error::file(
                 defs_name.clone(),
@@ -181,6 +182,16 @@ impl Otf2Source {
             ahead,
             check: StreamCheck::new(symbols.clone()),
         })
+    }
+}
+
+/// Warns of the definitions given again, which are not read.
+fn warn_redefined(defs: &Definitions, name: &str, warnings: &Warnings) {
+    if let Some(first) = &defs.first_redefined {
+        warnings.warn(format!(
+            "{name}: {} definition(s) given again, e.g. {first}: the first of each is read",
+            defs.redefined
+        ));
     }
 }
 

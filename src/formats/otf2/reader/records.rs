@@ -17,7 +17,7 @@ use crate::formats::stream::jsonl;
 use crate::model::hpc::{collective_name, paradigm_name};
 use crate::model::nesting::{self, Closing};
 use crate::model::record::ColumnSet;
-use crate::model::record::{flags, Kind, Record, Sym, ATTR_POSTS};
+use crate::model::record::{flags, Kind, Record, Sym, ATTR_POSTS, MAX_ROW_TEXT};
 use crate::model::symbol::{well_known, SymCache};
 
 impl LocationSource {
@@ -58,10 +58,10 @@ impl LocationSource {
                     return Ok(true);
                 }
             }
-            _ => self.generic(rec, event_id),
+            _ => self.generic(rec, event_id)?,
         }
         if !self.skip.contains(rec.kind) {
-            self.push_attributes(rec);
+            self.push_attributes(rec)?;
         }
         Ok(true)
     }
@@ -102,7 +102,7 @@ impl LocationSource {
                     .collect();
                 self.frames.remove(i);
                 rec.depth = Some(i as u32);
-                self.push_attributes(rec);
+                self.push_attributes(rec)?;
                 // Frames held back before a slice's T0 go on first: the
                 // rows cut here close and reopen them.
                 self.pending.extend(self.thinning.release());
@@ -347,15 +347,15 @@ impl LocationSource {
     }
 
     /// Any other record: an `event` named after it, its fields in `attrs`.
-    fn generic(&mut self, rec: &mut Record, event_id: u8) {
+    fn generic(&mut self, rec: &mut Record, event_id: u8) -> Result<()> {
         rec.kind = Kind::Event;
         rec.name = self.record_name(event_id);
         rec.cat = self.scope.families[(event_id - super::super::catalogue::FIRST_ID) as usize];
         // A row the consumer drops unread needs no fields.
         if self.skip.contains(Kind::Event) {
-            return;
+            return Ok(());
         }
-        self.push_fields(rec, event_id);
+        self.push_fields(rec, event_id)?;
         if event_id == id::RMA_WIN_CREATE {
             // The window's communicator, which its definition holds,
             // travels with its creation (the writer defines it so).
@@ -366,13 +366,14 @@ impl LocationSource {
             ref_text(&scope, R::Comm, comm, &mut self.value);
             rec.push_attr(RMA_WIN_COMM, &self.value);
         }
+        Ok(())
     }
 
     /// The record's fields as `attrs`: references by the name they refer
     /// to where it has one, enumerations by name, times in stream ns.
-    fn push_fields(&mut self, rec: &mut Record, event_id: u8) {
+    fn push_fields(&mut self, rec: &mut Record, event_id: u8) -> Result<()> {
         let Some(spec) = spec_of(event_id) else {
-            return;
+            return Ok(());
         };
         let mut i = 0;
         for &(name, f) in spec.fields {
@@ -385,7 +386,9 @@ impl LocationSource {
                         self.value.push(' ');
                     }
                     let s = self.value(i + k) as u32;
-                    self.value.push_str(&self.scope.text(s, "string"));
+                    let text = self.scope.text(s, "string");
+                    self.has_room(rec, self.value.len() + text.len())?;
+                    self.value.push_str(&text);
                 }
                 rec.push_attr(name, &self.value);
                 i += n;
@@ -397,6 +400,17 @@ impl LocationSource {
             self.field_text(f, v);
             rec.push_attr(name, &self.value);
         }
+        Ok(())
+    }
+
+    /// Whether `more` bytes of text still fit the row ([`MAX_ROW_TEXT`]).
+    fn has_room(&self, rec: &Record, more: usize) -> Result<()> {
+        if rec.attrs.len() + more <= MAX_ROW_TEXT {
+            return Ok(());
+        }
+        Err(self.error(format!(
+            "the strings this record names would make a row of more than {MAX_ROW_TEXT} bytes of text"
+        )))
     }
 
     /// Writes the text of a field of type `f` and value `v` into `self.value`.
@@ -430,19 +444,25 @@ impl LocationSource {
     }
 
     /// The attribute list read with the event, as `attrs`.
-    fn push_attributes(&mut self, rec: &mut Record) {
+    fn push_attributes(&mut self, rec: &mut Record) -> Result<()> {
         if self.events.event.attrs.is_empty() {
-            return;
+            return Ok(());
         }
         let attrs = std::mem::take(&mut self.events.event.attrs);
+        let mut made = Ok(());
         for a in &attrs {
             self.attribute_text(a);
+            made = self.has_room(rec, self.key.len() + self.value.len());
+            if made.is_err() {
+                break;
+            }
             match self.key.strip_prefix(COLUMN_ATTR) {
                 Some(column) if rec.set_column(column, &self.value, &self.scope.symbols) => {}
                 _ => rec.push_attr(&self.key, &self.value),
             }
         }
         self.events.event.attrs = attrs;
+        made
     }
 
     /// Key and value text of attribute `a` into `self.key`, `self.value`.

@@ -3,8 +3,10 @@
 //! locations, the ranks of each communicator, metrics, attributes, record
 //! names).
 
+use std::sync::Arc;
+
 use super::super::catalogue::{family, EVENTS};
-use super::super::defs::{Clock, Definitions, Metric};
+use super::super::defs::{Clock, Definitions, Group, Metric};
 use crate::fasthash::FastMap;
 use crate::model::hpc::{collective_name, metric_mode, paradigm_cat, REGION_ROLES};
 use crate::model::nesting::Crossings;
@@ -57,8 +59,9 @@ impl Timebase {
 pub struct CommScope {
     /// Its `comm`: its name, or its reference (`comm_texts`).
     pub sym: Sym,
-    /// The `loc` of each rank, when defined.
-    pub ranks: Vec<Option<Sym>>,
+    /// The `loc` of each rank, when defined (shared by the communicators
+    /// of one group).
+    pub ranks: Arc<[Option<Sym>]>,
     /// `MPI_COMM_SELF` (OTF2 group type 6): rank 0 is the recording
     /// location.
     pub is_self: bool,
@@ -100,8 +103,8 @@ fn member(name: Sym, mode: &'static str, timing: &'static str, unit: &str) -> Me
 /// A metric as its rows need it.
 #[derive(Debug, Clone)]
 pub struct MetricScope {
-    /// Its values, in order.
-    pub members: Vec<MemberScope>,
+    /// Its values, in order (shared by the instances of a class).
+    pub members: Arc<[MemberScope]>,
     /// The container the counters belong to (a metric instance's scope).
     pub loc: Option<Sym>,
 }
@@ -223,44 +226,55 @@ impl Scope {
 
     /// Rank r of a communicator is member r of its group; a group of ranks
     /// (OTF2 group type 5) indexes the group of locations (type 4) of its
-    /// paradigm, whose members are location ids.
+    /// paradigm, whose members are location ids. Communicators of one
+    /// group share its table, made once.
     fn comm_ranks(&self) -> FastMap<u32, CommScope> {
         let groups = &self.defs.groups;
         let texts = self.comm_texts();
+        // The group of locations of each paradigm: the first by reference.
+        let mut bases: FastMap<u8, (u32, &Group)> = FastMap::default();
+        for (&r, g) in groups.iter().filter(|(_, g)| g.kind == 4) {
+            let base = bases.entry(g.paradigm).or_insert((r, g));
+            if r < base.0 {
+                *base = (r, g);
+            }
+        }
+        let mut tables: FastMap<u32, Arc<[Option<Sym>]>> = FastMap::default();
         let mut out = FastMap::default();
         for (&c, comm) in &self.defs.comms {
             let sym = self.symbols.intern(&texts[&c]);
-            let ranks = match groups.get(&comm.group) {
-                Some(g) if g.kind == 4 => g
-                    .members
-                    .iter()
-                    .map(|m| self.locations.get(m).copied())
-                    .collect(),
-                Some(g) if g.kind == 5 => {
-                    let base = groups
-                        .values()
-                        .find(|b| b.kind == 4 && b.paradigm == g.paradigm);
-                    g.members
-                        .iter()
-                        .map(|&m| {
-                            let loc = base.and_then(|b| b.members.get(usize::try_from(m).ok()?));
-                            loc.and_then(|l| self.locations.get(l).copied())
-                        })
-                        .collect()
-                }
-                _ => Vec::new(),
-            };
+            let ranks = tables
+                .entry(comm.group)
+                .or_insert_with(|| self.rank_table(groups.get(&comm.group), &bases))
+                .clone();
             let is_self = groups.get(&comm.group).is_some_and(|g| g.kind == 6);
-            out.insert(
-                c,
-                CommScope {
-                    sym,
-                    ranks,
-                    is_self,
-                },
-            );
+            let scope = CommScope {
+                sym,
+                ranks,
+                is_self,
+            };
+            out.insert(c, scope);
         }
         out
+    }
+
+    /// The `loc` of each rank of a communicator's group (see
+    /// [`Scope::comm_ranks`]).
+    fn rank_table(
+        &self,
+        group: Option<&Group>,
+        bases: &FastMap<u8, (u32, &Group)>,
+    ) -> Arc<[Option<Sym>]> {
+        let location = |id: &u64| self.locations.get(id).copied();
+        match group {
+            Some(g) if g.kind == 4 => g.members.iter().map(location).collect(),
+            Some(g) if g.kind == 5 => {
+                let base = bases.get(&g.paradigm).map(|(_, b)| b);
+                let at = |m: u64| base?.members.get(usize::try_from(m).ok()?);
+                g.members.iter().map(|&m| at(m).and_then(location)).collect()
+            }
+            _ => Arc::from([]),
+        }
     }
 
     /// Each communicator's `comm`: its name where no other communicator
@@ -270,7 +284,10 @@ impl Scope {
         unique_texts(names, &self.defs)
     }
 
+    /// Each metric's values: a class's members, made once per class and
+    /// shared by its instances.
     fn metric_members(&self) -> FastMap<u32, MetricScope> {
+        let mut classes: FastMap<u32, Arc<[MemberScope]>> = FastMap::default();
         let mut out = FastMap::default();
         for (&m, metric) in &self.defs.metrics {
             let (class, loc) = match metric {
@@ -285,30 +302,29 @@ impl Scope {
             let Some(Metric::Class { members }) = self.defs.metrics.get(&class) else {
                 continue;
             };
-            let members = members
-                .iter()
-                .map(|r| match self.defs.metric_members.get(r) {
-                    Some(d) => {
-                        let (mode, timing) = metric_mode(d.mode);
-                        let unit = self.defs.string(d.unit).unwrap_or("");
-                        member(
-                            self.symbols.intern(&self.text(d.name, "metric")),
-                            mode,
-                            timing,
-                            unit,
-                        )
-                    }
-                    None => member(
-                        self.symbols.intern(&format!("metric member {r}")),
-                        "abs",
-                        "point",
-                        "",
-                    ),
-                })
-                .collect();
+            let members = classes
+                .entry(class)
+                .or_insert_with(|| members.iter().map(|&r| self.metric_member(r)).collect())
+                .clone();
             out.insert(m, MetricScope { members, loc });
         }
         out
+    }
+
+    /// A metric member's counter name, mode, timing and unit.
+    fn metric_member(&self, r: u32) -> MemberScope {
+        match self.defs.metric_members.get(&r) {
+            Some(d) => {
+                let (mode, timing) = metric_mode(d.mode);
+                let unit = self.defs.string(d.unit).unwrap_or("");
+                let name = self.symbols.intern(&self.text(d.name, "metric"));
+                member(name, mode, timing, unit)
+            }
+            None => {
+                let name = self.symbols.intern(&format!("metric member {r}"));
+                member(name, "abs", "point", "")
+            }
+        }
     }
 
     /// The container a metric instance's scope names: a location (scope

@@ -31,7 +31,7 @@ use crate::fasthash::FastMap;
 use crate::io::Input;
 use crate::model::check::{check_format, StreamCheck, Verdict};
 use crate::model::nesting::Crossings;
-use crate::model::record::{Kind, Record, Sym};
+use crate::model::record::{Kind, Record, Sym, MAX_ROW_TEXT};
 use crate::model::symbol::{SymCache, Symbols};
 use crate::pipe::{Demand, ReadOptions, RecordSource, Supply};
 
@@ -298,11 +298,6 @@ fn declared<'a, T>(
     map.get(&id)
         .ok_or_else(|| feed.error_at(at, format!("refers to {what} {id}, which is not declared")))
 }
-
-/// The most text one array of string ids or willies may expand to: each
-/// 4-byte id may stand for a long string, which could otherwise turn a
-/// small file into gigabytes.
-const MAX_ROW_TEXT: usize = 1 << 20;
 
 /// Rows held in memory (the metas).
 struct Rows {
