@@ -394,36 +394,55 @@ mod zfp {
     }
 }
 
-/// Encodes blocks the way Pallas writes them, one ZSTD context kept for
-/// all (making one per block costs more than compressing it).
+/// Encodes blocks the way Pallas writes them.
+#[derive(Debug, Clone, Copy)]
 pub struct BlockEncoder {
     params: Parameters,
+}
+
+/// What encoding a block needs beside its values: a ZSTD context (making
+/// one per block costs more than compressing it) and the buffers. One per
+/// thread that encodes, however many `.dat` files it writes: one per file
+/// would take memory by the trace's threads (tens of KiB each).
+#[derive(Default)]
+struct Scratch {
     zstd: Option<zstd::bulk::Compressor<'static>>,
     packed: Vec<u8>,
+    payload: Vec<u8>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
 impl BlockEncoder {
     /// An encoder for the trace's codec.
     pub fn new(params: Parameters) -> BlockEncoder {
-        BlockEncoder {
-            params,
-            zstd: None,
-            packed: Vec::new(),
-        }
+        BlockEncoder { params }
     }
 
-    /// One block's payload (without its length) into `out`, cleared first.
-    pub fn encode(&mut self, values: &[u64], out: &mut Vec<u8>) -> Result<(), String> {
-        out.clear();
+    /// Encodes one block's payload (without its length) and gives it to
+    /// `write`.
+    pub fn encode<T>(&self, values: &[u64], write: impl FnOnce(&[u8]) -> T) -> Result<T, String> {
+        SCRATCH.with(|scratch| {
+            let scratch = &mut *scratch.borrow_mut();
+            self.encode_into(values, scratch)?;
+            Ok(write(&scratch.payload))
+        })
+    }
+
+    fn encode_into(&self, values: &[u64], scratch: &mut Scratch) -> Result<(), String> {
+        let Scratch {
+            zstd,
+            packed,
+            payload,
+        } = scratch;
+        payload.clear();
         let compressed = matches!(
             self.params.compression,
             Compression::Zstd | Compression::ZstdHistogram
         );
-        let raw = if compressed {
-            &mut self.packed
-        } else {
-            &mut *out
-        };
+        let raw = if compressed { &mut *packed } else { &mut *payload };
         raw.clear();
         match self.params.compression {
             Compression::None | Compression::Zstd => pack(self.params.encoding, values, raw),
@@ -432,14 +451,12 @@ impl BlockEncoder {
             Compression::Sz => return Err("SZ cannot be written".into()),
         }
         if compressed {
-            if self.zstd.is_none() {
-                let c = zstd::bulk::Compressor::new(5).map_err(|e| e.to_string())?;
-                self.zstd = Some(c);
+            if zstd.is_none() {
+                *zstd = Some(zstd::bulk::Compressor::new(5).map_err(|e| e.to_string())?);
             }
-            let zstd = self.zstd.as_mut().expect("just made");
-            let bound = zstd::zstd_safe::compress_bound(self.packed.len());
-            out.reserve(bound);
-            zstd.compress_to_buffer(&self.packed, out)
+            let zstd = zstd.as_mut().expect("just made");
+            payload.reserve(zstd::zstd_safe::compress_bound(packed.len()));
+            zstd.compress_to_buffer(&packed[..], payload)
                 .map_err(|e| e.to_string())?;
         }
         Ok(())

@@ -251,7 +251,6 @@ pub struct Dat<W: Write> {
     out: W,
     at: u64,
     encoder: BlockEncoder,
-    payload: Vec<u8>,
     name: String,
 }
 
@@ -262,25 +261,23 @@ impl<W: Write> Dat<W> {
             out,
             at: 0,
             encoder: BlockEncoder::new(params),
-            payload: Vec::new(),
             name,
         }
     }
 
     /// Appends one block of `values`; returns its offset.
     fn block(&mut self, values: &[u64]) -> Result<u64> {
-        let mut payload = std::mem::take(&mut self.payload);
-        self.encoder
-            .encode(values, &mut payload)
-            .map_err(Error::Usage)?;
+        let out = &mut self.out;
+        let written = self.encoder.encode(values, |payload| {
+            out.write_all(&(payload.len() as u64).to_le_bytes())?;
+            out.write_all(payload)?;
+            Ok::<_, std::io::Error>(payload.len() as u64)
+        });
+        let len = written
+            .map_err(|e| Error::file(self.name.clone(), e))?
+            .map_err(|e| Error::io(self.name.clone(), e))?;
         let at = self.at;
-        let io = |e| Error::io(self.name.clone(), e);
-        self.out
-            .write_all(&(payload.len() as u64).to_le_bytes())
-            .map_err(io)?;
-        self.out.write_all(&payload).map_err(io)?;
-        self.at += 8 + payload.len() as u64;
-        self.payload = payload;
+        self.at += 8 + len;
         Ok(at)
     }
 
