@@ -1261,6 +1261,9 @@ fn a_failed_write_leaves_the_old_trace_whole() {
         assert!(err.contains("bad.tsv:"), "{writer}: {err}");
         assert_eq!(listing(&folder), before, "{writer}: files left or lost");
         let stream_after = bin("trace-cat").arg(&out).output().unwrap().stdout;
-        assert_eq!(stream_after, stream_before, "{writer}: the old trace changed");
+        assert_eq!(
+            stream_after, stream_before,
+            "{writer}: the old trace changed"
+        );
     }
 }

@@ -1675,9 +1675,11 @@ fn definitions_that_multiply_stay_bounded() {
     a = small_archive(|a| {
         a.string(20, &"x".repeat(100_000));
         let attrs = vec![(0, 11, 20); 5_000];
-        a.files(0).events.push(&event(EXTRA, 14, false, &attrs, |b| {
-            b.u32c(1).u32c(0).u32c(3).u64c(8);
-        }));
+        a.files(0)
+            .events
+            .push(&event(EXTRA, 14, false, &attrs, |b| {
+                b.u32c(1).u32c(0).u32c(3).u64c(8);
+            }));
     });
     let err = cat_in_little_memory(&a.write(&dir, "traces").unwrap()).unwrap_err();
     assert!(

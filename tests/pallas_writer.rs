@@ -698,24 +698,45 @@ fn a_folder_named_with_a_slash_or_existing_holds_the_whole_trace() {
 fn many_threads_are_written_in_little_memory() {
     let dir = scratch("pallas-many-threads");
     let mut rows: Vec<String> = (0..10_000)
-        .map(|t| row(&[("kind", "container"), ("loc", &format!("t{t}")), ("cat", "thread")]))
+        .map(|t| {
+            row(&[
+                ("kind", "container"),
+                ("loc", &format!("t{t}")),
+                ("cat", "thread"),
+            ])
+        })
         .collect();
     for t in 0..10_000 {
         let (time, loc) = ((t + 1).to_string(), format!("t{t}"));
-        rows.push(row(&[("kind", "event"), ("time", &time), ("loc", &loc), ("name", "e")]));
+        rows.push(row(&[
+            ("kind", "event"),
+            ("time", &time),
+            ("loc", &loc),
+            ("name", "e"),
+        ]));
     }
     let input = dir.join("threads.tsv");
     std::fs::write(&input, stream(&rows)).unwrap();
     let out = dir.join("out/");
     let trace_cat = assert_cmd::cargo::cargo_bin("trace-cat");
     let done = std::process::Command::new("sh")
-        .args(["-c", "ulimit -v 262144; exec \"$0\" -q \"$1\" -t pallas -o \"$2\""])
+        .args([
+            "-c",
+            "ulimit -v 262144; exec \"$0\" -q \"$1\" -t pallas -o \"$2\"",
+        ])
         .arg(trace_cat)
         .arg(&input)
         .arg(&out)
         .output()
         .unwrap();
-    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
     let back = cat(&["-q"], &out).unwrap();
-    assert_eq!(back.lines().filter(|l| l.starts_with("event\t")).count(), 10_000);
+    assert_eq!(
+        back.lines().filter(|l| l.starts_with("event\t")).count(),
+        10_000
+    );
 }

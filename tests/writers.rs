@@ -863,7 +863,12 @@ fn a_long_claim_reads_back_from_paje() {
     let mut rows = vec![container("x", "a", "")];
     for t in 1..=10_000 {
         let t = t.to_string();
-        rows.push(row(&[("kind", "event"), ("time", &t), ("loc", "x"), ("name", "e")]));
+        rows.push(row(&[
+            ("kind", "event"),
+            ("time", &t),
+            ("loc", "x"),
+            ("name", "e"),
+        ]));
     }
     let claim = row(&[
         ("kind", "claim"),
@@ -880,7 +885,10 @@ fn a_long_claim_reads_back_from_paje() {
     let got: Vec<&str> = back.lines().filter(|l| l.starts_with("claim\t")).collect();
     // The Pajé type of its lines comes with it.
     assert_eq!(got, [format!("{claim};paje.type=a.claim0")]);
-    assert_eq!(back.lines().filter(|l| l.starts_with("event\t")).count(), 10_000);
+    assert_eq!(
+        back.lines().filter(|l| l.starts_with("event\t")).count(),
+        10_000
+    );
 }
 
 /// Pajé variable values read canonically after a set as after an add.
@@ -1019,8 +1027,18 @@ fn otf2_keeps_location_names_with_slashes() {
         let t = (2 * n + 1).to_string();
         let end = (2 * n + 2).to_string();
         rows.push(container(loc, "thread", ""));
-        rows.push(row(&[("kind", "enter"), ("time", &t), ("loc", loc), ("name", "f")]));
-        rows.push(row(&[("kind", "leave"), ("time", &end), ("loc", loc), ("name", "f")]));
+        rows.push(row(&[
+            ("kind", "enter"),
+            ("time", &t),
+            ("loc", loc),
+            ("name", "f"),
+        ]));
+        rows.push(row(&[
+            ("kind", "leave"),
+            ("time", &end),
+            ("loc", loc),
+            ("name", "f"),
+        ]));
     }
     let dir = scratch("writers-otf2-slashes");
     let out = dir.join("slashes.otf2");
@@ -1088,9 +1106,24 @@ fn marks_in_a_foreign_trace_follow_the_stream_rules() {
     let rows = [
         container("p", "process", ""),
         container("x", "thread", "p"),
-        row(&[("kind", "enter"), ("time", "10"), ("loc", "x"), ("name", "f")]),
-        row(&[("kind", "leave"), ("time", "20"), ("loc", "x"), ("name", "f")]),
-        row(&[("kind", "claim"), ("time", "30"), ("end", "40"), ("loc", "x")]),
+        row(&[
+            ("kind", "enter"),
+            ("time", "10"),
+            ("loc", "x"),
+            ("name", "f"),
+        ]),
+        row(&[
+            ("kind", "leave"),
+            ("time", "20"),
+            ("loc", "x"),
+            ("name", "f"),
+        ]),
+        row(&[
+            ("kind", "claim"),
+            ("time", "30"),
+            ("end", "40"),
+            ("loc", "x"),
+        ]),
     ];
     let input = stream(&rows).into_bytes();
     let refused = |path: &Path, want: &str| {
@@ -1102,11 +1135,25 @@ fn marks_in_a_foreign_trace_follow_the_stream_rules() {
     // OTF2: the claim is a row kept whole in the definitions' strings.
     let otf2 = dir.join("t.otf2");
     converted(&["-t", "otf2", "-o", otf2.to_str().unwrap()], input.clone());
-    tamper(&otf2.with_extension("def"), r#""loc":"x"}"#, r#""loc":"z"}"#);
-    refused(&otf2, "location `z` is used before a `container` row declares it");
+    tamper(
+        &otf2.with_extension("def"),
+        r#""loc":"x"}"#,
+        r#""loc":"z"}"#,
+    );
+    refused(
+        &otf2,
+        "location `z` is used before a `container` row declares it",
+    );
     // Pallas: the head's containers in the main file's metadata.
     let pallas = dir.join("t-pallas/");
     converted(&["-t", "pallas", "-o", pallas.to_str().unwrap()], input);
-    tamper(&pallas.join("main.pallas"), r#""peer":"p""#, r#""peer":"q""#);
-    refused(&pallas, "names parent `q`, which no earlier `container` row declares");
+    tamper(
+        &pallas.join("main.pallas"),
+        r#""peer":"p""#,
+        r#""peer":"q""#,
+    );
+    refused(
+        &pallas,
+        "names parent `q`, which no earlier `container` row declares",
+    );
 }

@@ -457,7 +457,9 @@ impl PjdumpWriter {
             line.value = rec.attr("c").unwrap_or_else(|| "0".to_string());
             return self.counter(&line);
         }
-        line.name = self.symbols.intern(&extent::state_value(&self.symbols, rec));
+        line.name = self
+            .symbols
+            .intern(&extent::state_value(&self.symbols, rec));
         line.depth = Some(0);
         self.state_line(&line)
     }

@@ -442,7 +442,11 @@ impl BlockEncoder {
             self.params.compression,
             Compression::Zstd | Compression::ZstdHistogram
         );
-        let raw = if compressed { &mut *packed } else { &mut *payload };
+        let raw = if compressed {
+            &mut *packed
+        } else {
+            &mut *payload
+        };
         raw.clear();
         match self.params.compression {
             Compression::None | Compression::Zstd => pack(self.params.encoding, values, raw),

@@ -271,7 +271,10 @@ impl Scope {
             Some(g) if g.kind == 5 => {
                 let base = bases.get(&g.paradigm).map(|(_, b)| b);
                 let at = |m: u64| base?.members.get(usize::try_from(m).ok()?);
-                g.members.iter().map(|&m| at(m).and_then(location)).collect()
+                g.members
+                    .iter()
+                    .map(|&m| at(m).and_then(location))
+                    .collect()
             }
             _ => Arc::from([]),
         }

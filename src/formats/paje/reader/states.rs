@@ -62,8 +62,7 @@ impl Sim {
             (None, Event::PopState) => return Err(self.empty_stack(t, line)),
             (None, _) => return Ok(()),
         };
-        let marked = marked_kind(line)
-            .filter(|k| *k != Kind::Signal && event == Event::PushState);
+        let marked = marked_kind(line).filter(|k| *k != Kind::Signal && event == Event::PushState);
         if marked.is_none() && matches!(event, Event::SetState | Event::PushState) {
             self.declare_lane(lane, out)?;
         }

@@ -25,7 +25,8 @@ use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
 
 use super::{
-    extent, Event, Field, ATTR_COLOR, ATTR_END_TYPE, ATTR_OP, ATTR_OPERAND, ATTR_START_TYPE, LANE, PREFIX,
+    extent, Event, Field, ATTR_COLOR, ATTR_END_TYPE, ATTR_OP, ATTR_OPERAND, ATTR_START_TYPE, LANE,
+    PREFIX,
 };
 use crate::decimal::Decimal;
 use crate::error::{Error, Result, Warnings};
