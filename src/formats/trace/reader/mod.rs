@@ -76,29 +76,32 @@ struct Signal {
     last_end: Option<i64>,
 }
 
-#[derive(Debug)]
+/// What an element is; claims and dependencies by their index in tables of
+/// their own, so that the many events of a terse file stay small.
+#[derive(Debug, Clone, Copy)]
 enum Item {
-    Event {
-        id: Span,
-    },
-    Claim {
-        id: u64,
-        resource: u64,
-        offset: Option<Span>,
-        amount: Span,
-    },
-    Dep {
-        id: Span,
-        kind: u8,
-        src: Span,
-        dst: Span,
-        /// Resources of claim endpoints (`NO_RESOURCE` for events), resolved at the end.
-        resources: [u32; 2],
-    },
-    Fragment {
-        signal: u32,
-        coefficients: Span,
-    },
+    Event { id: Span },
+    Claim(u32),
+    Dep(u32),
+    Fragment { signal: u32, coefficients: Span },
+}
+
+#[derive(Debug)]
+struct Claim {
+    id: u64,
+    resource: u64,
+    offset: Option<Span>,
+    amount: Span,
+}
+
+#[derive(Debug)]
+struct Dep {
+    id: Span,
+    kind: u8,
+    src: Span,
+    dst: Span,
+    /// Resources of claim endpoints (`NO_RESOURCE` for events), resolved at the end.
+    resources: [u32; 2],
 }
 
 #[derive(Debug)]
@@ -165,6 +168,8 @@ struct Trace {
     signals: Vec<Signal>,
     signal_index: FastMap<String, u32>,
     elements: Vec<Element>,
+    claim_items: Vec<Claim>,
+    dep_items: Vec<Dep>,
     events: Ids,
     claims: FastMap<u64, u32>,
     deps: Ids,
@@ -228,7 +233,9 @@ pub struct TraceReader {
     /// Meta and container rows first, then the elements by completion time.
     /// With the line each row comes from (0: the file as a whole).
     prelude: std::vec::IntoIter<(Record, u64)>,
-    order: std::vec::IntoIter<(i64, u32)>,
+    /// The elements kept, by completion time (4 bytes each: the time is
+    /// the element's).
+    order: std::vec::IntoIter<u32>,
     line: u64,
 }
 
@@ -258,15 +265,15 @@ impl TraceReader {
                 ),
             );
         }
-        let mut order: Vec<(i64, u32)> = trace
-            .elements
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !dropped[*i])
-            .map(|(i, e)| (e.times.0.max(e.times.1), i as u32))
+        let mut order: Vec<u32> = (0..trace.elements.len() as u32)
+            .filter(|&i| !dropped[i as usize])
             .collect();
         // Elements are numbered in file order, so equal times keep file order.
-        order.sort_unstable();
+        let completion = |i: u32| {
+            let (t0, t1) = trace.elements[i as usize].times;
+            (t0.max(t1), i)
+        };
+        order.sort_unstable_by_key(|&i| completion(i));
         let mut syms = SymCache::new(opts.symbols.clone());
         let resource_locs = trace
             .resources
@@ -376,7 +383,7 @@ impl RecordSource for TraceReader {
             self.line = line;
             return Ok(true);
         }
-        let Some((_, index)) = self.order.next() else {
+        let Some(index) = self.order.next() else {
             return Ok(false);
         };
         let trace = &self.trace;
@@ -392,12 +399,13 @@ impl RecordSource for TraceReader {
                 rec.kind = Kind::Event;
                 rec.id.push_str(trace.text(id));
             }
-            Item::Claim {
-                id,
-                resource,
-                offset,
-                amount,
-            } => {
+            Item::Claim(c) => {
+                let Claim {
+                    id,
+                    resource,
+                    offset,
+                    amount,
+                } = trace.claim_items[c as usize];
                 rec.kind = Kind::Claim;
                 rec.end = Some(e.times.1);
                 rec.loc = self.resource_locs[&resource];
@@ -407,13 +415,14 @@ impl RecordSource for TraceReader {
                     rec.push_attr(ATTR_OFFSET, trace.text(o));
                 }
             }
-            Item::Dep {
-                id,
-                kind,
-                src,
-                dst,
-                resources,
-            } => {
+            Item::Dep(d) => {
+                let Dep {
+                    id,
+                    kind,
+                    src,
+                    dst,
+                    resources,
+                } = trace.dep_items[d as usize];
                 rec.kind = Kind::Dep;
                 rec.end = Some(e.times.1);
                 let (src, dst) = (trace.text(src), trace.text(dst));
@@ -463,4 +472,18 @@ impl RecordSource for TraceReader {
     }
 
     crate::whole_rows!();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The file is held whole: what one element costs is what a terse
+    /// file of `E id time` lines costs per line (docs/reliability.md's
+    /// bound rests on it).
+    #[test]
+    fn an_element_stays_small() {
+        assert!(std::mem::size_of::<Element>() <= 64);
+        assert_eq!(std::mem::size_of::<Item>(), 16);
+    }
 }

@@ -46,6 +46,8 @@ pub(super) fn empty_trace() -> Trace {
         signals: Vec::new(),
         signal_index: FastMap::default(),
         elements: Vec::new(),
+        claim_items: Vec::new(),
+        dep_items: Vec::new(),
         events: Ids::default(),
         claims: FastMap::default(),
         deps: Ids::default(),
@@ -338,13 +340,14 @@ pub(super) fn read_claim(trace: &mut Trace, rest: &str, line: u64) -> Result<(),
     trace.claims.insert(id, index);
     let offset = offset.map(|o| trace.push_text(o)).transpose()?;
     let amount = trace.push_text(amount)?;
+    trace.claim_items.push(Claim {
+        id,
+        resource,
+        offset,
+        amount,
+    });
     trace.elements.push(Element {
-        item: Item::Claim {
-            id,
-            resource,
-            offset,
-            amount,
-        },
+        item: Item::Claim(trace.claim_items.len() as u32 - 1),
         line,
         attrs,
         name,
@@ -373,14 +376,15 @@ pub(super) fn read_dep(trace: &mut Trace, rest: &str, line: u64) -> Result<(), S
     let id = trace.push_text(t[0])?;
     let src = trace.push_text(t[2])?;
     let dst = trace.push_text(t[3])?;
+    trace.dep_items.push(Dep {
+        id,
+        kind,
+        src,
+        dst,
+        resources: [NO_RESOURCE; 2],
+    });
     trace.elements.push(Element {
-        item: Item::Dep {
-            id,
-            kind,
-            src,
-            dst,
-            resources: [NO_RESOURCE; 2],
-        },
+        item: Item::Dep(trace.dep_items.len() as u32 - 1),
         line,
         attrs,
         name,

@@ -12,19 +12,23 @@ pub(super) fn check_references(trace: &mut Trace, problems: &mut Problems) -> Re
     let mut findings = signals_without_fragments(trace);
     let mut resolved = Vec::new();
     for (index, e) in trace.elements.iter().enumerate() {
-        let problem = match &e.item {
-            Item::Claim {
-                resource, offset, ..
-            } => claim_problem(trace, *resource, offset.is_some()),
-            Item::Dep { kind, src, dst, .. } => match resolve_dep(trace, *kind, *src, *dst) {
-                Ok(dep) => {
-                    resolved.push((index, dep));
-                    None
+        let problem = match e.item {
+            Item::Claim(c) => {
+                let claim = &trace.claim_items[c as usize];
+                claim_problem(trace, claim.resource, claim.offset.is_some())
+            }
+            Item::Dep(d) => {
+                let dep = &trace.dep_items[d as usize];
+                match resolve_dep(trace, dep.kind, dep.src, dep.dst) {
+                    Ok(resolution) => {
+                        resolved.push((index, d, resolution));
+                        None
+                    }
+                    Err(msg) => Some(msg),
                 }
-                Err(msg) => Some(msg),
-            },
+            }
             Item::Fragment { signal, .. } => {
-                let s = &trace.signals[*signal as usize];
+                let s = &trace.signals[signal as usize];
                 let id = trace.text(s.id);
                 (s.line == 0).then(|| format!("fragment of unknown signal {id} (no `S {id}` line)"))
             }
@@ -34,12 +38,9 @@ pub(super) fn check_references(trace: &mut Trace, problems: &mut Problems) -> Re
             findings.push((e.line, msg, Some(index)));
         }
     }
-    for (index, (times, slots)) in resolved {
-        let e = &mut trace.elements[index];
-        e.times = times;
-        if let Item::Dep { resources, .. } = &mut e.item {
-            *resources = slots;
-        }
+    for (index, d, (times, slots)) in resolved {
+        trace.elements[index].times = times;
+        trace.dep_items[d as usize].resources = slots;
     }
     findings.sort_by_key(|f| f.0);
     let mut dropped = vec![false; trace.elements.len()];
@@ -125,9 +126,10 @@ pub(super) fn drop_dependencies_on_dropped_claims(
 ) {
     for i in 0..trace.elements.len() {
         let e = &trace.elements[i];
-        let Item::Dep { kind, src, dst, .. } = e.item else {
+        let Item::Dep(d) = e.item else {
             continue;
         };
+        let Dep { kind, src, dst, .. } = trace.dep_items[d as usize];
         let (sk, dk) = DEP_TYPES[usize::from(kind)];
         let gone = |id: Span, k: Endpoint| {
             k != Endpoint::Event
@@ -160,7 +162,7 @@ impl Trace {
                     e.times.0
                 };
                 match e.item {
-                    Item::Claim { resource, .. } => Some((t, Some(resource))),
+                    Item::Claim(c) => Some((t, Some(self.claim_items[c as usize].resource))),
                     _ => None,
                 }
             }
