@@ -24,7 +24,7 @@ use super::{HEAD_PROPERTY, LEAD_PROPERTY, STREAM_PROPERTY, STREAM_VERSION};
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::formats::stream::jsonl;
-use crate::io::{open_output, Output, StagingFolder};
+use crate::io::{Output, StagingFolder};
 use crate::model::record::{Kind, Record, Sym};
 use crate::model::symbol::Symbols;
 use crate::pipe::{FormatOption, OptionValue, RecordSink, WriteOptions};
@@ -88,7 +88,11 @@ pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSin
     let staging = StagingFolder::create(&dir)?;
     let file_name = anchor.file_name().expect("an anchor file name");
     let staged = staging.path().join(file_name);
-    let out = open_output(staged.to_str(), false)?;
+    // The staging folder is what makes the archive appear whole: the
+    // anchor inside it is a plain file.
+    let shown = staged.display().to_string();
+    let file = std::fs::File::create(&staged).map_err(|e| Error::io(&shown, e))?;
+    let out = Output::new(&shown, Box::new(file));
     let window = opts.format.number(WINDOW).unwrap_or(DEFAULT_WINDOW);
     let symbols = opts.symbols.clone();
     let mut writer = Otf2Writer::create(out, &staged, symbols, window)?;
