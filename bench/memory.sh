@@ -49,6 +49,14 @@ printf '%s\ncontainer\t\t\ta\tproc\tA\t\t\t\t\t\t\t\t\t\ncontainer\t\t\tb\tproc\
 etf=$dir/events-$n.etf
 [ -s "$etf" ] || awk -v n="$n" 'BEGIN { print "TU NANOSECONDS"; for (i = 0; i < n; i++) printf "E %d %d\n", i, i * 7 }' > "$etf"
 peak "TRACE, $n terse E lines (trace-cat)" "$etf" target/release/trace-cat --no-progress "$etf"
+# The least text an element can have: numeric ids, one-digit times; and
+# ids that are not numbers (each a string in the reader's index).
+short=$dir/short-$n.etf
+[ -s "$short" ] || awk -v n="$n" 'BEGIN { print "TU SECONDS"; for (i = 0; i < n; i++) printf "E %d %d\n", i, i % 10 }' > "$short"
+peak "TRACE, $n E lines of one-digit times (trace-cat)" "$short" target/release/trace-cat --no-progress "$short"
+named=$dir/named-$n.etf
+[ -s "$named" ] || awk -v n="$n" 'BEGIN { print "TU NANOSECONDS"; for (i = 0; i < n; i++) printf "E e%d %d\n", i, i % 10 }' > "$named"
+peak "TRACE, $n E lines of ids that are not numbers (trace-cat)" "$named" target/release/trace-cat --no-progress "$named"
 
 # Halves waiting: sends whose receives never come.
 sends=$dir/sends-$n.tsv
