@@ -1630,22 +1630,6 @@ fn a_location_defined_again_is_read_once() {
     );
 }
 
-/// Reads `anchor` with trace-cat in at most 768 MiB of address space:
-/// its stdout, or its stderr on failure.
-fn cat_in_little_memory(anchor: &Path) -> Result<String, String> {
-    let trace_cat = assert_cmd::cargo::cargo_bin("trace-cat");
-    let out = Command::new("sh")
-        .args(["-c", "ulimit -v 786432; exec \"$0\" \"$1\""])
-        .arg(trace_cat)
-        .arg(anchor)
-        .output()
-        .unwrap();
-    match out.status.success() {
-        true => Ok(String::from_utf8(out.stdout).unwrap()),
-        false => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
-    }
-}
-
 /// Definitions that name large tables many times are read in memory and
 /// time of what the file holds: communicators of one group share its rank
 /// table, instances of a metric class its members, and a record naming a
@@ -1668,7 +1652,8 @@ fn definitions_that_multiply_stay_bounded() {
             });
         }
     });
-    let text = cat_in_little_memory(&a.write(&dir, "traces").unwrap()).unwrap();
+    let text =
+        common::run_in_memory("trace-cat", 768, &[a.write(&dir, "traces").unwrap()]).unwrap();
     let sends = text.lines().filter(|l| kind_of(l) == "send").count();
     assert_eq!(sends, ITERATIONS as usize);
     let dir = scratch("otf2-attribute-bomb");
@@ -1681,7 +1666,8 @@ fn definitions_that_multiply_stay_bounded() {
                 b.u32c(1).u32c(0).u32c(3).u64c(8);
             }));
     });
-    let err = cat_in_little_memory(&a.write(&dir, "traces").unwrap()).unwrap_err();
+    let err =
+        common::run_in_memory("trace-cat", 768, &[a.write(&dir, "traces").unwrap()]).unwrap_err();
     assert!(
         err.contains("traces/0.evt: byte ")
             && err.contains("would make a row of more than 1048576 bytes of text"),

@@ -7,6 +7,7 @@
 mod common;
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use common::{accepted_traces, bin, cat, corpus, data, row, scratch, stream, Rng};
@@ -718,22 +719,17 @@ fn many_threads_are_written_in_little_memory() {
     let input = dir.join("threads.tsv");
     std::fs::write(&input, stream(&rows)).unwrap();
     let out = dir.join("out/");
-    let trace_cat = assert_cmd::cargo::cargo_bin("trace-cat");
-    let done = std::process::Command::new("sh")
-        .args([
-            "-c",
-            "ulimit -v 262144; exec \"$0\" -q \"$1\" -t pallas -o \"$2\"",
-        ])
-        .arg(trace_cat)
-        .arg(&input)
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
+    let args: [&OsStr; 6] = [
+        "-q".as_ref(),
+        input.as_ref(),
+        "-t".as_ref(),
+        "pallas".as_ref(),
+        "-o".as_ref(),
+        out.as_ref(),
+    ];
+    if let Err(e) = common::run_in_memory("trace-cat", 256, &args) {
+        panic!("{e}");
+    }
     let back = cat(&["-q"], &out).unwrap();
     assert_eq!(
         back.lines().filter(|l| l.starts_with("event\t")).count(),

@@ -8,7 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{bin, cat, col, scratch};
+use common::{cat, col, scratch};
 use tracepipe::formats::stf::layout::SPEC_LAYOUTS;
 use tracepipe::formats::stf::{header, Component, NONE};
 
@@ -97,28 +97,6 @@ impl Files {
     }
 }
 
-/// `trace-cat ARGS` under a virtual memory limit of `limit_mb`: stdout, or
-/// stderr as the error.
-fn cat_limited(limit_mb: u64, args: &[&str]) -> Result<String, String> {
-    cat_under(&format!("-v {}", limit_mb * 1024), args)
-}
-
-/// `trace-cat ARGS` under `ulimit LIMIT`.
-fn cat_under(limit: &str, args: &[&str]) -> Result<String, String> {
-    let exe = bin("trace-cat").get_program().to_owned();
-    let script = format!("ulimit {limit}; exec \"$0\" \"$@\"");
-    let out = Command::new("sh")
-        .args(["-c", &script])
-        .arg(exe)
-        .args(args)
-        .output()
-        .unwrap();
-    match out.status.success() {
-        true => Ok(String::from_utf8_lossy(&out.stdout).into_owned()),
-        false => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
-    }
-}
-
 #[test]
 fn communicators_spanning_every_willy_cost_their_bytes_not_their_members() {
     let dir = scratch("stf-comm-bomb");
@@ -145,7 +123,7 @@ fn communicators_spanning_every_willy_cost_their_bytes_not_their_members() {
     let coll = [u4(20), u4(5000), vec![1], u4(6), starts, deltas];
     files.f0.extend(rec("all_communication", &coll));
     let stf = files.write(&dir);
-    let out = cat_limited(300, &["-q", stf.to_str().unwrap()]).unwrap();
+    let out = common::run_in_memory("trace-cat", 300, &["-q", stf.to_str().unwrap()]).unwrap();
     let colls: Vec<&str> = out.lines().filter(|l| l.starts_with("coll\t")).collect();
     let locs: Vec<&str> = colls.iter().map(|l| col(l, "loc")).collect();
     assert_eq!(locs, ["#10", "#13", "#16", "#19", "#20", "#25"], "{out}");
@@ -166,7 +144,7 @@ fn arrays_of_string_ids_do_not_expand_past_a_row() {
         .extend(rec("custom_statistics_definition", &fields));
     files.call(0, 0, 5, 10);
     let stf = files.write(&dir);
-    let err = cat_limited(300, &["-q", stf.to_str().unwrap()]).unwrap_err();
+    let err = common::run_in_memory("trace-cat", 300, &["-q", stf.to_str().unwrap()]).unwrap_err();
     assert!(
         err.contains(&format!(
             "t.stf.dcl: byte {at}: `label` of `custom_statistics_definition` names 10000 items that would be 600010000 bytes of text"
@@ -384,8 +362,13 @@ fn a_wide_trace_is_written_and_read_with_few_files_open() {
     std::fs::write(&input, &tsv).unwrap();
     let stf = dir.join("wide.stf");
     let (input, stf) = (input.to_str().unwrap(), stf.to_str().unwrap());
-    cat_under("-n 100", &["-q", "-t", "stf", "-o", stf, input]).unwrap();
-    let back = cat_under("-n 100", &["-q", stf]).unwrap();
+    common::run_limited(
+        "trace-cat",
+        "-n 100",
+        &["-q", "-t", "stf", "-o", stf, input],
+    )
+    .unwrap();
+    let back = common::run_limited("trace-cat", "-n 100", &["-q", stf]).unwrap();
     let events = back.lines().filter(|l| l.starts_with("event\t")).count();
     assert_eq!(events, 10_000);
 }

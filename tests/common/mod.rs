@@ -16,6 +16,37 @@ pub fn bin(name: &str) -> Command {
     cmd
 }
 
+/// This crate's command `name` with `args`, in at most `limit_mib` MiB of
+/// address space: its stdout, or its stderr on failure.
+pub fn run_in_memory<S: AsRef<std::ffi::OsStr>>(
+    name: &str,
+    limit_mib: u64,
+    args: &[S],
+) -> Result<String, String> {
+    run_limited(name, &format!("-v {}", limit_mib * 1024), args)
+}
+
+/// This crate's command `name` with `args` under `ulimit LIMIT` (such as
+/// `-n 64`): its stdout, or its stderr on failure.
+pub fn run_limited<S: AsRef<std::ffi::OsStr>>(
+    name: &str,
+    limit: &str,
+    args: &[S],
+) -> Result<String, String> {
+    let exe = assert_cmd::cargo::cargo_bin(name);
+    let script = format!("ulimit {limit}; exec \"$0\" \"$@\"");
+    let out = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .arg(exe)
+        .args(args)
+        .output()
+        .expect("sh runs");
+    match out.status.success() {
+        true => Ok(String::from_utf8_lossy(&out.stdout).into_owned()),
+        false => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
+    }
+}
+
 /// The reference corpus of `format`: `$TRACEPIPE_CORPUS/FORMAT`, by default
 /// `../shared/corpus/FORMAT`. When it is absent the test says so and passes,
 /// except under CI (`CI` set), where a missing corpus is a failure: a test
