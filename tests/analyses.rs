@@ -5,6 +5,7 @@
 mod common;
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use common::{bin, row, scratch, stream, Rng};
@@ -701,6 +702,55 @@ fn the_critical_path_crosses_at_waits_by_construction() {
     let file = trace(&dir, "barrier.tsv", 3, barrier);
     let expected = rows_of(&[["k", "489"], ["h", "400"], ["MPI_Barrier", "11"]]);
     assert_eq!(critical(&[], &file), expected);
+}
+
+/// Every crossing copies a path; with many functions and locations the
+/// copies share what they hold and the path holds only the functions it
+/// went through (dense per-function times took 350 MB here).
+#[test]
+fn the_critical_path_costs_the_functions_it_crosses_not_all_of_them() {
+    const FUNCTIONS: i64 = 20_000;
+    const RANKS: usize = 2_000;
+    let dir = scratch("critical_many_functions");
+    let mut rows = Vec::new();
+    for r in 1..RANKS {
+        rows.push(enter(0, &format!("r{r}"), "MPI_Recv"));
+    }
+    for f in 0..FUNCTIONS {
+        rows.push(enter(2 * f, "r0", &format!("f{f}")));
+        rows.push(leave(2 * f + 1, "r0", &format!("f{f}")));
+    }
+    // r0 sends to each rank in turn, each late: every rank crosses to r0.
+    let mut t = 2 * FUNCTIONS;
+    for r in 1..RANKS {
+        let rank = format!("r{r}");
+        rows.push(enter(t, "r0", "MPI_Send"));
+        rows.push(half("send", t, "r0", &rank, 0, ""));
+        rows.push(leave(t + 1, "r0", "MPI_Send"));
+        rows.push(half("recv", t + 1, &rank, "r0", 0, ""));
+        rows.push(leave(t + 2, &rank, "MPI_Recv"));
+        rows.push(enter(t + 2, &rank, "work"));
+        rows.push(leave(t + 3, &rank, "work"));
+        t += 4;
+    }
+    let file = trace(&dir, "fan.tsv", RANKS, rows);
+    let out = common::run_in_memory(
+        "trace-stat",
+        192,
+        &[OsStr::new("critical-path"), file.as_os_str()],
+    )
+    .expect("critical-path in 192 MiB");
+    let times: BTreeMap<&str, i64> = out
+        .lines()
+        .skip(1)
+        .map(|l| l.split_once('\t').unwrap())
+        .map(|(name, time)| (name, time.parse().unwrap()))
+        .collect();
+    // All of r0 up to the last send, then the last receive and its work.
+    assert_eq!(times.len(), FUNCTIONS as usize + 4, "{out}");
+    assert!((0..FUNCTIONS).all(|f| times[format!("f{f}").as_str()] == 1));
+    assert_eq!((times["MPI_Recv"], times["work"]), (2, 1));
+    assert_eq!(times.values().sum::<i64>(), t - 1, "the path spans the run");
 }
 
 /// Each location's frames of `file`: (loc, name) → [(start, end)].

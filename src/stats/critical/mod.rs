@@ -234,9 +234,8 @@ impl Report for CriticalPath {
         let mut rows: Vec<(String, i64)> = value
             .times
             .iter()
-            .enumerate()
-            .filter(|(_, &t)| t != 0)
-            .map(|(slot, &t)| (name_of(self.names[slot]), t))
+            .filter(|&(_, &t)| t != 0)
+            .map(|(&slot, &t)| (name_of(self.names[slot]), t))
             .collect();
         rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         rows.truncate(style.top.unwrap_or(usize::MAX));

@@ -8,6 +8,8 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use imbl::OrdMap;
+
 use crate::model::record::Sym;
 
 /// How many credits (and crossings) each location remembers.
@@ -45,20 +47,21 @@ impl Drop for Segment {
 }
 
 /// A path's value at some time: the time per function slot, and its chain.
+/// The times are a persistent map: every crossing copies a path, and a copy
+/// shares all but what changes after it, so it costs the same with ten
+/// functions or ten thousand; and a path holds only the functions it went
+/// through.
 #[derive(Clone, Default)]
 pub struct Value {
-    /// Time on the path per function slot.
-    pub times: Vec<i64>,
+    /// Time on the path per function slot (absent: none).
+    pub times: OrdMap<usize, i64>,
     /// The path itself (with segments).
     pub chain: Option<Arc<Segment>>,
 }
 
 impl Value {
     fn add(&mut self, slot: usize, ns: i64) {
-        if self.times.len() <= slot {
-            self.times.resize(slot + 1, 0);
-        }
-        self.times[slot] += ns;
+        *self.times.entry(slot).or_insert(0) += ns;
     }
 }
 
@@ -206,8 +209,15 @@ impl Paths {
             self.advance(lane, loc, at, outside);
         }
         let mut value = from;
-        for (slot, now) in lane.value.times.iter().enumerate() {
-            value.add(slot, now - old.times.get(slot).copied().unwrap_or(0));
+        // What `lane` did after `at`: its credits since, all in its history
+        // (no crossing is later, and `old` was read back through them).
+        for entry in lane.history.iter().rev() {
+            match entry {
+                Entry::Credit { from, to, slot, .. } if *to > at => {
+                    value.add(*slot, *to - (*from).max(at));
+                }
+                _ => break,
+            }
         }
         insert_crossing(lane, at, old);
         if self.segments {
