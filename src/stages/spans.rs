@@ -11,11 +11,72 @@ use crate::model::record::{flags, Kind, Record, Sym};
 use crate::model::symbol::Symbols;
 use crate::pipe::RecordSink;
 
+/// An open frame: its `enter` row's time, category and name, and the whole
+/// row only when it says more (an identifier, attributes, flags...), so a
+/// stack of plain frames costs 32 bytes a frame where a row costs 200.
+enum Frame {
+    Plain {
+        time: Option<i64>,
+        cat: Sym,
+        name: Sym,
+    },
+    Full(Box<Record>),
+}
+
+impl Frame {
+    fn name(&self) -> Sym {
+        match self {
+            Frame::Plain { name, .. } => *name,
+            Frame::Full(rec) => rec.name,
+        }
+    }
+
+    /// Whether `rec` (an `enter`) is told whole by its time, category and
+    /// name (and its location, the stack's).
+    fn is_plain(rec: &Record) -> bool {
+        let texts = rec.texts().iter().all(|t| t.is_empty()) && rec.extra.is_empty();
+        let syms = rec.peer.is_empty() && rec.comm.is_empty();
+        texts && syms && rec.end.is_none() && rec.tag.is_none() && rec.size.is_none()
+    }
+
+    /// Puts the frame's `enter` row on `loc` into `out`.
+    fn fill(&self, out: &mut Record, loc: Sym) {
+        match self {
+            Frame::Plain { time, cat, name } => {
+                out.clear();
+                out.kind = Kind::Enter;
+                (out.time, out.loc, out.cat, out.name) = (*time, loc, *cat, *name);
+            }
+            Frame::Full(rec) => out.clone_from(rec),
+        }
+    }
+}
+
 #[derive(Default)]
 struct Stack {
-    /// Frames; slots past `depth` are kept to reuse their buffers.
-    frames: Vec<Record>,
-    depth: usize,
+    frames: Vec<Frame>,
+    /// Boxes of whole rows popped, to reuse their buffers: kept boxed, so
+    /// a frame reuses the box as well.
+    #[allow(clippy::vec_box)]
+    spare: Vec<Box<Record>>,
+}
+
+impl Stack {
+    fn push(&mut self, rec: &Record) {
+        let frame = match Frame::is_plain(rec) {
+            true => Frame::Plain {
+                time: rec.time,
+                cat: rec.cat,
+                name: rec.name,
+            },
+            false => {
+                let mut whole = self.spare.pop().unwrap_or_default();
+                whole.as_mut().clone_from(rec);
+                Frame::Full(whole)
+            }
+        };
+        self.frames.push(frame);
+    }
 }
 
 /// A sink stage that turns `enter`/`leave` pairs into `state` rows and passes
@@ -43,15 +104,15 @@ impl<S: RecordSink> SpanBuilder<S> {
         }
     }
 
-    /// Fills `out` with the state of `frame` closed at `end` by `leave` (if any).
-    fn close(out: &mut Record, frame: &Record, end: i64, depth: usize, leave: Option<&Record>) {
-        out.clone_from(frame);
+    /// Makes `out`, a frame's `enter` row, its state closed at `end` by
+    /// `leave` (if any).
+    fn close(out: &mut Record, end: i64, depth: usize, leave: Option<&Record>) {
         out.kind = Kind::State;
         out.end = Some(end);
         out.depth = Some(u32::try_from(depth).unwrap_or(u32::MAX));
         // A frame a slice entered again at its window's start (S, with the
         // true start) makes a clipped state, as slicing the state would.
-        let resliced = frame.flags.contains(flags::SYNTHETIC) && frame.attrs.contains("orig_time=");
+        let resliced = out.flags.contains(flags::SYNTHETIC) && out.attrs.contains("orig_time=");
         if resliced {
             out.flags.retain(|c| c != flags::SYNTHETIC);
         }
@@ -80,36 +141,31 @@ impl<S: RecordSink> RecordSink for SpanBuilder<S> {
         }
         match rec.kind {
             Kind::Enter => {
-                let stack = self.stacks.entry(rec.loc).or_default();
-                if stack.depth < stack.frames.len() {
-                    stack.frames[stack.depth].clone_from(rec);
-                } else {
-                    stack.frames.push(rec.clone());
-                }
-                stack.depth += 1;
+                self.stacks.entry(rec.loc).or_default().push(rec);
                 Ok(())
             }
             Kind::Leave => {
                 let text = |sym| self.symbols.text(sym);
-                let Some(stack) = self.stacks.get_mut(&rec.loc).filter(|s| s.depth > 0) else {
-                    return Err(Error::Record(format!(
-                        "`leave` of `{}` on `{}` with no open frame",
-                        text(rec.name),
-                        text(rec.loc)
-                    )));
+                let Some(stack) = self.stacks.get_mut(&rec.loc) else {
+                    return Err(no_open_frame(rec, &self.symbols));
                 };
-                let frame = &stack.frames[stack.depth - 1];
-                if !rec.name.is_empty() && rec.name != frame.name {
+                let Some(frame) = stack.frames.pop() else {
+                    return Err(no_open_frame(rec, &self.symbols));
+                };
+                if !rec.name.is_empty() && rec.name != frame.name() {
                     return Err(Error::Record(format!(
                         "`leave` of `{}` on `{}` does not match the open frame `{}`",
                         text(rec.name),
                         text(rec.loc),
-                        text(frame.name)
+                        text(frame.name())
                     )));
                 }
-                stack.depth -= 1;
+                frame.fill(&mut self.out, rec.loc);
+                if let Frame::Full(whole) = frame {
+                    stack.spare.push(whole);
+                }
                 let end = rec.time.unwrap_or_default();
-                Self::close(&mut self.out, frame, end, stack.depth, Some(rec));
+                Self::close(&mut self.out, end, stack.frames.len(), Some(rec));
                 self.next.write(&self.out)
             }
             _ => self.next.write(rec),
@@ -118,34 +174,40 @@ impl<S: RecordSink> RecordSink for SpanBuilder<S> {
 
     fn finish(&mut self) -> Result<()> {
         let end = self.last_time.unwrap_or_default();
-        let mut open = 0usize;
         let mut locs: Vec<Sym> = self
             .stacks
             .iter()
-            .filter(|(_, s)| s.depth > 0)
+            .filter(|(_, s)| !s.frames.is_empty())
             .map(|(&l, _)| l)
             .collect();
         // By name, so the output does not depend on the symbols' numbers.
         locs.sort_by_key(|&l| self.symbols.text(l));
-        let mut closing = Vec::new();
-        for loc in locs {
-            let stack = &self.stacks[&loc];
-            for depth in (0..stack.depth).rev() {
-                let mut out = Record::new(Kind::State);
-                Self::close(&mut out, &stack.frames[depth], end, depth, None);
-                out.add_flag(flags::CLIPPED);
-                closing.push(out);
-                open += 1;
-            }
-        }
+        let open: usize = locs.iter().map(|l| self.stacks[l].frames.len()).sum();
         if open > 0 {
             self.warnings.warn(format!(
                 "{open} frame(s) still open at the end of the input: written as `state` rows ending at {end} ns, flagged C"
             ));
         }
-        for out in &closing {
-            self.next.write(out)?;
+        // One at a time, innermost first: closing them holds no more than
+        // they do.
+        for loc in locs {
+            let stack = self.stacks.get_mut(&loc).expect("listed");
+            while let Some(frame) = stack.frames.pop() {
+                frame.fill(&mut self.out, loc);
+                Self::close(&mut self.out, end, stack.frames.len(), None);
+                self.out.add_flag(flags::CLIPPED);
+                self.next.write(&self.out)?;
+            }
         }
         self.next.finish()
     }
+}
+
+/// The error of a `leave` on `rec`'s location with no frame open.
+fn no_open_frame(rec: &Record, symbols: &Symbols) -> Error {
+    Error::Record(format!(
+        "`leave` of `{}` on `{}` with no open frame",
+        symbols.text(rec.name),
+        symbols.text(rec.loc)
+    ))
 }
