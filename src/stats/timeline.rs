@@ -104,7 +104,7 @@ impl Extent {
 }
 
 /// Bins per page of a [`Pages`].
-const PAGE: usize = 32;
+const PAGE: usize = 8;
 
 /// Amounts per bin, in pages of [`PAGE`] bins that exist where a bin
 /// holds some: dense where the bins are, and a page per span's end where
