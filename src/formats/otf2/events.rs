@@ -126,7 +126,8 @@ impl EventFile {
             file_len,
             window,
             chunk_size,
-            buf: Vec::with_capacity(window),
+            // A file smaller than its window is read whole, in its size.
+            buf: Vec::with_capacity(window.min(usize::try_from(file_len).unwrap_or(usize::MAX))),
             buf_start: 0,
             pos: 0,
             chunk_end: chunk_size.min(file_len),

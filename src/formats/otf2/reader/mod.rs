@@ -149,12 +149,13 @@ impl Otf2Source {
             scope.lead = Some(lead.max(0));
         }
         let scope = Arc::new(scope);
-        let mut sources = Vec::new();
+        // Each boxed where it is made: a source is a kilobyte, moved once.
+        let mut sources = Vec::with_capacity(read.len());
         let defined = scope.defs.locations.iter().map(|(l, _)| *l);
         let window = window_for(read.len());
         for loc in defined.filter(|l| read.contains(l)) {
             let source = LocationSource::open(&files, (loc, window), &anchor, scope.clone(), opts)?;
-            sources.push(source);
+            sources.push(Box::new(source));
         }
         let bytes: u64 = sources.iter().map(|s| s.events.file_len()).sum();
         let ahead = opts.pool.threads().parallel() && bytes >= READ_AHEAD_FROM;
@@ -170,7 +171,7 @@ impl Otf2Source {
                 let lanes = read_ahead(located.collect(), &opts.pool, &encoder)?;
                 lanes.into_iter().map(|l| Box::new(l) as _).collect()
             }
-            false => sources.into_iter().map(|s| Box::new(s) as _).collect(),
+            false => sources.into_iter().map(|s| s as _).collect(),
         };
         Ok(Otf2Source {
             head,
