@@ -4,6 +4,13 @@
 
 use super::*;
 
+/// A lane of a location's rows with an extent: its state type, made when
+/// the lane is, and the end of its last row.
+pub(super) struct Lane {
+    ty: Sym,
+    last: i64,
+}
+
 impl PajeWriter {
     /// Counts the open states of `type_` in `container`: false for a pop
     /// the reader makes by itself (flag `S`), an error for a pop of nothing.
@@ -125,19 +132,22 @@ impl PajeWriter {
     pub(super) fn interval(&mut self, rec: &Record) -> Result<()> {
         let (a, b) = (rec.time.unwrap_or(0), rec.end.unwrap_or(0));
         let (start, end) = (a.min(b), a.max(b));
-        let free = self.lanes.entry((rec.loc, rec.kind)).or_default();
-        let lane = match free.iter().position(|&last| last <= start) {
-            Some(l) => l,
+        let (container, ctype) = self.owner(rec.loc);
+        let lanes = self.lanes.entry((rec.loc, rec.kind)).or_default();
+        let id = match lanes.iter_mut().find(|lane| lane.last <= start) {
+            Some(lane) => {
+                lane.last = end;
+                lane.ty
+            }
             None => {
-                free.push(end);
-                free.len() - 1
+                let n = lanes.len();
+                let id = format!("{}.{}{n}", self.symbols.text(ctype), rec.kind.as_str());
+                let id = self.symbols.intern(&id);
+                lanes.push(Lane { ty: id, last: end });
+                self.ensure_type(id, "state", ctype, &format!("{} {n}", rec.kind.as_str()))?;
+                id
             }
         };
-        free[lane] = end;
-        let (container, ctype) = self.owner(rec.loc);
-        let id = format!("{}.{}{lane}", self.text(ctype), rec.kind.as_str());
-        let id = self.symbols.intern(&id);
-        self.ensure_type(id, "state", ctype, &format!("{} {lane}", rec.kind.as_str()))?;
         let symbols = self.symbols.clone();
         let (container, id) = (symbols.text(container), symbols.text(id));
         let (start, end) = (seconds(start), seconds(end));

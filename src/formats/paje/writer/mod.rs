@@ -109,9 +109,9 @@ pub struct PajeWriter {
     /// Link halves written whose other half has not come yet, per
     /// (container, type, key).
     open_links: FastMap<(Sym, Sym, String), OpenLink>,
-    /// Per location and kind of rows with an extent, the end of the last
-    /// one on each of its lanes (state types).
-    lanes: FastMap<(Sym, Kind), Vec<i64>>,
+    /// Per location and kind of rows with an extent, its lanes (state
+    /// types) and the end of the last row on each.
+    lanes: FastMap<(Sym, Kind), Vec<entities::Lane>>,
     /// Sends, receives and messages seen per foreign channel.
     channels: FastMap<String, (u64, u64, u64)>,
     buf: String,
