@@ -626,12 +626,6 @@ fn damaged(
     cat(&anchor)
 }
 
-fn edit(path: &Path, f: impl FnOnce(&mut Vec<u8>)) {
-    let mut bytes = std::fs::read(path).unwrap();
-    f(&mut bytes);
-    std::fs::write(path, bytes).unwrap();
-}
-
 #[test]
 fn a_missing_location_file_is_named() {
     let err = damaged(
@@ -692,7 +686,7 @@ fn a_cut_event_file_is_located() {
         "otf2-cut",
         |_| {},
         |d| {
-            edit(&d.join("traces/0.evt"), |b| {
+            common::edit(&d.join("traces/0.evt"), |b| {
                 b.truncate(2 * CHUNK as usize + 1001)
             })
         },
@@ -711,7 +705,7 @@ fn chunks_skipped_by_a_wrong_chunk_size_are_an_error() {
         "otf2-chunk-size",
         |_| {},
         |d| {
-            edit(&d.join("traces.otf2"), |b| {
+            common::edit(&d.join("traces.otf2"), |b| {
                 let sizes = [CHUNK.to_le_bytes(), CHUNK.to_le_bytes()].concat();
                 let at = b.windows(16).position(|w| w == sizes).unwrap();
                 let doubled = 2 * CHUNK;
@@ -811,7 +805,7 @@ fn a_version_from_the_future_reads_with_a_warning_and_big_endian_archives_are_re
     let (text, err) = damaged(
         "otf2-future",
         |_| {},
-        |d| edit(&d.join("traces.otf2"), |b| b[9] = 4),
+        |d| common::edit(&d.join("traces.otf2"), |b| b[9] = 4),
     )
     .unwrap();
     assert!(
@@ -825,7 +819,7 @@ fn a_version_from_the_future_reads_with_a_warning_and_big_endian_archives_are_re
     let err = damaged(
         "otf2-zero",
         |_| {},
-        |d| edit(&d.join("traces.otf2"), |b| b[9] = 0),
+        |d| common::edit(&d.join("traces.otf2"), |b| b[9] = 0),
     )
     .unwrap_err();
     assert!(
@@ -835,7 +829,7 @@ fn a_version_from_the_future_reads_with_a_warning_and_big_endian_archives_are_re
     let err = damaged(
         "otf2-big",
         |_| {},
-        |d| edit(&d.join("traces.otf2"), |b| b[1] = 0x23),
+        |d| common::edit(&d.join("traces.otf2"), |b| b[1] = 0x23),
     )
     .unwrap_err();
     assert!(err.contains("byte 1: a big-endian archive"), "{err}");

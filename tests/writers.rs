@@ -1083,19 +1083,6 @@ fn a_row_larger_than_an_otf2_chunk_is_refused_at_its_line() {
     );
 }
 
-/// Replaces the one occurrence of `from` in `file` by `to` (same length).
-fn tamper(file: &Path, from: &str, to: &str) {
-    assert_eq!(from.len(), to.len());
-    let bytes = std::fs::read(file).unwrap();
-    let at: Vec<usize> = (0..bytes.len().saturating_sub(from.len() - 1))
-        .filter(|&i| bytes[i..].starts_with(from.as_bytes()))
-        .collect();
-    assert_eq!(at.len(), 1, "{from} in {}", file.display());
-    let mut bytes = bytes;
-    bytes[at[0]..at[0] + to.len()].copy_from_slice(to.as_bytes());
-    std::fs::write(file, bytes).unwrap();
-}
-
 /// What a foreign archive carries in tracepipe's marks (a row kept whole,
 /// the stream's head) is held to the stream's rules: a row on a location
 /// no row declares, or a container under an undeclared parent, is refused
@@ -1135,7 +1122,7 @@ fn marks_in_a_foreign_trace_follow_the_stream_rules() {
     // OTF2: the claim is a row kept whole in the definitions' strings.
     let otf2 = dir.join("t.otf2");
     converted(&["-t", "otf2", "-o", otf2.to_str().unwrap()], input.clone());
-    tamper(
+    common::tamper(
         &otf2.with_extension("def"),
         r#""loc":"x"}"#,
         r#""loc":"z"}"#,
@@ -1147,7 +1134,7 @@ fn marks_in_a_foreign_trace_follow_the_stream_rules() {
     // Pallas: the head's containers in the main file's metadata.
     let pallas = dir.join("t-pallas/");
     converted(&["-t", "pallas", "-o", pallas.to_str().unwrap()], input);
-    tamper(
+    common::tamper(
         &pallas.join("main.pallas"),
         r#""peer":"p""#,
         r#""peer":"q""#,

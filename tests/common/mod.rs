@@ -47,6 +47,26 @@ pub fn run_limited<S: AsRef<std::ffi::OsStr>>(
     }
 }
 
+/// Rewrites the file at `path` through `f`.
+pub fn edit(path: &Path, f: impl FnOnce(&mut Vec<u8>)) {
+    let mut bytes = std::fs::read(path).unwrap();
+    f(&mut bytes);
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// Replaces the one place of `from` in the file at `file` with `to`, of
+/// the same length (a tampered field).
+pub fn tamper(file: &Path, from: &str, to: &str) {
+    assert_eq!(from.len(), to.len());
+    edit(file, |bytes| {
+        let at: Vec<usize> = (0..bytes.len().saturating_sub(from.len() - 1))
+            .filter(|&i| bytes[i..].starts_with(from.as_bytes()))
+            .collect();
+        assert_eq!(at.len(), 1, "{from} in {}", file.display());
+        bytes[at[0]..at[0] + to.len()].copy_from_slice(to.as_bytes());
+    });
+}
+
 /// The reference corpus of `format`: `$TRACEPIPE_CORPUS/FORMAT`, by default
 /// `../shared/corpus/FORMAT`. When it is absent the test says so and passes,
 /// except under CI (`CI` set), where a missing corpus is a failure: a test
