@@ -10,7 +10,11 @@
 //! file into it, `validate` checks the rules between elements.
 
 use std::fmt::Write as _;
+use std::hash::BuildHasher;
 use std::io::BufRead;
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 
 use super::{
     decode_attrs, Endpoint, ATTR_DST, ATTR_OFFSET, ATTR_SRC, ATTR_USES_OFFSET, DEFAULT_UNIT,
@@ -117,11 +121,14 @@ struct Element {
     lossy: bool,
 }
 
-/// Element ids: canonical natural numbers in a numeric map, other tokens by text.
+/// Element ids: canonical natural numbers in a numeric map, other tokens as
+/// the index of their element, hashed by the token's text, which the arena
+/// holds: an id costs a few bytes of table where a string of its own cost
+/// sixty.
 #[derive(Default)]
 struct Ids {
     numbers: FastMap<u64, u32>,
-    tokens: FastMap<String, u32>,
+    tokens: HashTable<u32>,
 }
 
 impl Ids {
@@ -129,15 +136,29 @@ impl Ids {
         crate::number::parse_uint(token.as_bytes())
     }
 
-    fn get(&self, token: &str) -> Option<u32> {
+    fn hash(token: &str) -> u64 {
+        FxBuildHasher.hash_one(token)
+    }
+
+    /// The element of `token`; `id_of` gives an element's id.
+    fn get<'a>(&self, token: &str, id_of: impl Fn(u32) -> &'a str) -> Option<u32> {
         match Self::key(token) {
             Some(n) => self.numbers.get(&n).copied(),
-            None => self.tokens.get(token).copied(),
+            None => self
+                .tokens
+                .find(Self::hash(token), |&i| id_of(i) == token)
+                .copied(),
         }
     }
 
-    /// Inserts `token`; returns the index already there, if any.
-    fn insert(&mut self, token: &str, index: u32) -> Option<u32> {
+    /// Inserts `token` for element `index`; returns the element already
+    /// there, if any. `id_of` gives the id of an element inserted before.
+    fn insert<'a>(
+        &mut self,
+        token: &str,
+        index: u32,
+        id_of: impl Fn(u32) -> &'a str,
+    ) -> Option<u32> {
         match Self::key(token) {
             Some(n) => match self.numbers.entry(n) {
                 std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
@@ -147,14 +168,34 @@ impl Ids {
                 }
             },
             None => {
-                if let Some(&i) = self.tokens.get(token) {
+                let hash = Self::hash(token);
+                if let Some(&i) = self.tokens.find(hash, |&i| id_of(i) == token) {
                     return Some(i);
                 }
-                self.tokens.insert(token.to_string(), index);
+                self.tokens
+                    .insert_unique(hash, index, |&i| Self::hash(id_of(i)));
                 None
             }
         }
     }
+}
+
+/// Which ids an [`Ids`] holds.
+#[derive(Clone, Copy)]
+enum IdKind {
+    Event,
+    Dep,
+}
+
+/// The id of element `index`: an event's or a dependency's, the elements
+/// whose ids [`Ids`] holds.
+fn element_id<'a>(arena: &'a str, elements: &[Element], deps: &[Dep], index: u32) -> &'a str {
+    let span = match elements[index as usize].item {
+        Item::Event { id } => id,
+        Item::Dep(d) => deps[d as usize].id,
+        Item::Claim(_) | Item::Fragment { .. } => Span { start: 0, len: 0 },
+    };
+    &arena[span.start as usize..][..span.len as usize]
 }
 
 /// Everything read from one TRACE file.

@@ -290,7 +290,7 @@ pub(super) fn read_event(trace: &mut Trace, rest: &str, line: u64) -> Result<(),
     let (t, lossy) = trace.to_ns(f.tokens[1], "the event time")?;
     let index = element_index(trace)?;
     let (attrs, name) = trace.push_attrs(f.attrs)?;
-    if let Some(first) = trace.events.insert(f.tokens[0], index) {
+    if let Some(first) = trace.index_id(IdKind::Event, f.tokens[0], index) {
         return Err(format!(
             "duplicate event id {} (first defined on line {})",
             f.tokens[0], trace.elements[first as usize].line
@@ -366,7 +366,7 @@ pub(super) fn read_dep(trace: &mut Trace, rest: &str, line: u64) -> Result<(), S
         _ => return Err(format!("bad dependency type `{}`: expected 0..8", t[1])),
     };
     let index = element_index(trace)?;
-    if let Some(first) = trace.deps.insert(t[0], index) {
+    if let Some(first) = trace.index_id(IdKind::Dep, t[0], index) {
         return Err(format!(
             "duplicate dependency id {} (first defined on line {})",
             t[0], trace.elements[first as usize].line
@@ -497,6 +497,18 @@ impl<'a> Fields<'a> {
 }
 
 impl Trace {
+    /// Indexes `token`, the id of element `index` (an event or a
+    /// dependency); returns the element of the same kind with that id, if
+    /// any.
+    pub(super) fn index_id(&mut self, kind: IdKind, token: &str, index: u32) -> Option<u32> {
+        let (arena, elements, deps) = (&self.arena, &self.elements, &self.dep_items);
+        let id_of = |i| element_id(arena, elements, deps, i);
+        match kind {
+            IdKind::Event => self.events.insert(token, index, id_of),
+            IdKind::Dep => self.deps.insert(token, index, id_of),
+        }
+    }
+
     pub(super) fn push_text(&mut self, s: &str) -> Result<Span, String> {
         let start = self.arena.len();
         self.arena.push_str(s);

@@ -150,7 +150,10 @@ impl Trace {
     pub(super) fn endpoint(&self, id: &str, end: Endpoint) -> Option<(i64, Option<u64>)> {
         match end {
             Endpoint::Event => {
-                let i = self.events.get(id)?;
+                let (arena, elements, deps) = (&self.arena, &self.elements, &self.dep_items);
+                let i = self
+                    .events
+                    .get(id, |i| element_id(arena, elements, deps, i))?;
                 Some((self.elements[i as usize].times.0, None))
             }
             _ => {
