@@ -397,10 +397,14 @@ fn format_options() -> Vec<(&'static Format, &'static FormatOption, bool)> {
 }
 
 /// The clap command of `A`, with the registry's format options added under a
-/// heading per format: reader options always, writer options when the
-/// command writes records (`-t`).
+/// heading per format (global: its subcommands take them too): reader
+/// options always, writer options when the command writes records (`-t`).
 pub fn command<A: CommandFactory>() -> clap::Command {
-    let mut cmd = A::command();
+    with_format_options(A::command())
+}
+
+/// `cmd` with the format options that apply to it.
+pub fn with_format_options(mut cmd: clap::Command) -> clap::Command {
     let writes = cmd.get_arguments().any(|a| a.get_id() == "output_format");
     for (format, option, read) in format_options() {
         if !read && !writes {
@@ -410,7 +414,8 @@ pub fn command<A: CommandFactory>() -> clap::Command {
         let mut arg = Arg::new(option.name)
             .long(option.name)
             .help(option.help)
-            .help_heading(format!("{} {side}", format.name));
+            .help_heading(format!("{} {side}", format.name))
+            .global(true);
         arg = match option.value {
             OptionValue::Switch => arg.action(ArgAction::SetTrue),
             OptionValue::Number(placeholder) => arg
@@ -800,10 +805,14 @@ pub fn run_main<A: CommandFactory + FromArgMatches>(
     let parsed = command::<A>()
         .try_get_matches()
         .and_then(|m| A::from_arg_matches(&m).map(|a| (m, a)));
-    let (matches, args) = match parsed {
+    let (mut matches, args) = match parsed {
         Ok(parsed) => parsed,
         Err(e) => return clap_exit(name, &e),
     };
+    // Options given after a subcommand are in its matches.
+    while let Some((_, sub)) = matches.remove_subcommand() {
+        matches = sub;
+    }
     let switch = |id: &str| matches.try_get_one::<bool>(id).ok().flatten() == Some(&true);
     let (quiet, strict) = (switch("quiet"), switch("strict"));
     let warnings = if quiet {

@@ -26,17 +26,49 @@ fn rendered() -> Vec<(PathBuf, Vec<u8>)> {
     for cmd in tracepipe::cmd::all_commands() {
         let name = cmd.get_name().to_string();
         files.push((root.join("man").join(format!("{name}.1")), man_page(&cmd)));
+        // A page per subcommand (trace-stat's reports), as git has.
+        for sub in cmd.get_subcommands() {
+            let page = format!("{name}-{}", sub.get_name());
+            let sub = sub.clone().name(&page);
+            files.push((root.join("man").join(format!("{page}.1")), man_page(&sub)));
+        }
         for (shell, file) in [
             (Shell::Bash, format!("{name}.bash")),
             (Shell::Zsh, format!("_{name}")),
             (Shell::Fish, format!("{name}.fish")),
         ] {
-            let mut out = Vec::new();
-            generate(shell, &mut cmd.clone(), name.clone(), &mut out);
+            let out = match shell {
+                Shell::Bash => bash_completion(&cmd, &name),
+                _ => {
+                    let mut out = Vec::new();
+                    generate(shell, &mut cmd.clone(), name.clone(), &mut out);
+                    out
+                }
+            };
             files.push((root.join("completions").join(file), out));
         }
     }
     files
+}
+
+/// The bash completion of `cmd`. clap_complete spells a subcommand's state
+/// two ways when the command's name holds a hyphen, so no subcommand option
+/// would complete (clap-rs/clap#6421): it is generated for the name with
+/// the hyphen spelt as the script spells it, then registered for the name.
+fn bash_completion(cmd: &clap::Command, name: &str) -> Vec<u8> {
+    let spelt = name.replace('-', "__");
+    let mut out = Vec::new();
+    generate(Shell::Bash, &mut cmd.clone(), spelt.clone(), &mut out);
+    let text = String::from_utf8(out).unwrap();
+    let mut fixed = String::new();
+    for line in text.lines() {
+        match line.trim_start().starts_with("complete -F") {
+            true => fixed.push_str(&line.replace(&format!(" {spelt}"), &format!(" {name}"))),
+            false => fixed.push_str(line),
+        }
+        fixed.push('\n');
+    }
+    fixed.into_bytes()
 }
 
 /// A man page from the clap definition: clap_mangen's sections, with a
@@ -54,6 +86,9 @@ fn man_page(cmd: &clap::Command) -> Vec<u8> {
     out.extend(format!(".SH SYNOPSIS\n\\fB{}\\fR {}\n", roff(name), roff(rest)).bytes());
     man.render_description_section(&mut out).unwrap();
     man.render_options_section(&mut out).unwrap();
+    if cmd.has_subcommands() {
+        man.render_subcommands_section(&mut out).unwrap();
+    }
     let after = cmd
         .get_after_help()
         .map(ToString::to_string)
@@ -73,7 +108,14 @@ fn man_page(cmd: &clap::Command) -> Vec<u8> {
             out.extend(format!(".PP\n{}\n", roff(p)).bytes());
         }
     }
-    let memory = tracepipe::cmd::memory(cmd.get_name()).expect("every command says its memory");
+    // A subcommand's page (trace-stat-profile) says its command's memory.
+    let command = cmd
+        .get_name()
+        .split('-')
+        .take(2)
+        .collect::<Vec<_>>()
+        .join("-");
+    let memory = tracepipe::cmd::memory(&command).expect("every command says its memory");
     out.extend(format!(".SH MEMORY\n.PP\n{}\n", roff(memory)).bytes());
     man.render_version_section(&mut out).unwrap();
     out

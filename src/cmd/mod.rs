@@ -28,6 +28,6 @@ pub fn all_commands() -> Vec<clap::Command> {
         crate::cli::command::<filter::Args>(),
         crate::cli::command::<matching::Args>(),
         crate::cli::command::<slice::Args>(),
-        crate::cli::command::<stat::Args>(),
+        crate::cli::with_format_options(stat::documented_command()),
     ]
 }

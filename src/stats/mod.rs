@@ -20,7 +20,7 @@ use crate::decimal::format_scaled;
 use crate::error::Result;
 use crate::model::record::{Column, ColumnSet, Record, Sym};
 use crate::model::symbol::Symbols;
-use crate::pipe::{Reads, RecordSink};
+use crate::pipe::{FrameSums, Reads, RecordSink};
 use crate::table::{Cell, TableWriter};
 use labels::{Labels, Role};
 
@@ -97,6 +97,13 @@ pub trait Report: RecordSink + Send {
     /// (`trace-stat --partial`); `None` when the report cannot be merged.
     fn partial(&self) -> Result<Option<Vec<Vec<String>>>> {
         Ok(None)
+    }
+
+    /// Where a reader may sum the frames from its format's structure
+    /// instead of giving their rows ([`FrameSums`]); `None`: the report
+    /// reads rows.
+    fn frame_sums(&mut self) -> Option<&mut dyn FrameSums> {
+        None
     }
 
     /// Adds one row of another part's state (what [`Report::partial`] wrote).

@@ -334,7 +334,7 @@ impl Profile {
 impl Profile {
     /// Whether frames summed by a reader ([`FrameSums`]) make this profile:
     /// per location, frames nest in frames of the same key.
-    pub fn takes_frame_sums(&self) -> bool {
+    fn takes_frame_sums(&self) -> bool {
         self.by != By::Loc
     }
 }
@@ -424,6 +424,13 @@ impl RecordSink for Profile {
 }
 
 impl Report for Profile {
+    fn frame_sums(&mut self) -> Option<&mut dyn FrameSums> {
+        match self.takes_frame_sums() {
+            true => Some(self),
+            false => None,
+        }
+    }
+
     fn columns(&self) -> Vec<String> {
         let mut columns = self.by.columns().to_vec();
         if self.histogram.is_some() {
