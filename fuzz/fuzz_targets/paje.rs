@@ -22,8 +22,8 @@ fn seen(line: Option<Lexed<'_>>) -> Option<Seen> {
         let utf8 = l.text().is_some();
         (
             l.number,
-            l.text.to_vec(),
-            l.words.to_vec(),
+            l.bytes().to_vec(),
+            l.spans().to_vec(),
             l.truncated,
             utf8,
         )

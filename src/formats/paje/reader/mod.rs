@@ -728,32 +728,26 @@ impl<R: BufRead> PajeReader<R> {
         };
         let (number, resolved) = (line.number, line.resolved);
         self.queue.set_mark(number);
-        let cut = line.truncated && !line.text.iter().all(u8::is_ascii_whitespace);
+        let cut = line.truncated && !line.bytes().iter().all(u8::is_ascii_whitespace);
         if cut {
             self.cut = Some(number);
         }
-        if line.words.is_empty() {
+        if line.spans().is_empty() {
             return Ok(true);
         }
         let file = self.sim.file.as_str();
-        let text = line
-            .text()
-            .ok_or_else(|| Error::line(file, number, "invalid UTF-8: text must be UTF-8"))?;
         // Reuse one allocation for the words of every line (the collect from an
         // emptied vector of the same layout keeps its buffer).
         let mut words: Vec<&str> = std::mem::take(&mut self.word_buf)
             .into_iter()
             .map(|_| "")
             .collect();
-        for &(a, b) in line.words {
-            let word = text
-                .as_bytes()
-                .get(a as usize..b as usize)
-                .unwrap_or_default();
-            // SAFETY: `text` is UTF-8 and words are cut at ASCII bytes
-            // (`split_words`), so at char boundaries: a word is UTF-8 too.
-            // (Checking the boundaries again cost 3 % of this thread.)
-            words.push(unsafe { std::str::from_utf8_unchecked(word) });
+        if line.words_into(&mut words).is_none() {
+            return Err(Error::line(
+                file,
+                number,
+                "invalid UTF-8: text must be UTF-8",
+            ));
         }
         let mut out = Out {
             queue: &mut self.queue,

@@ -283,7 +283,9 @@ impl RowParser {
         }
         rec.clear();
         let mut have_kind = false;
-        for (i, field) in row.fields(line).enumerate() {
+        // SAFETY: the row was checked above, and fields are cut at tabs,
+        // which are ASCII.
+        for (i, field) in row.fields(line).map(|f| unsafe { text_of(f) }).enumerate() {
             if !field.is_empty() {
                 let target = self.targets[i];
                 self.field(target, field, row.backslash, rec, &mut have_kind)?;
@@ -305,42 +307,44 @@ impl RowParser {
         rec: &mut Record,
     ) -> Result<(), String> {
         // The row has the standard columns' count of fields (checked).
-        let mut fields = row.fields(line);
+        // SAFETY: the caller checked the row (`check_utf8`), and fields
+        // are cut at tabs, which are ASCII.
+        let mut fields = row.fields(line).map(|f| unsafe { text_of(f) });
         let mut next = || fields.next().unwrap_or_default();
         let kind = match next() {
-            b"" => return Err("empty `kind`".into()),
-            k => Kind::parse(k).ok_or_else(|| format!("unknown kind `{}`", text_of(k)))?,
+            "" => return Err("empty `kind`".into()),
+            k => Kind::parse(k.as_bytes()).ok_or_else(|| format!("unknown kind `{k}`"))?,
         };
         rec.clear();
         rec.kind = kind;
-        let int = |field: &[u8], col: &str| match field {
-            b"" => Ok(None),
-            f => int_field(text_of(f), col),
+        let int = |field: &str, col: &str| match field {
+            "" => Ok(None),
+            f => int_field(f, col),
         };
         rec.time = int(next(), "time")?;
         rec.end = int(next(), "end")?;
         let loc = next();
         if !loc.is_empty() {
-            if row.backslash && memchr::memchr(b'\\', loc).is_some() {
-                self.decode(Column::Loc, text_of(loc), true, rec)?;
+            if row.backslash && memchr::memchr(b'\\', loc.as_bytes()).is_some() {
+                self.decode(Column::Loc, loc, true, rec)?;
             } else {
-                rec.loc = self.syms.intern(text_of(loc));
+                rec.loc = self.syms.intern(loc);
             }
         }
         if self.skip.contains(kind) {
             // Dropped unread above: its place in the stream is all that counts.
             return Ok(());
         }
-        let mut f: [&[u8]; 15] = [b""; 15];
+        let mut f: [&str; 15] = [""; 15];
         for field in &mut f[4..] {
             *field = next();
         }
         rec.tag = int(f[9], "tag")?;
         if !f[6].is_empty() {
-            self.decode(Column::Depth, text_of(f[6]), false, rec)?;
+            self.decode(Column::Depth, f[6], false, rec)?;
         }
         if !f[10].is_empty() {
-            rec.size = uint_field(text_of(f[10]), "size")?;
+            rec.size = uint_field(f[10], "size")?;
         }
         self.text_columns(&f, row.backslash, rec)
     }
@@ -349,7 +353,7 @@ impl RowParser {
     /// outside `decoded` checked only; `backslash`: the row holds one.
     fn text_columns(
         &mut self,
-        f: &[&[u8]; 15],
+        f: &[&str; 15],
         backslash: bool,
         rec: &mut Record,
     ) -> Result<(), String> {
@@ -374,10 +378,10 @@ impl RowParser {
             if f[i].is_empty() {
                 continue;
             }
-            let escaped = backslash && memchr::memchr(b'\\', f[i]).is_some();
+            let escaped = backslash && memchr::memchr(b'\\', f[i].as_bytes()).is_some();
             match decoded.contains(col) {
-                true => self.decode(col, text_of(f[i]), escaped, rec)?,
-                false => self.check_field(col, text_of(f[i]), escaped)?,
+                true => self.decode(col, f[i], escaped, rec)?,
+                false => self.check_field(col, f[i], escaped)?,
             }
         }
         Ok(())
@@ -410,7 +414,10 @@ impl RowParser {
         let mut fields = Fields::new(line);
         let targets = std::mem::take(&mut self.targets);
         let mut result = Ok(());
-        for (&target, field) in targets.iter().zip(&mut fields) {
+        // SAFETY: the row was checked above, and fields are cut at tabs,
+        // which are ASCII.
+        let texts = (&mut fields).map(|f| unsafe { text_of(f) });
+        for (&target, field) in targets.iter().zip(texts) {
             if field.is_empty() {
                 continue;
             }
@@ -440,16 +447,16 @@ impl RowParser {
     fn field(
         &mut self,
         target: Target,
-        field: &[u8],
+        text: &str,
         backslash: bool,
         rec: &mut Record,
         have_kind: &mut bool,
     ) -> Result<(), String> {
-        let text = text_of(field);
-        let escaped = backslash && memchr::memchr(b'\\', field).is_some();
+        let escaped = backslash && memchr::memchr(b'\\', text.as_bytes()).is_some();
         match target {
             Target::Std(Column::Kind) => {
-                rec.kind = Kind::parse(field).ok_or_else(|| format!("unknown kind `{text}`"))?;
+                let kind = Kind::parse(text.as_bytes());
+                rec.kind = kind.ok_or_else(|| format!("unknown kind `{text}`"))?;
                 *have_kind = true;
                 Ok(())
             }
@@ -523,11 +530,15 @@ impl RowParser {
     }
 }
 
-/// A field of a row checked to be UTF-8.
+/// A field of a row as text, without checking it again.
+///
+/// # Safety
+///
+/// `field` is UTF-8: a field of a row checked by [`check_utf8`], cut at
+/// ASCII bytes (tabs).
 #[inline]
-fn text_of(field: &[u8]) -> &str {
-    // SAFETY: the row is valid UTF-8 (checked first) and fields are cut at
-    // tabs, which are ASCII, so every field is valid UTF-8.
+unsafe fn text_of(field: &[u8]) -> &str {
+    // SAFETY: the caller's contract.
     unsafe { std::str::from_utf8_unchecked(field) }
 }
 
