@@ -25,7 +25,7 @@ complete -c trace-filter -l unit -d 'Write times in UNIT as exact decimals (1.5 
 us\t''
 ms\t''
 s\t''"
-complete -c trace-filter -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use. The output is the same for every N' -r
+complete -c trace-filter -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use.' -r
 complete -c trace-filter -s k -l kind -d 'Keep rows of these kinds (comma-separated or repeated)' -r -f -a "meta\t''
 container\t''
 enter\t''
@@ -44,9 +44,9 @@ type\t''
 destroy\t''"
 complete -c trace-filter -s c -l cat -d 'Keep rows whose category matches GLOB (repeatable: any)' -r
 complete -c trace-filter -s n -l name -d 'Keep rows whose name matches REGEX (unanchored; use ^...$ for whole names)' -r
-complete -c trace-filter -l from -d 'Keep rows overlapping the window from TIME: nanoseconds from the trace\'s origin. A bare number is ns (15, 1e9); a decimal with a unit is exact (1.5ms, 2s, 10us, 1min, 1h); a negative time is before the origin. The same window flags as trace-slice\'s' -r
+complete -c trace-filter -l from -d 'Keep rows overlapping the window from TIME: nanoseconds from the trace\'s origin.' -r
 complete -c trace-filter -l to -d 'Keep rows overlapping the window that ends before TIME (same syntax as --from); without it the window is open at its end' -r
-complete -c trace-filter -s a -l attr -d 'Keep rows with attribute KEY; with a test: KEY=TEXT, KEY!=TEXT, or a number compared exactly: KEY>N, KEY>=N, KEY<N, KEY<=N (quote them for the shell). A KEY no attribute has names the column size, tag, depth or value. Repeatable: all must hold' -r
+complete -c trace-filter -s a -l attr -d 'Keep rows with attribute KEY; with a test: KEY=TEXT, KEY!=TEXT, or a number compared exactly: KEY>N, KEY>=N, KEY<N, KEY<=N (quote them for the shell).' -r
 complete -c trace-filter -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
 complete -c trace-filter -l time-unit -d 'Unit of the file\'s times, which Pajé does not state (default s; StarPU\'s FxT tools write ms)' -r -f -a "s\t''
 ms\t''
@@ -71,5 +71,5 @@ complete -c trace-filter -s v -l invert -d 'Keep the rows that do not match inst
 complete -c trace-filter -l ignore-incomplete-links -d 'Drop links whose other half never comes, as pj_dump -z does, instead of failing (a warning counts them)'
 complete -c trace-filter -l user-fields -d 'Append the values of user-defined fields (pj_dump\'s -u)'
 complete -c trace-filter -l lenient -d 'Skip invalid lines and elements with a warning each (and a count at the end) instead of stopping at the first'
-complete -c trace-filter -s h -l help -d 'Print help'
+complete -c trace-filter -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c trace-filter -s V -l version -d 'Print version'

@@ -25,7 +25,7 @@ complete -c trace-match -l unit -d 'Write times in UNIT as exact decimals (1.5 f
 us\t''
 ms\t''
 s\t''"
-complete -c trace-match -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use. The output is the same for every N' -r
+complete -c trace-match -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use.' -r
 complete -c trace-match -l unmatched -d 'Halves that never match: keep (written flagged U when their location is destroyed or at the end), drop, or error (exit 1 naming the first by file and line; a Pajé link --ignore-incomplete-links would drop too)' -r -f -a "keep\t'Written flagged U'
 drop\t'Left out (counted in the summary)'
 error\t'Exit 1, naming the first'"

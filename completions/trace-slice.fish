@@ -25,8 +25,8 @@ complete -c trace-slice -l unit -d 'Write times in UNIT as exact decimals (1.5 f
 us\t''
 ms\t''
 s\t''"
-complete -c trace-slice -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use. The output is the same for every N' -r
-complete -c trace-slice -l from -d 'The window starts at TIME: nanoseconds from the trace\'s origin. A bare number is ns (15, 1e9); a decimal with a unit is exact (1.5ms, 2s, 10us, 1min, 1h); a negative time is before the origin' -r
+complete -c trace-slice -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use.' -r
+complete -c trace-slice -l from -d 'The window starts at TIME: nanoseconds from the trace\'s origin.' -r
 complete -c trace-slice -l to -d 'The window ends before TIME (same syntax as --from); without it the window is open at its end: every row from --from on, the last time a stream holds too, and no container is ended' -r
 complete -c trace-slice -l around -d 'The window is centred on TIME (with --width)' -r
 complete -c trace-slice -l width -d 'The window\'s width around --around (same syntax as --from)' -r

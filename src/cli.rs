@@ -403,8 +403,33 @@ pub fn command<A: CommandFactory>() -> clap::Command {
     with_format_options(A::command())
 }
 
-/// `cmd` with the format options that apply to it.
-pub fn with_format_options(mut cmd: clap::Command) -> clap::Command {
+/// `cmd` with the format options that apply to it, and with `-h` giving
+/// each option's first sentence (`--help` all of it), as in every command.
+pub fn with_format_options(cmd: clap::Command) -> clap::Command {
+    let shorten = |cmd: clap::Command| cmd.mut_args(first_sentence_for_short_help);
+    shorten(add_format_options(cmd)).mut_subcommands(shorten)
+}
+
+/// `arg` with its help's first sentence for `-h` and the whole for
+/// `--help`, where it says more than one and has no long help of its own.
+fn first_sentence_for_short_help(arg: Arg) -> Arg {
+    let Some(help) = arg.get_help().map(ToString::to_string) else {
+        return arg;
+    };
+    if arg.get_long_help().is_some() {
+        return arg;
+    }
+    let bytes = help.as_bytes();
+    let end = (1..bytes.len().saturating_sub(1))
+        .find(|&i| bytes[i - 1] == b'.' && bytes[i] == b' ' && bytes[i + 1].is_ascii_uppercase());
+    match end {
+        Some(end) => arg.help(help[..end].to_string()).long_help(help),
+        None => arg,
+    }
+}
+
+/// `cmd` with the registry's format options.
+fn add_format_options(mut cmd: clap::Command) -> clap::Command {
     let writes = cmd.get_arguments().any(|a| a.get_id() == "output_format");
     for (format, option, read) in format_options() {
         if !read && !writes {

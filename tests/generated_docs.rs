@@ -234,3 +234,22 @@ fn help_keeps_to_usage_and_the_man_page_says_the_memory() {
         assert!(man.contains(".SH MEMORY"), "{name}.1");
     }
 }
+
+/// `-h` is the short help in every command (each option's first sentence,
+/// and the examples), `--help` the whole.
+#[test]
+fn short_help_differs_from_long_help_in_every_command() {
+    for cmd in tracepipe::cmd::all_commands() {
+        let name = cmd.get_name();
+        let help = |flag: &str| {
+            let exe =
+                std::env::var_os(format!("CARGO_BIN_EXE_{name}")).expect("a binary per command");
+            let out = std::process::Command::new(exe).arg(flag).output().unwrap();
+            assert!(out.status.success(), "{name} {flag}");
+            String::from_utf8(out.stdout).unwrap()
+        };
+        let short = help("-h");
+        assert_ne!(short, help("--help"), "{name}: -h is --help");
+        assert!(short.contains("Examples:"), "{name} -h has no example");
+    }
+}
