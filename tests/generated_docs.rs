@@ -2,6 +2,8 @@
 //! committed; this test fails when a committed copy is stale.
 //! Regenerate with: TRACEPIPE_BLESS=1 cargo test --test generated_docs
 
+mod common;
+
 use std::path::PathBuf;
 
 use clap_complete::{generate, Shell};
@@ -211,7 +213,7 @@ fn readme_install_lines_reach_man_and_the_shell() {
         .env_remove("MANPATH")
         .output()
     else {
-        eprintln!("SKIPPED: manpath is not installed");
+        common::skipped("manpath is not installed");
         return;
     };
     let manpath = String::from_utf8_lossy(&out.stdout);

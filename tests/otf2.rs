@@ -38,7 +38,7 @@ fn reference() -> Option<PathBuf> {
                 std::env::var_os("CI").is_none(),
                 "otf2-print or python3-otf2 is missing (CI is set; .ci/setup --tests installs them)"
             );
-            eprintln!("SKIPPED: otf2-print or python3-otf2 is missing");
+            common::skipped("otf2-print or python3-otf2 is missing");
             None
         }
     }

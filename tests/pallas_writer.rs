@@ -26,7 +26,7 @@ fn python() -> Option<PathBuf> {
         std::env::var_os("CI").is_none(),
         "pallas-trace is missing (.ci/setup --tests installs it)"
     );
-    eprintln!("SKIPPED: pallas-trace is missing (.ci/setup --tests installs it)");
+    common::skipped("pallas-trace is missing (.ci/setup --tests installs it)");
     None
 }
 

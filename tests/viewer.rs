@@ -38,7 +38,7 @@ fn checker() -> Option<PathBuf> {
             std::env::var_os("CI").is_none(),
             "python3 with the perfetto and protobuf packages is missing (CI is set; .ci/setup --tests installs them)"
         );
-        eprintln!("SKIPPED: python3 with the perfetto and protobuf packages is missing");
+        common::skipped("python3 with the perfetto and protobuf packages is missing");
         return None;
     }
     Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/viewer_check.py"))

@@ -85,8 +85,34 @@ pub fn corpus(format: &str) -> Option<PathBuf> {
         "the reference corpus {} is missing (CI is set); set TRACEPIPE_CORPUS to its folder",
         dir.display()
     );
-    eprintln!("SKIPPED: the reference corpus {} is missing", dir.display());
+    skipped(&format!(
+        "the reference corpus {} is missing",
+        root.display()
+    ));
     None
+}
+
+/// Says once per test binary that some of its tests check nothing for
+/// `reason`, where a plain `cargo test` shows it: the harness captures
+/// `eprintln!`, not writes to standard error itself.
+pub fn skipped(reason: &str) {
+    use std::io::Write;
+    static TOLD: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut told = TOLD.lock().unwrap_or_else(|e| e.into_inner());
+    if told.iter().any(|r| r == reason) {
+        return;
+    }
+    told.push(reason.to_string());
+    let test = std::env::args().next().unwrap_or_default();
+    let test = Path::new(&test)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let line = format!(
+        "SKIPPED ({}): {reason}\n",
+        test.split('-').next().unwrap_or(&test)
+    );
+    let _ = std::io::stderr().write_all(line.as_bytes());
 }
 
 /// The rows `trace-cat --json FILE` writes, parsed.
