@@ -722,13 +722,16 @@ impl<'e> Pipeline<'e> {
         let mut report = |rows: Option<u64>| progress.report(rows);
         let symbols = &self.env.symbols;
         let lines = || Box::new(RowEncoder::standard(symbols.clone())) as _;
-        // The pump may be given fewer threads than the readers (a report
-        // keeps its rows on the reading thread): its own pool then.
-        let pool = match args.threads() == self.pool.threads() {
-            true => self.pool.clone(),
-            false => Pool::new(args.threads()),
-        };
-        pump::pump(&mut *self.source, sink, &mut report, (&pool, &lines))
+        pump::pump(&mut *self.source, sink, &mut report, (&self.pool, &lines))
+    }
+
+    /// Runs the pipeline into `sink` on the reading thread (the readers
+    /// still put the pool to work): for a sink that does less per row than
+    /// handing the row over costs.
+    pub fn run_here(mut self, sink: &mut (dyn RecordSink + Send), args: &RunArgs) -> Result<()> {
+        let mut progress = Progress::new(self.counter.clone(), !args.no_progress);
+        let mut report = |rows: Option<u64>| progress.report(rows);
+        pump::pump_here(&mut *self.source, sink, &mut report)
     }
 }
 

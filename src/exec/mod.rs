@@ -14,4 +14,4 @@ pub mod pump;
 pub mod reorder;
 pub mod thin;
 
-pub use pump::pump;
+pub use pump::{pump, pump_here};

@@ -3,8 +3,6 @@
 
 pub mod registry;
 
-use std::num::NonZeroUsize;
-
 use clap::builder::PossibleValuesParser;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args as _, CommandFactory, FromArgMatches, Parser};
@@ -12,7 +10,7 @@ use clap::{ArgMatches, Args as _, CommandFactory, FromArgMatches, Parser};
 use crate::cli::{sum_frames, Env, InputArgs, Pipeline, TableArgs, ThreadsArg};
 use crate::error::{Error, Result};
 use crate::io::{check_output_is_not_an_input, open_output};
-use crate::pipe::Summed;
+use crate::pipe::{RecordSink, Summed};
 use crate::stages::matcher::{Matcher, Unmatched};
 use crate::stats::labels::Labels;
 use crate::stats::partial::PartialOf;
@@ -479,17 +477,10 @@ pub fn run(stat: Stat, env: &Env) -> Result<()> {
         merge_partials(&args, spec, sink.report())?;
         return print_report(&args, spec, sink.report());
     }
-    // A report does less per row than handing the row to a second thread
-    // costs (bench/stat.sh): auto means one thread for the pump here; the
-    // reader goes by the arguments as given.
-    let mut run = args.table.run.clone();
-    if run.threads == ThreadsArg::Auto {
-        run.threads = ThreadsArg::Count(NonZeroUsize::MIN);
-    }
     let pipeline = Pipeline::open(&args.input, env, &args.table.run)?;
     check_output_is_not_an_input(args.table.output.as_deref(), &args.input.named())?;
     if !spec.pairs_halves {
-        pipeline.run(&mut sink, &run)?;
+        pump_report(pipeline, &mut sink, &args)?;
         return print_report(&args, spec, sink.report());
     }
     let mut matcher = Matcher::new(
@@ -498,8 +489,20 @@ pub fn run(stat: Stat, env: &Env) -> Result<()> {
         env.symbols.clone(),
         env.warnings.clone(),
     );
-    pipeline.run(&mut matcher, &run)?;
+    pump_report(pipeline, &mut matcher, &args)?;
     print_report(&args, spec, matcher.next_mut().report())
+}
+
+/// Runs `pipeline` into the report `sink`. A report does less per row than
+/// handing the row to a second thread costs (bench/stat.sh): with
+/// `--threads auto` it runs on the reading thread (the readers still use
+/// the pool); a count given puts it on a thread of its own as for a writer.
+fn pump_report(pipeline: Pipeline, sink: &mut (dyn RecordSink + Send), args: &Args) -> Result<()> {
+    let run = &args.table.run;
+    match run.threads {
+        ThreadsArg::Auto => pipeline.run_here(sink, run),
+        ThreadsArg::Count(_) => pipeline.run(sink, run),
+    }
 }
 
 /// Prints `report` as the options say: its table, or its partial state.

@@ -65,6 +65,29 @@ pub fn pump(
         (true, true, false) => encode::encoded(source, sink, progress, (pool, lines))?,
         (true, false, _) => parallel(source, sink, progress)?,
     }
+    finish(source, sink, progress)
+}
+
+/// Moves every record on this thread, whatever the pool: for a sink that
+/// does less per row than handing the row to another thread costs (a
+/// report, bench/stat.sh).
+pub fn pump_here(
+    source: &mut dyn RecordSource,
+    sink: &mut (dyn RecordSink + Send),
+    progress: &mut dyn FnMut(Option<u64>),
+) -> Result<()> {
+    source.agree(Demand::reading(sink.reads()));
+    serial(source, sink, progress, u64::MAX)?;
+    finish(source, sink, progress)
+}
+
+/// Ends a pump: the progress line, and the sink finished (its error at the
+/// end of the input).
+fn finish(
+    source: &mut dyn RecordSource,
+    sink: &mut (dyn RecordSink + Send),
+    progress: &mut dyn FnMut(Option<u64>),
+) -> Result<()> {
     progress(None);
     let at = Location::File(format!("{}: at end of input", source.location().file()));
     sink.finish().map_err(|e| e.at(at))
