@@ -9,7 +9,8 @@
 //!   identifiers rows carry.
 //! - [`pipe`]: the source and sink contract, reader and writer options.
 //! - [`formats`]: one module per format (the stream's TSV and JSON Lines,
-//!   Pajé, Pallas, STF, TRACE, the viewer exports), reading and writing.
+//!   OTF2, Pajé, Pallas, STF, TRACE, the viewer exports), reading and
+//!   writing.
 //! - [`stages`]: what users compose: filters, windows and slices, message
 //!   matching, collective instances, spans.
 //! - [`exec`]: what moves rows: the pump, batches, read-ahead, chunks, the
