@@ -231,10 +231,11 @@ impl fmt::Display for Warning {
     }
 }
 
-type Report = Box<dyn FnMut(&Warning) + Send>;
+/// Where warnings go: the command prints them.
+type WarningOutlet = Box<dyn FnMut(&Warning) + Send>;
 
 struct Tally {
-    report: Report,
+    report: WarningOutlet,
     /// Times each message was given, to hold back repeats.
     seen: HashMap<String, u32>,
 }

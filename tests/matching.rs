@@ -204,7 +204,7 @@ fn messages(per_loc: &[Vec<Record>], rng: &mut Rng) -> BTreeSet<String> {
         next[l] += 1;
     }
     m.finish().unwrap();
-    m.next_mut()
+    m.inner_mut()
         .0
         .iter()
         .map(|r| {

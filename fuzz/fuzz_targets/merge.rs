@@ -14,7 +14,7 @@ use tracepipe::stats::labels::Labels;
 use tracepipe::stats::imbalance::{Imbalance, Kinds};
 use tracepipe::stats::messages::{Cells, Messages, View};
 use tracepipe::stats::partial::PartialOf;
-use tracepipe::stats::profile::{By, Profile};
+use tracepipe::stats::profile::{Profile, ProfileKey};
 use tracepipe::stats::resources::Resources;
 use tracepipe::stats::states::States;
 use tracepipe::stats::timeline::{Bins, Timeline};
@@ -28,7 +28,7 @@ fn report(name: &str, by: &str, histogram: Option<usize>) -> Box<dyn Report> {
     let labels = Labels::new(symbols.clone(), false);
     match name {
         "profile" => {
-            let by = By::parse(if by.is_empty() { "name" } else { by }).expect("a key");
+            let by = ProfileKey::parse(if by.is_empty() { "name" } else { by }).expect("a key");
             Box::new(Profile::new(by, histogram, labels))
         }
         "messages" => {

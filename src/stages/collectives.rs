@@ -111,12 +111,12 @@ impl<S: RecordSink> Instances<S> {
     }
 
     /// The sink it writes to.
-    pub fn next(&self) -> &S {
+    pub fn inner(&self) -> &S {
         &self.next
     }
 
     /// The sink it writes to.
-    pub fn next_mut(&mut self) -> &mut S {
+    pub fn inner_mut(&mut self) -> &mut S {
         &mut self.next
     }
 

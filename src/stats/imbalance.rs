@@ -17,7 +17,7 @@ use crate::fasthash::{FastMap, FastSet};
 use crate::model::record::{Kind, Record, Sym};
 use crate::pipe::{Reads, RecordSink};
 use crate::stats::labels::{natural_order, Labels};
-use crate::stats::profile::{By, Profile};
+use crate::stats::profile::{Profile, ProfileKey};
 use crate::stats::{Report, Style};
 use crate::table::{Cell, TableWriter};
 
@@ -97,7 +97,7 @@ impl Imbalance {
         warnings: Warnings,
     ) -> Imbalance {
         Imbalance {
-            profile: Profile::new(By::LocName, None, labels),
+            profile: Profile::new(ProfileKey::LocName, None, labels),
             inclusive,
             per_location,
             kinds,

@@ -30,7 +30,7 @@ use crate::table::{Cell, TableWriter};
 
 /// What a profile row is per.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum By {
+pub enum ProfileKey {
     /// The frame's name.
     Name,
     /// Location and name.
@@ -41,14 +41,14 @@ pub enum By {
     Loc,
 }
 
-impl By {
+impl ProfileKey {
     /// Parses `name`, `loc,name`, `cat,name` or `loc`.
-    pub fn parse(text: &str) -> Option<By> {
+    pub fn parse(text: &str) -> Option<ProfileKey> {
         Some(match text {
-            "name" => By::Name,
-            "loc,name" => By::LocName,
-            "cat,name" => By::CatName,
-            "loc" => By::Loc,
+            "name" => ProfileKey::Name,
+            "loc,name" => ProfileKey::LocName,
+            "cat,name" => ProfileKey::CatName,
+            "loc" => ProfileKey::Loc,
             _ => return None,
         })
     }
@@ -59,29 +59,29 @@ impl By {
     /// The key of `rec`'s row (unused parts empty).
     fn key(self, rec: &Record) -> Key {
         match self {
-            By::Name => [rec.name, Sym::EMPTY, Sym::EMPTY],
-            By::LocName => [rec.loc, rec.name, Sym::EMPTY],
-            By::CatName => [rec.cat, rec.name, Sym::EMPTY],
-            By::Loc => [rec.loc, Sym::EMPTY, Sym::EMPTY],
+            ProfileKey::Name => [rec.name, Sym::EMPTY, Sym::EMPTY],
+            ProfileKey::LocName => [rec.loc, rec.name, Sym::EMPTY],
+            ProfileKey::CatName => [rec.cat, rec.name, Sym::EMPTY],
+            ProfileKey::Loc => [rec.loc, Sym::EMPTY, Sym::EMPTY],
         }
     }
 
     /// What the key columns hold.
     fn roles(self) -> &'static [Role] {
         match self {
-            By::Name => &[Role::Plain],
-            By::LocName => &[Role::Loc, Role::Plain],
-            By::CatName => &[Role::Type, Role::Plain],
-            By::Loc => &[Role::Loc],
+            ProfileKey::Name => &[Role::Plain],
+            ProfileKey::LocName => &[Role::Loc, Role::Plain],
+            ProfileKey::CatName => &[Role::Type, Role::Plain],
+            ProfileKey::Loc => &[Role::Loc],
         }
     }
 
     fn columns(self) -> &'static [&'static str] {
         match self {
-            By::Name => &["name"],
-            By::LocName => &["loc", "name"],
-            By::CatName => &["cat", "name"],
-            By::Loc => &["loc"],
+            ProfileKey::Name => &["name"],
+            ProfileKey::LocName => &["loc", "name"],
+            ProfileKey::CatName => &["cat", "name"],
+            ProfileKey::Loc => &["loc"],
         }
     }
 }
@@ -164,7 +164,7 @@ struct Stack {
 
 /// The `profile` report.
 pub struct Profile {
-    by: By,
+    by: ProfileKey,
     symbols: Symbols,
     labels: Labels,
     /// Told when no frame was found (the profile's own command only).
@@ -180,7 +180,7 @@ impl Profile {
     /// A profile per `by`, identifiers printed through `labels`; with
     /// `histogram`, duration histograms of that many log-spaced bins
     /// instead.
-    pub fn new(by: By, histogram: Option<usize>, labels: Labels) -> Profile {
+    pub fn new(by: ProfileKey, histogram: Option<usize>, labels: Labels) -> Profile {
         Profile {
             by,
             symbols: labels.symbols().clone(),
@@ -335,7 +335,7 @@ impl Profile {
     /// Whether frames summed by a reader ([`FrameSums`]) make this profile:
     /// per location, frames nest in frames of the same key.
     fn takes_frame_sums(&self) -> bool {
-        self.by != By::Loc
+        self.by != ProfileKey::Loc
     }
 }
 

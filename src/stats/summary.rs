@@ -8,7 +8,7 @@ use crate::fasthash::FastSet;
 use crate::model::record::{Kind, Record, Sym};
 use crate::pipe::{Reads, RecordSink};
 use crate::stats::labels::Labels;
-use crate::stats::profile::{By, Profile};
+use crate::stats::profile::{Profile, ProfileKey};
 use crate::stats::waits::{self, Waits, PATTERNS};
 use crate::stats::{Report, Style};
 use crate::table::{Cell, TableWriter};
@@ -34,8 +34,8 @@ impl Summary {
             locations: FastSet::default(),
             first: None,
             last: None,
-            waits: Waits::new(waits::By::Pattern, labels.clone(), warnings),
-            profile: Profile::new(By::Name, None, labels),
+            waits: Waits::new(waits::WaitKey::Pattern, labels.clone(), warnings),
+            profile: Profile::new(ProfileKey::Name, None, labels),
         }
     }
 }

@@ -490,7 +490,7 @@ pub fn run(stat: Stat, env: &Env) -> Result<()> {
         env.warnings.clone(),
     );
     pump_report(pipeline, &mut matcher, &args)?;
-    print_report(&args, spec, matcher.next_mut().report())
+    print_report(&args, spec, matcher.inner_mut().report())
 }
 
 /// Runs `pipeline` into the report `sink`. A report does less per row than

@@ -9,7 +9,7 @@ use crate::stats::critical::CriticalPath;
 use crate::stats::imbalance::{Imbalance, Kinds};
 use crate::stats::labels::Labels;
 use crate::stats::messages::{Cells, Messages, View};
-use crate::stats::profile::{By, Profile};
+use crate::stats::profile::{Profile, ProfileKey};
 use crate::stats::resources::Resources;
 use crate::stats::states::States;
 use crate::stats::summary::Summary;
@@ -96,7 +96,7 @@ tells (lossless, every frame a block of its own, no recursion, each block run di
 of one name: docs/formats.md), else from the rows, with the same figures. --histogram BINS: \
 instead of the figures, each name's durations in up to BINS log-spaced bins (low, high, count), \
 their edges on the sketch's 1 % buckets so each count is exact for its range.",
-    keys: &By::KEYS,
+    keys: &ProfileKey::KEYS,
     options: &["histogram"],
     mergeable: true,
     pairs_halves: false,
@@ -214,13 +214,13 @@ collectives: each waits for the last arrival), late-broadcast (a non-root arrivi
 root), early-reduce (a root arriving before the last non-root); a half's frame is the innermost \
 open on its location; a frame completing several receives waits once, for the latest sender; it \
 needs the whole trace in one run.",
-    keys: &waits::By::KEYS,
+    keys: &waits::WaitKey::KEYS,
     options: &[],
     mergeable: false,
     pairs_halves: false,
     open: |args, env, labels| {
-        let key = args.by.as_deref().unwrap_or(waits::By::KEYS[0]);
-        let by = waits::By::parse(key).ok_or_else(|| bad_by(key, "waits"))?;
+        let key = args.by.as_deref().unwrap_or(waits::WaitKey::KEYS[0]);
+        let by = waits::WaitKey::parse(key).ok_or_else(|| bad_by(key, "waits"))?;
         Ok(Box::new(Waits::new(by, labels, env.warnings.clone())))
     },
 };
@@ -254,8 +254,8 @@ fn bad_by(key: &str, report: &str) -> Error {
 
 /// The profile report with its options.
 pub fn open_profile(args: &Args, env: &Env, labels: Labels) -> Result<Profile> {
-    let key = args.by.as_deref().unwrap_or(By::KEYS[0]);
-    let by = By::parse(key).ok_or_else(|| bad_by(key, "profile"))?;
+    let key = args.by.as_deref().unwrap_or(ProfileKey::KEYS[0]);
+    let by = ProfileKey::parse(key).ok_or_else(|| bad_by(key, "profile"))?;
     let bins = args.histogram.map(usize::from);
     Ok(Profile::new(by, bins, labels).warn_when_empty(env.warnings.clone()))
 }

@@ -2,7 +2,7 @@
 //! (processes, threads, lanes, counters) carrying slices, instants, counter
 //! samples and flows, then encoded for Perfetto UI and chrome://tracing.
 //!
-//! [`Timeline`] is the one mapping (docs/formats.md, "Viewer exports"); an
+//! [`Tracks`] is the one mapping (docs/formats.md, "Viewer exports"); an
 //! [`Encoder`] turns its calls into bytes: [`chrome`] (the Chrome Trace Event
 //! Format, JSON) and [`perfetto`] (Perfetto's protobuf trace). The writers run
 //! behind the matcher, so message halves arrive as `msg` rows.
@@ -115,7 +115,7 @@ impl Names {
 /// One end of a flow: the track and the time.
 pub type Point<'a> = (&'a Track, i64);
 
-/// The calls [`Timeline`] makes; each encoder writes them in its format.
+/// The calls [`Tracks`] makes; each encoder writes them in its format.
 pub trait Encoder {
     /// Declares (or names again) a track, before any event on it.
     fn track(&mut self, track: &Track) -> Result<()>;
@@ -151,9 +151,9 @@ pub fn matched<E: Encoder + Send>(
     encoder: E,
     symbols: &Symbols,
     warnings: &Warnings,
-) -> Matcher<Timeline<E>> {
+) -> Matcher<Tracks<E>> {
     Matcher::with_options(
-        Timeline::new(encoder, symbols.clone(), warnings.clone()),
+        Tracks::new(encoder, symbols.clone(), warnings.clone()),
         match_options(),
         symbols.clone(),
         warnings.clone(),
@@ -225,7 +225,7 @@ const GLOBAL_TRACK: &str = "trace";
 
 /// The mapping of rows to the timeline (docs/formats.md, "Viewer exports"),
 /// a sink that hands its calls to an [`Encoder`].
-pub struct Timeline<E> {
+pub struct Tracks<E> {
     enc: E,
     names: Names,
     next_uuid: u64,
@@ -242,11 +242,11 @@ pub struct Timeline<E> {
     warnings: Warnings,
 }
 
-impl<E: Encoder> Timeline<E> {
+impl<E: Encoder> Tracks<E> {
     /// A timeline writing through `enc`, of rows whose identifiers are in
     /// `symbols`.
-    pub fn new(enc: E, symbols: Symbols, warnings: Warnings) -> Timeline<E> {
-        Timeline {
+    pub fn new(enc: E, symbols: Symbols, warnings: Warnings) -> Tracks<E> {
+        Tracks {
             enc,
             names: Names {
                 symbols,
@@ -432,9 +432,9 @@ fn shown_name<'a>(name: &'a str, cat: &'a str, fallback: &'a str) -> &'a str {
     }
 }
 
-impl<E: Encoder> Timeline<E> {
+impl<E: Encoder> Tracks<E> {
     fn frame(&mut self, rec: &Record, ts: i64) -> Result<()> {
-        let Timeline {
+        let Tracks {
             enc,
             names,
             locations,
@@ -524,7 +524,7 @@ impl<E: Encoder> Timeline<E> {
     }
 
     fn point(&mut self, rec: &Record, ts: i64) -> Result<()> {
-        let Timeline {
+        let Tracks {
             enc,
             names,
             locations,
@@ -535,7 +535,7 @@ impl<E: Encoder> Timeline<E> {
     }
 }
 
-impl<E: Encoder> RecordSink for Timeline<E> {
+impl<E: Encoder> RecordSink for Tracks<E> {
     fn write(&mut self, rec: &Record) -> Result<()> {
         match rec.kind {
             Kind::Meta => {

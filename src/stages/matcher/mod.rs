@@ -352,12 +352,12 @@ impl<S: RecordSink> Matcher<S> {
     }
 
     /// The sink it writes to.
-    pub fn next(&self) -> &S {
+    pub fn inner(&self) -> &S {
         &self.next
     }
 
     /// The stage after this one.
-    pub fn next_mut(&mut self) -> &mut S {
+    pub fn inner_mut(&mut self) -> &mut S {
         &mut self.next
     }
 }

@@ -154,9 +154,9 @@ impl RecordSource for MatchSource {
                 self.unordered = true;
             } else {
                 if std::mem::take(&mut self.unordered) {
-                    self.matcher.next_mut().sort();
+                    self.matcher.inner_mut().sort();
                 }
-                if self.matcher.next_mut().pop_into(rec) {
+                if self.matcher.inner_mut().pop_into(rec) {
                     self.passed_through = false;
                     return Ok(true);
                 }
@@ -167,7 +167,7 @@ impl RecordSource for MatchSource {
             if self.inner.next_record(rec)? {
                 self.read_paired += u64::from(rec.kind == Kind::Msg);
                 if !self.matcher.is_holding()
-                    && self.matcher.next().is_empty()
+                    && self.matcher.inner().is_empty()
                     && self.matcher.passes_through(rec)
                 {
                     self.passed_through = true;
@@ -175,14 +175,14 @@ impl RecordSource for MatchSource {
                 }
                 let mark = self.inner.mark();
                 self.matcher.set_mark(mark);
-                self.matcher.next_mut().set_mark(mark);
+                self.matcher.inner_mut().set_mark(mark);
                 if let Err(e) = self.matcher.write(rec) {
                     return Err(self.locate(e, mark));
                 }
             } else {
                 self.finished = true;
                 let end = self.inner.mark();
-                self.matcher.next_mut().set_mark(end);
+                self.matcher.inner_mut().set_mark(end);
                 let result = self.matcher.finish();
                 *self.summary.borrow_mut() = MatchSummary {
                     read_paired: self.read_paired,
@@ -202,7 +202,7 @@ impl RecordSource for MatchSource {
     fn mark(&self) -> u64 {
         match self.passed_through {
             true => self.inner.mark(),
-            false => self.matcher.next().popped_mark(),
+            false => self.matcher.inner().popped_mark(),
         }
     }
 

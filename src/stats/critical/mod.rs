@@ -66,7 +66,7 @@ impl CriticalPath {
     /// The report: time per function on the path, or its segments when
     /// `segments`; identifiers printed through `labels`.
     pub fn new(segments: bool, labels: Labels, warnings: Warnings) -> CriticalPath {
-        let mut waits = Waits::new(waits::By::Pattern, labels.clone(), warnings.clone());
+        let mut waits = Waits::new(waits::WaitKey::Pattern, labels.clone(), warnings.clone());
         waits.keep_jumps();
         CriticalPath {
             waits,

@@ -4,7 +4,7 @@
 
 use crate::model::record::{Record, Sym};
 
-use super::p2p::Frames;
+use super::p2p::WaitFinder;
 use super::{Jump, Pattern, Tally, Wait};
 
 /// How a collective operation makes its participants wait.
@@ -49,7 +49,7 @@ fn time_attr(rec: &Record, key: &str) -> Option<i64> {
 
 /// Counts the wait of one participant, bounded by its own extent; its
 /// function is the frame open around it, else the operation.
-pub fn participant(rec: &Record, frames: &Frames, tally: &mut Tally) {
+pub fn participant(rec: &Record, frames: &WaitFinder, tally: &mut Tally) {
     let symbols = frames.symbols();
     let Some(shape) = shape(symbols.text(rec.name)) else {
         return;

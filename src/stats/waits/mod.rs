@@ -65,7 +65,7 @@ pub enum Pattern {
 
 /// What a waits row is per.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum By {
+pub enum WaitKey {
     /// The pattern.
     Pattern,
     /// The location that waited, and the pattern.
@@ -76,38 +76,38 @@ pub enum By {
     PairPattern,
 }
 
-impl By {
+impl WaitKey {
     /// The keys `--by` takes for the waits report.
     pub const KEYS: [&'static str; 4] = ["pattern", "loc,pattern", "name,pattern", "pair,pattern"];
 
     /// Parses one of [`By::KEYS`].
-    pub fn parse(text: &str) -> Option<By> {
-        let at = By::KEYS.iter().position(|k| *k == text)?;
+    pub fn parse(text: &str) -> Option<WaitKey> {
+        let at = WaitKey::KEYS.iter().position(|k| *k == text)?;
         Some(
             [
-                By::Pattern,
-                By::LocPattern,
-                By::NamePattern,
-                By::PairPattern,
+                WaitKey::Pattern,
+                WaitKey::LocPattern,
+                WaitKey::NamePattern,
+                WaitKey::PairPattern,
             ][at],
         )
     }
 
     fn columns(self) -> &'static [&'static str] {
         match self {
-            By::Pattern => &["pattern"],
-            By::LocPattern => &["loc", "pattern"],
-            By::NamePattern => &["name", "pattern"],
-            By::PairPattern => &["waiter", "waited_for", "pattern"],
+            WaitKey::Pattern => &["pattern"],
+            WaitKey::LocPattern => &["loc", "pattern"],
+            WaitKey::NamePattern => &["name", "pattern"],
+            WaitKey::PairPattern => &["waiter", "waited_for", "pattern"],
         }
     }
 
     fn roles(self) -> &'static [Role] {
         match self {
-            By::Pattern => &[Role::Plain],
-            By::LocPattern => &[Role::Loc, Role::Plain],
-            By::NamePattern => &[Role::Plain, Role::Plain],
-            By::PairPattern => &[Role::Loc, Role::Loc, Role::Plain],
+            WaitKey::Pattern => &[Role::Plain],
+            WaitKey::LocPattern => &[Role::Loc, Role::Plain],
+            WaitKey::NamePattern => &[Role::Plain, Role::Plain],
+            WaitKey::PairPattern => &[Role::Loc, Role::Loc, Role::Plain],
         }
     }
 }
@@ -150,7 +150,7 @@ struct Figures {
 
 /// The waits found, summed per key.
 pub struct Tally {
-    by: By,
+    by: WaitKey,
     patterns: [Sym; 5],
     figures: FastMap<Key, Figures>,
     /// The crossings found since last taken, when asked for.
@@ -158,7 +158,7 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn new(by: By, symbols: &Symbols) -> Tally {
+    fn new(by: WaitKey, symbols: &Symbols) -> Tally {
         Tally {
             by,
             patterns: PATTERNS.map(|p| symbols.intern(p)),
@@ -181,10 +181,10 @@ impl Tally {
         }
         let pattern = self.patterns[wait.pattern as usize];
         let key = match self.by {
-            By::Pattern => [pattern, Sym::EMPTY, Sym::EMPTY],
-            By::LocPattern => [wait.waiter, pattern, Sym::EMPTY],
-            By::NamePattern => [wait.name, pattern, Sym::EMPTY],
-            By::PairPattern => [wait.waiter, wait.waited_for, pattern],
+            WaitKey::Pattern => [pattern, Sym::EMPTY, Sym::EMPTY],
+            WaitKey::LocPattern => [wait.waiter, pattern, Sym::EMPTY],
+            WaitKey::NamePattern => [wait.name, pattern, Sym::EMPTY],
+            WaitKey::PairPattern => [wait.waiter, wait.waited_for, pattern],
         };
         let f = self.figures.entry(key).or_default();
         f.count += 1;
@@ -208,7 +208,7 @@ impl Tally {
 /// What the report's inner sink finds in the stream: frames, halves and
 /// collective participants, the waits they make.
 struct Finder {
-    frames: p2p::Frames,
+    frames: p2p::WaitFinder,
     tally: Tally,
 }
 
@@ -237,10 +237,10 @@ pub struct Waits {
 impl Waits {
     /// The report per `by`, identifiers printed through `labels`; odd
     /// collective instances are told to `warnings`.
-    pub fn new(by: By, labels: Labels, warnings: Warnings) -> Waits {
+    pub fn new(by: WaitKey, labels: Labels, warnings: Warnings) -> Waits {
         let symbols = labels.symbols().clone();
         let finder = Finder {
-            frames: p2p::Frames::new(symbols.clone(), warnings.clone()),
+            frames: p2p::WaitFinder::new(symbols.clone(), warnings.clone()),
             tally: Tally::new(by, &symbols),
         };
         Waits {
@@ -251,19 +251,19 @@ impl Waits {
 
     /// The waits found.
     pub fn tally(&self) -> &Tally {
-        &self.instances.next().tally
+        &self.instances.inner().tally
     }
 
     /// What pairing the halves found: messages made, halves unmatched.
     pub fn matching(&self) -> &MatchSummary {
-        self.instances.next().frames.matching()
+        self.instances.inner().frames.matching()
     }
 
     /// From now on, keeps the crossings of the critical path found (late
     /// senders and collective waits) for [`Waits::take_jumps`].
     pub fn keep_jumps(&mut self) {
         self.instances
-            .next_mut()
+            .inner_mut()
             .tally
             .jumps
             .get_or_insert_with(Vec::new);
@@ -273,7 +273,7 @@ impl Waits {
     pub fn take_jumps(&mut self) -> std::vec::Drain<'_, Jump> {
         let jumps = self
             .instances
-            .next_mut()
+            .inner_mut()
             .tally
             .jumps
             .get_or_insert_with(Vec::new);
@@ -305,7 +305,7 @@ impl Report for Waits {
 
     fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
         let by = self.instances_by();
-        let tally = &self.instances.next_mut().tally;
+        let tally = &self.instances.inner_mut().tally;
         let mut rows: Vec<(Vec<String>, Figures)> = tally
             .figures
             .iter()
@@ -332,7 +332,7 @@ impl Report for Waits {
 }
 
 impl Waits {
-    fn instances_by(&self) -> By {
-        self.instances.next().tally.by
+    fn instances_by(&self) -> WaitKey {
+        self.instances.inner().tally.by
     }
 }

@@ -74,7 +74,7 @@ struct Ended {
 }
 
 /// Frames and halves: what point-to-point waits are found from.
-pub struct Frames {
+pub struct WaitFinder {
     symbols: Symbols,
     stacks: FastMap<Sym, Stack>,
     serial: u64,
@@ -88,17 +88,17 @@ pub struct Frames {
     pairings: Vec<Pairing>,
 }
 
-impl Frames {
+impl WaitFinder {
     /// Frames of rows whose identifiers are in `symbols`; halves left
     /// unpaired are told to `warnings`.
-    pub fn new(symbols: Symbols, warnings: Warnings) -> Frames {
+    pub fn new(symbols: Symbols, warnings: Warnings) -> WaitFinder {
         let options = MatchOptions {
             unmatched: Unmatched::Drop,
             ..MatchOptions::default()
         };
         let mut matcher = Matcher::with_options(Discard, options, symbols.clone(), warnings);
         matcher.observe_pairings();
-        Frames {
+        WaitFinder {
             symbols,
             stacks: FastMap::default(),
             serial: 0,
