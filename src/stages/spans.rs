@@ -6,31 +6,33 @@
 
 use crate::fasthash::FastMap;
 
-use crate::error::{Error, Result, Warnings};
+use crate::error::{Result, Warnings};
+use crate::model::frames::{self, FrameStack, OpenFrame};
 use crate::model::record::{flags, Kind, Record, Sym};
 use crate::model::symbol::Symbols;
 use crate::pipe::RecordSink;
 
 /// An open frame: its `enter` row's time, category and name, and the whole
 /// row only when it says more (an identifier, attributes, flags...), so a
-/// stack of plain frames costs 32 bytes a frame where a row costs 200.
-enum Frame {
-    Plain {
-        time: Option<i64>,
-        cat: Sym,
-        name: Sym,
-    },
-    Full(Box<Record>),
+/// stack of plain frames costs 40 bytes a frame where a row costs 200. A
+/// slot keeps its whole row's box when reused, for its buffers.
+#[derive(Default)]
+struct Frame {
+    time: Option<i64>,
+    cat: Sym,
+    name: Sym,
+    /// Whether the frame is `whole`, not its plain fields.
+    is_whole: bool,
+    whole: Option<Box<Record>>,
+}
+
+impl OpenFrame for Frame {
+    fn name(&self) -> Sym {
+        self.name
+    }
 }
 
 impl Frame {
-    fn name(&self) -> Sym {
-        match self {
-            Frame::Plain { name, .. } => *name,
-            Frame::Full(rec) => rec.name,
-        }
-    }
-
     /// Whether `rec` (an `enter`) is told whole by its time, category and
     /// name (and its location, the stack's).
     fn is_plain(rec: &Record) -> bool {
@@ -39,43 +41,25 @@ impl Frame {
         texts && syms && rec.end.is_none() && rec.tag.is_none() && rec.size.is_none()
     }
 
-    /// Puts the frame's `enter` row on `loc` into `out`.
-    fn fill(&self, out: &mut Record, loc: Sym) {
-        match self {
-            Frame::Plain { time, cat, name } => {
-                out.clear();
-                out.kind = Kind::Enter;
-                (out.time, out.loc, out.cat, out.name) = (*time, loc, *cat, *name);
-            }
-            Frame::Full(rec) => out.clone_from(rec),
+    /// Becomes the frame `rec` (an `enter`) opens.
+    fn open(&mut self, rec: &Record) {
+        (self.time, self.cat, self.name) = (rec.time, rec.cat, rec.name);
+        self.is_whole = !Frame::is_plain(rec);
+        if self.is_whole {
+            self.whole.get_or_insert_default().as_mut().clone_from(rec);
         }
     }
-}
 
-#[derive(Default)]
-struct Stack {
-    frames: Vec<Frame>,
-    /// Boxes of whole rows popped, to reuse their buffers: kept boxed, so
-    /// a frame reuses the box as well.
-    #[allow(clippy::vec_box)]
-    spare: Vec<Box<Record>>,
-}
-
-impl Stack {
-    fn push(&mut self, rec: &Record) {
-        let frame = match Frame::is_plain(rec) {
-            true => Frame::Plain {
-                time: rec.time,
-                cat: rec.cat,
-                name: rec.name,
-            },
-            false => {
-                let mut whole = self.spare.pop().unwrap_or_default();
-                whole.as_mut().clone_from(rec);
-                Frame::Full(whole)
+    /// Puts the frame's `enter` row on `loc` into `out`.
+    fn fill(&self, out: &mut Record, loc: Sym) {
+        match self.whole.as_deref().filter(|_| self.is_whole) {
+            Some(rec) => out.clone_from(rec),
+            None => {
+                out.clear();
+                out.kind = Kind::Enter;
+                (out.time, out.loc, out.cat, out.name) = (self.time, loc, self.cat, self.name);
             }
-        };
-        self.frames.push(frame);
+        }
     }
 }
 
@@ -84,7 +68,7 @@ impl Stack {
 pub struct SpanBuilder<S> {
     next: S,
     symbols: Symbols,
-    stacks: FastMap<Sym, Stack>,
+    stacks: FastMap<Sym, FrameStack<Frame>>,
     out: Record,
     last_time: Option<i64>,
     warnings: Warnings,
@@ -141,31 +125,16 @@ impl<S: RecordSink> RecordSink for SpanBuilder<S> {
         }
         match rec.kind {
             Kind::Enter => {
-                self.stacks.entry(rec.loc).or_default().push(rec);
+                let stack = self.stacks.entry(rec.loc).or_default();
+                stack.enter(rec.time.unwrap_or_default()).open(rec);
                 Ok(())
             }
             Kind::Leave => {
-                let text = |sym| self.symbols.text(sym);
-                let Some(stack) = self.stacks.get_mut(&rec.loc) else {
-                    return Err(no_open_frame(rec, &self.symbols));
-                };
-                let Some(frame) = stack.frames.pop() else {
-                    return Err(no_open_frame(rec, &self.symbols));
-                };
-                if !rec.name.is_empty() && rec.name != frame.name() {
-                    return Err(Error::Record(format!(
-                        "`leave` of `{}` on `{}` does not match the open frame `{}`",
-                        text(rec.name),
-                        text(rec.loc),
-                        text(frame.name())
-                    )));
-                }
-                frame.fill(&mut self.out, rec.loc);
-                if let Frame::Full(whole) = frame {
-                    stack.spare.push(whole);
-                }
                 let end = rec.time.unwrap_or_default();
-                Self::close(&mut self.out, end, stack.frames.len(), Some(rec));
+                let stack = self.stacks.entry(rec.loc).or_default();
+                let closed = stack.leave((rec.loc, rec.name), end, &self.symbols)?;
+                closed.frame.fill(&mut self.out, rec.loc);
+                Self::close(&mut self.out, end, closed.depth, Some(rec));
                 self.next.write(&self.out)
             }
             _ => self.next.write(rec),
@@ -174,15 +143,9 @@ impl<S: RecordSink> RecordSink for SpanBuilder<S> {
 
     fn finish(&mut self) -> Result<()> {
         let end = self.last_time.unwrap_or_default();
-        let mut locs: Vec<Sym> = self
-            .stacks
-            .iter()
-            .filter(|(_, s)| !s.frames.is_empty())
-            .map(|(&l, _)| l)
-            .collect();
-        // By name, so the output does not depend on the symbols' numbers.
-        locs.sort_by_key(|&l| self.symbols.text(l));
-        let open: usize = locs.iter().map(|l| self.stacks[l].frames.len()).sum();
+        // The frames close at the stream's last time, not their location's.
+        let locs = frames::still_open(&self.stacks, &self.symbols);
+        let open: usize = locs.iter().map(|(l, _)| self.stacks[l].depth()).sum();
         if open > 0 {
             self.warnings.warn(format!(
                 "{open} frame(s) still open at the end of the input: written as `state` rows ending at {end} ns, flagged C"
@@ -190,24 +153,15 @@ impl<S: RecordSink> RecordSink for SpanBuilder<S> {
         }
         // One at a time, innermost first: closing them holds no more than
         // they do.
-        for loc in locs {
+        for (loc, _) in locs {
             let stack = self.stacks.get_mut(&loc).expect("listed");
-            while let Some(frame) = stack.frames.pop() {
-                frame.fill(&mut self.out, loc);
-                Self::close(&mut self.out, end, stack.frames.len(), None);
+            while let Some(closed) = stack.close(end) {
+                closed.frame.fill(&mut self.out, loc);
+                Self::close(&mut self.out, end, closed.depth, None);
                 self.out.add_flag(flags::CLIPPED);
                 self.next.write(&self.out)?;
             }
         }
         self.next.finish()
     }
-}
-
-/// The error of a `leave` on `rec`'s location with no frame open.
-fn no_open_frame(rec: &Record, symbols: &Symbols) -> Error {
-    Error::Record(format!(
-        "`leave` of `{}` on `{}` with no open frame",
-        symbols.text(rec.name),
-        symbols.text(rec.loc)
-    ))
 }

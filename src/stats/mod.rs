@@ -63,28 +63,6 @@ pub const FRAME_READS: Reads = Reads::only(
         .with(Column::Flags),
 );
 
-/// Checks a `leave` of `name` (empty: any) on `loc` against the innermost
-/// frame open there (`open`, its name): an error names what was expected.
-pub fn check_leave(symbols: &Symbols, loc: Sym, name: Sym, open: Option<Sym>) -> Result<()> {
-    let text = |sym| symbols.text(sym);
-    match open {
-        None => Err(crate::error::Error::Record(format!(
-            "a `leave` of `{}` on `{}` with no open frame",
-            text(name),
-            text(loc)
-        ))),
-        Some(open) if !name.is_empty() && name != open => {
-            Err(crate::error::Error::Record(format!(
-                "a `leave` of `{}` on `{}` while `{}` is open",
-                text(name),
-                text(loc),
-                text(open)
-            )))
-        }
-        Some(_) => Ok(()),
-    }
-}
-
 /// A report: fed the stream as a sink, then printed.
 pub trait Report: RecordSink + Send {
     /// The columns of its table.

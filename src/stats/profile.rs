@@ -10,12 +10,13 @@
 //! the count and the durations' spread, not to the inclusive time), so
 //! inclusive time never exceeds the time the location spent in the name.
 //! A `state` row counts its whole duration in inclusive time. Frames still
-//! open at the end close at the last time of the stream. A frame cut by a
+//! open at the end close at their location's last time. A frame cut by a
 //! `leave` that crossed it (`model::nesting`) is one call from its first
 //! enter to its last leave.
 
 use crate::error::{Error, Result, Warnings};
 use crate::fasthash::FastMap;
+use crate::model::frames::{self, FrameStack, OpenFrame};
 use crate::model::nesting;
 use crate::model::record::{Kind, Record, Sym};
 use crate::model::symbol::Symbols;
@@ -23,9 +24,7 @@ use crate::pipe::{FrameSums, Reads, RecordSink};
 use crate::stats::labels::{Labels, Role};
 use crate::stats::partial::{ordered, PartialRow};
 use crate::stats::sketch::Sketch;
-use crate::stats::{
-    add_to, check_leave, elapsed, key_of_fields, key_texts, Key, Report, Style, FRAME_READS,
-};
+use crate::stats::{add_to, elapsed, key_of_fields, key_texts, Key, Report, Style, FRAME_READS};
 use crate::table::{Cell, TableWriter};
 
 /// What a profile row is per.
@@ -147,19 +146,19 @@ struct OpenCall {
     since: i64,
 }
 
-/// One location's open frames (reused buffers) and how many frames of each
-/// key are open on it; for `state` rows, the time of finished children per
-/// depth.
+impl OpenFrame for OpenCall {
+    fn name(&self) -> Sym {
+        self.name
+    }
+}
+
+/// One location's open frames and how many frames of each key are open
+/// on it; for `state` rows, the time of finished children per depth.
 #[derive(Default)]
 struct Stack {
-    frames: Vec<OpenCall>,
-    depth: usize,
+    frames: FrameStack<OpenCall>,
     open: FastMap<Key, u32>,
     children_at: Vec<i64>,
-    /// The latest time of a frame row on this location.
-    last: i64,
-    /// Frames cut by a crossing `leave`, to be entered again: one call.
-    cut: Vec<OpenCall>,
 }
 
 /// The `profile` report.
@@ -207,55 +206,47 @@ impl Profile {
     fn enter(&mut self, rec: &Record) {
         let (key, time) = (self.by.key(rec), rec.time.unwrap_or_default());
         let stack = self.stacks.entry(rec.loc).or_default();
-        stack.last = stack.last.max(time);
         let resumed = match nesting::is_cut(rec) {
-            true => stack.cut.iter().rposition(|c| c.name == rec.name),
+            true => stack.frames.resume(rec.name, time),
             false => None,
         };
         let frame = match resumed {
-            Some(i) => OpenCall {
-                since: time,
-                ..stack.cut.remove(i)
-            },
-            None => OpenCall {
-                key,
-                name: rec.name,
-                start: time,
-                children: 0,
-                since: time,
-            },
+            Some(frame) => {
+                frame.since = time;
+                frame
+            }
+            None => {
+                let frame = stack.frames.enter(time);
+                *frame = OpenCall {
+                    key,
+                    name: rec.name,
+                    start: time,
+                    children: 0,
+                    since: time,
+                };
+                frame
+            }
         };
-        if stack.depth == stack.frames.len() {
-            stack.frames.push(frame);
-        } else {
-            stack.frames[stack.depth] = frame;
-        }
-        stack.depth += 1;
         *stack.open.entry(frame.key).or_default() += 1;
     }
 
     /// A `leave` closes the innermost frame; one that cuts it for a
     /// crossing `leave` (`cut`) keeps it for its re-entry, as one call.
     fn leave(&mut self, loc: Sym, (name, time): (Sym, i64), cut: bool) -> Result<()> {
-        let stack = self.stacks.get_mut(&loc).filter(|s| s.depth > 0);
-        let open = stack.as_ref().map(|s| s.frames[s.depth - 1].name);
-        check_leave(&self.symbols, loc, name, open)?;
-        let stack = stack.expect("checked");
-        stack.depth -= 1;
-        stack.last = stack.last.max(time);
-        let frame = stack.frames[stack.depth];
+        let stack = self.stacks.entry(loc).or_default();
+        let closed = stack.frames.leave((loc, name), time, &self.symbols)?;
+        let frame = *closed.frame;
         let duration = elapsed(frame.start, time)?;
         let exclusive = duration - frame.children;
+        if let Some(parent) = closed.parent {
+            parent.children = parent.children.saturating_add(elapsed(frame.since, time)?);
+        }
         let open = stack.open.get_mut(&frame.key).expect("counted at enter");
         *open -= 1;
         let outermost = *open == 0;
-        if stack.depth > 0 {
-            let parent = &mut stack.frames[stack.depth - 1].children;
-            *parent = parent.saturating_add(elapsed(frame.since, time)?);
-        }
         if cut {
             // Kept with the time it was cut at, should it never resume.
-            stack.cut.push(OpenCall {
+            stack.frames.set_aside(OpenCall {
                 since: time,
                 ..frame
             });
@@ -388,23 +379,18 @@ impl RecordSink for Profile {
     }
 
     fn finish(&mut self) -> Result<()> {
-        let mut open: Vec<Sym> = self
-            .stacks
-            .iter()
-            .filter(|(_, s)| s.depth > 0)
-            .map(|(&loc, _)| loc)
-            .collect();
-        open.sort_by_key(|&loc| self.symbols.text(loc));
-        for loc in open {
-            let last = self.stacks[&loc].last;
-            while self.stacks[&loc].depth > 0 {
+        for (loc, last) in frames::still_open(
+            self.stacks.iter().map(|(l, s)| (l, &s.frames)),
+            &self.symbols,
+        ) {
+            while self.stacks[&loc].frames.depth() > 0 {
                 self.leave(loc, (Sym::EMPTY, last), false)?;
             }
         }
         // A frame cut and never entered again (a stream cut by hand, a
         // slice) is a call up to its cut.
         for stack in self.stacks.values_mut() {
-            for frame in stack.cut.drain(..) {
+            for frame in stack.frames.take_aside() {
                 let duration = elapsed(frame.start, frame.since)?;
                 let figures = self.figures.entry(frame.key).or_default();
                 figures.add(duration, duration - frame.children, true);

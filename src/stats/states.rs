@@ -4,6 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
+use crate::model::frames::{self, FrameStack, OpenFrame};
 use crate::model::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::model::symbol::{well_known, Symbols};
 use crate::pipe::{Reads, RecordSink};
@@ -15,15 +16,27 @@ use crate::table::{Cell, TableWriter};
 /// What the key columns hold: the container, the state's type and value.
 const KEY: [Role; 3] = [Role::Loc, Role::Type, Role::Plain];
 
+/// An open frame: its key (whose value is its name) and start.
+#[derive(Default)]
+struct OpenState {
+    key: Key,
+    start: i64,
+}
+
+impl OpenFrame for OpenState {
+    fn name(&self) -> Sym {
+        self.key[2]
+    }
+}
+
 /// The `states` report.
 pub struct States {
     symbols: Symbols,
     labels: Labels,
     /// The container each lane belongs to.
     lanes: FastMap<Sym, Sym>,
-    /// Per location, the open frames: (key, start), and the latest time of
-    /// a frame row there (where frames open at the end close).
-    open: FastMap<Sym, (Vec<(Key, i64)>, i64)>,
+    /// Per location, the open frames.
+    open: FastMap<Sym, FrameStack<OpenState>>,
     /// Per key: frames and total time.
     figures: FastMap<Key, Figures>,
     clock: i64,
@@ -55,16 +68,10 @@ impl States {
         f.1 += i128::from(duration);
     }
 
-    fn leave(&mut self, loc: Sym, time: i64) -> Result<()> {
-        let Some((key, start)) = self.open.get_mut(&loc).and_then(|(frames, last)| {
-            *last = (*last).max(time);
-            frames.pop()
-        }) else {
-            return Err(Error::Record(format!(
-                "a `leave` on `{}` with no open frame",
-                self.symbols.text(loc)
-            )));
-        };
+    fn leave(&mut self, (loc, name): (Sym, Sym), time: i64) -> Result<()> {
+        let stack = self.open.entry(loc).or_default();
+        let closed = stack.leave((loc, name), time, &self.symbols)?;
+        let (key, start) = (closed.frame.key, closed.frame.start);
         self.add(key, elapsed(start, time)?);
         Ok(())
     }
@@ -110,11 +117,9 @@ impl RecordSink for States {
             Kind::Enter => {
                 let key = self.key(rec);
                 let start = rec.time.unwrap_or_default();
-                let (frames, last) = self.open.entry(rec.loc).or_insert((Vec::new(), start));
-                *last = (*last).max(start);
-                frames.push((key, start));
+                *self.open.entry(rec.loc).or_default().enter(start) = OpenState { key, start };
             }
-            Kind::Leave => self.leave(rec.loc, rec.time.unwrap_or_default())?,
+            Kind::Leave => self.leave((rec.loc, rec.name), rec.time.unwrap_or_default())?,
             Kind::State => {
                 let key = self.key(rec);
                 let (start, end) = (rec.time.unwrap_or_default(), rec.end.unwrap_or_default());
@@ -126,12 +131,9 @@ impl RecordSink for States {
     }
 
     fn finish(&mut self) -> Result<()> {
-        let mut locs: Vec<Sym> = self.open.keys().copied().collect();
-        locs.sort_by_key(|&loc| self.symbols.text(loc));
-        for loc in locs {
-            let last = self.open[&loc].1;
-            while self.open.get(&loc).is_some_and(|(f, _)| !f.is_empty()) {
-                self.leave(loc, last)?;
+        for (loc, last) in frames::still_open(&self.open, &self.symbols) {
+            while self.open[&loc].depth() > 0 {
+                self.leave((loc, Sym::EMPTY), last)?;
             }
         }
         Ok(())

@@ -19,13 +19,12 @@ use std::collections::BTreeMap;
 
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
+use crate::model::frames::{self, FrameStack, OpenFrame};
 use crate::model::record::{ColumnSet, Kind, Record, Sym};
 use crate::pipe::{Reads, RecordSink};
 use crate::stats::labels::{Labels, Role};
 use crate::stats::partial::PartialRow;
-use crate::stats::{
-    add_to, check_leave, key_of_fields, key_texts, Key, Report, Style, FRAME_READS,
-};
+use crate::stats::{add_to, key_of_fields, key_texts, Key, Report, Style, FRAME_READS};
 use crate::table::{Cell, TableWriter};
 
 /// The bins: where the first starts and how wide each is (ns).
@@ -262,14 +261,26 @@ impl BinRow {
     }
 }
 
-/// One location's stack: the keys of its open frames, when its top last
-/// changed, and for `state` rows the children's spans per depth, held
-/// until their parent comes.
+/// An open frame: the key it is credited to, and its name.
+#[derive(Default, Clone, Copy)]
+struct KeyedFrame {
+    key: Key,
+    name: Sym,
+}
+
+impl OpenFrame for KeyedFrame {
+    fn name(&self) -> Sym {
+        self.name
+    }
+}
+
+/// One location's open frames, when its innermost last changed, and for
+/// `state` rows the children's spans per depth, held until their parent
+/// comes.
 #[derive(Default)]
 struct Lane {
-    frames: Vec<(Key, Sym)>,
+    frames: FrameStack<KeyedFrame>,
     since: i64,
-    last: i64,
     children: Vec<Vec<(i64, i64)>>,
 }
 
@@ -326,12 +337,13 @@ impl Timeline {
         }
     }
 
-    /// Credits the time since `loc`'s top last changed to that top, up to `t`.
+    /// Credits the time since `loc`'s innermost frame last changed to
+    /// that frame's key, up to `t`.
     fn advance(&mut self, loc: Sym, t: i64) -> Result<()> {
         let lane = self.lanes.entry(loc).or_default();
-        let (since, top) = (lane.since, lane.frames.last().map(|f| f.0));
+        let (since, top) = (lane.since, lane.frames.innermost().map(|f| f.key));
         lane.since = t;
-        lane.last = lane.last.max(t);
+        lane.frames.note(t);
         if let Some(key) = top {
             self.extent.note(&self.bins, (since, t))?;
             let row = self.rows.entry(key).or_default();
@@ -345,19 +357,23 @@ impl Timeline {
         self.advance(rec.loc, t)?;
         let key = self.key(rec);
         let lane = self.lanes.get_mut(&rec.loc).expect("made by advance");
-        lane.frames.push((key, rec.name));
+        *lane.frames.enter(t) = KeyedFrame {
+            key,
+            name: rec.name,
+        };
         Ok(())
     }
 
     fn leave(&mut self, loc: Sym, name: Sym, t: i64) -> Result<()> {
-        let open = self
-            .lanes
-            .get(&loc)
-            .and_then(|l| l.frames.last())
-            .map(|f| f.1);
-        check_leave(self.labels.symbols(), loc, name, open)?;
+        let lane = self.lanes.entry(loc).or_default();
+        lane.frames
+            .check_leave((loc, name), self.labels.symbols())?;
         self.advance(loc, t)?;
-        self.lanes.get_mut(&loc).expect("has frames").frames.pop();
+        self.lanes
+            .get_mut(&loc)
+            .expect("has frames")
+            .frames
+            .close(t);
         Ok(())
     }
 
@@ -369,7 +385,7 @@ impl Timeline {
         let key = self.key(rec);
         let depth = rec.depth.map_or(0, |d| d as usize);
         let lane = self.lanes.entry(rec.loc).or_default();
-        lane.last = lane.last.max(start.max(end));
+        lane.frames.note(start.max(end));
         if lane.children.len() < depth + 2 {
             lane.children.resize(depth + 2, Vec::new());
         }
@@ -404,13 +420,11 @@ impl RecordSink for Timeline {
     }
 
     fn finish(&mut self) -> Result<()> {
-        let open: Vec<(Sym, i64, usize)> = self
-            .lanes
-            .iter()
-            .map(|(&loc, lane)| (loc, lane.last, lane.frames.len()))
-            .collect();
-        for (loc, last, depth) in open {
-            for _ in 0..depth {
+        for (loc, last) in frames::still_open(
+            self.lanes.iter().map(|(l, s)| (l, &s.frames)),
+            self.labels.symbols(),
+        ) {
+            while self.lanes[&loc].frames.depth() > 0 {
                 self.leave(loc, Sym::EMPTY, last)?;
             }
         }

@@ -89,8 +89,8 @@ const PROFILE: ReportSpec = ReportSpec {
         "Per name, the frames' count, inclusive and exclusive time (exclusive: minus the direct \
 children; a recursive name counts each outermost frame once in inclusive time), min, mean, max \
 and the p50, p90, p99 of their durations (within 1 %: a logarithmic sketch); from each \
-location's enter/leave stack and from state rows; frames open at the end close at the last \
-time; sorted by exclusive time. Of one Pallas trace read whole (no --loc, not --by loc), summed \
+location's enter/leave stack and from state rows; frames open at the end close at their \
+location's last time; sorted by exclusive time. Of one Pallas trace read whole (no --loc, not --by loc), summed \
 from the durations its grammar stores per block without reading the events where the grammar \
 tells (lossless, every frame a block of its own, no recursion, each block run directly in frames \
 of one name: docs/formats.md), else from the rows, with the same figures. --histogram BINS: \

@@ -33,6 +33,7 @@ use std::collections::VecDeque;
 
 use crate::error::{Error, Location, Result, Warnings};
 use crate::fasthash::{FastMap, FastSet, OrderedMap};
+use crate::model::frames::FrameStack;
 use crate::model::record::{flags, Kind, Record, Sym, ATTR_ORIG_END, ATTR_ORIG_TIME, META_ORIGIN};
 use crate::model::symbol::Symbols;
 use crate::pipe::{Demand, Discard, RecordSink, RecordSource, Supply};
@@ -89,26 +90,26 @@ enum Phase {
     After,
 }
 
-/// One location's stack: the open frames' `enter` rows (slots past `depth`
-/// kept for their buffers), how many of them were open at T1, and how
-/// many of those are still open.
+/// One location's stack: the open frames' `enter` rows; once past T1,
+/// those of the frames open at T1, how many of them are open at T1 (a
+/// frame that leaves at T1 is not), and how many of them are still open.
 #[derive(Default)]
 struct Stack {
-    frames: Vec<Record>,
-    depth: usize,
+    frames: FrameStack<Record>,
+    at_t1: Vec<Record>,
     open_at_t1: usize,
     open_at_end: usize,
 }
 
 impl Stack {
-    /// Opens a frame, keeping a copy of its `enter` row when asked.
+    /// Opens a frame, keeping a copy of its `enter` row when asked (else
+    /// only its name, which its `leave` is checked against).
     fn push(&mut self, rec: &Record, copy: bool) {
-        if copy && self.depth < self.frames.len() {
-            self.frames[self.depth].clone_from(rec);
-        } else if copy {
-            self.frames.push(rec.clone());
+        let slot = self.frames.enter(rec.time.unwrap_or_default());
+        match copy {
+            true => slot.clone_from(rec),
+            false => slot.name = rec.name,
         }
-        self.depth += 1;
     }
 }
 

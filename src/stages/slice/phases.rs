@@ -150,7 +150,7 @@ impl Slicer {
         self.reentering = self
             .stacks
             .iter()
-            .filter(|(_, stack)| stack.depth > 0)
+            .filter(|(_, stack)| stack.frames.depth() > 0)
             .map(|(&loc, _)| loc)
             .collect();
         let mut counters: Vec<Record> = std::mem::take(&mut self.counters).into_values().collect();
@@ -168,16 +168,20 @@ impl Slicer {
     pub(super) fn reenter(&mut self, loc: Sym) -> Result<()> {
         self.reentering.remove(&loc);
         let t0 = self.start();
-        let depth = self.stacks.get(&loc).map_or(0, |s| s.depth);
+        let depth = self.stacks.get(&loc).map_or(0, |s| s.frames.depth());
         for i in 0..depth {
-            let frame =
-                std::mem::take(&mut self.stacks.get_mut(&loc).expect("has frames").frames[i]);
+            let stack = self.stacks.get_mut(&loc).expect("has frames");
+            let frame = std::mem::take(&mut stack.frames.open_mut()[i]);
             let result = self.keep_changed(&frame, false, |row| {
                 moved_to(row, t0, ATTR_ORIG_TIME);
                 row.add_flag(flags::SYNTHETIC);
                 Ok(())
             });
-            self.stacks.get_mut(&loc).expect("has frames").frames[i] = frame;
+            self.stacks
+                .get_mut(&loc)
+                .expect("has frames")
+                .frames
+                .open_mut()[i] = frame;
             result?;
         }
         Ok(())
@@ -233,7 +237,9 @@ impl Slicer {
         self.close_gate()?;
         self.phase = Phase::After;
         for stack in self.stacks.values_mut() {
-            (stack.open_at_t1, stack.open_at_end) = (stack.depth, stack.depth);
+            let depth = stack.frames.depth();
+            (stack.open_at_t1, stack.open_at_end) = (depth, depth);
+            stack.at_t1 = stack.frames.open().to_vec();
         }
         Ok(())
     }
@@ -250,7 +256,7 @@ impl Slicer {
                 let at_t1 = rec.time == Some(self.t1());
                 if open_at_end && at_t1 {
                     let stack = self.stacks.get_mut(&rec.loc).expect("popped");
-                    stack.open_at_t1 = stack.depth;
+                    stack.open_at_t1 = stack.frames.depth();
                 }
                 if open_at_end && (self.options.true_ends || at_t1) {
                     let t1 = self.t1();
@@ -321,16 +327,14 @@ impl Slicer {
 
     /// Pops the top frame of `rec.loc`; whether it was open at T1.
     pub(super) fn pop(&mut self, rec: &Record) -> Result<bool> {
-        let Some(stack) = self.stacks.get_mut(&rec.loc).filter(|s| s.depth > 0) else {
-            return Err(Error::Record(format!(
-                "`leave` of `{}` on `{}` with no open frame",
-                self.symbols.text(rec.name),
-                self.symbols.text(rec.loc)
-            )));
-        };
-        stack.depth -= 1;
-        if self.phase == Phase::After && stack.depth < stack.open_at_end {
-            stack.open_at_end = stack.depth;
+        let stack = self.stacks.entry(rec.loc).or_default();
+        let at = (rec.loc, rec.name);
+        let depth = stack
+            .frames
+            .leave(at, rec.time.unwrap_or_default(), &self.symbols)?
+            .depth;
+        if self.phase == Phase::After && depth < stack.open_at_end {
+            stack.open_at_end = depth;
             return Ok(true);
         }
         Ok(false)
@@ -401,7 +405,7 @@ impl Slicer {
                 false => stack.open_at_t1,
             };
             for depth in (0..open).rev() {
-                let frame = &stack.frames[depth];
+                let frame = &stack.at_t1[depth];
                 let mut leave = Record::new(Kind::Leave);
                 leave.time = Some(true_end);
                 (leave.loc, leave.cat, leave.name) = (frame.loc, frame.cat, frame.name);

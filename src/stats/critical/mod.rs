@@ -155,13 +155,13 @@ impl RecordSink for CriticalPath {
             match rec.kind {
                 Kind::Enter => {
                     paths.advance(lane, rec.loc, t, OUTSIDE);
-                    paths.push(lane, slot, rec.name);
+                    paths.push(lane, (slot, rec.name), t);
                 }
                 Kind::Leave => {
                     paths.advance(lane, rec.loc, t, OUTSIDE);
-                    paths.pop(lane);
+                    paths.pop(lane, t);
                 }
-                _ => lane.last = lane.last.max(last),
+                _ => lane.note(last),
             }
         }
         self.waits.write(rec)?;
@@ -174,12 +174,12 @@ impl RecordSink for CriticalPath {
         self.take_jumps();
         let symbols = self.labels.symbols().clone();
         let end = self.lanes.iter().max_by(|a, b| {
-            a.1.last
-                .cmp(&b.1.last)
+            a.1.last()
+                .cmp(&b.1.last())
                 .then_with(|| symbols.text(*b.0).cmp(symbols.text(*a.0)))
         });
         if let Some((&loc, lane)) = end {
-            let value = self.paths.value_at(lane, loc, lane.last, OUTSIDE);
+            let value = self.paths.value_at(lane, loc, lane.last(), OUTSIDE);
             self.found = value.map(|v| (loc, v));
         }
         if let (n, Some((loc, at))) = self.unfollowed {

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use imbl::OrdMap;
 
+use crate::model::frames::{FrameStack, OpenFrame};
 use crate::model::record::Sym;
 
 /// How many credits (and crossings) each location remembers.
@@ -79,16 +80,39 @@ enum Entry {
     Crossing { at: i64, before: Option<Box<Value>> },
 }
 
-/// One location: its open frames' functions (slot and name), the path up
-/// to `since`, and its history.
+/// An open frame: its function's slot and name.
+#[derive(Debug, Default, Clone, Copy)]
+struct PathFrame {
+    slot: usize,
+    name: Sym,
+}
+
+impl OpenFrame for PathFrame {
+    fn name(&self) -> Sym {
+        self.name
+    }
+}
+
+/// One location: its open frames (and latest time, of any row), the path
+/// up to `since`, and its history.
 #[derive(Default)]
 pub struct Lane {
-    frames: Vec<(usize, Sym)>,
+    frames: FrameStack<PathFrame>,
     since: i64,
-    /// Its latest time (any row).
-    pub last: i64,
     value: Value,
     history: VecDeque<Entry>,
+}
+
+impl Lane {
+    /// Notes a row of the location at `t`.
+    pub fn note(&mut self, t: i64) {
+        self.frames.note(t);
+    }
+
+    /// Its latest time (any row).
+    pub fn last(&self) -> i64 {
+        self.frames.last()
+    }
 }
 
 /// The paths of every location, with or without their segments.
@@ -105,21 +129,22 @@ impl Paths {
 
     /// A lane starting at `start`.
     pub fn lane(&self, start: i64) -> Lane {
-        Lane {
+        let mut lane = Lane {
             since: start,
-            last: start,
             ..Lane::default()
-        }
+        };
+        lane.note(start);
+        lane
     }
 
     /// Credits `lane` (location `loc`) up to `t` to its innermost frame
     /// (`outside`'s slot when none).
     pub fn advance(&self, lane: &mut Lane, loc: Sym, t: i64, outside: usize) {
-        lane.last = lane.last.max(t);
+        lane.note(t);
         if t <= lane.since {
             return;
         }
-        let (slot, name) = lane.frames.last().copied().unwrap_or((outside, Sym::EMPTY));
+        let (slot, name) = innermost(lane, outside);
         lane.value.add(slot, t - lane.since);
         if self.segments {
             lane.value.chain = Some(extend(lane.value.chain.take(), loc, name, lane.since, t));
@@ -137,14 +162,15 @@ impl Paths {
         lane.since = t;
     }
 
-    /// Pushes a frame of function `slot` named `name`.
-    pub fn push(&self, lane: &mut Lane, slot: usize, name: Sym) {
-        lane.frames.push((slot, name));
+    /// Opens a frame of function `slot` named `name` at `t`.
+    pub fn push(&self, lane: &mut Lane, (slot, name): (usize, Sym), t: i64) {
+        *lane.frames.enter(t) = PathFrame { slot, name };
     }
 
-    /// Pops the innermost frame, if any.
-    pub fn pop(&self, lane: &mut Lane) {
-        lane.frames.pop();
+    /// Closes the innermost frame at `t`, if any (the waits check the
+    /// `leave`).
+    pub fn pop(&self, lane: &mut Lane, t: i64) {
+        lane.frames.close(t);
     }
 
     /// The path of `lane` (location `loc`) at `t`: extended past its latest
@@ -153,7 +179,7 @@ impl Paths {
     pub fn value_at(&self, lane: &Lane, loc: Sym, t: i64, outside: usize) -> Option<Value> {
         let mut value = lane.value.clone();
         if t >= lane.since {
-            let (slot, name) = lane.frames.last().copied().unwrap_or((outside, Sym::EMPTY));
+            let (slot, name) = innermost(lane, outside);
             if t > lane.since {
                 value.add(slot, t - lane.since);
                 if self.segments {
@@ -256,6 +282,13 @@ impl Paths {
         }
         chain
     }
+}
+
+/// The slot and name of `lane`'s innermost frame (`outside`'s slot, no
+/// name, when none is open).
+fn innermost(lane: &Lane, outside: usize) -> (usize, Sym) {
+    let frame = lane.frames.innermost();
+    frame.map_or((outside, Sym::EMPTY), |f| (f.slot, f.name))
 }
 
 /// Adds an entry to `lane`'s history, forgetting the oldest beyond

@@ -5,11 +5,12 @@
 
 use crate::error::{Result, Warnings};
 use crate::fasthash::FastMap;
+use crate::model::frames::{self, FrameStack, OpenFrame};
 use crate::model::record::{Kind, Record, Sym};
 use crate::model::symbol::{well_known, Symbols};
 use crate::pipe::{Discard, RecordSink};
 use crate::stages::matcher::{is_posting, MatchOptions, MatchSummary, Matcher, Pairing, Unmatched};
-use crate::stats::{check_leave, elapsed};
+use crate::stats::elapsed;
 
 use super::{Jump, Pattern, Tally, Wait};
 
@@ -38,13 +39,17 @@ struct Open {
 /// has since closed.
 const RECENT: usize = 64;
 
-/// One location's stack (entries reused), its latest frame time, and its
-/// last [`RECENT`] closed frames (with their depth).
+impl OpenFrame for Open {
+    fn name(&self) -> Sym {
+        self.name
+    }
+}
+
+/// One location's open frames and its last [`RECENT`] closed frames (with
+/// their depth).
 #[derive(Default)]
 struct Stack {
-    frames: Vec<Open>,
-    depth: usize,
-    last: i64,
+    frames: FrameStack<Open>,
     recent: std::collections::VecDeque<(FrameAt, usize)>,
 }
 
@@ -114,37 +119,33 @@ impl WaitFinder {
     /// Pushes a frame.
     pub fn enter(&mut self, rec: &Record) {
         let t = rec.time.unwrap_or_default();
-        let stack = self.stacks.entry(rec.loc).or_default();
-        stack.last = stack.last.max(t);
-        if stack.depth == stack.frames.len() {
-            stack.frames.push(Open::default());
-        }
         self.serial += 1;
-        let open = &mut stack.frames[stack.depth];
+        let open = self.stacks.entry(rec.loc).or_default().frames.enter(t);
         open.serial = self.serial;
         open.enter = t;
         open.name = rec.name;
         open.unpaired = 0;
         open.candidates.clear();
-        stack.depth += 1;
     }
 
     /// Pops a frame and counts its waits; a `leave` that matches no open
     /// frame is an error, as in the profile.
     pub fn leave(&mut self, rec: &Record, tally: &mut Tally) -> Result<()> {
-        let stack = self.stacks.get(&rec.loc).filter(|s| s.depth > 0);
-        let open = stack.map(|s| s.frames[s.depth - 1].name);
-        check_leave(&self.symbols, rec.loc, rec.name, open)?;
+        let stack = self.stacks.entry(rec.loc).or_default();
+        stack
+            .frames
+            .check_leave((rec.loc, rec.name), &self.symbols)?;
         self.close(rec.loc, rec.time.unwrap_or_default(), tally)
     }
 
     fn close(&mut self, loc: Sym, end: i64, tally: &mut Tally) -> Result<()> {
-        let Some(stack) = self.stacks.get_mut(&loc).filter(|s| s.depth > 0) else {
+        let Some(stack) = self.stacks.get_mut(&loc) else {
             return Ok(());
         };
-        stack.depth -= 1;
-        stack.last = stack.last.max(end);
-        let open = &stack.frames[stack.depth];
+        let Some(closed) = stack.frames.close(end) else {
+            return Ok(());
+        };
+        let (open, depth) = (&*closed.frame, closed.depth);
         let duration = elapsed(open.enter, end)?;
         for pattern in [Pattern::LateSender, Pattern::LateReceiver] {
             let best = open
@@ -181,7 +182,7 @@ impl WaitFinder {
         if stack.recent.len() == RECENT {
             stack.recent.pop_front();
         }
-        stack.recent.push_back((closed, stack.depth));
+        stack.recent.push_back((closed, depth));
         Ok(())
     }
 
@@ -200,7 +201,7 @@ impl WaitFinder {
     /// The innermost frame of `loc`'s own stack around `t`.
     fn frame_on(&self, loc: Sym, t: i64) -> Option<FrameAt> {
         let stack = self.stacks.get(&loc)?;
-        let mut open = stack.frames[..stack.depth].iter().enumerate().rev();
+        let mut open = stack.frames.open().iter().enumerate().rev();
         let open = open.find(|(_, o)| o.enter <= t).map(|(depth, o)| {
             let at = FrameAt {
                 serial: o.serial,
@@ -239,8 +240,7 @@ impl WaitFinder {
 
     /// The innermost frame open on `loc`: its name and enter.
     pub fn top(&self, loc: Sym) -> Option<(Sym, i64)> {
-        let stack = self.stacks.get(&loc).filter(|s| s.depth > 0)?;
-        let open = &stack.frames[stack.depth - 1];
+        let open = self.stacks.get(&loc)?.frames.innermost()?;
         Some((open.name, open.enter))
     }
 
@@ -348,7 +348,9 @@ impl WaitFinder {
 
     fn open_mut(&mut self, frame: FrameAt) -> Option<&mut Open> {
         let stack = self.stacks.get_mut(&frame.loc)?;
-        stack.frames[..stack.depth]
+        stack
+            .frames
+            .open_mut()
             .iter_mut()
             .rev()
             .find(|open| open.serial == frame.serial)
@@ -420,14 +422,11 @@ impl WaitFinder {
     pub fn finish(&mut self, tally: &mut Tally) -> Result<()> {
         self.matcher.finish()?;
         self.take_pairings(tally)?;
-        let mut open: Vec<(Sym, i64, usize)> = self
-            .stacks
-            .iter()
-            .map(|(&loc, s)| (loc, s.last, s.depth))
-            .collect();
-        open.sort_by_key(|&(loc, ..)| self.symbols.text(loc).to_string());
-        for (loc, last, depth) in open {
-            for _ in 0..depth {
+        for (loc, last) in frames::still_open(
+            self.stacks.iter().map(|(l, s)| (l, &s.frames)),
+            &self.symbols,
+        ) {
+            while self.stacks[&loc].frames.depth() > 0 {
                 self.close(loc, last, tally)?;
             }
         }
