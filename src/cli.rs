@@ -752,8 +752,6 @@ impl RecordSource for Empty {
     fn horizon(&self) -> Option<i64> {
         Some(i64::MAX)
     }
-
-    crate::whole_rows!();
 }
 
 /// The one-line progress indicator on stderr, drawn only when stderr is a

@@ -11,12 +11,53 @@ use crate::model::record::{ColumnSet, KindSet, Record};
 use crate::model::symbol::Symbols;
 use crate::pool::Pool;
 
-/// Something that yields records in stream order: a format reader, a merge of
-/// several sources, a stage that drops or makes rows, a test fixture.
+/// Something that yields records in stream order: a format reader, a
+/// merge of several sources, a stage that drops or makes rows, a test
+/// fixture.
 ///
-/// Every method but [`RecordSource::location`] is required: a stage that
-/// wraps a source decides, for each, whether it passes the inner source's
-/// answer on or gives its own, so none is lost by forgetting it.
+/// A reader implements [`RecordSource::next_record`], [`RecordSource::mark`]
+/// and [`RecordSource::locate`]; the rest default to what a reader of whole
+/// rows of its own answers (no extra columns, no raw lines, no place in a
+/// split stream, no bound on what is still to come, a demand it does not
+/// act on). A source that wraps another implements [`SourceStage`] instead,
+/// which has no defaults: a wrapper that inherited one would silently give
+/// the wrong answer for the rows it passes on (`tests/architecture.rs`
+/// holds every wrapper to it).
+///
+/// ```
+/// use tracepipe::error::{Location, Result};
+/// use tracepipe::model::record::{Kind, Record};
+/// use tracepipe::pipe::RecordSource;
+///
+/// /// A reader of `left` events, one a nanosecond.
+/// struct Ticks {
+///     left: i64,
+/// }
+///
+/// impl RecordSource for Ticks {
+///     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+///         if self.left == 0 {
+///             return Ok(false);
+///         }
+///         self.left -= 1;
+///         rec.clear();
+///         (rec.kind, rec.time) = (Kind::Event, Some(self.left));
+///         Ok(true)
+///     }
+///     fn mark(&self) -> u64 {
+///         self.left as u64
+///     }
+///     fn locate(&self, mark: u64) -> Location {
+///         Location::Offset { file: "ticks".into(), offset: mark }
+///     }
+/// }
+///
+/// let mut ticks = Ticks { left: 2 };
+/// let mut rec = Record::new(Kind::Event);
+/// assert!(ticks.next_record(&mut rec)?);
+/// assert_eq!((rec.time, ticks.horizon(), ticks.raw_line()), (Some(1), None, None));
+/// # Ok::<(), tracepipe::error::Error>(())
+/// ```
 pub trait RecordSource {
     /// Reads the next record into `rec` (reusing its buffers); `false` at the end.
     fn next_record(&mut self, rec: &mut Record) -> Result<bool>;
@@ -37,13 +78,17 @@ pub trait RecordSource {
     }
 
     /// Names of non-standard columns this source carries, in order.
-    fn extra_columns(&self) -> &[String];
+    fn extra_columns(&self) -> &[String] {
+        &[]
+    }
 
     /// The line of the stream's TSV form (standard columns, no newline) the
     /// record last returned was read from, when the source read it from
     /// such a line and returns it unchanged: a TSV writer of the standard
     /// columns may copy it instead of encoding the record again.
-    fn raw_line(&self) -> Option<&[u8]>;
+    fn raw_line(&self) -> Option<&[u8]> {
+        None
+    }
 
     /// For a source that is one part of a stream split into several (the
     /// components of an STF trace): where the row last returned stood in
@@ -51,7 +96,9 @@ pub trait RecordSource {
     /// the time it was declared at) and its rank among the rows of that
     /// key, so a merge puts the parts back in their order. `None`: the
     /// merge uses the row's own time and the inputs' order.
-    fn order(&self) -> Option<(i64, u64)>;
+    fn order(&self) -> Option<(i64, u64)> {
+        None
+    }
 
     /// How early a data row still to come (after the last one returned)
     /// can start: `Some(t)` when none starts ([`Record::start`]) before
@@ -61,44 +108,105 @@ pub trait RecordSource {
     /// reading once nothing still to come reaches into its window; what a
     /// source holds (open collectives, links waiting for their other half,
     /// rows buffered ahead) bounds its answer.
-    fn horizon(&self) -> Option<i64>;
+    fn horizon(&self) -> Option<i64> {
+        None
+    }
 
     /// Agrees, once before the first row, on what the consumer reads and
     /// drops ([`Demand`]); a stage adds what it needs itself and passes the
     /// demand down, so the reader at the bottom hears it. Returns what the
-    /// rows will come with ([`Supply`]).
+    /// rows will come with ([`Supply`]); by default whole rows, the demand
+    /// not acted on.
+    fn agree(&mut self, demand: Demand) -> Supply {
+        let _ = demand;
+        Supply::WHOLE_ROWS
+    }
+}
+
+/// A source that wraps one or more others (a filter, a slice, a matcher,
+/// a merge, a reader's checks over its parts): it answers each of
+/// [`RecordSource`]'s questions itself, passing on its inner source's
+/// answer or giving its own, and compiles only when it answers all of them.
+/// Every `SourceStage` is a `RecordSource`.
+///
+/// A stage that forgets to answer `mark` and `locate` (which would locate
+/// an error about a row it passes on in the wrong place) does not compile:
+///
+/// ```compile_fail,E0046
+/// use tracepipe::error::Result;
+/// use tracepipe::model::record::Record;
+/// use tracepipe::pipe::{Demand, RecordSource, SourceStage, Supply};
+///
+/// struct Forgetful<S>(S);
+///
+/// impl<S: RecordSource> SourceStage for Forgetful<S> {
+///     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+///         self.0.next_record(rec)
+///     }
+///     fn extra_columns(&self) -> &[String] {
+///         self.0.extra_columns()
+///     }
+///     fn raw_line(&self) -> Option<&[u8]> {
+///         self.0.raw_line()
+///     }
+///     fn order(&self) -> Option<(i64, u64)> {
+///         self.0.order()
+///     }
+///     fn horizon(&self) -> Option<i64> {
+///         self.0.horizon()
+///     }
+///     fn agree(&mut self, demand: Demand) -> Supply {
+///         self.0.agree(demand)
+///     }
+/// }
+/// ```
+pub trait SourceStage {
+    /// As [`RecordSource::next_record`].
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool>;
+    /// As [`RecordSource::mark`]: the inner source's mark of the row the
+    /// row last returned was read as or made from.
+    fn mark(&self) -> u64;
+    /// As [`RecordSource::locate`].
+    fn locate(&self, mark: u64) -> Location;
+    /// As [`RecordSource::extra_columns`].
+    fn extra_columns(&self) -> &[String];
+    /// As [`RecordSource::raw_line`]: the inner line only for a row passed
+    /// on unchanged.
+    fn raw_line(&self) -> Option<&[u8]>;
+    /// As [`RecordSource::order`].
+    fn order(&self) -> Option<(i64, u64)>;
+    /// As [`RecordSource::horizon`]: what the stage holds bounds it too.
+    fn horizon(&self) -> Option<i64>;
+    /// As [`RecordSource::agree`]: the demand passed down with what the
+    /// stage reads itself.
     fn agree(&mut self, demand: Demand) -> Supply;
 }
 
-/// The [`RecordSource`] methods of a source whose rows are whole and its
-/// own: no extra columns, no raw lines, no place in a split stream, and a
-/// [`Demand`] it does not act on (its rows are whole anyway). Written in a
-/// reader's `impl RecordSource` (`crate::whole_rows!();`), so choosing them
-/// is a decision in the code, not a default a wrapper inherits. A reader
-/// that acts on the demand writes `crate::whole_rows!(but agree);` and its own
-/// `agree`.
-#[macro_export]
-macro_rules! whole_rows {
-    (but agree) => {
-        fn extra_columns(&self) -> &[String] {
-            &[]
-        }
-
-        fn raw_line(&self) -> Option<&[u8]> {
-            None
-        }
-
-        fn order(&self) -> Option<(i64, u64)> {
-            None
-        }
-    };
-    () => {
-        $crate::whole_rows!(but agree);
-
-        fn agree(&mut self, _: $crate::pipe::Demand) -> $crate::pipe::Supply {
-            $crate::pipe::Supply::WHOLE_ROWS
-        }
-    };
+impl<T: SourceStage> RecordSource for T {
+    fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
+        SourceStage::next_record(self, rec)
+    }
+    fn mark(&self) -> u64 {
+        SourceStage::mark(self)
+    }
+    fn locate(&self, mark: u64) -> Location {
+        SourceStage::locate(self, mark)
+    }
+    fn extra_columns(&self) -> &[String] {
+        SourceStage::extra_columns(self)
+    }
+    fn raw_line(&self) -> Option<&[u8]> {
+        SourceStage::raw_line(self)
+    }
+    fn order(&self) -> Option<(i64, u64)> {
+        SourceStage::order(self)
+    }
+    fn horizon(&self) -> Option<i64> {
+        SourceStage::horizon(self)
+    }
+    fn agree(&mut self, demand: Demand) -> Supply {
+        SourceStage::agree(self, demand)
+    }
 }
 
 /// What the consumer of a source's rows asks of it (see
@@ -288,7 +396,7 @@ impl<S: RecordSink + ?Sized> RecordSink for Box<S> {
     }
 }
 
-impl<S: RecordSource + ?Sized> RecordSource for Box<S> {
+impl RecordSource for Box<dyn RecordSource> {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
         (**self).next_record(rec)
     }
@@ -297,9 +405,6 @@ impl<S: RecordSource + ?Sized> RecordSource for Box<S> {
     }
     fn locate(&self, mark: u64) -> Location {
         (**self).locate(mark)
-    }
-    fn location(&self) -> Location {
-        (**self).location()
     }
     fn extra_columns(&self) -> &[String] {
         (**self).extra_columns()

@@ -235,3 +235,61 @@ fn formats_do_not_import_each_other_but_the_stream_codec() {
         }
     }
 }
+
+/// The `impl` blocks of `code` whose header names `RecordSource for`: the
+/// header and the body, up to the closing brace at the header's indent.
+fn record_source_impls(code: &str) -> Vec<(String, String)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let header = line.trim_start();
+        if !(header.starts_with("impl") && header.contains(" RecordSource for ")) {
+            continue;
+        }
+        let indent = line.len() - header.len();
+        let close = format!("{}}}", " ".repeat(indent));
+        let body = lines[i + 1..]
+            .iter()
+            .take_while(|l| **l != close)
+            .copied()
+            .collect::<Vec<_>>()
+            .join("\n");
+        out.push((header.to_string(), body));
+    }
+    out
+}
+
+/// A source that wraps another answers every question of the source
+/// contract itself (`pipe::SourceStage`, which has no defaults): one that
+/// implemented `RecordSource` directly would inherit a reader's defaults
+/// for the rows it passes on. Only the trait's own forwarding impls (the
+/// boxed source, every stage) stand apart.
+#[test]
+fn sources_that_wrap_a_source_implement_the_stage_contract() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut wrappers = Vec::new();
+    let mut readers = 0;
+    for (module, path) in modules(&src) {
+        for (header, body) in record_source_impls(&non_test_code(&path)) {
+            let forwarding = module == "pipe"
+                && (header.contains("for Box<dyn RecordSource>")
+                    || header.contains("<T: SourceStage>"));
+            if forwarding {
+                continue;
+            }
+            readers += 1;
+            let generic_over_a_source = header
+                .split(" RecordSource for ")
+                .next()
+                .is_some_and(|params| params.contains("RecordSource"));
+            if generic_over_a_source || body.contains(".next_record(") {
+                wrappers.push(format!("{module}: {header}"));
+            }
+        }
+    }
+    assert!(readers >= 10, "the readers were not found: {readers}");
+    assert!(
+        wrappers.is_empty(),
+        "these wrap a source but implement RecordSource directly (implement SourceStage): {wrappers:#?}"
+    );
+}

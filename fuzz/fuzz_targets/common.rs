@@ -74,8 +74,6 @@ impl tracepipe::pipe::RecordSource for HeldRows {
     fn horizon(&self) -> Option<i64> {
         None
     }
-
-    tracepipe::whole_rows!();
 }
 
 /// Every row of a source; none when it fails or gives more than `bound`.

@@ -308,7 +308,7 @@ impl<S: RecordSource + Send + 'static> AheadSource<S> {
     }
 }
 
-impl<S: RecordSource + Send + 'static> RecordSource for AheadSource<S> {
+impl<S: RecordSource + Send + 'static> crate::pipe::SourceStage for AheadSource<S> {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
         loop {
             if let Some(batch) = &mut self.current {
@@ -428,8 +428,6 @@ mod tests {
         fn horizon(&self) -> Option<i64> {
             None
         }
-
-        crate::whole_rows!();
     }
 
     #[test]

@@ -314,7 +314,7 @@ impl Merger {
     }
 }
 
-impl RecordSource for Merger {
+impl crate::pipe::SourceStage for Merger {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
         if let Some(m) = self.metas.next() {
             *rec = m;

@@ -548,7 +548,7 @@ impl<S: RecordSource> FilterSource<S> {
     }
 }
 
-impl<S: RecordSource> RecordSource for FilterSource<S> {
+impl<S: RecordSource> crate::pipe::SourceStage for FilterSource<S> {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
         loop {
             if let Some((row, mark, raw)) = self.due.pop_front() {

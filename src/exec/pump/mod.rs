@@ -284,8 +284,6 @@ mod tests {
         fn horizon(&self) -> Option<i64> {
             None
         }
-
-        crate::whole_rows!();
     }
 
     /// Keeps the numbers it sees; fails on `bad`.

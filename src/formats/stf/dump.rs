@@ -297,6 +297,4 @@ impl RecordSource for DumpReader {
     fn horizon(&self) -> Option<i64> {
         None
     }
-
-    crate::whole_rows!();
 }

@@ -137,18 +137,6 @@ impl<R: BufRead> RecordSource for JsonlReader<R> {
         }
     }
 
-    fn extra_columns(&self) -> &[String] {
-        &[]
-    }
-
-    fn raw_line(&self) -> Option<&[u8]> {
-        None
-    }
-
-    fn order(&self) -> Option<(i64, u64)> {
-        None
-    }
-
     /// A stream's `state`, `msg`, `claim`... rows come at their completion
     /// and may have begun at any earlier time: the stream cannot tell.
     fn horizon(&self) -> Option<i64> {

@@ -145,7 +145,7 @@ impl MatchSource {
     }
 }
 
-impl RecordSource for MatchSource {
+impl crate::pipe::SourceStage for MatchSource {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
         loop {
             // While receives are held, later rows wait: a message made of a

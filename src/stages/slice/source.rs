@@ -79,7 +79,7 @@ impl SliceSource {
     }
 }
 
-impl RecordSource for SliceSource {
+impl crate::pipe::SourceStage for SliceSource {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
         loop {
             if self.slicer.out.pop_into(rec) {

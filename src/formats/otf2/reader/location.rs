@@ -230,8 +230,6 @@ impl RecordSource for LocationSource {
         event_location(&self.events.name, mark)
     }
 
-    crate::whole_rows!(but agree);
-
     fn agree(&mut self, demand: Demand) -> Supply {
         // Rows of skipped kinds are still mapped (their frames, times and
         // references checked), just not handed out. An archive written

@@ -92,7 +92,9 @@ impl Files {
 /// A whole OTF2 archive as one time-ordered stream.
 pub struct Otf2Source {
     head: VecDeque<Record>,
-    locations: Merger,
+    /// The locations merged, behind the source trait alone (as stages
+    /// call their inner source).
+    locations: Box<dyn RecordSource>,
     from_locations: bool,
     name: String,
     /// The `LEAVE`s that did not nest, reported at the end.
@@ -165,7 +167,7 @@ impl Otf2Source {
                     let file = s.file_name().to_string();
                     let locate: Locator =
                         Arc::new(move |mark| location::event_location(&file, mark));
-                    (s, locate, name.to_string())
+                    (*s, locate, name.to_string())
                 });
                 let encoder = || Box::new(RowEncoder::standard(symbols.clone())) as _;
                 let lanes = read_ahead(located.collect(), &opts.pool, &encoder)?;
@@ -175,7 +177,7 @@ impl Otf2Source {
         };
         Ok(Otf2Source {
             head,
-            locations: Merger::new(sources, symbols, &opts.warnings)?,
+            locations: Box::new(Merger::new(sources, symbols, &opts.warnings)?),
             from_locations: false,
             name: name.to_string(),
             crossings: scope.crossings.clone(),
@@ -411,7 +413,7 @@ fn container(
 /// The attribute of a container that keeps its OTF2 reference.
 pub const ID_ATTR: &str = "otf2.id";
 
-impl RecordSource for Otf2Source {
+impl crate::pipe::SourceStage for Otf2Source {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
         if let Some(r) = self.head.pop_front() {
             *rec = r;

@@ -901,8 +901,6 @@ impl<R: BufRead> RecordSource for PajeReader<R> {
         Some(queued.min(self.sim.links_begun()))
     }
 
-    crate::whole_rows!(but agree);
-
     /// Rows are whole; before a slice's T0, those no one reads are left
     /// out ([`Thinning`]).
     fn agree(&mut self, demand: crate::pipe::Demand) -> crate::pipe::Supply {

@@ -69,8 +69,6 @@ impl RecordSource for ThreadSource {
         Some(bound.map_or(next, |b| b.min(next)))
     }
 
-    crate::whole_rows!(but agree);
-
     /// Rows are whole; before a slice's T0 the thread is thinned where it
     /// can be.
     fn agree(&mut self, demand: Demand) -> Supply {

@@ -87,8 +87,6 @@ impl RecordSource for DeclaredRows {
     fn horizon(&self) -> Option<i64> {
         None
     }
-
-    crate::whole_rows!();
 }
 
 impl Trace {

@@ -334,8 +334,6 @@ impl RecordSource for Rows {
     fn horizon(&self) -> Option<i64> {
         None
     }
-
-    crate::whole_rows!();
 }
 
 /// The records of the index and the declaration file that no table takes
@@ -409,7 +407,7 @@ impl Checked {
     }
 }
 
-impl RecordSource for Checked {
+impl crate::pipe::SourceStage for Checked {
     fn next_record(&mut self, rec: &mut Record) -> Result<bool> {
         loop {
             if let Some(row) = self.ready.pop() {

@@ -511,8 +511,6 @@ impl RecordSource for TraceReader {
     fn horizon(&self) -> Option<i64> {
         None
     }
-
-    crate::whole_rows!();
 }
 
 #[cfg(test)]
