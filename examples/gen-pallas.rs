@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use tracepipe::formats::pallas::archive::{Compression, Encoding};
+use tracepipe::formats::pallas::archive::{BlockCompression, Encoding};
 use tracepipe::formats::pallas::writer::{
     event_token, loop_token, sequence_token, ArchiveSpec, Defs, EventSpec, ThreadSpec, TraceSpec,
 };
@@ -19,15 +19,15 @@ fn event(record: RecordId, fields: &[(u64, usize)]) -> Option<EventSpec> {
     Some(EventSpec::new(record.number(), fields))
 }
 
-fn codec(name: &str) -> (Compression, Encoding) {
+fn codec(name: &str) -> (BlockCompression, Encoding) {
     match name {
-        "none" => (Compression::None, Encoding::None),
-        "masking" => (Compression::None, Encoding::Masking),
-        "zstd" => (Compression::Zstd, Encoding::None),
-        "zstd+masking" => (Compression::Zstd, Encoding::Masking),
-        "histogram" => (Compression::Histogram, Encoding::None),
-        "zstd+histogram" => (Compression::ZstdHistogram, Encoding::None),
-        "zfp" => (Compression::Zfp, Encoding::None),
+        "none" => (BlockCompression::None, Encoding::None),
+        "masking" => (BlockCompression::None, Encoding::Masking),
+        "zstd" => (BlockCompression::Zstd, Encoding::None),
+        "zstd+masking" => (BlockCompression::Zstd, Encoding::Masking),
+        "histogram" => (BlockCompression::Histogram, Encoding::None),
+        "zstd+histogram" => (BlockCompression::ZstdHistogram, Encoding::None),
+        "zfp" => (BlockCompression::Zfp, Encoding::None),
         _ => panic!("unknown codec {name}"),
     }
 }

@@ -234,7 +234,7 @@ impl fmt::Display for Warning {
 /// Where warnings go: the command prints them.
 type WarningOutlet = Box<dyn FnMut(&Warning) + Send>;
 
-struct Tally {
+struct WarningTally {
     report: WarningOutlet,
     /// Times each message was given, to hold back repeats.
     seen: HashMap<String, u32>,
@@ -247,7 +247,7 @@ struct Tally {
 /// [`REPEATS_SHOWN`] warnings with the same message, the rest are counted.
 #[derive(Clone)]
 pub struct Warnings {
-    tally: Arc<Mutex<Tally>>,
+    tally: Arc<Mutex<WarningTally>>,
 }
 
 impl Default for Warnings {
@@ -267,7 +267,7 @@ impl Warnings {
     /// A handle passing each warning (repeats held back) to `report`.
     pub fn new(report: impl FnMut(&Warning) + Send + 'static) -> Warnings {
         Warnings {
-            tally: Arc::new(Mutex::new(Tally {
+            tally: Arc::new(Mutex::new(WarningTally {
                 report: Box::new(report),
                 seen: HashMap::new(),
             })),

@@ -65,12 +65,12 @@ impl Default for Threads {
 type Job = Box<dyn FnOnce() + Send>;
 
 /// The work of a task, until a worker or its owner takes it.
-type Slot<T> = Mutex<Option<Box<dyn FnOnce() -> T + Send>>>;
+type TaskWork<T> = Mutex<Option<Box<dyn FnOnce() -> T + Send>>>;
 
 /// A job queued on the pool, which its owner may run itself as long as no
 /// worker has started it.
 pub struct Task<T> {
-    slot: Arc<Slot<T>>,
+    slot: Arc<TaskWork<T>>,
     reply: Sender<Done<T>>,
 }
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use common::*;
 use predicates::prelude::*;
 use serde_json::Value;
-use tracepipe::formats::pallas::archive::{ArchiveFile, Compression, Encoding, MainFile};
+use tracepipe::formats::pallas::archive::{ArchiveFile, BlockCompression, Encoding, MainFile};
 use tracepipe::formats::pallas::writer::{
     event_token, loop_token, sequence_token, ArchiveSpec, Defs, EventSpec, ThreadSpec, TraceSpec,
 };
@@ -410,7 +410,7 @@ fn sample_threads(abi: u8) -> (Vec<ThreadSpec>, ThreadSpec) {
 /// the (time, physical slot) of every occurrence.
 fn sample(
     abi: u8,
-    compression: Compression,
+    compression: BlockCompression,
     encoding: Encoding,
 ) -> (TraceSpec, Vec<Vec<(u64, usize)>>) {
     let (mut p0, mut t2) = sample_threads(abi);
@@ -507,7 +507,7 @@ fn slot_meaning(abi: u8, thread: usize, slot: usize) -> (&'static str, &'static 
     }
 }
 
-fn check_sample(abi: u8, compression: Compression, encoding: Encoding) {
+fn check_sample(abi: u8, compression: BlockCompression, encoding: Encoding) {
     let dir = scratch(&format!(
         "pallas-{abi}-{}-{}",
         compression.name(),
@@ -642,23 +642,23 @@ fn check_sample(abi: u8, compression: Compression, encoding: Encoding) {
 #[test]
 fn every_abi_reads_the_same_trace() {
     for abi in 16..=21 {
-        check_sample(abi, Compression::Zstd, Encoding::None);
+        check_sample(abi, BlockCompression::Zstd, Encoding::None);
     }
 }
 
 #[test]
 fn every_codec_reads_the_same_trace() {
     for (c, e) in [
-        (Compression::None, Encoding::None),
-        (Compression::None, Encoding::Masking),
-        (Compression::Zstd, Encoding::Masking),
-        (Compression::Histogram, Encoding::None),
-        (Compression::ZstdHistogram, Encoding::None),
+        (BlockCompression::None, Encoding::None),
+        (BlockCompression::None, Encoding::Masking),
+        (BlockCompression::Zstd, Encoding::Masking),
+        (BlockCompression::Histogram, Encoding::None),
+        (BlockCompression::ZstdHistogram, Encoding::None),
     ] {
         check_sample(20, c, e);
     }
     if cfg!(feature = "zfp") {
-        check_sample(20, Compression::Zfp, Encoding::None);
+        check_sample(20, BlockCompression::Zfp, Encoding::None);
     }
 }
 
@@ -669,7 +669,7 @@ fn every_codec_reads_the_same_trace() {
 /// trace-cat's stderr after asserting it failed.
 fn fails_with(test: &str, damage: impl FnOnce(&Path)) -> String {
     let dir = scratch(test);
-    let (trace, _) = sample(20, Compression::Zstd, Encoding::None);
+    let (trace, _) = sample(20, BlockCompression::Zstd, Encoding::None);
     trace.write(&dir).unwrap();
     damage(&dir);
     let out = bin("trace-cat").arg(&dir).assert().failure().code(1);
@@ -718,7 +718,7 @@ fn files_that_are_not_regular_are_refused() {
     ];
     for (test, part, damage) in cases {
         let dir = scratch(test);
-        let (trace, _) = sample(20, Compression::Zstd, Encoding::None);
+        let (trace, _) = sample(20, BlockCompression::Zstd, Encoding::None);
         trace.write(&dir).unwrap();
         damage(&dir.join(part));
         let out = bin("trace-cat")
@@ -817,7 +817,7 @@ fn block_length_beyond_the_file_is_located() {
 }
 
 /// A one-thread trace with the given thread, for grammar errors.
-fn single_thread(test: &str, thread: ThreadSpec, compression: Compression) -> PathBuf {
+fn single_thread(test: &str, thread: ThreadSpec, compression: BlockCompression) -> PathBuf {
     let dir = scratch(test);
     let mut trace = TraceSpec::new(compression, Encoding::None);
     trace.defs.strings = vec![(0, "p".into()), (1, "f".into())];
@@ -871,7 +871,7 @@ fn stderr_of_failure(dir: &Path) -> String {
 /// JSON Lines (rows handed over whole).
 #[test]
 fn any_number_of_threads_gives_the_bytes_of_one() {
-    for (abi, compression) in [(20, Compression::Zstd), (16, Compression::None)] {
+    for (abi, compression) in [(20, BlockCompression::Zstd), (16, BlockCompression::None)] {
         let dir = scratch(&format!("pallas-threads-{abi}"));
         let (trace, _) = sample(abi, compression, Encoding::None);
         trace.write(&dir).unwrap();
@@ -959,7 +959,7 @@ fn bad_tokens_and_missing_definitions_are_located() {
     ];
     for (name, record, payload, tokens, expected) in cases {
         let t = one_event_thread(record, payload, tokens, vec![5]);
-        let err = stderr_of_failure(&single_thread(name, t, Compression::None));
+        let err = stderr_of_failure(&single_thread(name, t, BlockCompression::None));
         assert!(
             err.contains("thread_0/thread.pallas: byte "),
             "{name}: {err}"
@@ -982,7 +982,7 @@ fn bad_tokens_and_missing_definitions_are_located() {
         Some((sequence_token(2), u32::MAX)),
         Some((sequence_token(3), 0)),
     ];
-    let err = stderr_of_failure(&single_thread("pallas-idle", t, Compression::None));
+    let err = stderr_of_failure(&single_thread("pallas-idle", t, BlockCompression::None));
     assert!(err.contains("loops that repeat nothing"), "{err}");
 }
 
@@ -994,7 +994,7 @@ fn unsupported_codecs_and_missing_files_are_named() {
         vec![event_token(0)],
         vec![5],
     );
-    let dir = single_thread("pallas-sz", t, Compression::None);
+    let dir = single_thread("pallas-sz", t, BlockCompression::None);
     patch(&dir.join("main.pallas"), 1, &3u32.to_le_bytes());
     let err = stderr_of_failure(&dir);
     assert!(
@@ -1002,7 +1002,7 @@ fn unsupported_codecs_and_missing_files_are_named() {
         "{err}"
     );
 
-    let (trace, _) = sample(20, Compression::None, Encoding::None);
+    let (trace, _) = sample(20, BlockCompression::None, Encoding::None);
     let dir = scratch("pallas-missing");
     trace.write(&dir).unwrap();
     std::fs::remove_file(dir.join(THREAD0)).unwrap();
@@ -1014,7 +1014,7 @@ fn unsupported_codecs_and_missing_files_are_named() {
 fn a_bad_thread_reference_is_located_where_it_is_made() {
     // A corrupt location id sends the reader to a thread folder that does not
     // exist: the error names the entry that refers to it, not only the path.
-    let (trace, _) = sample(20, Compression::None, Encoding::None);
+    let (trace, _) = sample(20, BlockCompression::None, Encoding::None);
     let dir = scratch("pallas-bad-reference");
     trace.write(&dir).unwrap();
     let archive = dir.join("archive_0/archive.pallas");
@@ -1046,7 +1046,7 @@ fn a_bad_thread_reference_is_located_where_it_is_made() {
 
 #[test]
 fn the_main_file_or_the_folder_can_be_named() {
-    let (trace, _) = sample(20, Compression::None, Encoding::None);
+    let (trace, _) = sample(20, BlockCompression::None, Encoding::None);
     let dir = scratch("pallas-names");
     trace.write(&dir).unwrap();
     let by_dir = stream_of(&[], &dir);
@@ -1087,7 +1087,7 @@ fn more_threads_than_open_files_allowed() {
     // 300 threads read under a limit of 64 open files: no file stays open
     // per thread.
     let dir = scratch("pallas-many-threads");
-    let mut trace = TraceSpec::new(Compression::None, Encoding::None);
+    let mut trace = TraceSpec::new(BlockCompression::None, Encoding::None);
     trace.defs.strings = vec![(0, "p".into()), (1, "tick".into())];
     trace.archives = (0..3)
         .map(|p| ArchiveSpec {
@@ -1156,7 +1156,7 @@ fn corrupted_archives_fail_cleanly_never_panic() {
     // the reader must answer with rows or an error, never a panic or a
     // runaway allocation.
     let dir = scratch("pallas-fuzz");
-    let (mut trace, _) = sample(20, Compression::Zstd, Encoding::Masking);
+    let (mut trace, _) = sample(20, BlockCompression::Zstd, Encoding::Masking);
     // Keep it small: fewer loop iterations.
     for a in &mut trace.archives {
         for t in &mut a.threads {
@@ -1235,7 +1235,7 @@ fn corrupt_zfp_blocks_are_errors_not_crashes() {
         loops: vec![Some((sequence_token(1), 4000))],
         ..ThreadSpec::default()
     };
-    let pristine = single_thread("pallas-zfp-pristine", thread.clone(), Compression::Zfp);
+    let pristine = single_thread("pallas-zfp-pristine", thread.clone(), BlockCompression::Zfp);
     bin("trace-cat").arg(&pristine).assert().success();
     let dats: Vec<PathBuf> = std::fs::read_dir(pristine.join("archive_0/thread_0"))
         .unwrap()
@@ -1250,7 +1250,7 @@ fn corrupt_zfp_blocks_are_errors_not_crashes() {
         let dir = single_thread(
             &format!("pallas-zfp-short-{i}"),
             thread.clone(),
-            Compression::Zfp,
+            BlockCompression::Zfp,
         );
         patch(
             &dir.join("archive_0/thread_0").join(&name),
@@ -1270,7 +1270,7 @@ fn corrupt_zfp_blocks_are_errors_not_crashes() {
             let dir = single_thread(
                 &format!("pallas-zfp-noise-{i}-{fill}"),
                 thread.clone(),
-                Compression::Zfp,
+                BlockCompression::Zfp,
             );
             let file = dir.join("archive_0/thread_0").join(&name);
             let len = std::fs::metadata(&file).unwrap().len() as usize;
@@ -1291,7 +1291,7 @@ fn corrupt_zfp_blocks_are_errors_not_crashes() {
 #[test]
 fn empty_metadata_keys_and_undefined_roots_are_located() {
     let dir = scratch("pallas-empty-key");
-    let mut trace = TraceSpec::new(Compression::None, Encoding::None);
+    let mut trace = TraceSpec::new(BlockCompression::None, Encoding::None);
     trace.defs.strings = vec![(0, "p".into())];
     trace.metadata = vec![("".into(), "value".into())];
     trace.archives = vec![ArchiveSpec::default()];
@@ -1305,7 +1305,7 @@ fn empty_metadata_keys_and_undefined_roots_are_located() {
     let generic = 1u32.to_le_bytes().to_vec();
     let mut thread = one_event_thread(58, generic, vec![event_token(0)], vec![5]);
     thread.root = 7;
-    let dir = single_thread("pallas-undefined-root", thread, Compression::None);
+    let dir = single_thread("pallas-undefined-root", thread, BlockCompression::None);
     let err = stderr_of_failure(&dir);
     assert!(
         err.contains("thread.pallas: byte 32: root sequence 7 is not defined"),
@@ -1335,7 +1335,7 @@ fn flat_thread(events: &[(u32, u32, u64)]) -> ThreadSpec {
 /// A single-thread trace whose regions 1, 2, 3 are `f`, `g`, `h`.
 fn three_region_trace(test: &str, thread: ThreadSpec) -> PathBuf {
     let dir = scratch(test);
-    let mut trace = TraceSpec::new(Compression::None, Encoding::None);
+    let mut trace = TraceSpec::new(BlockCompression::None, Encoding::None);
     trace.defs.strings = vec![
         (0, "p".into()),
         (1, "f".into()),

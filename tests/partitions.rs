@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use common::{run as output, scratch};
 use tracepipe::formats::otf2::archive::Archive;
 use tracepipe::formats::otf2::encode::event;
-use tracepipe::formats::pallas::archive::{Compression, Encoding};
+use tracepipe::formats::pallas::archive::{BlockCompression, Encoding};
 use tracepipe::formats::pallas::writer::{
     event_token, loop_token, sequence_token, ArchiveSpec, EventSpec, ThreadSpec, TraceSpec,
 };
@@ -112,7 +112,7 @@ fn otf2_selections_read_what_filtering_keeps_and_only_their_files() {
 
 /// Two processes of two threads, each thread a loop of one event.
 fn pallas_trace(dir: &Path) {
-    let mut trace = TraceSpec::new(Compression::None, Encoding::None);
+    let mut trace = TraceSpec::new(BlockCompression::None, Encoding::None);
     trace.defs.strings = vec![(0, "p".into()), (1, "mark".into())];
     trace
         .defs

@@ -9,7 +9,7 @@ use std::io::Cursor;
 use common::scratch;
 use tracepipe::error::{Error, Result};
 use tracepipe::exec::pump::pump;
-use tracepipe::formats::pallas::archive::{Compression, Encoding};
+use tracepipe::formats::pallas::archive::{BlockCompression, Encoding};
 use tracepipe::formats::pallas::writer::{
     event_token, loop_token, sequence_token, ArchiveSpec, EventSpec, ThreadSpec, TraceSpec,
 };
@@ -182,7 +182,7 @@ fn trace_sorted_by_time() {
 #[test]
 fn pallas_by_event_index() {
     let dir = scratch("sink_error_pallas");
-    let mut trace = TraceSpec::new(Compression::Zstd, Encoding::None);
+    let mut trace = TraceSpec::new(BlockCompression::Zstd, Encoding::None);
     trace.defs.strings = vec![(0, "p".into()), (1, "mark".into())];
     let thread = ThreadSpec {
         events: vec![Some(EventSpec {

@@ -72,14 +72,14 @@ fn looping_trace(dir: &Path, iterations: u32) -> PathBuf {
 /// leaves `f` as many times: frames nest across the iterations, which are
 /// not thinned (every enter before T0 is of a frame open at T0).
 fn nesting_trace(dir: &Path, iterations: u32) -> PathBuf {
-    use tracepipe::formats::pallas::archive::{Compression, Encoding};
+    use tracepipe::formats::pallas::archive::{BlockCompression, Encoding};
     use tracepipe::formats::pallas::writer::{
         event_token, loop_token, sequence_token, ArchiveSpec, Defs, EventSpec, ThreadSpec,
         TraceSpec,
     };
     use tracepipe::formats::pallas::RecordId;
     let event = |record: RecordId, field: u64| Some(EventSpec::new(record.number(), &[(field, 4)]));
-    let mut trace = TraceSpec::new(Compression::Zstd, Encoding::None);
+    let mut trace = TraceSpec::new(BlockCompression::Zstd, Encoding::None);
     trace.defs = Defs {
         strings: vec![(0, "f".into()), (1, "tick".into()), (2, "P0".into())],
         regions: vec![(0, 0)],

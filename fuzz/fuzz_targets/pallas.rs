@@ -13,7 +13,7 @@ mod common;
 use common::edit;
 use libfuzzer_sys::fuzz_target;
 use tracepipe::error::Result;
-use tracepipe::formats::pallas::archive::{Compression, Encoding};
+use tracepipe::formats::pallas::archive::{BlockCompression, Encoding};
 use tracepipe::formats::pallas::reader::sum_frames;
 use tracepipe::formats::pallas::reader::PallasSource;
 use tracepipe::formats::pallas::writer::{
@@ -44,7 +44,7 @@ fn template() -> &'static Vec<(PathBuf, Vec<u8>)> {
     FILES.get_or_init(|| {
         let dir = std::env::temp_dir().join(format!("pallas-fuzz-template-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let mut trace = TraceSpec::new(Compression::Zstd, Encoding::None);
+        let mut trace = TraceSpec::new(BlockCompression::Zstd, Encoding::None);
         trace.defs.strings = vec![(0, "p".into()), (1, "f".into()), (2, "g".into())];
         trace.defs.regions = vec![(1, 1), (2, 2)];
         let enter = |region: u32| EventSpec::new(2, &[(u64::from(region), 4)]);

@@ -190,11 +190,11 @@ pub fn is_cut(rec: &Record) -> bool {
 /// its locations (clones share the count), for one warning at its end.
 #[derive(Debug, Clone, Default)]
 pub struct Crossings {
-    tally: Arc<Mutex<Tally>>,
+    tally: Arc<Mutex<CrossingTally>>,
 }
 
 #[derive(Debug, Default)]
-struct Tally {
+struct CrossingTally {
     crossing: u64,
     not_open: u64,
     /// The earliest: its time, its location's id, where it was read.
@@ -241,7 +241,7 @@ impl Crossings {
                 what.join("; ")
             ),
         );
-        *t = Tally::default();
+        *t = CrossingTally::default();
     }
 }
 

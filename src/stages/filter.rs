@@ -316,13 +316,13 @@ pub struct FilterSource<S> {
     states: u64,
     /// The selectors that matched something: a selector that never does is
     /// warned about at the end.
-    seen: Seen,
+    seen: Matched,
     warnings: Warnings,
 }
 
 /// Which selectors matched a declared location or a row.
 #[derive(Default)]
-struct Seen {
+struct Matched {
     locs: bool,
     loc_names: bool,
     under: bool,
@@ -372,7 +372,7 @@ impl<S: RecordSource> FilterSource<S> {
             frames: FastMap::default(),
             enters: 0,
             states: 0,
-            seen: Seen::default(),
+            seen: Matched::default(),
             warnings,
         }
     }

@@ -155,7 +155,7 @@ impl OpenFrame for OpenCall {
 /// One location's open frames and how many frames of each key are open
 /// on it; for `state` rows, the time of finished children per depth.
 #[derive(Default)]
-struct Stack {
+struct CallStack {
     frames: FrameStack<OpenCall>,
     open: FastMap<Key, u32>,
     children_at: Vec<i64>,
@@ -171,7 +171,7 @@ pub struct Profile {
     /// Instead of the figures, a duration histogram of this many bins per key.
     histogram: Option<usize>,
     figures: FastMap<Key, Figures>,
-    stacks: FastMap<Sym, Stack>,
+    stacks: FastMap<Sym, CallStack>,
     clock: i64,
 }
 

@@ -278,7 +278,7 @@ impl OpenFrame for KeyedFrame {
 /// `state` rows the children's spans per depth, held until their parent
 /// comes.
 #[derive(Default)]
-struct Lane {
+struct Crediting {
     frames: FrameStack<KeyedFrame>,
     since: i64,
     children: Vec<Vec<(i64, i64)>>,
@@ -295,7 +295,7 @@ pub struct Timeline {
     count: Option<u64>,
     labels: Labels,
     rows: FastMap<Key, BinRow>,
-    lanes: FastMap<Sym, Lane>,
+    lanes: FastMap<Sym, Crediting>,
     extent: Extent,
 }
 

@@ -212,12 +212,12 @@ pub struct Definitions {
     /// The first definition given again, described.
     pub first_redefined: Option<String>,
     /// The references of nodes, location groups and locations defined.
-    seen: Seen,
+    seen: Listed,
 }
 
 /// The references defined of the kinds kept in order (lists, not maps).
 #[derive(Debug, Default)]
-struct Seen {
+struct Listed {
     nodes: FastSet<u32>,
     location_groups: FastSet<u32>,
     locations: FastSet<u64>,

@@ -9,7 +9,7 @@ use crate::model::record::encoded_key;
 
 /// What a field of a definition is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Role {
+pub enum FieldRole {
     /// A field PajeNG knows.
     Known(Field),
     /// A user-defined field, by name.
@@ -22,7 +22,7 @@ pub struct Def {
     /// The Pajé event it defines.
     pub event: Event,
     /// Its fields in line order.
-    pub fields: Vec<Role>,
+    pub fields: Vec<FieldRole>,
     /// Position of each known field in the line (0 = absent, else index + 1).
     index: [u16; 15],
     /// The user-defined fields: their position in the line, and their name
@@ -241,8 +241,8 @@ impl Catalogue {
         }
         for (i, role) in def.fields.iter().enumerate() {
             match role {
-                Role::Known(f) => def.index[*f as usize] = (i + 1) as u16,
-                Role::Extra(name) => def.extras.push((i + 1, encoded_key(name))),
+                FieldRole::Known(f) => def.index[*f as usize] = (i + 1) as u16,
+                FieldRole::Extra(name) => def.extras.push((i + 1, encoded_key(name))),
             }
         }
         let (position, _) = self.defs.insert_full(id.as_str().into(), def);
@@ -275,9 +275,9 @@ impl Catalogue {
             Some(f) => {
                 // Marks the field present; `end` puts its position.
                 def.index[f as usize] = 1;
-                Role::Known(f)
+                FieldRole::Known(f)
             }
-            None => Role::Extra(field.to_string()),
+            None => FieldRole::Extra(field.to_string()),
         };
         def.fields.push(role);
         Ok(())

@@ -21,7 +21,7 @@ pub const WRITE_ABI: u8 = 20;
 
 /// Block compression of every `.dat` block of a trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Compression {
+pub enum BlockCompression {
     /// Raw values.
     None,
     /// A ZSTD frame.
@@ -36,15 +36,15 @@ pub enum Compression {
     ZstdHistogram,
 }
 
-impl Compression {
-    fn from_u32(v: u32) -> Option<Compression> {
+impl BlockCompression {
+    fn from_u32(v: u32) -> Option<BlockCompression> {
         Some(match v {
-            0 => Compression::None,
-            1 => Compression::Zstd,
-            2 => Compression::Histogram,
-            3 => Compression::Sz,
-            4 => Compression::Zfp,
-            5 => Compression::ZstdHistogram,
+            0 => BlockCompression::None,
+            1 => BlockCompression::Zstd,
+            2 => BlockCompression::Histogram,
+            3 => BlockCompression::Sz,
+            4 => BlockCompression::Zfp,
+            5 => BlockCompression::ZstdHistogram,
             _ => return None,
         })
     }
@@ -52,18 +52,18 @@ impl Compression {
     /// The name used in `meta` rows and messages.
     pub fn name(self) -> &'static str {
         match self {
-            Compression::None => "none",
-            Compression::Zstd => "zstd",
-            Compression::Histogram => "histogram",
-            Compression::Sz => "sz",
-            Compression::Zfp => "zfp",
-            Compression::ZstdHistogram => "zstd+histogram",
+            BlockCompression::None => "none",
+            BlockCompression::Zstd => "zstd",
+            BlockCompression::Histogram => "histogram",
+            BlockCompression::Sz => "sz",
+            BlockCompression::Zfp => "zfp",
+            BlockCompression::ZstdHistogram => "zstd+histogram",
         }
     }
 
     /// True for codecs whose decoded values are approximations.
     pub fn is_lossy(self) -> bool {
-        !matches!(self, Compression::None | Compression::Zstd)
+        !matches!(self, BlockCompression::None | BlockCompression::Zstd)
     }
 
     /// The value stored in a main file.
@@ -97,7 +97,7 @@ pub struct Parameters {
     /// On-disk ABI version.
     pub abi: u8,
     /// Block compression.
-    pub compression: Compression,
+    pub compression: BlockCompression,
     /// Block encoding (forced to `None` for lossy codecs).
     pub encoding: Encoding,
 }
@@ -267,7 +267,7 @@ impl MainFile {
         }
         let at = b.offset();
         let compression = b.u32("compression")?;
-        let compression = Compression::from_u32(compression)
+        let compression = BlockCompression::from_u32(compression)
             .ok_or_else(|| b.error_at(at, format!("unknown compression {compression}")))?;
         let at = b.offset();
         let encoding = match b.u32("encoding")? {

@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::archive::{BlockHeader, Compression, Encoding, Parameters};
+use super::archive::{BlockCompression, BlockHeader, Encoding, Parameters};
 use crate::error::{Error, Result};
 
 /// Most values one block may hold. Pallas writes at most 1000; the bound only
@@ -81,7 +81,7 @@ impl DatFile {
 
 /// Decodes blocks of one trace's codec.
 pub struct BlockDecoder {
-    compression: Compression,
+    compression: BlockCompression,
     encoding: Encoding,
     raw: Vec<u8>,
     unpacked: Vec<u8>,
@@ -121,18 +121,18 @@ impl BlockDecoder {
         let fail = |msg: String| dat.error(at, msg);
         out.clear();
         match self.compression {
-            Compression::None => unpack(&self.raw, self.encoding, n, out).map_err(fail),
-            Compression::Zstd => {
+            BlockCompression::None => unpack(&self.raw, self.encoding, n, out).map_err(fail),
+            BlockCompression::Zstd => {
                 zstd_into(&mut self.zstd, &self.raw, 8 * n, &mut self.unpacked).map_err(&fail)?;
                 unpack(&self.unpacked, self.encoding, n, out).map_err(fail)
             }
-            Compression::Histogram => histogram(&self.raw, n, out).map_err(fail),
-            Compression::ZstdHistogram => {
+            BlockCompression::Histogram => histogram(&self.raw, n, out).map_err(fail),
+            BlockCompression::ZstdHistogram => {
                 zstd_into(&mut self.zstd, &self.raw, n + 16, &mut self.unpacked).map_err(&fail)?;
                 histogram(&self.unpacked, n, out).map_err(fail)
             }
-            Compression::Zfp => zfp::decode(&self.raw, n, out).map_err(fail),
-            Compression::Sz => Err(fail(
+            BlockCompression::Zfp => zfp::decode(&self.raw, n, out).map_err(fail),
+            BlockCompression::Sz => Err(fail(
                 "unsupported codec SZ (lossy; no reader outside the SZ library)".into(),
             )),
         }?;
@@ -440,7 +440,7 @@ impl BlockEncoder {
         payload.clear();
         let compressed = matches!(
             self.params.compression,
-            Compression::Zstd | Compression::ZstdHistogram
+            BlockCompression::Zstd | BlockCompression::ZstdHistogram
         );
         let raw = if compressed {
             &mut *packed
@@ -449,10 +449,14 @@ impl BlockEncoder {
         };
         raw.clear();
         match self.params.compression {
-            Compression::None | Compression::Zstd => pack(self.params.encoding, values, raw),
-            Compression::Histogram | Compression::ZstdHistogram => bin_histogram(values, raw),
-            Compression::Zfp => raw.extend_from_slice(&zfp::encode(values)?),
-            Compression::Sz => return Err("SZ cannot be written".into()),
+            BlockCompression::None | BlockCompression::Zstd => {
+                pack(self.params.encoding, values, raw)
+            }
+            BlockCompression::Histogram | BlockCompression::ZstdHistogram => {
+                bin_histogram(values, raw)
+            }
+            BlockCompression::Zfp => raw.extend_from_slice(&zfp::encode(values)?),
+            BlockCompression::Sz => return Err("SZ cannot be written".into()),
         }
         if compressed {
             if zstd.is_none() {

@@ -64,14 +64,14 @@ pub const SHORT_ROW: usize = 64;
 /// The bytes of a 64-byte block that are tabs, newlines, backslashes or
 /// high (not ASCII): bit `i` for byte `i`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Block {
+struct HighBytes {
     tabs: u64,
     newlines: u64,
     backslashes: u64,
     high: u64,
 }
 
-impl Block {
+impl HighBytes {
     /// The row of the first `len` bytes.
     #[inline]
     fn row(self, len: usize) -> ShortRow {
@@ -121,11 +121,11 @@ pub fn short_row_ahead(ahead: &[u8]) -> Option<(usize, ShortRow)> {
 /// The masks of a 64-byte block, sixteen bytes at a time with SSE2.
 #[cfg(target_arch = "x86_64")]
 #[inline]
-fn block_masks(block: &[u8; SHORT_ROW]) -> Block {
+fn block_masks(block: &[u8; SHORT_ROW]) -> HighBytes {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
     };
-    let mut masks = Block {
+    let mut masks = HighBytes {
         tabs: 0,
         newlines: 0,
         backslashes: 0,
@@ -152,7 +152,7 @@ fn block_masks(block: &[u8; SHORT_ROW]) -> Block {
 /// The masks of a 64-byte block.
 #[cfg(not(target_arch = "x86_64"))]
 #[inline]
-fn block_masks(block: &[u8; SHORT_ROW]) -> Block {
+fn block_masks(block: &[u8; SHORT_ROW]) -> HighBytes {
     block_masks_swar(block)
 }
 
@@ -160,8 +160,8 @@ fn block_masks(block: &[u8; SHORT_ROW]) -> Block {
 /// form; on x86_64, what the SSE2 form is tested against).
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline]
-fn block_masks_swar(block: &[u8; SHORT_ROW]) -> Block {
-    let mut masks = Block {
+fn block_masks_swar(block: &[u8; SHORT_ROW]) -> HighBytes {
+    let mut masks = HighBytes {
         tabs: 0,
         newlines: 0,
         backslashes: 0,

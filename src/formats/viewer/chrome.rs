@@ -3,7 +3,7 @@
 //! one event per line, written as rows arrive. Times are µs with the ns as
 //! exact decimals.
 
-use super::{Encoder, Label, Point, Role, Track};
+use super::{Encoder, Label, Point, Track, TrackRole};
 use crate::error::Result;
 use crate::io::Output;
 use crate::model::text::{push_json_string, push_time};
@@ -49,7 +49,7 @@ impl ChromeEncoder {
         self.line.extend_from_slice(ph.as_bytes());
         self.line.extend_from_slice(b"\",\"pid\":");
         crate::number::push_uint(&mut self.line, track.pid);
-        if track.role != Role::Counter {
+        if track.role != TrackRole::Counter {
             self.line.extend_from_slice(b",\"tid\":");
             crate::number::push_uint(&mut self.line, track.uuid);
         }
@@ -146,12 +146,12 @@ impl ChromeEncoder {
 impl Encoder for ChromeEncoder {
     fn track(&mut self, track: &Track) -> Result<()> {
         match track.role {
-            Role::Process => {
+            TrackRole::Process => {
                 self.metadata(track, "process_name", "name", Ok(&track.name))?;
                 self.metadata(track, "process_sort_index", "sort_index", Err(track.uuid))?;
             }
-            Role::Thread => {}
-            Role::Counter => return Ok(()),
+            TrackRole::Thread => {}
+            TrackRole::Counter => return Ok(()),
         }
         // A process's own rows go to its main thread (tid = pid).
         self.metadata(track, "thread_name", "name", Ok(&track.name))?;

@@ -28,7 +28,7 @@ use crate::stages::window::parse_time;
 
 /// What a track stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+pub enum TrackRole {
     /// A top container (a location without a parent): a process.
     Process,
     /// A location below another, or a lane of one: a thread.
@@ -48,7 +48,7 @@ pub struct Track {
     /// The track it sits under (`None` for a process).
     pub parent: Option<u64>,
     /// What it stands for.
-    pub role: Role,
+    pub role: TrackRole,
     /// Its name as shown (shared: tracks are copied per row).
     pub name: Arc<str>,
 }
@@ -308,9 +308,9 @@ impl<E: Encoder> Tracks<E> {
             pid: parent.map_or(uuid, |(_, pid)| pid),
             parent: parent.map(|(p, _)| p),
             role: if parent.is_some() {
-                Role::Thread
+                TrackRole::Thread
             } else {
-                Role::Process
+                TrackRole::Process
             },
             name: Arc::from(name),
         };
@@ -351,7 +351,7 @@ impl<E: Encoder> Tracks<E> {
                 uuid: self.uuid(),
                 pid: owner.pid,
                 parent: Some(owner.uuid),
-                role: Role::Thread,
+                role: TrackRole::Thread,
                 name: name.into(),
             };
             self.enc.track(&track)?;
@@ -373,7 +373,7 @@ impl<E: Encoder> Tracks<E> {
         if !self.counters.contains_key(&key) {
             let owner = self.location(loc)?.track.clone();
             let name = self.names.symbols.text(name);
-            let shown = if owner.role == Role::Process {
+            let shown = if owner.role == TrackRole::Process {
                 name.to_string()
             } else {
                 format!("{} · {name}", owner.name)
@@ -382,7 +382,7 @@ impl<E: Encoder> Tracks<E> {
                 uuid: self.uuid(),
                 pid: owner.pid,
                 parent: Some(owner.uuid),
-                role: Role::Counter,
+                role: TrackRole::Counter,
                 name: shown.into(),
             };
             self.enc.track(&track)?;

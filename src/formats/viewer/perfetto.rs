@@ -7,7 +7,7 @@
 //! packet's timestamp is the stream time plus [`TIME_BIAS`]. Perfetto UI
 //! shows times from the start of the trace, so the bias does not show.
 
-use super::{Encoder, Label, Point, Role, Track};
+use super::{Encoder, Label, Point, Track, TrackRole};
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::io::Output;
@@ -319,12 +319,12 @@ impl Encoder for PerfettoEncoder {
                 d.uint(field::PARENT_UUID, parent);
             }
             match track.role {
-                Role::Process => d.nested(field::PROCESS, |p| {
+                TrackRole::Process => d.nested(field::PROCESS, |p| {
                     p.int(field::PID, track.pid as i64);
                     p.bytes(field::PROCESS_NAME, track.name.as_bytes());
                 }),
-                Role::Counter => d.nested(field::COUNTER, |_| {}),
-                Role::Thread => {}
+                TrackRole::Counter => d.nested(field::COUNTER, |_| {}),
+                TrackRole::Thread => {}
             }
             d.uint(field::CHILD_ORDERING, ORDERING_EXPLICIT);
             d.int(field::SIBLING_ORDER_RANK, track.uuid as i64);

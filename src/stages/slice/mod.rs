@@ -94,14 +94,14 @@ enum Phase {
 /// those of the frames open at T1, how many of them are open at T1 (a
 /// frame that leaves at T1 is not), and how many of them are still open.
 #[derive(Default)]
-struct Stack {
+struct EdgeStack {
     frames: FrameStack<Record>,
     at_t1: Vec<Record>,
     open_at_t1: usize,
     open_at_end: usize,
 }
 
-impl Stack {
+impl EdgeStack {
     /// Opens a frame, keeping a copy of its `enter` row when asked (else
     /// only its name, which its `leave` is checked against).
     fn push(&mut self, rec: &Record, copy: bool) {
@@ -161,7 +161,7 @@ struct Slicer {
     dead: FastMap<Sym, Record>,
     /// Declared containers, in order, and whether each is still alive.
     alive: OrderedMap<Sym, bool>,
-    stacks: FastMap<Sym, Stack>,
+    stacks: FastMap<Sym, EdgeStack>,
     /// The last sample before T0 of each counter (location, category, name).
     counters: FastMap<(Sym, Sym, Sym), Record>,
     /// Pairs halves exactly as trace-match does (channels, keys, posting

@@ -35,7 +35,7 @@ use crate::stats::labels::{Labels, Role};
 use crate::stats::waits::{self, Jump, Waits};
 use crate::stats::{Report, Style};
 use crate::table::{Cell, TableWriter};
-use path::{Lane, Paths, Value};
+use path::{LocationPath, Paths, Value};
 
 /// The slot of time outside every frame.
 const OUTSIDE: usize = 0;
@@ -47,7 +47,7 @@ const OUTSIDE_NAME: &str = "(outside frames)";
 pub struct CriticalPath {
     waits: Waits,
     paths: Paths,
-    lanes: FastMap<Sym, Lane>,
+    lanes: FastMap<Sym, LocationPath>,
     /// Function slots: each name's, and each slot's name.
     slots: FastMap<Sym, usize>,
     names: Vec<Sym>,
@@ -92,7 +92,7 @@ impl CriticalPath {
         slot
     }
 
-    fn lane(&mut self, loc: Sym, t: i64) -> &mut Lane {
+    fn lane(&mut self, loc: Sym, t: i64) -> &mut LocationPath {
         let start = *self.start.get_or_insert(t);
         self.lanes
             .entry(loc)

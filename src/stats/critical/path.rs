@@ -96,14 +96,14 @@ impl OpenFrame for PathFrame {
 /// One location: its open frames (and latest time, of any row), the path
 /// up to `since`, and its history.
 #[derive(Default)]
-pub struct Lane {
+pub struct LocationPath {
     frames: FrameStack<PathFrame>,
     since: i64,
     value: Value,
     history: VecDeque<Entry>,
 }
 
-impl Lane {
+impl LocationPath {
     /// Notes a row of the location at `t`.
     pub fn note(&mut self, t: i64) {
         self.frames.note(t);
@@ -128,10 +128,10 @@ impl Paths {
     }
 
     /// A lane starting at `start`.
-    pub fn lane(&self, start: i64) -> Lane {
-        let mut lane = Lane {
+    pub fn lane(&self, start: i64) -> LocationPath {
+        let mut lane = LocationPath {
             since: start,
-            ..Lane::default()
+            ..LocationPath::default()
         };
         lane.note(start);
         lane
@@ -139,7 +139,7 @@ impl Paths {
 
     /// Credits `lane` (location `loc`) up to `t` to its innermost frame
     /// (`outside`'s slot when none).
-    pub fn advance(&self, lane: &mut Lane, loc: Sym, t: i64, outside: usize) {
+    pub fn advance(&self, lane: &mut LocationPath, loc: Sym, t: i64, outside: usize) {
         lane.note(t);
         if t <= lane.since {
             return;
@@ -163,20 +163,20 @@ impl Paths {
     }
 
     /// Opens a frame of function `slot` named `name` at `t`.
-    pub fn push(&self, lane: &mut Lane, (slot, name): (usize, Sym), t: i64) {
+    pub fn push(&self, lane: &mut LocationPath, (slot, name): (usize, Sym), t: i64) {
         *lane.frames.enter(t) = PathFrame { slot, name };
     }
 
     /// Closes the innermost frame at `t`, if any (the waits check the
     /// `leave`).
-    pub fn pop(&self, lane: &mut Lane, t: i64) {
+    pub fn pop(&self, lane: &mut LocationPath, t: i64) {
         lane.frames.close(t);
     }
 
     /// The path of `lane` (location `loc`) at `t`: extended past its latest
     /// credit as its innermost frame, or read back through its history;
     /// `None` when `t` is older than what it remembers.
-    pub fn value_at(&self, lane: &Lane, loc: Sym, t: i64, outside: usize) -> Option<Value> {
+    pub fn value_at(&self, lane: &LocationPath, loc: Sym, t: i64, outside: usize) -> Option<Value> {
         let mut value = lane.value.clone();
         if t >= lane.since {
             let (slot, name) = innermost(lane, outside);
@@ -218,7 +218,14 @@ impl Paths {
     /// The path of `lane` (location `loc`) now comes from `from` at `at`:
     /// what `lane` did after `at` stays on it. Returns whether it could
     /// (both paths known at `at`).
-    pub fn cross(&self, lane: &mut Lane, loc: Sym, from: Value, at: i64, outside: usize) -> bool {
+    pub fn cross(
+        &self,
+        lane: &mut LocationPath,
+        loc: Sym,
+        from: Value,
+        at: i64,
+        outside: usize,
+    ) -> bool {
         // A walk back from the end meets a later crossing first and never
         // comes this far.
         let later = lane
@@ -257,7 +264,7 @@ impl Paths {
     /// entries renewed to match).
     fn replay(
         &self,
-        lane: &mut Lane,
+        lane: &mut LocationPath,
         loc: Sym,
         at: i64,
         base: Option<Arc<Segment>>,
@@ -286,14 +293,14 @@ impl Paths {
 
 /// The slot and name of `lane`'s innermost frame (`outside`'s slot, no
 /// name, when none is open).
-fn innermost(lane: &Lane, outside: usize) -> (usize, Sym) {
+fn innermost(lane: &LocationPath, outside: usize) -> (usize, Sym) {
     let frame = lane.frames.innermost();
     frame.map_or((outside, Sym::EMPTY), |f| (f.slot, f.name))
 }
 
 /// Adds an entry to `lane`'s history, forgetting the oldest beyond
 /// [`HISTORY`] and the replaced paths of all but the last crossings.
-fn remember(lane: &mut Lane, entry: Entry) {
+fn remember(lane: &mut LocationPath, entry: Entry) {
     if lane.history.len() == HISTORY {
         lane.history.pop_front();
     }
@@ -302,7 +309,7 @@ fn remember(lane: &mut Lane, entry: Entry) {
 
 /// Puts a crossing at `at` into `lane`'s history, in time order (a credit
 /// across `at` is split), keeping the path it replaced.
-fn insert_crossing(lane: &mut Lane, at: i64, before: Value) {
+fn insert_crossing(lane: &mut LocationPath, at: i64, before: Value) {
     let at_or_after = lane.history.iter().position(|e| match e {
         Entry::Credit { to, .. } => *to > at,
         Entry::Crossing { at: when, .. } => *when > at,

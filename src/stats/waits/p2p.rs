@@ -25,7 +25,7 @@ struct Candidate {
 
 /// An open frame.
 #[derive(Default)]
-struct Open {
+struct WaitFrame {
     serial: u64,
     enter: i64,
     name: Sym,
@@ -39,7 +39,7 @@ struct Open {
 /// has since closed.
 const RECENT: usize = 64;
 
-impl OpenFrame for Open {
+impl OpenFrame for WaitFrame {
     fn name(&self) -> Sym {
         self.name
     }
@@ -48,8 +48,8 @@ impl OpenFrame for Open {
 /// One location's open frames and its last [`RECENT`] closed frames (with
 /// their depth).
 #[derive(Default)]
-struct Stack {
-    frames: FrameStack<Open>,
+struct WaitStack {
+    frames: FrameStack<WaitFrame>,
     recent: std::collections::VecDeque<(FrameAt, usize)>,
 }
 
@@ -81,7 +81,7 @@ struct Ended {
 /// Frames and halves: what point-to-point waits are found from.
 pub struct WaitFinder {
     symbols: Symbols,
-    stacks: FastMap<Sym, Stack>,
+    stacks: FastMap<Sym, WaitStack>,
     serial: u64,
     matcher: Matcher<Discard>,
     halves: FastMap<u64, Half>,
@@ -346,7 +346,7 @@ impl WaitFinder {
         Some(half)
     }
 
-    fn open_mut(&mut self, frame: FrameAt) -> Option<&mut Open> {
+    fn open_mut(&mut self, frame: FrameAt) -> Option<&mut WaitFrame> {
         let stack = self.stacks.get_mut(&frame.loc)?;
         stack
             .frames

@@ -29,7 +29,7 @@ use crate::model::record::{Kind, Record, Sym};
 use crate::model::symbol::Symbols;
 use crate::pipe::{FormatOption, OptionValue, RecordSink, WriteOptions};
 use chunks::ChunkFile;
-use order::{Reorder, Slot};
+use order::{Reorder, TiePlace};
 use registry::Registry;
 
 /// Bytes of every chunk (events and definitions), OTF2's default.
@@ -106,7 +106,7 @@ struct LocationOut {
     /// The tick of its last event written, once one is.
     written: Option<u64>,
     /// Its open frames (a `leave` closes the innermost).
-    frames: Vec<OpenFrame>,
+    frames: Vec<EnteredFrame>,
     /// The tick and number of its last `LEAVE`.
     last_leave: Option<(u64, u64)>,
     /// Its last frames (given whole or closed) and collectives.
@@ -115,7 +115,7 @@ struct LocationOut {
 }
 
 /// A frame entered by an `enter` row and not yet left.
-struct OpenFrame {
+struct EnteredFrame {
     region: u32,
     /// The `name` and `cat` it was entered with.
     names: (Sym, Sym),
@@ -257,7 +257,7 @@ impl Otf2Writer {
     }
 
     /// Queues the event in `self.event` for location `l` at `ticks`.
-    fn queue(&mut self, l: u32, (ticks, slot): (u64, Slot)) -> Result<()> {
+    fn queue(&mut self, l: u32, (ticks, slot): (u64, TiePlace)) -> Result<()> {
         // The rows' mapping keeps whole what would come too late; this is
         // the guard that an archive is never written out of order.
         if let Some(written) = self.locations[l as usize].written.filter(|&w| ticks < w) {

@@ -14,7 +14,7 @@
 use super::super::catalogue::{family, id, Spec, EVENTS, F, N, R};
 use super::super::encode::{event_into, Buf};
 use super::super::RMA_WIN_COMM;
-use super::order::Slot;
+use super::order::TiePlace;
 use super::{ticks, Otf2Writer};
 use crate::error::Result;
 use crate::model::hpc::{collective_op, PARADIGMS};
@@ -86,7 +86,7 @@ impl Otf2Writer {
                 }
             },
         );
-        self.queue(l, (t, Slot::InOrder)).map(|()| true)
+        self.queue(l, (t, TiePlace::InOrder)).map(|()| true)
     }
 
     /// How many attributes after its fields an `RMA_WIN_CREATE` row gives

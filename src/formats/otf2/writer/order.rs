@@ -9,7 +9,7 @@ use std::collections::BinaryHeap;
 
 /// Where an event goes among the events of its time on its location.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Slot {
+pub enum TiePlace {
     /// In the order events come.
     InOrder,
     /// Just after event `anchor` (before every other event of that time
@@ -67,13 +67,13 @@ impl Reorder {
     pub fn push(
         &mut self,
         location: u32,
-        (ticks, slot): (u64, Slot),
+        (ticks, slot): (u64, TiePlace),
         bytes: Vec<u8>,
     ) -> Option<(u32, u64, Vec<u8>)> {
         self.seq += 1;
         let (position, end) = match slot {
-            Slot::InOrder => (2 * self.seq, 0),
-            Slot::After { anchor, end } => (anchor.map_or(0, |a| 2 * a + 1), end),
+            TiePlace::InOrder => (2 * self.seq, 0),
+            TiePlace::After { anchor, end } => (anchor.map_or(0, |a| 2 * a + 1), end),
         };
         self.heap.push(Reverse(Waiting {
             key: (ticks, position, Reverse(end), self.seq),

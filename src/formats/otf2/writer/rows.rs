@@ -6,9 +6,9 @@
 use super::super::catalogue::id;
 use super::super::encode::{event_into, Buf};
 use super::super::{COLUMN_ATTR, PARAMETER_CAT, ROW_PARAMETER};
-use super::order::Slot;
+use super::order::TiePlace;
 use super::registry::{PARAMETER_INT64, PARAMETER_STRING, PARAMETER_UINT64, TYPE_STRING};
-use super::{ticks, OpenFrame, Otf2Writer};
+use super::{ticks, EnteredFrame, Otf2Writer};
 use crate::error::{Error, Result};
 use crate::formats::stream::jsonl;
 use crate::model::hpc::collective_op;
@@ -75,7 +75,7 @@ impl Otf2Writer {
     }
 
     /// Encodes record `fields` with the attributes gathered and queues it.
-    fn put(&mut self, l: u32, at: (u64, Slot), (rid, singleton, v, n): Fields) -> Result<()> {
+    fn put(&mut self, l: u32, at: (u64, TiePlace), (rid, singleton, v, n): Fields) -> Result<()> {
         self.event.clear();
         event_into(&mut self.event, (at.0, rid, singleton), &self.attrs, |b| {
             fields(b, rid, &v[..n]);
@@ -94,10 +94,10 @@ impl Otf2Writer {
         let number = self.order.next_number();
         self.put(
             l,
-            (t, Slot::InOrder),
+            (t, TiePlace::InOrder),
             (id::ENTER, true, [region as u64, 0, 0, 0, 0], 1),
         )?;
-        self.locations[l as usize].frames.push(OpenFrame {
+        self.locations[l as usize].frames.push(EnteredFrame {
             region,
             names: (rec.name, rec.cat),
             enter: (t, number),
@@ -136,7 +136,7 @@ impl Otf2Writer {
         let depth = self.locations[l as usize].frames.len();
         self.depth(rec, depth)?;
         self.rest(rec, &[])?;
-        self.leave_at(l, (t, Slot::InOrder), region)?;
+        self.leave_at(l, (t, TiePlace::InOrder), region)?;
         Ok(true)
     }
 
@@ -158,7 +158,7 @@ impl Otf2Writer {
         self.locations[l as usize].frames_done.note((t, end));
         let region = self.region(rec)?;
         let location = &self.locations[l as usize];
-        let start = Slot::After {
+        let start = TiePlace::After {
             anchor: location.anchor(t),
             end,
         };
@@ -166,7 +166,7 @@ impl Otf2Writer {
         // length ends right after it starts.
         let stop = match t == end {
             true => start,
-            false => Slot::After {
+            false => TiePlace::After {
                 anchor: location.last_leave.filter(|x| x.0 == end).map(|x| x.1),
                 end,
             },
@@ -184,7 +184,7 @@ impl Otf2Writer {
     }
 
     /// Queues a `LEAVE` of `region`, which later frames may follow.
-    fn leave_at(&mut self, l: u32, at: (u64, Slot), region: u32) -> Result<()> {
+    fn leave_at(&mut self, l: u32, at: (u64, TiePlace), region: u32) -> Result<()> {
         let number = self.order.next_number();
         self.put(l, at, (id::LEAVE, true, [region as u64, 0, 0, 0, 0], 1))?;
         self.locations[l as usize].last_leave = Some((at.0, number));
@@ -316,7 +316,7 @@ impl Otf2Writer {
             self.mpi_names(rec, record)?;
             self.comm(rec)?;
             self.half_columns(rec, request.is_some(), &[])?;
-            self.put(at, (t, Slot::InOrder), f)?;
+            self.put(at, (t, TiePlace::InOrder), f)?;
         }
         Ok(true)
     }
@@ -350,7 +350,7 @@ impl Otf2Writer {
         let l = self.location(rec.loc)?;
         let (t, end) = (ticks(rec.time)?, ticks(rec.end)?);
         self.attrs.clear();
-        let begin = Slot::After {
+        let begin = TiePlace::After {
             anchor: self.locations[l as usize].anchor(t),
             end,
         };
@@ -405,7 +405,7 @@ impl Otf2Writer {
         ];
         self.put(
             l,
-            (end, Slot::InOrder),
+            (end, TiePlace::InOrder),
             (id::MPI_COLLECTIVE_END, false, v, 5),
         )?;
         Ok(true)
@@ -451,7 +451,7 @@ impl Otf2Writer {
         let v = [plan.metric as u64, 1, value_type as u64, bits, 0];
         self.put(
             l,
-            (ticks(rec.time)?, Slot::InOrder),
+            (ticks(rec.time)?, TiePlace::InOrder),
             (id::METRIC, false, v, 4),
         )?;
         Ok(true)
@@ -515,7 +515,7 @@ impl Otf2Writer {
         let v = [request, 0, 0, 0, 0];
         self.put(
             l,
-            (ticks(rec.time)?, Slot::InOrder),
+            (ticks(rec.time)?, TiePlace::InOrder),
             (id::MPI_IRECV_REQUEST, true, v, 1),
         )?;
         Ok(true)
@@ -561,7 +561,7 @@ impl Otf2Writer {
             _ => id::PARAMETER_UNSIGNED_INT,
         };
         let v = [p as u64, value, 0, 0, 0];
-        self.put(l, (ticks(rec.time)?, Slot::InOrder), (rid, false, v, 2))
+        self.put(l, (ticks(rec.time)?, TiePlace::InOrder), (rid, false, v, 2))
             .map(|()| true)
     }
 
@@ -590,7 +590,11 @@ impl Otf2Writer {
         self.attrs.clear();
         let t = ticks(rec.completion())?;
         let v = [p as u64, s as u64, 0, 0, 0];
-        self.put(l, (t, Slot::InOrder), (id::PARAMETER_STRING, false, v, 2))
+        self.put(
+            l,
+            (t, TiePlace::InOrder),
+            (id::PARAMETER_STRING, false, v, 2),
+        )
     }
 }
 

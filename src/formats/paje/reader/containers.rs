@@ -6,7 +6,11 @@ use super::*;
 
 impl Sim {
     /// `PajeCreateContainer`.
-    pub(super) fn create_container(&mut self, line: &Line, out: &mut Out) -> Result<(), String> {
+    pub(super) fn create_container(
+        &mut self,
+        line: &Line,
+        out: &mut Emitter,
+    ) -> Result<(), String> {
         use Field::*;
         let (time, lossy) = self.line_time(line)?;
         let parent = self.container_of(line.get(Container))?;
@@ -82,7 +86,7 @@ impl Sim {
         &mut self,
         line: &Line,
         number: u64,
-        out: &mut Out,
+        out: &mut Emitter,
     ) -> Result<(), String> {
         let (time, _) = self.line_time(line)?;
         let c = self.container_of(line.get(Field::Name))?;
@@ -138,7 +142,7 @@ impl Sim {
     /// out before a row at `time` that uses it: ancestors are moved first, so
     /// they keep preceding their children.
     #[inline]
-    pub(super) fn touch(&mut self, c: u32, time: i64, out: &mut Out) {
+    pub(super) fn touch(&mut self, c: u32, time: i64, out: &mut Emitter) {
         // Most lines come after their container's declaration: nothing to move.
         let decl = self.containers[c as usize].decl;
         if decl.is_some_and(|d| d.key > time) || (c == ROOT && decl.is_none()) {
@@ -148,7 +152,7 @@ impl Sim {
 
     /// [`Sim::touch`] once container `c`'s declaration is to be made or moved.
     #[cold]
-    fn lower_container_chain(&mut self, c: u32, time: i64, out: &mut Out) {
+    fn lower_container_chain(&mut self, c: u32, time: i64, out: &mut Emitter) {
         if c == ROOT && self.containers[0].decl.is_none() {
             // The root container is declared when a row first uses it.
             let zero = self.containers[0].sym;
@@ -183,7 +187,7 @@ impl Sim {
     }
 
     /// [`Sim::touch`] for a lane of container `c` (the container first).
-    pub(super) fn touch_lane(&mut self, lane: u32, c: u32, time: i64, out: &mut Out) {
+    pub(super) fn touch_lane(&mut self, lane: u32, c: u32, time: i64, out: &mut Emitter) {
         self.touch(c, time, out);
         if let Some(d) = self.lanes[lane as usize].decl {
             if d.key > time {
@@ -220,7 +224,7 @@ impl Sim {
     }
 
     /// Declares a lane (its `container` row) unless it is declared.
-    pub(super) fn declare_lane(&mut self, lane: u32, out: &mut Out) -> Result<(), String> {
+    pub(super) fn declare_lane(&mut self, lane: u32, out: &mut Emitter) -> Result<(), String> {
         let l = &self.lanes[lane as usize];
         if l.decl.is_some() {
             return Ok(());
@@ -269,10 +273,10 @@ impl Sim {
         if let Some(i) = found {
             return i;
         }
-        slots.push(Slot {
+        slots.push(TypeSlot {
             type_: t,
             last: i64::MIN,
-            ..Slot::default()
+            ..TypeSlot::default()
         });
         let n = slots.len();
         if n == LINEAR_SLOTS + 1 {
@@ -293,7 +297,7 @@ impl Sim {
         c: u32,
         time: i64,
         synthetic: bool,
-        out: &mut Out,
+        out: &mut Emitter,
     ) -> Result<(), String> {
         // Children first (in creation order), also those of dead containers
         // (created under a destroyed parent, which PajeNG accepts): the
@@ -319,7 +323,7 @@ impl Sim {
         c: u32,
         time: i64,
         synthetic: bool,
-        out: &mut Out,
+        out: &mut Emitter,
     ) -> Result<(), String> {
         if !self.containers[c as usize].alive && c != ROOT {
             return Ok(());
@@ -330,7 +334,7 @@ impl Sim {
             .filter_map(|s| s.lane.map(|l| (l, s.type_)))
             .collect();
         for (lane, t) in slots {
-            let close = Closing {
+            let close = StateClosing {
                 type_: t,
                 extras: None,
                 lossy: false,

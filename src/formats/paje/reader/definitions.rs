@@ -6,7 +6,7 @@ use super::*;
 
 impl Sim {
     /// `PajeDefine*Type`: a type of the hierarchy.
-    pub(super) fn define_type(&mut self, line: &Line, out: &mut Out) -> Result<(), String> {
+    pub(super) fn define_type(&mut self, line: &Line, out: &mut Emitter) -> Result<(), String> {
         use Field::*;
         let nature = match line.def.event {
             Event::DefineContainerType => Nature::Container,
@@ -98,7 +98,7 @@ impl Sim {
     }
 
     /// `PajeDefineEntityValue`: a named value of a state, event or link type.
-    pub(super) fn define_value(&mut self, line: &Line, out: &mut Out) -> Result<(), String> {
+    pub(super) fn define_value(&mut self, line: &Line, out: &mut Emitter) -> Result<(), String> {
         let t = self.type_of(line.get(Field::Type))?;
         let ty = &self.types[t as usize];
         if !matches!(ty.nature, Nature::State | Nature::EventType | Nature::Link) {
@@ -139,7 +139,7 @@ impl Sim {
 
     /// Moves the declaration of type `t` (after its parent and, for a link
     /// type, its end types) before a use at `time`.
-    pub(super) fn touch_type(&mut self, t: u32, time: i64, out: &mut Out) {
+    pub(super) fn touch_type(&mut self, t: u32, time: i64, out: &mut Emitter) {
         let ty = &self.types[t as usize];
         // A link type's end types are container types, whose ancestors are
         // container types too: two levels, no recursion.
@@ -155,7 +155,7 @@ impl Sim {
     /// `time` before it, outermost first (walked in a loop: a hierarchy may be
     /// as deep as the trace makes it).
     #[inline]
-    pub(super) fn touch_type_chain(&mut self, t: u32, time: i64, out: &mut Out) {
+    pub(super) fn touch_type_chain(&mut self, t: u32, time: i64, out: &mut Emitter) {
         // Most lines come after their type's declaration: nothing to move.
         if self.types[t as usize].decl.is_some_and(|d| d.key > time) {
             self.lower_type_chain(t, time, out);
@@ -164,7 +164,7 @@ impl Sim {
 
     /// [`Sim::touch_type_chain`] once type `t`'s declaration is to move.
     #[cold]
-    fn lower_type_chain(&mut self, t: u32, time: i64, out: &mut Out) {
+    fn lower_type_chain(&mut self, t: u32, time: i64, out: &mut Emitter) {
         let mut chain = Vec::new();
         let mut at = t;
         // (The root type has no declaration row.)
@@ -190,7 +190,7 @@ impl Sim {
         t: u32,
         line: &Line,
         time: i64,
-        out: &mut Out,
+        out: &mut Emitter,
     ) -> Option<usize> {
         let values = &mut self.types[t as usize].values;
         let at = match line.found.value {

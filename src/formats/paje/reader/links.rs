@@ -10,7 +10,12 @@ impl Sim {
     /// (memory: the links in flight), so a half written long after its
     /// time, as a writer that writes links when they complete does, is in
     /// order all the same.
-    pub(super) fn link(&mut self, line: &Line, number: u64, out: &mut Out) -> Result<(), String> {
+    pub(super) fn link(
+        &mut self,
+        line: &Line,
+        number: u64,
+        out: &mut Emitter,
+    ) -> Result<(), String> {
         let start = line.def.event == Event::StartLink;
         let Some(entity) = self.entity(line, Nature::Link, number, out)? else {
             return Ok(());

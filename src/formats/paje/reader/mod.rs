@@ -145,7 +145,7 @@ struct ValueDef {
 }
 
 #[derive(Debug, Default)]
-struct Slot {
+struct TypeSlot {
     type_: u32,
     last: i64,
     lane: Option<u32>,
@@ -165,7 +165,7 @@ struct ContainerInfo {
     children: Vec<u32>,
     alive: bool,
     last: i64,
-    slots: Vec<Slot>,
+    slots: Vec<TypeSlot>,
     /// Links of this container waiting for their other half.
     pending: u32,
 }
@@ -396,7 +396,7 @@ impl Sim {
         line: &Line,
         extra: Option<usize>,
         number: u64,
-        out: &mut Out,
+        out: &mut Emitter,
     ) -> Result<(), String> {
         if let Some(given) = extra {
             let msg = format!(
@@ -467,7 +467,7 @@ impl Sim {
 }
 
 /// How states are closed: by which type, with which event's user fields.
-struct Closing<'a> {
+struct StateClosing<'a> {
     /// The state type.
     type_: u32,
     /// The line whose user fields the closing rows carry.
@@ -478,7 +478,7 @@ struct Closing<'a> {
 }
 
 /// Where the simulator's rows go: the reorder queue, with located errors.
-struct Out<'a> {
+struct Emitter<'a> {
     queue: &'a mut RowQueue,
     /// Latest time of the rows produced so far (where declarations wait, and
     /// where the trace ends).
@@ -572,7 +572,7 @@ fn identifier<'a>(line: &Line<'a>) -> &'a str {
     }
 }
 
-impl Out<'_> {
+impl Emitter<'_> {
     /// Whether a row at `time` that no one reads before T0 is left out
     /// (its time counted in `max_time` all the same).
     fn leaves_out(&mut self, time: i64) -> bool {
@@ -590,7 +590,7 @@ impl Out<'_> {
     }
 
     /// Whether a row from `start` to `end` that no one reads before T0 is
-    /// left out (see [`Out::leaves_out`]).
+    /// left out (see [`Emitter::leaves_out`]).
     fn leaves_out_extent(&mut self, start: i64, end: i64) -> bool {
         start >= self.thinning.earliest && self.leaves_out(end)
     }
@@ -749,7 +749,7 @@ impl<R: BufRead> PajeReader<R> {
                 "invalid UTF-8: text must be UTF-8",
             ));
         }
-        let mut out = Out {
+        let mut out = Emitter {
             queue: &mut self.queue,
             max_time: &mut self.max_time,
             thinning: &mut self.thinning,
@@ -823,7 +823,7 @@ impl<R: BufRead> PajeReader<R> {
             sim.warn(line, msg);
         }
         let end = self.max_time.unwrap_or(0);
-        let mut out = Out {
+        let mut out = Emitter {
             queue: &mut self.queue,
             max_time: &mut self.max_time,
             thinning: &mut self.thinning,

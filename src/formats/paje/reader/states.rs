@@ -40,7 +40,12 @@ impl StateStack {
 
 impl Sim {
     /// `PajeSetState`, `PajePushState`, `PajePopState`, `PajeResetState`.
-    pub(super) fn state(&mut self, line: &Line, number: u64, out: &mut Out) -> Result<(), String> {
+    pub(super) fn state(
+        &mut self,
+        line: &Line,
+        number: u64,
+        out: &mut Emitter,
+    ) -> Result<(), String> {
         let event = line.def.event;
         let Some(Entity {
             time,
@@ -67,7 +72,7 @@ impl Sim {
             self.declare_lane(lane, out)?;
         }
         self.touch_lane(lane, c, time, out);
-        let close = Closing {
+        let close = StateClosing {
             type_: t,
             extras: (event != Event::SetState).then_some(line),
             lossy,
@@ -125,7 +130,7 @@ impl Sim {
         time: i64,
         lossy: bool,
         line: &Line,
-        out: &mut Out,
+        out: &mut Emitter,
     ) -> Result<(), String> {
         let value = line.get(Field::Value);
         let at = self.use_value(t, line, time, out);
@@ -166,8 +171,8 @@ impl Sim {
         &mut self,
         lane: u32,
         time: i64,
-        close: &Closing,
-        out: &mut Out,
+        close: &StateClosing,
+        out: &mut Emitter,
     ) -> Result<bool, String> {
         if !self.lanes[lane as usize].pop() {
             return Ok(false);
@@ -206,8 +211,8 @@ impl Sim {
         &mut self,
         lane: u32,
         time: i64,
-        close: &Closing,
-        out: &mut Out,
+        close: &StateClosing,
+        out: &mut Emitter,
     ) -> Result<(), String> {
         while self.pop_one(lane, time, close, out)? {}
         Ok(())

@@ -14,7 +14,7 @@ impl Sim {
         line: &Line,
         nature: Nature,
         number: u64,
-        out: &mut Out,
+        out: &mut Emitter,
     ) -> Result<Option<Entity>, String> {
         let (time, lossy) = self.line_time(line)?;
         let c = match line.found.container {
@@ -55,7 +55,7 @@ impl Sim {
         entity: &Entity,
         on: u32,
         line: &Line,
-        out: &mut Out,
+        out: &mut Emitter,
     ) -> Option<usize> {
         self.touch(on, entity.time, out);
         self.use_value(entity.t, line, entity.time, out)
@@ -89,7 +89,7 @@ impl Sim {
         &mut self,
         line: &Line,
         number: u64,
-        out: &mut Out,
+        out: &mut Emitter,
     ) -> Result<(), String> {
         let Some(entity) = self.entity(line, Nature::EventType, number, out)? else {
             return Ok(());
@@ -108,7 +108,7 @@ impl Sim {
         &mut self,
         line: &Line,
         number: u64,
-        out: &mut Out,
+        out: &mut Emitter,
     ) -> Result<(), String> {
         let event = line.def.event;
         let entity = self.entity(line, Nature::Variable, number, out)?;
@@ -192,7 +192,7 @@ impl Sim {
         (c, t): (u32, u32),
         at: (i64, bool),
         line: &Line,
-        out: &mut Out,
+        out: &mut Emitter,
     ) -> Result<(), String> {
         let row = self.marked_row((Kind::Signal, c, t), at, line)?;
         if row.end.is_none() {

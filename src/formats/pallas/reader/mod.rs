@@ -243,7 +243,7 @@ fn open_threads(
     let mut syms = SymCache::new(symbols.clone());
     let restore = Restore::from_metadata(&main_name, &main.data.metadata, &mut head, &mut syms)?
         .map(Arc::new);
-    let mut layout = Layout {
+    let mut layout = ProcessTree {
         dir,
         main_name,
         abi: main.params.abi,
@@ -343,7 +343,7 @@ fn trace_head(
 
 /// The trace's processes and threads as they are found: container rows, and
 /// where each thread's files are.
-struct Layout {
+struct ProcessTree {
     dir: PathBuf,
     main_name: String,
     abi: u8,
@@ -356,7 +356,7 @@ struct Layout {
     restoring: bool,
 }
 
-impl Layout {
+impl ProcessTree {
     /// Reads the archive of location group `group` (when it has one) and adds
     /// the process and its threads.
     fn add_group(
@@ -633,7 +633,7 @@ enum Name {
 
 /// A thread's definitions, and the names made from them interned: each
 /// once per thread, then found by its [`Name`].
-struct Names {
+struct ThreadNames {
     syms: SymCache,
     cache: FastMap<Name, Sym>,
     /// Regions' cats, in a trace written from a stream.
@@ -648,7 +648,7 @@ pub struct ThreadSource {
     /// Set for a trace tracepipe wrote from a stream.
     restore: Option<Arc<Restore>>,
     ranks: Arc<RankMap>,
-    names: Names,
+    names: ThreadNames,
     loc: Sym,
     loc_text: String,
     process: Sym,
@@ -689,7 +689,7 @@ pub struct ThreadSource {
 /// What mapping one event needs of its thread, borrowed for the event.
 struct Mapper<'a> {
     p: Payload<'a>,
-    names: &'a mut Names,
+    names: &'a mut ThreadNames,
     frames: &'a mut Vec<u32>,
     cut: &'a mut Vec<(Sym, Sym)>,
     crossings: &'a Crossings,

@@ -20,7 +20,7 @@ use crate::model::record::ATTR_POSTS;
 
 /// What thinning does with an event's occurrences.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
+enum Treatment {
     /// Counted past: a frame's edge, or an event no one reads before T0.
     Counted,
     /// Still a row: a message half, a request, a collective, or an event
@@ -44,21 +44,21 @@ struct Rules {
 }
 
 /// Whose row comes of each occurrence of `event` when thinned.
-fn role(event: &EventDef, rules: Rules) -> Role {
+fn role(event: &EventDef, rules: Rules) -> Treatment {
     use RecordId::*;
     let attributed = !event.attributes.is_empty();
     match RecordId::from_number(event.record) {
         Some(Enter | Leave) => match rules.restoring && attributed {
-            true => Role::Opaque,
-            false => Role::Counted,
+            true => Treatment::Opaque,
+            false => Treatment::Counted,
         },
-        Some(MpiSend | MpiIsend | MpiRecv | MpiIrecv) if rules.halves_paired => Role::Counted,
+        Some(MpiSend | MpiIsend | MpiRecv | MpiIrecv) if rules.halves_paired => Treatment::Counted,
         Some(
             MpiSend | MpiIsend | MpiRecv | MpiIrecv | MpiIsendComplete | MpiIrecvRequest
             | MpiCollectiveBegin | MpiCollectiveEnd,
-        ) => Role::Kept,
-        _ if attributed && rules.attributes_matter => Role::Kept,
-        _ => Role::Counted,
+        ) => Treatment::Kept,
+        _ if attributed && rules.attributes_matter => Treatment::Kept,
+        _ => Treatment::Counted,
     }
 }
 
@@ -67,7 +67,7 @@ pub(super) struct Thinning {
     /// T0, as a timestamp.
     pub(super) before: u64,
     /// By event slot.
-    roles: Vec<Role>,
+    roles: Vec<Treatment>,
     /// By sequence slot: whether a run may be thinned, whether a thinned
     /// run gives no row at all (counted past whole), its first event.
     thinnable: Vec<bool>,
@@ -93,7 +93,7 @@ impl Thinning {
         let order = reached(&children(file).ok()?, root).ok()?;
         let roles = file.events.iter().map(|e| match e {
             Some(e) => role(e, rules),
-            None => Role::Opaque,
+            None => Treatment::Opaque,
         });
         let n = file.sequences.len();
         let mut place = vec![usize::MAX; n];
@@ -130,8 +130,8 @@ impl Thinning {
                     else {
                         return;
                     };
-                    ok &= self.roles[slot] != Role::Opaque;
-                    silent &= self.roles[slot] == Role::Counted;
+                    ok &= self.roles[slot] != Treatment::Opaque;
+                    silent &= self.roles[slot] == Treatment::Counted;
                     first = first.or(Some(slot));
                     match frame_edge(file, t) {
                         Ok(Some((true, f))) => open.push(f),
@@ -168,7 +168,7 @@ impl Thinning {
     /// Whether occurrences of event `slot` are counted past in a thinned
     /// run.
     pub(super) fn counted(&self, slot: usize) -> bool {
-        self.roles.get(slot) == Some(&Role::Counted)
+        self.roles.get(slot) == Some(&Treatment::Counted)
     }
 
     /// Whether a thinned run of sequence `s` gives no row.

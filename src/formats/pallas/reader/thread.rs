@@ -79,7 +79,7 @@ impl RecordSource for ThreadSource {
     }
 }
 
-impl Names {
+impl ThreadNames {
     pub(super) fn scope(&self) -> Scope<'_> {
         Scope {
             local: &self.local,
@@ -129,7 +129,7 @@ impl Names {
         Ok(sym)
     }
 
-    /// [`Names::sym`] of a name that always has a text.
+    /// [`ThreadNames::sym`] of a name that always has a text.
     pub(super) fn name(&mut self, name: Name) -> Sym {
         self.sym(name).unwrap_or_default()
     }
@@ -162,7 +162,7 @@ impl ThreadSource {
             loc_text,
             process: syms.intern(&place.process_loc),
             restore: restore.clone(),
-            names: Names {
+            names: ThreadNames {
                 syms,
                 cache: FastMap::default(),
                 cats: restore,
@@ -201,7 +201,7 @@ impl ThreadSource {
     /// does not name process `P<rank>` is kept in the attribute `rank`.
     pub(super) fn set_peer(
         (ranks, restoring): (&RankMap, bool),
-        names: &mut Names,
+        names: &mut ThreadNames,
         rec: &mut Record,
         comm: u32,
         rank: u32,

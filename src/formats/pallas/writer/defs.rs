@@ -6,7 +6,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::layout::{self, Defs, Out};
+use super::layout::{self, Defs, LeBytes};
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::model::record::Sym;
@@ -97,7 +97,7 @@ impl Registry {
         crate::bytes::refuse_nul(text, "Pallas")?;
         let r = self.string_count;
         self.string_count += 1;
-        let mut o = Out::default();
+        let mut o = LeBytes::default();
         layout::string(&mut o, r, text);
         self.spill
             .write_all(&o.0)
@@ -190,7 +190,7 @@ impl Registry {
         std::io::copy(&mut file, w).map_err(out)?;
         drop(file);
         std::fs::remove_file(&self.spill_path).map_err(|e| Error::io(spill, e))?;
-        let mut o = Out::default();
+        let mut o = LeBytes::default();
         layout::defs_after_strings(&mut o, abi, &defs, 4);
         w.write_all(&o.0).map_err(out)
     }

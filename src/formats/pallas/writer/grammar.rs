@@ -176,7 +176,7 @@ impl Span {
 
 /// A sequence being built: a block still open, or the thread's root.
 #[derive(Default)]
-struct Open {
+struct OpenSequence {
     tokens: Vec<u32>,
     spans: Vec<Span>,
     /// Positions of the loops that may still grow, outermost first.
@@ -195,7 +195,7 @@ pub struct Grammar {
     pub loops: Vec<LoopSlot>,
     by_loop: FastMap<(u32, u32), u32>,
     free_loops: Vec<u32>,
-    stack: Vec<Open>,
+    stack: Vec<OpenSequence>,
     max_loop: usize,
     /// First and last timestamps.
     pub first: Option<u64>,
@@ -223,7 +223,7 @@ impl Grammar {
             loops: Vec::new(),
             by_loop: FastMap::default(),
             free_loops: Vec::new(),
-            stack: vec![Open::default()],
+            stack: vec![OpenSequence::default()],
             max_loop: max_loop.max(1),
             first: None,
             last: 0,
@@ -268,7 +268,7 @@ impl Grammar {
         self.first.get_or_insert(time);
         self.last = time;
         if open {
-            self.stack.push(Open::default());
+            self.stack.push(OpenSequence::default());
         }
         let span = Span {
             start: time,

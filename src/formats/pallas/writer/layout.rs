@@ -30,9 +30,9 @@ pub struct Defs {
 
 /// Little-endian bytes being laid out.
 #[derive(Default)]
-pub struct Out(pub Vec<u8>);
+pub struct LeBytes(pub Vec<u8>);
 
-impl Out {
+impl LeBytes {
     /// One byte.
     pub fn u8(&mut self, v: u8) {
         self.0.push(v);
@@ -72,7 +72,7 @@ pub fn mkdir(path: &std::path::Path) -> Result<()> {
 /// The main file's head: ABI and the storage parameters, loop finding
 /// (`algorithm`: 1 Basic, 2 BasicTruncated) with at most `max_loop` tokens
 /// (timestamp storage, which readers ignore, "Delta" as Pallas's default).
-pub fn parameters(o: &mut Out, params: &Parameters, (algorithm, max_loop): (u32, u64)) {
+pub fn parameters(o: &mut LeBytes, params: &Parameters, (algorithm, max_loop): (u32, u64)) {
     o.u8(params.abi);
     o.u32(params.compression.code());
     o.u32(match params.encoding {
@@ -86,7 +86,7 @@ pub fn parameters(o: &mut Out, params: &Parameters, (algorithm, max_loop): (u32,
 }
 
 /// One string definition.
-pub fn string(o: &mut Out, r: u32, text: &str) {
+pub fn string(o: &mut LeBytes, r: u32, text: &str) {
     o.u32(r);
     o.i32(text.len() as i32 + 1);
     o.0.extend_from_slice(text.as_bytes());
@@ -96,7 +96,7 @@ pub fn string(o: &mut Out, r: u32, text: &str) {
 /// The tables of `d` but strings, each with its count, for ABI `abi`;
 /// groups are of OTF2 group type `group_type` (4: locations, 5: ranks of
 /// a communicator) and of MPI.
-pub fn defs_after_strings(o: &mut Out, abi: u8, d: &Defs, group_type: u32) {
+pub fn defs_after_strings(o: &mut LeBytes, abi: u8, d: &Defs, group_type: u32) {
     o.len(d.regions.len());
     for (r, s) in &d.regions {
         o.u32(*r);
@@ -137,7 +137,7 @@ pub fn defs_after_strings(o: &mut Out, abi: u8, d: &Defs, group_type: u32) {
 }
 
 /// A whole definitions block.
-pub fn defs(o: &mut Out, abi: u8, d: &Defs, group_type: u32) {
+pub fn defs(o: &mut LeBytes, abi: u8, d: &Defs, group_type: u32) {
     o.len(d.strings.len());
     for (r, s) in &d.strings {
         string(o, *r, s);
@@ -146,7 +146,7 @@ pub fn defs(o: &mut Out, abi: u8, d: &Defs, group_type: u32) {
 }
 
 /// A location list: (id, name string ref, parent).
-pub fn locations(o: &mut Out, locations: &[(u32, u32, u32)]) {
+pub fn locations(o: &mut LeBytes, locations: &[(u32, u32, u32)]) {
     o.len(locations.len());
     for (id, name, parent) in locations {
         o.u32(*id);
@@ -156,7 +156,7 @@ pub fn locations(o: &mut Out, locations: &[(u32, u32, u32)]) {
 }
 
 /// Key/value metadata (none before ABI 17, which could not read it).
-pub fn metadata(o: &mut Out, abi: u8, metadata: &[(String, String)]) {
+pub fn metadata(o: &mut LeBytes, abi: u8, metadata: &[(String, String)]) {
     if abi < 17 {
         o.len(0);
         return;
@@ -173,7 +173,7 @@ pub fn metadata(o: &mut Out, abi: u8, metadata: &[(String, String)]) {
 
 /// The head of an event entry: record, size, payload and attribute
 /// buffer; its timestamp vector follows.
-pub fn event_head(o: &mut Out, abi: u8, record: u32, payload: &[u8], attributes: &[u8]) {
+pub fn event_head(o: &mut LeBytes, abi: u8, record: u32, payload: &[u8], attributes: &[u8]) {
     event_record(o, abi, record, payload);
     o.len(attributes.len());
     o.0.extend_from_slice(attributes);
@@ -181,7 +181,7 @@ pub fn event_head(o: &mut Out, abi: u8, record: u32, payload: &[u8], attributes:
 
 /// An event entry's record, size and payload; the size of its attribute
 /// buffer and the buffer follow.
-pub fn event_record(o: &mut Out, abi: u8, record: u32, payload: &[u8]) {
+pub fn event_record(o: &mut LeBytes, abi: u8, record: u32, payload: &[u8]) {
     // ABI ≤ 18 wrote buffer flushes as record 0.
     let record = if abi <= 18 && record == RecordId::BufferFlush.number() {
         0
@@ -194,7 +194,7 @@ pub fn event_record(o: &mut Out, abi: u8, record: u32, payload: &[u8]) {
 }
 
 /// A dead event slot.
-pub fn dead_event(o: &mut Out, abi: u8) {
+pub fn dead_event(o: &mut LeBytes, abi: u8) {
     o.u32(RecordId::Dummy.number());
     o.u8(5);
     o.u64(0);
@@ -206,14 +206,14 @@ pub fn dead_event(o: &mut Out, abi: u8) {
 
 /// The head of one occurrence's attribute list: `size` bytes in all,
 /// `count` values follow.
-pub fn attribute_list_head(o: &mut Out, index: i32, size: usize, count: usize) {
+pub fn attribute_list_head(o: &mut LeBytes, index: i32, size: usize, count: usize) {
     o.i32(index);
     o.u16(size as u16);
     o.u8(count as u8);
 }
 
 /// One attribute value of a list.
-pub fn attribute_value(o: &mut Out, r: u32, bytes: &[u8]) {
+pub fn attribute_value(o: &mut LeBytes, r: u32, bytes: &[u8]) {
     o.u16(6 + bytes.len() as u16);
     o.u32(r);
     o.0.extend_from_slice(bytes);
@@ -221,7 +221,7 @@ pub fn attribute_value(o: &mut Out, r: u32, bytes: &[u8]) {
 
 /// A sequence's type (0 a block, 1 any other) and tokens; its three
 /// vectors follow.
-pub fn sequence_tokens(o: &mut Out, kind: u32, tokens: &[u32]) {
+pub fn sequence_tokens(o: &mut LeBytes, kind: u32, tokens: &[u32]) {
     o.u32(kind);
     o.len(tokens.len());
     for t in tokens {
@@ -230,7 +230,7 @@ pub fn sequence_tokens(o: &mut Out, kind: u32, tokens: &[u32]) {
 }
 
 /// A loop entry.
-pub fn loop_entry(o: &mut Out, abi: u8, token: u32, iterations: u32, occurrences: u64) {
+pub fn loop_entry(o: &mut LeBytes, abi: u8, token: u32, iterations: u32, occurrences: u64) {
     o.u32(token);
     o.u32(iterations);
     if abi >= 19 {
@@ -239,7 +239,7 @@ pub fn loop_entry(o: &mut Out, abi: u8, token: u32, iterations: u32, occurrences
 }
 
 /// A logical → physical id map (ABI 20).
-pub fn id_map(o: &mut Out, map: &[u32]) {
+pub fn id_map(o: &mut LeBytes, map: &[u32]) {
     o.len(map.len());
     for m in map {
         o.u32(*m);
@@ -353,7 +353,7 @@ impl Vector {
     }
 
     /// Its header as a timestamp vector (flushed first).
-    pub fn timestamps_header(&self, o: &mut Out, abi: u8) {
+    pub fn timestamps_header(&self, o: &mut LeBytes, abi: u8) {
         self.size_and_blocks(o, abi);
         for b in &self.blocks {
             o.u64(b.size);
@@ -364,7 +364,7 @@ impl Vector {
     }
 
     /// Its header as a duration vector (flushed first).
-    pub fn durations_header(&self, o: &mut Out, abi: u8) {
+    pub fn durations_header(&self, o: &mut LeBytes, abi: u8) {
         if !self.size_and_blocks(o, abi) {
             return;
         }
@@ -385,7 +385,7 @@ impl Vector {
     }
 
     /// Size and block count; false when empty (no more follows).
-    fn size_and_blocks(&self, o: &mut Out, abi: u8) -> bool {
+    fn size_and_blocks(&self, o: &mut LeBytes, abi: u8) -> bool {
         debug_assert!(
             self.pending.is_empty(),
             "a vector's header before its flush"

@@ -24,7 +24,7 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::archive::{Compression, Encoding, Parameters, WRITE_ABI};
+use super::archive::{BlockCompression, Encoding, Parameters, WRITE_ABI};
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::formats::stream::jsonl;
@@ -34,7 +34,7 @@ use crate::model::symbol::Symbols;
 use crate::pipe::{FormatOption, OptionValue, RecordSink, WriteOptions};
 use defs::Registry;
 use grammar::Grammar;
-use layout::{Dat, Out};
+use layout::{Dat, LeBytes};
 
 /// The metadata key that marks a trace written from a stream (its value:
 /// the mapping's version); its reader gives the stream's rows back.
@@ -113,10 +113,10 @@ pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSin
     // The output opened for the name is not the trace; it is dropped unwritten.
     drop(out);
     let (compression, encoding) = match opts.format.choice(CODEC).unwrap_or("zstd") {
-        "none" => (Compression::None, Encoding::None),
-        "masking" => (Compression::None, Encoding::Masking),
-        "zstd-masking" => (Compression::Zstd, Encoding::Masking),
-        _ => (Compression::Zstd, Encoding::None),
+        "none" => (BlockCompression::None, Encoding::None),
+        "masking" => (BlockCompression::None, Encoding::Masking),
+        "zstd-masking" => (BlockCompression::Zstd, Encoding::Masking),
+        _ => (BlockCompression::Zstd, Encoding::None),
     };
     let params = Parameters {
         abi: WRITE_ABI,
@@ -220,9 +220,9 @@ pub struct PallasWriter {
     parents: FastMap<Sym, Sym>,
     /// The stream's `container` and `type` rows, as JSON Lines.
     head: Vec<u8>,
-    names: rows::Names,
+    names: rows::SymbolAnswers,
     /// Reused: an occurrence's attribute values, texts.
-    values: Out,
+    values: LeBytes,
     value_count: usize,
     text: String,
     json: Vec<u8>,
@@ -235,7 +235,7 @@ impl PallasWriter {
     fn create(dir: PathBuf, main: PathBuf, params: Parameters, symbols: Symbols) -> Result<Self> {
         layout::mkdir(&dir)?;
         Ok(PallasWriter {
-            names: rows::Names::new(symbols.clone()),
+            names: rows::SymbolAnswers::new(symbols.clone()),
             symbols,
             registry: Some(Registry::create(defs::spill_path(&dir))?),
             dir,
@@ -248,7 +248,7 @@ impl PallasWriter {
             by_archive: FastMap::default(),
             parents: FastMap::default(),
             head: Vec::new(),
-            values: Out::default(),
+            values: LeBytes::default(),
             value_count: 0,
             text: String::new(),
             json: Vec::new(),
@@ -435,7 +435,7 @@ impl PallasWriter {
                 let r = self.registry().string(&name)?;
                 threads.push((ids[t as usize], r, a as u32));
             }
-            let mut o = Out::default();
+            let mut o = LeBytes::default();
             o.u32(a as u32);
             o.u32(threads.len() as u32);
             layout::defs(&mut o, abi, &layout::Defs::default(), 4);
@@ -492,11 +492,11 @@ impl PallasWriter {
         let name = self.main.display().to_string();
         let file = std::fs::File::create(&self.main).map_err(|e| Error::io(name.clone(), e))?;
         let mut w = std::io::BufWriter::new(file);
-        let mut o = Out::default();
+        let mut o = LeBytes::default();
         layout::parameters(&mut o, &self.params, (1, MAX_LOOP as u64));
         w.write_all(&o.0).map_err(|e| Error::io(name.clone(), e))?;
         registry.finish(&mut w, &name, (abi, ids))?;
-        let mut o = Out::default();
+        let mut o = LeBytes::default();
         layout::locations(&mut o, &groups);
         layout::locations(&mut o, &[]);
         layout::metadata(&mut o, abi, &metadata);

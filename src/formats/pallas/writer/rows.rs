@@ -11,7 +11,7 @@ use super::super::RecordId;
 use super::attributes::Spill;
 use super::defs::{TYPE_I64, TYPE_STRING};
 use super::grammar::{too_deep, EventKey, Grammar};
-use super::layout::{self, Dat, Out};
+use super::layout::{self, Dat, LeBytes};
 use super::PallasWriter;
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
@@ -26,7 +26,7 @@ pub(super) const MAX_BLOCKS: usize = 2048;
 
 /// Answers per symbol the rows ask again and again: the symbols of the
 /// MPI records' names, collectives' operations, generic events' strings.
-pub(super) struct Names {
+pub(super) struct SymbolAnswers {
     symbols: Symbols,
     records: FastMap<u32, Sym>,
     collectives: FastMap<Sym, Option<(u32, Sym)>>,
@@ -36,9 +36,9 @@ pub(super) struct Names {
     named: FastMap<(Sym, Sym), Option<RecordId>>,
 }
 
-impl Names {
-    pub(super) fn new(symbols: Symbols) -> Names {
-        Names {
+impl SymbolAnswers {
+    pub(super) fn new(symbols: Symbols) -> SymbolAnswers {
+        SymbolAnswers {
             symbols,
             records: FastMap::default(),
             collectives: FastMap::default(),
@@ -515,7 +515,7 @@ impl PallasWriter {
             )
         })?;
         let slot = &mut thread.grammar.events[id as usize];
-        let mut o = Out(std::mem::take(slot.attributes.held_mut()));
+        let mut o = LeBytes(std::mem::take(slot.attributes.held_mut()));
         let size = 7 + self.values.0.len();
         layout::attribute_list_head(&mut o, index, size, self.value_count);
         o.0.extend_from_slice(&self.values.0);
@@ -565,7 +565,7 @@ pub(super) fn thread_file<W: Write>(
             })
             .collect()
     };
-    let mut o = Out::default();
+    let mut o = LeBytes::default();
     o.u32(id);
     o.u32(archive);
     o.len(g.events.len());
@@ -573,7 +573,7 @@ pub(super) fn thread_file<W: Write>(
     o.len(live.len());
     o.u32(0);
     o.u64(g.first.unwrap_or(0));
-    let write = |o: &mut Out, out: &mut dyn Write| {
+    let write = |o: &mut LeBytes, out: &mut dyn Write| {
         out.write_all(&o.0)
             .map_err(|e| Error::io("thread.pallas".to_string(), e))?;
         o.0.clear();

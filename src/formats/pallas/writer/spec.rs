@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use super::super::archive::{make_token, Compression, Encoding, Parameters, TokenKind};
-use super::layout::{self, mkdir, write, Dat, Out, Vector};
+use super::super::archive::{make_token, BlockCompression, Encoding, Parameters, TokenKind};
+use super::layout::{self, mkdir, write, Dat, LeBytes, Vector};
 use crate::error::Result;
 
 pub use super::layout::{Defs, BLOCK_VALUES};
@@ -91,7 +91,7 @@ pub struct TraceSpec {
     /// ABI (16 to 21).
     pub abi: u8,
     /// Block compression.
-    pub compression: Compression,
+    pub compression: BlockCompression,
     /// Block encoding.
     pub encoding: Encoding,
     /// Name of the main file.
@@ -121,7 +121,7 @@ pub fn loop_token(id: u32) -> u32 {
 
 impl TraceSpec {
     /// A trace of the newest ABI with the given codec and nothing in it yet.
-    pub fn new(compression: Compression, encoding: Encoding) -> TraceSpec {
+    pub fn new(compression: BlockCompression, encoding: Encoding) -> TraceSpec {
         TraceSpec {
             abi: super::super::archive::WRITE_ABI,
             compression,
@@ -141,7 +141,7 @@ impl TraceSpec {
             compression: self.compression,
             encoding: self.encoding,
         };
-        let mut o = Out::default();
+        let mut o = LeBytes::default();
         layout::parameters(&mut o, &params, (2, 100));
         layout::defs(&mut o, self.abi, &self.defs, GROUP_TYPE);
         o.len(self.archives.len());
@@ -162,7 +162,7 @@ impl TraceSpec {
         for a in &self.archives {
             let adir = dir.join(format!("archive_{}", a.id));
             mkdir(&adir)?;
-            let mut o = Out::default();
+            let mut o = LeBytes::default();
             o.u32(a.id);
             o.u32(a.threads.len() as u32);
             layout::defs(&mut o, self.abi, &a.defs, GROUP_TYPE);
@@ -193,7 +193,7 @@ impl TraceSpec {
     ) -> Result<()> {
         let abi = self.abi;
         let mut dat = Dat::new(Vec::new(), *params, "event_durations.dat".into());
-        let mut o = Out::default();
+        let mut o = LeBytes::default();
         o.u32(t.id);
         o.u32(archive);
         o.len(t.events.len());
@@ -222,7 +222,7 @@ impl TraceSpec {
                 identity(t.loops.len()),
             ]
         });
-        let write_map = |o: &mut Out, map: &[u32]| {
+        let write_map = |o: &mut LeBytes, map: &[u32]| {
             if abi >= 20 {
                 layout::id_map(o, map);
             }
@@ -246,7 +246,7 @@ impl TraceSpec {
 /// An event of a thread file (`None`: a dead slot), its timestamps into
 /// `dat`.
 fn write_event(
-    o: &mut Out,
+    o: &mut LeBytes,
     dat: &mut Dat<Vec<u8>>,
     abi: u8,
     event: Option<&EventSpec>,
@@ -255,7 +255,7 @@ fn write_event(
         layout::dead_event(o, abi);
         return Ok(());
     };
-    let mut attrs = Out::default();
+    let mut attrs = LeBytes::default();
     for (index, values) in &e.attributes {
         let size: usize = 7 + values.iter().map(|(_, v)| 6 + v.len()).sum::<usize>();
         layout::attribute_list_head(&mut attrs, *index, size, values.len());
@@ -274,7 +274,7 @@ fn write_event(
 }
 
 /// A sequence of a thread file (`None`: a dead slot).
-fn write_sequence(o: &mut Out, abi: u8, tokens: Option<&[u32]>) {
+fn write_sequence(o: &mut LeBytes, abi: u8, tokens: Option<&[u32]>) {
     let Some(tokens) = tokens else {
         o.u32(1);
         o.len(0);

@@ -494,13 +494,13 @@ struct Part {
     /// The place in the stream of the last row handed out (see
     /// `RecordSource::order`), of the last row read, and the place a
     /// `tracepipe_order` record gave the next one.
-    place: Option<Place>,
-    placed: Option<Place>,
-    given: Option<Place>,
+    place: Option<StreamPlace>,
+    placed: Option<StreamPlace>,
+    given: Option<StreamPlace>,
     /// Before a slice's T0, the state there, each row with its place and
     /// the offset of its record; and the record rows are read into
     /// meanwhile.
-    thinning: Snapshot<(Place, u64)>,
+    thinning: Snapshot<(StreamPlace, u64)>,
     reading: Option<Box<Record>>,
     /// Offset of the record the row handed out last came from (rows wait
     /// before T0, while `at` moves on).
@@ -509,7 +509,7 @@ struct Part {
 
 /// A row's place in the stream written: its key and its rank among the
 /// rows of that key.
-type Place = (i64, u64);
+type StreamPlace = (i64, u64);
 
 /// The symbols of a part's declarations (willies, strings, classes,
 /// functions, communicators, operations), each interned on first use and

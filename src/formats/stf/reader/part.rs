@@ -645,7 +645,7 @@ impl Part {
     /// Where `rec`, the row read last, stood in the stream written: as a
     /// `tracepipe_order` record says, else right after the row read
     /// before it.
-    pub(super) fn place_of(&mut self, rec: &Record) -> Place {
+    pub(super) fn place_of(&mut self, rec: &Record) -> StreamPlace {
         let key = match (self.given.map(|g| g.0), rec.completion()) {
             (Some(k), _) => k,
             (None, Some(c)) if !rec.kind.is_structural() => c,

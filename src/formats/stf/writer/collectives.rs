@@ -27,7 +27,7 @@ pub(super) struct Instance {
 }
 
 /// How a participant row of a collective record says where it belongs.
-struct Slot {
+struct Seat {
     index: usize,
     of: usize,
     /// `recvd` or `sent` with the root's bytes.
@@ -37,7 +37,7 @@ struct Slot {
 }
 
 /// What one record holds of a collective whose rows agree.
-struct Shape {
+struct RecordShape {
     /// The layout, as the specification names it.
     layout: &'static str,
     /// `recvd` or `sent`, with the root's bytes.
@@ -49,7 +49,7 @@ struct Shape {
 /// The record the participants `rows` (with their `slots`) make, if they
 /// agree on one: same operation, communicator, root and columns, each
 /// value fitting its field.
-fn collective_shape(rows: &[Record], slots: &[Slot]) -> Option<Shape> {
+fn collective_shape(rows: &[Record], slots: &[Seat]) -> Option<RecordShape> {
     let head = &rows[0];
     let (root, scl) = (slots.first()?.root, slots[0].scl.is_some());
     let (has_size, has_value) = (head.size.is_some(), !head.value.is_empty());
@@ -87,12 +87,12 @@ fn collective_shape(rows: &[Record], slots: &[Slot]) -> Option<Shape> {
         .iter()
         .zip(slots)
         .any(|(r, s)| s.unknown_start && r.time != Some(time));
-    (agree && !unknown_elsewhere).then_some(Shape { layout, root, time })
+    (agree && !unknown_elsewhere).then_some(RecordShape { layout, root, time })
 }
 
 /// The per-participant arrays of a collective record at time `t`.
-fn collective_arrays(rows: &[Record], slots: &[Slot], t: u64) -> [(&'static str, Vec<u64>); 5] {
-    let column = |pick: &dyn Fn(&Record, &Slot) -> u64| -> Vec<u64> {
+fn collective_arrays(rows: &[Record], slots: &[Seat], t: u64) -> [(&'static str, Vec<u64>); 5] {
+    let column = |pick: &dyn Fn(&Record, &Seat) -> u64| -> Vec<u64> {
         rows.iter().zip(slots).map(|(r, s)| pick(r, s)).collect()
     };
     let time = |r: &Record| r.time.unwrap_or(0);
@@ -119,7 +119,7 @@ fn collective_arrays(rows: &[Record], slots: &[Slot], t: u64) -> [(&'static str,
 
 /// Parses the `slot`, `of`, root bytes, `scl` and `start` attributes, in
 /// the order the reader writes them.
-fn parse_slot(rec: &Record) -> Option<Slot> {
+fn parse_slot(rec: &Record) -> Option<Seat> {
     let attrs: Vec<Attr<'_>> = rec.attrs().collect();
     let mut it = attrs.iter().peekable();
     let mut next_if = |key: &str| it.next_if(|(k, _)| k == key).map(|(_, v)| v.clone());
@@ -137,7 +137,7 @@ fn parse_slot(rec: &Record) -> Option<Slot> {
     let unknown_start = next_if("start")
         .map(|v| v == "unknown")
         .map_or(Some(false), |ok| ok.then_some(true))?;
-    (it.next().is_none() && index < of).then_some(Slot {
+    (it.next().is_none() && index < of).then_some(Seat {
         index,
         of,
         root,
@@ -193,7 +193,7 @@ impl StfWriter {
 
     /// The record of a whole collective, if its rows agree on one.
     fn write_collective(&mut self, rows: &[Record]) -> Result<bool> {
-        let slots: Vec<Slot> = rows.iter().filter_map(parse_slot).collect();
+        let slots: Vec<Seat> = rows.iter().filter_map(parse_slot).collect();
         let Some(shape) = collective_shape(rows, &slots) else {
             return Ok(false);
         };

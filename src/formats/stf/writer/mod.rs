@@ -57,7 +57,7 @@ pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSin
                 .to_string(),
         ));
     }
-    let writer = StfWriter::new(Target::Set(out), path, opts.symbols.clone())?;
+    let writer = StfWriter::new(Destination::Set(out), path, opts.symbols.clone())?;
     Ok(Box::new(matched(writer, opts)))
 }
 
@@ -70,7 +70,7 @@ pub fn open_single_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn Re
         std::process::id(),
         TEMP_SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
-    let writer = StfWriter::new(Target::Single(out), index, opts.symbols.clone())?;
+    let writer = StfWriter::new(Destination::Single(out), index, opts.symbols.clone())?;
     Ok(Box::new(matched(writer, opts)))
 }
 
@@ -99,22 +99,22 @@ fn matched(writer: StfWriter, opts: &WriteOptions) -> Matcher<StfWriter> {
 
 static TEMP_SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-enum Target {
+enum Destination {
     /// The index file's output; the other components go beside it.
     Set(Output),
     /// The container's output (the components are nameless temporary files).
     Single(Output),
 }
 
-impl Target {
+impl Destination {
     fn nameless(&self) -> bool {
-        matches!(self, Target::Single(_))
+        matches!(self, Destination::Single(_))
     }
 }
 
 /// Which data component a row goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Group {
+enum DataComponent {
     Messages,
     Collectives,
     Statistics,
@@ -145,7 +145,7 @@ struct DataFile {
 
 /// The declarations made so far, by what they declare.
 #[derive(Default)]
-struct Declared {
+struct Declarations {
     strings: FastMap<String, u32>,
     classes: FastMap<String, u32>,
     /// By name and class, as a composite key (`fasthash::make_key`).
@@ -173,7 +173,7 @@ struct Declared {
 /// The STF writer.
 pub struct StfWriter {
     symbols: Symbols,
-    target: Option<Target>,
+    target: Option<Destination>,
     /// Components are nameless temporary files (the single file's).
     nameless: bool,
     index_path: PathBuf,
@@ -181,8 +181,8 @@ pub struct StfWriter {
     ids: FastMap<&'static str, u8>,
     /// The data components; the `.dcl` is the first.
     files: Vec<DataFile>,
-    routes: FastMap<Group, usize>,
-    declared: Declared,
+    routes: FastMap<DataComponent, usize>,
+    declared: Declarations,
     /// Per willy, the functions of the frames written as `enter_function`.
     stacks: FastMap<u32, Vec<u32>>,
     metas: Vec<(String, String)>,
@@ -204,7 +204,7 @@ pub struct StfWriter {
 }
 
 impl StfWriter {
-    fn new(target: Target, index_path: PathBuf, symbols: Symbols) -> Result<StfWriter> {
+    fn new(target: Destination, index_path: PathBuf, symbols: Symbols) -> Result<StfWriter> {
         let layouts = catalogue();
         // Every layout by the name the specification gives it.
         let ids = SPEC_LAYOUTS
@@ -228,7 +228,7 @@ impl StfWriter {
             ids,
             files: vec![dcl],
             routes: FastMap::default(),
-            declared: Declared::default(),
+            declared: Declarations::default(),
             stacks: FastMap::default(),
             metas: Vec::new(),
             instances: FastMap::default(),
@@ -440,21 +440,23 @@ impl StfWriter {
     /// parent is declared before its children whatever the merge does).
     fn route(&mut self, rec: &Record, generic: Option<&Layout>) -> Result<usize> {
         let group = match rec.kind {
-            Kind::Msg | Kind::Send | Kind::Recv => Group::Messages,
-            Kind::Coll if rec.attrs.starts_with("slot=") => Group::Collectives,
-            Kind::Container | Kind::Type => Group::Process(0),
-            _ if generic.is_some_and(|l| is_statistics(&l.class)) => Group::Statistics,
-            _ if rec.loc.is_empty() => Group::Process(0),
-            _ => Group::Process(self.willy_of(rec.loc)?.1 / PROCS_PER_FILE % MAX_PROCESS_FILES),
+            Kind::Msg | Kind::Send | Kind::Recv => DataComponent::Messages,
+            Kind::Coll if rec.attrs.starts_with("slot=") => DataComponent::Collectives,
+            Kind::Container | Kind::Type => DataComponent::Process(0),
+            _ if generic.is_some_and(|l| is_statistics(&l.class)) => DataComponent::Statistics,
+            _ if rec.loc.is_empty() => DataComponent::Process(0),
+            _ => DataComponent::Process(
+                self.willy_of(rec.loc)?.1 / PROCS_PER_FILE % MAX_PROCESS_FILES,
+            ),
         };
         if let Some(&i) = self.routes.get(&group) {
             return Ok(i);
         }
         let (suffix, kind) = match group {
-            Group::Messages => ("msg".to_string(), Component::Messages),
-            Group::Collectives => ("cop".to_string(), Component::Collectives),
-            Group::Statistics => ("sts".to_string(), Component::Statistics),
-            Group::Process(n) => (format!("f.{n}"), Component::Process),
+            DataComponent::Messages => ("msg".to_string(), Component::Messages),
+            DataComponent::Collectives => ("cop".to_string(), Component::Collectives),
+            DataComponent::Statistics => ("sts".to_string(), Component::Statistics),
+            DataComponent::Process(n) => (format!("f.{n}"), Component::Process),
         };
         let file = DataFile::create(&self.index_path, &suffix, kind, self.nameless)?;
         self.files.push(file);
@@ -696,11 +698,11 @@ impl RecordSink for StfWriter {
         }
         let index = self.index_bytes(&components)?;
         match target {
-            Target::Set(mut out) => {
+            Destination::Set(mut out) => {
                 out.write_line(&index)?;
                 out.finish()
             }
-            Target::Single(out) => super::single::assemble(out, &index, components),
+            Destination::Single(out) => super::single::assemble(out, &index, components),
         }
     }
 }

@@ -54,7 +54,7 @@ pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSin
 }
 
 #[derive(Clone, Copy)]
-enum Target {
+enum HeaderColumn {
     Std(Column),
     Extra(usize),
 }
@@ -116,16 +116,16 @@ impl<R: BufRead> TsvReader<R> {
                 }
                 seen.push(col.to_string());
                 targets.push(match Column::from_name(col) {
-                    Some(c) => Target::Std(c),
+                    Some(c) => HeaderColumn::Std(c),
                     None => {
                         extra_names.push(col.to_string());
-                        Target::Extra(extra_names.len() - 1)
+                        HeaderColumn::Extra(extra_names.len() - 1)
                     }
                 });
             }
             if !targets
                 .iter()
-                .any(|t| matches!(t, Target::Std(Column::Kind)))
+                .any(|t| matches!(t, HeaderColumn::Std(Column::Kind)))
             {
                 return Err(Error::line(
                     name,
@@ -155,7 +155,7 @@ impl<R: BufRead> TsvReader<R> {
                     && targets
                         .iter()
                         .zip(Column::ALL)
-                        .all(|(t, c)| matches!(t, Target::Std(s) if *s == c)),
+                        .all(|(t, c)| matches!(t, HeaderColumn::Std(s) if *s == c)),
                 targets,
                 extra_names,
                 scratch: String::new(),
@@ -208,7 +208,7 @@ impl<R: BufRead + 'static> TsvReader<R> {
 
 /// Splits and converts rows according to a header.
 pub(crate) struct RowParser {
-    targets: Vec<Target>,
+    targets: Vec<HeaderColumn>,
     /// Kinds whose rows are dropped unread above (see
     /// [`Demand::skip`]).
     skip: KindSet,
@@ -446,7 +446,7 @@ impl RowParser {
     #[inline]
     fn field(
         &mut self,
-        target: Target,
+        target: HeaderColumn,
         text: &str,
         backslash: bool,
         rec: &mut Record,
@@ -454,14 +454,14 @@ impl RowParser {
     ) -> Result<(), String> {
         let escaped = backslash && memchr::memchr(b'\\', text.as_bytes()).is_some();
         match target {
-            Target::Std(Column::Kind) => {
+            HeaderColumn::Std(Column::Kind) => {
                 let kind = Kind::parse(text.as_bytes());
                 rec.kind = kind.ok_or_else(|| format!("unknown kind `{text}`"))?;
                 *have_kind = true;
                 Ok(())
             }
-            Target::Std(col) => self.decode(col, text, escaped, rec),
-            Target::Extra(j) => {
+            HeaderColumn::Std(col) => self.decode(col, text, escaped, rec),
+            HeaderColumn::Extra(j) => {
                 let mut v = String::new();
                 if escaped {
                     unescape_tsv(text, &mut v)?;

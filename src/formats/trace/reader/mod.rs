@@ -56,7 +56,7 @@ const NO_RESOURCE: u32 = u32::MAX;
 
 /// A range of the text arena (the arena is limited to 4 GiB of text).
 #[derive(Debug, Clone, Copy, Default)]
-struct Span {
+struct TextRange {
     start: u32,
     len: u32,
 }
@@ -65,17 +65,17 @@ struct Span {
 struct Resource {
     id: u64,
     line: u64,
-    capacity: Span,
+    capacity: TextRange,
     uses_offset: bool,
-    attrs: Span,
+    attrs: TextRange,
 }
 
 #[derive(Debug)]
 struct Signal {
-    id: Span,
+    id: TextRange,
     /// Line of the `S` line; 0 while only fragments have named the signal.
     line: u64,
-    attrs: Span,
+    attrs: TextRange,
     fragments: u64,
     last_end: Option<i64>,
 }
@@ -84,26 +84,31 @@ struct Signal {
 /// their own, so that the many events of a terse file stay small.
 #[derive(Debug, Clone, Copy)]
 enum Item {
-    Event { id: Span },
+    Event {
+        id: TextRange,
+    },
     Claim(u32),
     Dep(u32),
-    Fragment { signal: u32, coefficients: Span },
+    Fragment {
+        signal: u32,
+        coefficients: TextRange,
+    },
 }
 
 #[derive(Debug)]
 struct Claim {
     id: u64,
     resource: u64,
-    offset: Option<Span>,
-    amount: Span,
+    offset: Option<TextRange>,
+    amount: TextRange,
 }
 
 #[derive(Debug)]
 struct Dep {
-    id: Span,
+    id: TextRange,
     kind: u8,
-    src: Span,
-    dst: Span,
+    src: TextRange,
+    dst: TextRange,
     /// Resources of claim endpoints (`NO_RESOURCE` for events), resolved at the end.
     resources: [u32; 2],
 }
@@ -112,9 +117,9 @@ struct Dep {
 struct Element {
     item: Item,
     line: u64,
-    attrs: Span,
+    attrs: TextRange,
     /// The encoded value of the first `name` attribute (empty when none).
-    name: Span,
+    name: TextRange,
     /// Start and end in ns (an event has both equal; a dependency's are its
     /// endpoints' times, resolved at the end).
     times: (i64, i64),
@@ -193,7 +198,7 @@ fn element_id<'a>(arena: &'a str, elements: &[Element], deps: &[Dep], index: u32
     let span = match elements[index as usize].item {
         Item::Event { id } => id,
         Item::Dep(d) => deps[d as usize].id,
-        Item::Claim(_) | Item::Fragment { .. } => Span { start: 0, len: 0 },
+        Item::Claim(_) | Item::Fragment { .. } => TextRange { start: 0, len: 0 },
     };
     &arena[span.start as usize..][..span.len as usize]
 }

@@ -257,7 +257,7 @@ pub(super) fn signal_slot(trace: &mut Trace, id: &str) -> Result<u32, String> {
     trace.signals.push(Signal {
         id: span,
         line: 0,
-        attrs: Span::default(),
+        attrs: TextRange::default(),
         fragments: 0,
         last_end: None,
     });
@@ -437,8 +437,8 @@ pub(super) fn read_fragment(trace: &mut Trace, rest: &str, line: u64) -> Result<
             coefficients,
         },
         line,
-        attrs: Span::default(),
-        name: Span::default(),
+        attrs: TextRange::default(),
+        name: TextRange::default(),
         times: (t0, t1),
         lossy: lossy0 || lossy1,
     });
@@ -509,28 +509,28 @@ impl Trace {
         }
     }
 
-    pub(super) fn push_text(&mut self, s: &str) -> Result<Span, String> {
+    pub(super) fn push_text(&mut self, s: &str) -> Result<TextRange, String> {
         let start = self.arena.len();
         self.arena.push_str(s);
         self.span_from(start)
     }
 
-    pub(super) fn span_from(&self, start: usize) -> Result<Span, String> {
+    pub(super) fn span_from(&self, start: usize) -> Result<TextRange, String> {
         let too_big = || "the TRACE reader holds at most 4 GiB of text in memory".to_string();
-        Ok(Span {
+        Ok(TextRange {
             start: u32::try_from(start).map_err(|_| too_big())?,
             len: u32::try_from(self.arena.len() - start).map_err(|_| too_big())?,
         })
     }
 
-    pub(super) fn text(&self, span: Span) -> &str {
+    pub(super) fn text(&self, span: TextRange) -> &str {
         let start = span.start as usize;
         &self.arena[start..start + span.len as usize]
     }
 
     /// Decodes a TRACE attribute list into the arena in stream form; returns it
     /// and the encoded value of its first `name` attribute.
-    pub(super) fn push_attrs(&mut self, text: &str) -> Result<(Span, Span), String> {
+    pub(super) fn push_attrs(&mut self, text: &str) -> Result<(TextRange, TextRange), String> {
         let start = self.arena.len();
         let Trace {
             arena, key, value, ..
@@ -550,7 +550,7 @@ impl Trace {
                 name = (value_start, arena.len());
             }
         })?;
-        let name = Span {
+        let name = TextRange {
             start: u32::try_from(name.0).unwrap_or_default(),
             len: u32::try_from(name.1 - name.0).unwrap_or_default(),
         };

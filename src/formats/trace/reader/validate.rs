@@ -89,8 +89,8 @@ pub(super) fn claim_problem(trace: &Trace, resource: u64, has_offset: bool) -> O
 pub(super) fn resolve_dep(
     trace: &Trace,
     kind: u8,
-    src: Span,
-    dst: Span,
+    src: TextRange,
+    dst: TextRange,
 ) -> std::result::Result<ResolvedDep, String> {
     let (src_kind, dst_kind) = DEP_TYPES[usize::from(kind)];
     let (src_id, dst_id) = (trace.text(src), trace.text(dst));
@@ -131,7 +131,7 @@ pub(super) fn drop_dependencies_on_dropped_claims(
         };
         let Dep { kind, src, dst, .. } = trace.dep_items[d as usize];
         let (sk, dk) = DEP_TYPES[usize::from(kind)];
-        let gone = |id: Span, k: Endpoint| {
+        let gone = |id: TextRange, k: Endpoint| {
             k != Endpoint::Event
                 && natural(trace.text(id), "")
                     .ok()
