@@ -26,7 +26,6 @@ const SAME_CONCEPT: &[(&str, &str)] = &[
     ("Figures", "a report's sums for one key"),
     ("Half", "a message half waiting for its partner"),
     ("Ids", "a TRACE file's element identifiers"),
-    ("Inner", "the state behind a shared handle"),
     (
         "Instance",
         "one instance of a collective, its participants so far",

@@ -23,13 +23,11 @@ use tracepipe::table::{TableFormat, TableWriter};
 use tracepipe::Symbols;
 
 /// The report `name` (with `by`), as `trace-stat` makes it.
-fn report(name: &str, by: &str, histogram: Option<usize>) -> Box<dyn Report> {
-    let symbols = Symbols::new();
-    let labels = Labels::new(symbols.clone(), false);
+fn report(name: &str, by: &str, histogram: Option<usize>, symbols: Symbols) -> Box<dyn Report> {
     match name {
         "profile" => {
             let by = ProfileKey::parse(if by.is_empty() { "name" } else { by }).expect("a key");
-            Box::new(Profile::new(by, histogram, labels))
+            Box::new(Profile::new(by, histogram, symbols))
         }
         "messages" => {
             let view = match (by, histogram) {
@@ -37,20 +35,20 @@ fn report(name: &str, by: &str, histogram: Option<usize>) -> Box<dyn Report> {
                 (_, Some(bins)) => View::Histogram(bins),
                 _ => View::Matrix(Cells::Time),
             };
-            Box::new(Messages::new(view, labels))
+            Box::new(Messages::new(view, symbols))
         }
         "imbalance" => Box::new(Imbalance::new(
-            labels,
+            symbols,
             (false, true),
             Kinds::Cpu,
             Warnings::default(),
         )),
         "timeline" => {
             let bins = Bins { origin: 0, width: 7 };
-            Box::new(Timeline::new(bins, by == "states", histogram.is_some(), Some(3), labels))
+            Box::new(Timeline::new(bins, by == "states", histogram.is_some(), Some(3), symbols))
         }
-        "states" => Box::new(States::new(labels)),
-        "counters" => Box::new(Counters::new(labels, Warnings::default())),
+        "states" => Box::new(States::new(symbols)),
+        "counters" => Box::new(Counters::new(symbols, Warnings::default())),
         _ => Box::new(Resources::new(symbols)),
     }
 }
@@ -77,17 +75,19 @@ fuzz_target!(|data: &[u8]| {
         ]
         .concat();
         for input in [&framed[..], data] {
-            let mut merged = report(name, by, histogram);
+            let symbols = Symbols::new();
+            let mut merged = report(name, by, histogram, symbols.clone());
+            let labels = Labels::new(symbols, false);
             if of.merge("fuzz.part", input, merged.as_mut()).is_err() {
                 continue;
             }
             let out = Output::new("fuzz.out", Box::new(Buffer::default()));
-            let columns = merged.columns();
+            let columns = merged.columns(&labels);
             let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
             let mut table = TableWriter::new(out, TableFormat::Tsv, &columns, true).unwrap();
             for unit in [1, 1_000_000_000] {
                 let style = Style { time_factor: unit, top: None };
-                let _ = merged.print(&mut table, &style);
+                let _ = merged.print(&mut table, &style, &labels);
             }
             let _ = table.finish();
         }

@@ -41,7 +41,6 @@ struct Series {
 /// The `counters` report.
 pub struct Counters {
     symbols: Symbols,
-    labels: Labels,
     series: FastMap<Key, Series>,
     /// Samples whose value is not a number, and the first of them.
     skipped: u64,
@@ -50,12 +49,11 @@ pub struct Counters {
 }
 
 impl Counters {
-    /// An empty report whose identifiers print through `labels`; samples
-    /// left out are told to `warnings`.
-    pub fn new(labels: Labels, warnings: Warnings) -> Counters {
+    /// An empty report of rows whose identifiers are in `symbols`;
+    /// samples left out are told to `warnings`.
+    pub fn new(symbols: Symbols, warnings: Warnings) -> Counters {
         Counters {
-            symbols: labels.symbols().clone(),
-            labels,
+            symbols,
             series: FastMap::default(),
             skipped: 0,
             first_skipped: String::new(),
@@ -201,7 +199,7 @@ impl RecordSink for Counters {
 }
 
 impl Report for Counters {
-    fn columns(&self) -> Vec<String> {
+    fn columns(&self, _: &Labels) -> Vec<String> {
         let names: Vec<&str> = {
             vec![
                 "loc",
@@ -218,11 +216,11 @@ impl Report for Counters {
         names.into_iter().map(String::from).collect()
     }
 
-    fn partial(&self) -> Result<Option<Vec<Vec<String>>>> {
+    fn partial(&self, labels: &Labels) -> Result<Option<Vec<Vec<String>>>> {
         let rows = self
             .series
             .iter()
-            .map(|(key, s)| s.partial(key_texts(&self.labels, key, &KEY)));
+            .map(|(key, s)| s.partial(key_texts(labels, key, &KEY)));
         Ok(Some(rows.collect()))
     }
 
@@ -239,11 +237,11 @@ impl Report for Counters {
         Ok(())
     }
 
-    fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
+    fn print(&mut self, table: &mut TableWriter, style: &Style, labels: &Labels) -> Result<()> {
         let mut rows: Vec<(Vec<String>, &Series)> = self
             .series
             .iter()
-            .map(|(key, s)| (key_texts(&self.labels, key, &KEY), s))
+            .map(|(key, s)| (key_texts(labels, key, &KEY), s))
             .collect();
         rows.sort_by(|a, b| a.0.cmp(&b.0));
         rows.truncate(style.top.unwrap_or(usize::MAX));

@@ -15,6 +15,7 @@
 use crate::error::{Result, Warnings};
 use crate::fasthash::{FastMap, FastSet};
 use crate::model::record::{Kind, Record, Sym};
+use crate::model::symbol::Symbols;
 use crate::pipe::{Reads, RecordSink};
 use crate::stats::labels::{natural_order, Labels};
 use crate::stats::profile::{Profile, ProfileKey};
@@ -89,15 +90,16 @@ impl Spread {
 impl Imbalance {
     /// The report over exclusive (or `inclusive`) times of the locations
     /// of `kinds`, with one column per location when `per_location`;
-    /// `warnings` is told which were left out.
+    /// `warnings` is told which were left out; identifiers are in
+    /// `symbols`.
     pub fn new(
-        labels: Labels,
+        symbols: Symbols,
         (inclusive, per_location): (bool, bool),
         kinds: Kinds,
         warnings: Warnings,
     ) -> Imbalance {
         Imbalance {
-            profile: Profile::new(ProfileKey::LocName, None, labels),
+            profile: Profile::new(ProfileKey::LocName, None, symbols),
             inclusive,
             per_location,
             kinds,
@@ -139,8 +141,8 @@ impl Imbalance {
 
     /// The locations in natural order, and each function's spread over
     /// them, largest `max − mean` first (ties by name).
-    fn spreads(&self) -> Result<(Vec<String>, Vec<Spread>)> {
-        let rows = self.profile.times(self.inclusive)?;
+    fn spreads(&self, labels: &Labels) -> Result<(Vec<String>, Vec<Spread>)> {
+        let rows = self.profile.times(self.inclusive, labels)?;
         let mut locations: Vec<String> = rows.iter().map(|(key, _)| key[0].clone()).collect();
         locations.sort_by(|a, b| natural_order(a, b));
         locations.dedup();
@@ -204,26 +206,26 @@ const COLUMNS: [&str; 8] = [
 ];
 
 impl Report for Imbalance {
-    fn columns(&self) -> Vec<String> {
+    fn columns(&self, labels: &Labels) -> Vec<String> {
         let mut columns: Vec<String> = COLUMNS.map(String::from).to_vec();
         if self.per_location {
             // Printing follows the stream's end, when every location is known.
-            let (locations, _) = self.spreads().unwrap_or_default();
+            let (locations, _) = self.spreads(labels).unwrap_or_default();
             columns.extend(locations);
         }
         columns
     }
 
-    fn partial(&self) -> Result<Option<Vec<Vec<String>>>> {
-        self.profile.partial()
+    fn partial(&self, labels: &Labels) -> Result<Option<Vec<Vec<String>>>> {
+        self.profile.partial(labels)
     }
 
     fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
         self.profile.absorb(fields)
     }
 
-    fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
-        let (locations, mut spreads) = self.spreads()?;
+    fn print(&mut self, table: &mut TableWriter, style: &Style, labels: &Labels) -> Result<()> {
+        let (locations, mut spreads) = self.spreads(labels)?;
         spreads.truncate(style.top.unwrap_or(usize::MAX));
         let n = locations.len() as u64;
         for spread in &spreads {

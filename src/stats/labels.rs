@@ -13,7 +13,7 @@
 //! type's name. With `--ids` (`Labels::ids`), every identifier prints as
 //! the stream has it, except that a lane still prints as its container's id.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::cell::OnceCell;
 
 use crate::fasthash::FastMap;
 use crate::model::record::{Kind, Record, Sym};
@@ -36,26 +36,21 @@ struct Declared {
     parent: Sym,
 }
 
-#[derive(Default)]
-struct Inner {
+/// The labels of a report's identifiers, made from the declarations the
+/// sink in front of the report sees ([`Labels::observe`]) and lent to the
+/// report when it prints.
+pub struct Labels {
+    symbols: Symbols,
+    ids: bool,
     /// Containers by id (not lanes).
     containers: FastMap<Sym, Declared>,
     /// Each lane's container.
     lanes: FastMap<Sym, Sym>,
     /// Each declared type's name, by the symbol of its id.
     types: FastMap<Sym, Sym>,
-    /// The label of each container, made once the stream has ended.
-    resolved: Option<FastMap<Sym, String>>,
-}
-
-/// The labels of a report's identifiers: a handle shared by the report
-/// (which prints them) and the sink in front of it that sees the
-/// declarations ([`Labels::observe`]).
-#[derive(Clone)]
-pub struct Labels {
-    symbols: Symbols,
-    ids: bool,
-    inner: Arc<Mutex<Inner>>,
+    /// The label of each container, made at the first label asked for
+    /// after the last declaration.
+    resolved: OnceCell<FastMap<Sym, String>>,
 }
 
 impl Labels {
@@ -65,7 +60,10 @@ impl Labels {
         Labels {
             symbols,
             ids,
-            inner: Arc::default(),
+            containers: FastMap::default(),
+            lanes: FastMap::default(),
+            types: FastMap::default(),
+            resolved: OnceCell::new(),
         }
     }
 
@@ -74,21 +72,16 @@ impl Labels {
         &self.symbols
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// Notes what `rec` declares (a container, a lane or a type); other rows
     /// are ignored.
-    pub fn observe(&self, rec: &Record) {
+    pub fn observe(&mut self, rec: &Record) {
         match rec.kind {
             Kind::Container if rec.cat == well_known::LANE => {
-                self.lock().lanes.insert(rec.loc, rec.peer);
+                self.lanes.insert(rec.loc, rec.peer);
             }
             Kind::Container => {
-                let mut inner = self.lock();
-                inner.resolved = None;
-                inner.containers.insert(
+                self.resolved = OnceCell::new();
+                self.containers.insert(
                     rec.loc,
                     Declared {
                         name: rec.name,
@@ -98,7 +91,7 @@ impl Labels {
             }
             Kind::Type if !rec.id.is_empty() && !rec.name.is_empty() => {
                 let id = self.symbols.intern(&rec.id);
-                self.lock().types.insert(id, rec.name);
+                self.types.insert(id, rec.name);
             }
             _ => {}
         }
@@ -106,28 +99,27 @@ impl Labels {
 
     /// The labels of the first `roles.len()` parts of `key`.
     pub fn texts(&self, key: &[Sym], roles: &[Role]) -> Vec<String> {
-        let mut inner = self.lock();
-        if inner.resolved.is_none() && !self.ids {
-            let resolved = resolve(&inner, &self.symbols);
-            inner.resolved = Some(resolved);
-        }
         key.iter()
             .zip(roles)
-            .map(|(&sym, &role)| self.label(&inner, sym, role))
+            .map(|(&sym, &role)| self.label(sym, role))
             .collect()
     }
 
-    fn label(&self, inner: &Inner, sym: Sym, role: Role) -> String {
+    fn label(&self, sym: Sym, role: Role) -> String {
         match role {
             Role::Loc => {
-                let owner = inner.lanes.get(&sym).copied().unwrap_or(sym);
-                match inner.resolved.as_ref().and_then(|r| r.get(&owner)) {
-                    Some(label) if !self.ids => label.clone(),
-                    _ => self.symbols.text(owner).to_string(),
+                let owner = self.lanes.get(&sym).copied().unwrap_or(sym);
+                let resolved = (!self.ids).then(|| {
+                    self.resolved
+                        .get_or_init(|| resolve(&self.containers, &self.symbols))
+                });
+                match resolved.and_then(|r| r.get(&owner)) {
+                    Some(label) => label.clone(),
+                    None => self.symbols.text(owner).to_string(),
                 }
             }
             Role::Type if !self.ids => {
-                let name = inner.types.get(&sym).copied().unwrap_or(sym);
+                let name = self.types.get(&sym).copied().unwrap_or(sym);
                 self.symbols.text(name).to_string()
             }
             Role::Type | Role::Plain => self.symbols.text(sym).to_string(),
@@ -139,24 +131,23 @@ impl Labels {
 /// the shortest end of its path of names that no other label has
 /// (`MPI Rank 3/Master thread`, not the whole `machine/node/MPI Rank
 /// 3/Master thread`), else its whole path and its id.
-fn resolve(inner: &Inner, symbols: &Symbols) -> FastMap<Sym, String> {
+fn resolve(containers: &FastMap<Sym, Declared>, symbols: &Symbols) -> FastMap<Sym, String> {
     let name = |id: Sym| -> String {
-        let declared = inner.containers.get(&id).map_or(id, |c| c.name);
+        let declared = containers.get(&id).map_or(id, |c| c.name);
         match declared.is_empty() {
             true => symbols.text(id).to_string(),
             false => symbols.text(declared).to_string(),
         }
     };
-    let mut labels: FastMap<Sym, String> =
-        inner.containers.keys().map(|&id| (id, name(id))).collect();
+    let mut labels: FastMap<Sym, String> = containers.keys().map(|&id| (id, name(id))).collect();
     // Names from the container up to its root.
     let path = |id: Sym| -> Vec<String> {
         let mut parts = vec![name(id)];
         let mut at = id;
         // Bounded by the containers, so a cycle of parents cannot loop.
-        for _ in 0..inner.containers.len() {
-            match inner.containers.get(&at) {
-                Some(c) if !c.parent.is_empty() && inner.containers.contains_key(&c.parent) => {
+        for _ in 0..containers.len() {
+            match containers.get(&at) {
+                Some(c) if !c.parent.is_empty() && containers.contains_key(&c.parent) => {
                     at = c.parent;
                     parts.push(name(at));
                 }
@@ -217,7 +208,7 @@ mod tests {
     #[test]
     fn names_then_paths_then_ids() {
         let symbols = Symbols::new();
-        let labels = Labels::new(symbols.clone(), false);
+        let mut labels = Labels::new(symbols.clone(), false);
         for (id, name, parent) in [
             ("m", "machine", ""),
             ("h1", "host", "m"),
@@ -259,7 +250,7 @@ mod tests {
                 "host-2/rank-0/t",
             ]
         );
-        let ids = Labels::new(symbols.clone(), true);
+        let mut ids = Labels::new(symbols.clone(), true);
         ids.observe(&lane);
         assert_eq!(ids.texts(&key[3..5], &roles[..2]), ["9", "9"]);
     }
@@ -267,7 +258,7 @@ mod tests {
     #[test]
     fn a_type_id_prints_as_its_name() {
         let symbols = Symbols::new();
-        let labels = Labels::new(symbols.clone(), false);
+        let mut labels = Labels::new(symbols.clone(), false);
         let mut ty = Record::new(Kind::Type);
         ty.id = "S".into();
         ty.name = symbols.intern("MPI_STATE");

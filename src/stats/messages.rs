@@ -7,6 +7,7 @@
 use crate::error::Result;
 use crate::fasthash::FastMap;
 use crate::model::record::{Column, ColumnSet, Kind, Record, Sym};
+use crate::model::symbol::Symbols;
 use crate::pipe::{Reads, RecordSink};
 use crate::stats::labels::{natural_order, Labels, Role};
 use crate::stats::partial::{ordered, PartialRow};
@@ -57,7 +58,7 @@ type ByLabel = FastMap<Vec<String>, Figures>;
 /// The `messages` report.
 pub struct Messages {
     view: View,
-    labels: Labels,
+    symbols: Symbols,
     figures: FastMap<Key, Figures>,
 }
 
@@ -66,11 +67,12 @@ pub struct Messages {
 pub const KEYS: [&str; 2] = ["pair", "comm"];
 
 impl Messages {
-    /// The report printed as `view`, identifiers printed through `labels`.
-    pub fn new(view: View, labels: Labels) -> Messages {
+    /// The report printed as `view`, of rows whose identifiers are in
+    /// `symbols`.
+    pub fn new(view: View, symbols: Symbols) -> Messages {
         Messages {
             view,
-            labels,
+            symbols,
             figures: FastMap::default(),
         }
     }
@@ -85,10 +87,10 @@ impl Messages {
 
     /// The rows' figures by label (keys that print alike merged), and
     /// every location that sent or received, in natural order.
-    fn by_label(&self) -> Result<(ByLabel, Vec<String>)> {
+    fn by_label(&self, labels: &Labels) -> Result<(ByLabel, Vec<String>)> {
         let mut rows = ByLabel::default();
         for (key, f) in &self.figures {
-            let label = key_texts(&self.labels, key, self.key_roles());
+            let label = key_texts(labels, key, self.key_roles());
             let into = rows.entry(label).or_default();
             into.merge(f).map_err(crate::error::Error::Record)?;
         }
@@ -173,14 +175,14 @@ impl Figures {
 }
 
 impl Report for Messages {
-    fn columns(&self) -> Vec<String> {
+    fn columns(&self, labels: &Labels) -> Vec<String> {
         let names: Vec<&str> = match self.view {
             View::Comms => vec!["comm"],
             View::Pairs => vec!["sender", "receiver"],
             View::Histogram(_) => return ["low", "high", "count"].map(String::from).to_vec(),
             View::Matrix(_) => {
                 // Printing follows the stream's end, when every end is known.
-                let (_, ends) = self.by_label().unwrap_or_default();
+                let (_, ends) = self.by_label(labels).unwrap_or_default();
                 return std::iter::once("sender".to_string()).chain(ends).collect();
             }
         };
@@ -189,9 +191,9 @@ impl Report for Messages {
         columns
     }
 
-    fn partial(&self) -> Result<Option<Vec<Vec<String>>>> {
+    fn partial(&self, labels: &Labels) -> Result<Option<Vec<Vec<String>>>> {
         let rows = self.figures.iter().map(|(key, f)| {
-            let mut row = key_texts(&self.labels, key, self.key_roles());
+            let mut row = key_texts(labels, key, self.key_roles());
             row.extend([
                 f.count.to_string(),
                 f.bytes.to_string(),
@@ -227,12 +229,12 @@ impl Report for Messages {
                 figures.count
             ));
         }
-        let key = key_of_fields(self.labels.symbols(), fields, k);
+        let key = key_of_fields(&self.symbols, fields, k);
         self.figures.entry(key).or_default().merge(&figures)
     }
 
-    fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
-        let (rows, ends) = self.by_label()?;
+    fn print(&mut self, table: &mut TableWriter, style: &Style, labels: &Labels) -> Result<()> {
+        let (rows, ends) = self.by_label(labels)?;
         match self.view {
             View::Matrix(cells) => print_matrix(table, style, &rows, &ends, cells),
             View::Histogram(bins) => print_histogram(table, &rows, bins),

@@ -65,15 +65,18 @@ pub const FRAME_READS: Reads = Reads::only(
 
 /// A report: fed the stream as a sink, then printed.
 pub trait Report: RecordSink + Send {
-    /// The columns of its table.
-    fn columns(&self) -> Vec<String>;
+    /// The columns of its table (some named after what `labels` prints).
+    fn columns(&self, labels: &Labels) -> Vec<String>;
 
-    /// Prints its rows (after the stream ended).
-    fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()>;
+    /// Prints its rows (after the stream ended), identifiers through
+    /// `labels`.
+    fn print(&mut self, table: &mut TableWriter, style: &Style, labels: &Labels) -> Result<()>;
 
-    /// Its state as rows of text fields, to be merged with other parts'
-    /// (`trace-stat --partial`); `None` when the report cannot be merged.
-    fn partial(&self) -> Result<Option<Vec<Vec<String>>>> {
+    /// Its state as rows of text fields (keys through `labels`), to be
+    /// merged with other parts' (`trace-stat --partial`); `None` when the
+    /// report cannot be merged.
+    fn partial(&self, labels: &Labels) -> Result<Option<Vec<Vec<String>>>> {
+        let _ = labels;
         Ok(None)
     }
 
@@ -166,6 +169,55 @@ impl Labelled {
     /// The report.
     pub fn report(&mut self) -> &mut dyn Report {
         self.report.as_mut()
+    }
+
+    /// The report's columns.
+    pub fn columns(&self) -> Vec<String> {
+        self.report.columns(&self.labels)
+    }
+
+    /// Prints the report through the labels.
+    pub fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
+        self.report.print(table, style, &self.labels)
+    }
+
+    /// The report's partial state, keys through the labels.
+    pub fn partial(&self) -> Result<Option<Vec<Vec<String>>>> {
+        self.report.partial(&self.labels)
+    }
+
+    /// Where a reader may sum the frames for the report
+    /// ([`Report::frame_sums`]), the declarations it gives shown to the
+    /// labels first.
+    pub fn frame_sums(&mut self) -> Option<LabelledSums<'_>> {
+        let sums = self.report.frame_sums()?;
+        Some(LabelledSums {
+            labels: &mut self.labels,
+            sums,
+        })
+    }
+}
+
+/// A report's [`FrameSums`] behind the labels (see [`Labelled::frame_sums`]).
+pub struct LabelledSums<'a> {
+    labels: &'a mut Labels,
+    sums: &'a mut dyn FrameSums,
+}
+
+impl FrameSums for LabelledSums<'_> {
+    fn row(&mut self, rec: &Record) -> Result<()> {
+        if rec.kind.is_structural() {
+            self.labels.observe(rec);
+        }
+        self.sums.row(rec)
+    }
+
+    fn durations(&mut self, frame: &Record, durations: &[u64]) -> Result<()> {
+        self.sums.durations(frame, durations)
+    }
+
+    fn exclusive(&mut self, frame: &Record, exclusive: i128) -> Result<()> {
+        self.sums.exclusive(frame, exclusive)
     }
 }
 

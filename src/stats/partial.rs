@@ -10,7 +10,7 @@ use std::io::BufRead;
 use crate::error::{Error, Location, Result};
 use crate::io::{LineReader, Output};
 use crate::model::text::{escape_tsv, unescape_tsv};
-use crate::stats::Report;
+use crate::stats::{Labelled, Report};
 
 /// The first field of a partial report's first line.
 const MAGIC: &str = "tracepipe-stat-partial/2";
@@ -37,7 +37,7 @@ impl PartialOf<'_> {
 
     /// Writes `report`'s state to `out`: the header, one line per key (in
     /// key order, so a part's file does not depend on hashing), the trailer.
-    pub fn write(&self, report: &dyn Report, mut out: Output) -> Result<()> {
+    pub fn write(&self, report: &Labelled, mut out: Output) -> Result<()> {
         let mut rows = report.partial()?.ok_or_else(|| {
             Error::Usage(format!(
                 "the {} report cannot be merged (--partial)",

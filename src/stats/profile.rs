@@ -165,7 +165,6 @@ struct CallStack {
 pub struct Profile {
     by: ProfileKey,
     symbols: Symbols,
-    labels: Labels,
     /// Told when no frame was found (the profile's own command only).
     empty_warnings: Option<Warnings>,
     /// Instead of the figures, a duration histogram of this many bins per key.
@@ -176,14 +175,13 @@ pub struct Profile {
 }
 
 impl Profile {
-    /// A profile per `by`, identifiers printed through `labels`; with
-    /// `histogram`, duration histograms of that many log-spaced bins
+    /// A profile per `by` of rows whose identifiers are in `symbols`;
+    /// with `histogram`, duration histograms of that many log-spaced bins
     /// instead.
-    pub fn new(by: ProfileKey, histogram: Option<usize>, labels: Labels) -> Profile {
+    pub fn new(by: ProfileKey, histogram: Option<usize>, symbols: Symbols) -> Profile {
         Profile {
             by,
-            symbols: labels.symbols().clone(),
-            labels,
+            symbols,
             empty_warnings: None,
             histogram,
             figures: FastMap::default(),
@@ -286,10 +284,10 @@ impl Profile {
     /// The rows by label (keys that print alike, such as two lanes of one
     /// container, merged), most exclusive time first, ties by label. Sums
     /// of merged partial files may overflow: an error.
-    fn ranked(&self) -> Result<Vec<(Vec<String>, Figures)>> {
+    fn ranked(&self, labels: &Labels) -> Result<Vec<(Vec<String>, Figures)>> {
         let mut rows: FastMap<Vec<String>, Figures> = FastMap::default();
         for (key, f) in &self.figures {
-            let label = key_texts(&self.labels, key, self.by.roles());
+            let label = key_texts(labels, key, self.by.roles());
             rows.entry(label)
                 .or_default()
                 .merge(f)
@@ -303,9 +301,9 @@ impl Profile {
 
 impl Profile {
     /// The `n` keys with the most exclusive time, most first (ties by key).
-    pub fn heaviest(&self, n: usize) -> Vec<(String, i128)> {
+    pub fn heaviest(&self, n: usize, labels: &Labels) -> Vec<(String, i128)> {
         // The figures of one run (never merged partials) cannot overflow.
-        self.ranked()
+        self.ranked(labels)
             .unwrap_or_default()
             .into_iter()
             .take(n)
@@ -315,8 +313,8 @@ impl Profile {
 
     /// Each row's label and its inclusive or exclusive time (rows that
     /// print alike merged); merged partial sums may overflow: an error.
-    pub fn times(&self, inclusive: bool) -> Result<Vec<(Vec<String>, i128)>> {
-        let rows = self.ranked()?.into_iter();
+    pub fn times(&self, inclusive: bool, labels: &Labels) -> Result<Vec<(Vec<String>, i128)>> {
+        let rows = self.ranked(labels)?.into_iter();
         let time = |f: &Figures| if inclusive { f.inclusive } else { f.exclusive };
         Ok(rows.map(|(key, f)| (key, time(&f))).collect())
     }
@@ -331,10 +329,8 @@ impl Profile {
 }
 
 impl FrameSums for Profile {
-    fn row(&mut self, rec: &Record) -> Result<()> {
-        if rec.kind.is_structural() {
-            self.labels.observe(rec);
-        }
+    /// Declarations go to the labels in front of it (`Labelled`).
+    fn row(&mut self, _: &Record) -> Result<()> {
         Ok(())
     }
 
@@ -417,7 +413,7 @@ impl Report for Profile {
         }
     }
 
-    fn columns(&self) -> Vec<String> {
+    fn columns(&self, _: &Labels) -> Vec<String> {
         let mut columns = self.by.columns().to_vec();
         if self.histogram.is_some() {
             columns.extend(["low", "high", "count"]);
@@ -437,8 +433,8 @@ impl Report for Profile {
         columns.into_iter().map(String::from).collect()
     }
 
-    fn partial(&self) -> Result<Option<Vec<Vec<String>>>> {
-        let rows = self.ranked()?.into_iter().map(|(mut row, f)| {
+    fn partial(&self, labels: &Labels) -> Result<Option<Vec<Vec<String>>>> {
+        let rows = self.ranked(labels)?.into_iter().map(|(mut row, f)| {
             row.extend(
                 [
                     f.count as i128,
@@ -488,8 +484,8 @@ impl Report for Profile {
         self.figures.entry(key).or_default().merge(&figures)
     }
 
-    fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
-        let mut rows = self.ranked()?;
+    fn print(&mut self, table: &mut TableWriter, style: &Style, labels: &Labels) -> Result<()> {
+        let mut rows = self.ranked(labels)?;
         rows.truncate(style.top.unwrap_or(usize::MAX));
         if let Some(bins) = self.histogram {
             for (key, f) in rows {

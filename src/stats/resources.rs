@@ -13,6 +13,7 @@ use crate::fasthash::FastMap;
 use crate::model::record::{Column, ColumnSet, Kind, Record, Sym};
 use crate::model::symbol::Symbols;
 use crate::pipe::{Reads, RecordSink};
+use crate::stats::labels::Labels;
 use crate::stats::partial::{ordered, PartialRow};
 use crate::stats::{elapsed, Report, Style};
 use crate::table::{Cell, TableWriter};
@@ -152,7 +153,7 @@ fn sweep(claims: &mut [(i64, i64, f64)]) -> Sweep {
 }
 
 impl Report for Resources {
-    fn columns(&self) -> Vec<String> {
+    fn columns(&self, _: &Labels) -> Vec<String> {
         let names: Vec<&str> = {
             vec![
                 "resource",
@@ -173,7 +174,7 @@ impl Report for Resources {
         names.into_iter().map(String::from).collect()
     }
 
-    fn partial(&self) -> Result<Option<Vec<Vec<String>>>> {
+    fn partial(&self, _: &Labels) -> Result<Option<Vec<Vec<String>>>> {
         let text = |t: Option<i64>| t.map_or(String::new(), |t| t.to_string());
         let mut rows = vec![vec![String::new(), text(self.first), text(self.last)]];
         for (loc, r) in &self.resources {
@@ -262,7 +263,7 @@ impl Report for Resources {
         Ok(())
     }
 
-    fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
+    fn print(&mut self, table: &mut TableWriter, style: &Style, _: &Labels) -> Result<()> {
         let span = self
             .last
             .zip(self.first)

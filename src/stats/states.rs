@@ -32,7 +32,6 @@ impl OpenFrame for OpenState {
 /// The `states` report.
 pub struct States {
     symbols: Symbols,
-    labels: Labels,
     /// The container each lane belongs to.
     lanes: FastMap<Sym, Sym>,
     /// Per location, the open frames.
@@ -43,11 +42,10 @@ pub struct States {
 }
 
 impl States {
-    /// The report, identifiers printed through `labels`.
-    pub fn new(labels: Labels) -> States {
+    /// The report of rows whose identifiers are in `symbols`.
+    pub fn new(symbols: Symbols) -> States {
         States {
-            symbols: labels.symbols().clone(),
-            labels,
+            symbols,
             lanes: FastMap::default(),
             open: FastMap::default(),
             figures: FastMap::default(),
@@ -79,10 +77,10 @@ impl States {
     /// The rows by label (keys that print alike merged), most time first,
     /// ties by label.
     /// Sums of merged partial files may overflow: an error.
-    fn ranked(&self) -> Result<Vec<(Vec<String>, Figures)>> {
+    fn ranked(&self, labels: &Labels) -> Result<Vec<(Vec<String>, Figures)>> {
         let mut rows: FastMap<Vec<String>, Figures> = FastMap::default();
         for (key, (count, time)) in &self.figures {
-            let row = rows.entry(key_texts(&self.labels, key, &KEY)).or_default();
+            let row = rows.entry(key_texts(labels, key, &KEY)).or_default();
             add_to(&mut row.0, *count, "count").map_err(Error::Record)?;
             add_to(&mut row.1, *time, "time").map_err(Error::Record)?;
         }
@@ -141,16 +139,19 @@ impl RecordSink for States {
 }
 
 impl Report for States {
-    fn columns(&self) -> Vec<String> {
+    fn columns(&self, _: &Labels) -> Vec<String> {
         let names: Vec<&str> = { vec!["container", "type", "value", "count", "time"] };
         names.into_iter().map(String::from).collect()
     }
 
-    fn partial(&self) -> Result<Option<Vec<Vec<String>>>> {
-        let rows = self.ranked()?.into_iter().map(|(mut row, (count, time))| {
-            row.extend([count.to_string(), time.to_string()]);
-            row
-        });
+    fn partial(&self, labels: &Labels) -> Result<Option<Vec<Vec<String>>>> {
+        let rows = self
+            .ranked(labels)?
+            .into_iter()
+            .map(|(mut row, (count, time))| {
+                row.extend([count.to_string(), time.to_string()]);
+                row
+            });
         Ok(Some(rows.collect()))
     }
 
@@ -163,8 +164,8 @@ impl Report for States {
         add_to(&mut f.1, time, "time")
     }
 
-    fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
-        let mut rows = self.ranked()?;
+    fn print(&mut self, table: &mut TableWriter, style: &Style, labels: &Labels) -> Result<()> {
+        let mut rows = self.ranked(labels)?;
         rows.truncate(style.top.unwrap_or(usize::MAX));
         for (key, (count, time)) in rows {
             let mut cells: Vec<Cell> = key.iter().map(|k| Cell::Text(k)).collect();

@@ -6,6 +6,7 @@
 use crate::error::{Result, Warnings};
 use crate::fasthash::FastSet;
 use crate::model::record::{Kind, Record, Sym};
+use crate::model::symbol::Symbols;
 use crate::pipe::{Reads, RecordSink};
 use crate::stats::labels::Labels;
 use crate::stats::profile::{Profile, ProfileKey};
@@ -26,16 +27,16 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// The report, identifiers printed through `labels`; halves never
-    /// paired and odd collective instances are told to `warnings`.
-    pub fn new(labels: Labels, warnings: Warnings) -> Summary {
+    /// The report of rows whose identifiers are in `symbols`; halves
+    /// never paired and odd collective instances are told to `warnings`.
+    pub fn new(symbols: Symbols, warnings: Warnings) -> Summary {
         Summary {
             rows: [0; Kind::ALL.len()],
             locations: FastSet::default(),
             first: None,
             last: None,
-            waits: Waits::new(waits::WaitKey::Pattern, labels.clone(), warnings),
-            profile: Profile::new(ProfileKey::Name, None, labels),
+            waits: Waits::new(waits::WaitKey::Pattern, symbols.clone(), warnings),
+            profile: Profile::new(ProfileKey::Name, None, symbols),
         }
     }
 }
@@ -80,12 +81,12 @@ impl RecordSink for Summary {
 }
 
 impl Report for Summary {
-    fn columns(&self) -> Vec<String> {
+    fn columns(&self, _: &Labels) -> Vec<String> {
         let names: Vec<&str> = { vec!["item", "name", "value"] };
         names.into_iter().map(String::from).collect()
     }
 
-    fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
+    fn print(&mut self, table: &mut TableWriter, style: &Style, labels: &Labels) -> Result<()> {
         let time = |t: Option<i64>| t.map_or(Cell::Empty, |t| style.time(t));
         let span = self
             .last
@@ -131,7 +132,7 @@ impl Report for Summary {
         for (pattern, (_, time)) in PATTERNS.iter().zip(totals) {
             table.row(&[Cell::Text("wait"), Cell::Text(pattern), style.total(time)])?;
         }
-        for (name, exclusive) in self.profile.heaviest(5) {
+        for (name, exclusive) in self.profile.heaviest(5, labels) {
             table.row(&[
                 Cell::Text("function"),
                 Cell::Text(&name),

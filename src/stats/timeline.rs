@@ -21,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::model::frames::{self, FrameStack, OpenFrame};
 use crate::model::record::{ColumnSet, Kind, Record, Sym};
+use crate::model::symbol::Symbols;
 use crate::pipe::{Reads, RecordSink};
 use crate::stats::labels::{Labels, Role};
 use crate::stats::partial::PartialRow;
@@ -293,7 +294,7 @@ pub struct Timeline {
     top: Option<usize>,
     /// Bins printed whatever they hold (`--bins N`).
     count: Option<u64>,
-    labels: Labels,
+    symbols: Symbols,
     rows: FastMap<Key, BinRow>,
     lanes: FastMap<Sym, Crediting>,
     extent: Extent,
@@ -302,13 +303,14 @@ pub struct Timeline {
 impl Timeline {
     /// A timeline over `bins`, per function, or per state type and value
     /// when `by_state`; one row per bin and a column per key when `wide`
-    /// (the `top` heaviest, the rest in `other`).
+    /// (the `top` heaviest, the rest in `other`), of rows whose
+    /// identifiers are in `symbols`.
     pub fn new(
         bins: Bins,
         by_state: bool,
         wide: bool,
         top: Option<usize>,
-        labels: Labels,
+        symbols: Symbols,
     ) -> Timeline {
         Timeline {
             bins,
@@ -316,7 +318,7 @@ impl Timeline {
             wide,
             top,
             count: None,
-            labels,
+            symbols,
             rows: FastMap::default(),
             lanes: FastMap::default(),
             extent: Extent::default(),
@@ -366,8 +368,7 @@ impl Timeline {
 
     fn leave(&mut self, loc: Sym, name: Sym, t: i64) -> Result<()> {
         let lane = self.lanes.entry(loc).or_default();
-        lane.frames
-            .check_leave((loc, name), self.labels.symbols())?;
+        lane.frames.check_leave((loc, name), &self.symbols)?;
         self.advance(loc, t)?;
         self.lanes
             .get_mut(&loc)
@@ -422,7 +423,7 @@ impl RecordSink for Timeline {
     fn finish(&mut self) -> Result<()> {
         for (loc, last) in frames::still_open(
             self.lanes.iter().map(|(l, s)| (l, &s.frames)),
-            self.labels.symbols(),
+            &self.symbols,
         ) {
             while self.lanes[&loc].frames.depth() > 0 {
                 self.leave(loc, Sym::EMPTY, last)?;
@@ -441,11 +442,11 @@ impl Timeline {
 
     /// The rows by label (keys that print alike merged), heaviest first
     /// (ties by label); beyond `top`, the rest summed in one `other` row.
-    fn ranked(&self, top: Option<usize>) -> Vec<(Vec<String>, BinRow)> {
+    fn ranked(&self, top: Option<usize>, labels: &Labels) -> Vec<(Vec<String>, BinRow)> {
         let mut merged: FastMap<Vec<String>, BinRow> = FastMap::default();
         for (key, row) in &self.rows {
             merged
-                .entry(key_texts(&self.labels, key, self.roles()))
+                .entry(key_texts(labels, key, self.roles()))
                 .or_default()
                 .merge(row);
         }
@@ -492,12 +493,12 @@ impl Timeline {
 }
 
 impl Report for Timeline {
-    fn columns(&self) -> Vec<String> {
+    fn columns(&self, labels: &Labels) -> Vec<String> {
         let mut columns = vec!["start".to_string(), "end".to_string()];
         if self.wide {
             // Printing follows the stream's end, when every key is known.
             // A key of two parts (type and value) is one column `type/value`.
-            let rows = self.ranked(self.top);
+            let rows = self.ranked(self.top, labels);
             columns.extend(rows.into_iter().map(|(label, _)| label.join("/")));
             return columns;
         }
@@ -511,9 +512,9 @@ impl Report for Timeline {
         columns
     }
 
-    fn partial(&self) -> Result<Option<Vec<Vec<String>>>> {
+    fn partial(&self, labels: &Labels) -> Result<Option<Vec<Vec<String>>>> {
         let mut lines = Vec::new();
-        let rows = self.ranked(None);
+        let rows = self.ranked(None, labels);
         // A partial holds the bins it would print.
         let bins = self.bin_range(&rows)?;
         for (label, row) in rows {
@@ -550,7 +551,7 @@ impl Report for Timeline {
                 "time {ns} in a bin: a partial holds the bins with time in them"
             ));
         }
-        let key = key_of_fields(self.labels.symbols(), fields, k);
+        let key = key_of_fields(&self.symbols, fields, k);
         let into = self.rows.entry(key).or_default();
         let mut sum = into.parts.get(bin);
         add_to(&mut sum, ns, "time")?;
@@ -558,8 +559,8 @@ impl Report for Timeline {
         Ok(())
     }
 
-    fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
-        let rows = self.ranked(style.top);
+    fn print(&mut self, table: &mut TableWriter, style: &Style, labels: &Labels) -> Result<()> {
+        let rows = self.ranked(style.top, labels);
         let bins = self.bin_range(&rows)?;
         let width = self.bins.width;
         let mut values: Vec<_> = rows

@@ -414,8 +414,9 @@ fn parse_width(text: &str) -> std::result::Result<i64, String> {
 
 /// The timeline report: bins of `--bin` from time 0, or `--bins N` over
 /// the span a first pass over the inputs finds.
-fn open_timeline(args: &Args, env: &Env, labels: Labels) -> Result<Timeline> {
-    let timeline = |bins| Timeline::new(bins, args.states, args.wide, args.top, labels);
+fn open_timeline(args: &Args, env: &Env) -> Result<Timeline> {
+    let symbols = env.symbols.clone();
+    let timeline = |bins| Timeline::new(bins, args.states, args.wide, args.top, symbols);
     if let Some(width) = args.bin {
         return Ok(timeline(Bins { origin: 0, width }));
     }
@@ -458,30 +459,32 @@ pub fn run(stat: Stat, env: &Env) -> Result<()> {
     }
     let open = || -> Result<Labelled> {
         let labels = Labels::new(env.symbols.clone(), args.ids);
-        Ok(Labelled::new(
-            (spec.open)(&args, env, labels.clone())?,
-            labels,
-        ))
+        Ok(Labelled::new((spec.open)(&args, env)?, labels))
     };
     let mut sink = open()?;
-    if let (false, Some(sums)) = (args.merge, sink.report().frame_sums()) {
-        if let Summed::Done = sum_frames(&args.input, env, &args.table.run, sums)? {
+    let summed = match sink.frame_sums().filter(|_| !args.merge) {
+        Some(mut sums) => Some(sum_frames(&args.input, env, &args.table.run, &mut sums)?),
+        None => None,
+    };
+    match summed {
+        Some(Summed::Done) => {
             sink.report().finish()?;
             check_output_is_not_an_input(args.table.output.as_deref(), &args.input.named())?;
-            return print_report(&args, spec, sink.report());
+            return print_report(&args, spec, &mut sink);
         }
         // Rows are read after all: what the reader summed is dropped.
-        sink = open()?;
+        Some(Summed::Not(_)) => sink = open()?,
+        None => {}
     }
     if args.merge {
         merge_partials(&args, spec, sink.report())?;
-        return print_report(&args, spec, sink.report());
+        return print_report(&args, spec, &mut sink);
     }
     let pipeline = Pipeline::open(&args.input, env, &args.table.run)?;
     check_output_is_not_an_input(args.table.output.as_deref(), &args.input.named())?;
     if !spec.pairs_halves {
         pump_report(pipeline, &mut sink, &args)?;
-        return print_report(&args, spec, sink.report());
+        return print_report(&args, spec, &mut sink);
     }
     let mut matcher = Matcher::new(
         sink,
@@ -490,7 +493,7 @@ pub fn run(stat: Stat, env: &Env) -> Result<()> {
         env.warnings.clone(),
     );
     pump_report(pipeline, &mut matcher, &args)?;
-    print_report(&args, spec, matcher.inner_mut().report())
+    print_report(&args, spec, matcher.inner_mut())
 }
 
 /// Runs `pipeline` into the report `sink`. A report does less per row than
@@ -506,7 +509,7 @@ fn pump_report(pipeline: Pipeline, sink: &mut (dyn RecordSink + Send), args: &Ar
 }
 
 /// Prints `report` as the options say: its table, or its partial state.
-fn print_report(args: &Args, spec: &ReportSpec, report: &mut dyn Report) -> Result<()> {
+fn print_report(args: &Args, spec: &ReportSpec, report: &mut Labelled) -> Result<()> {
     if args.partial {
         let out = open_output(args.table.output.as_deref(), false)?;
         return partial_of(args, spec).write(report, out);

@@ -7,7 +7,6 @@ use crate::error::{Error, Result};
 use crate::stats::counters::Counters;
 use crate::stats::critical::CriticalPath;
 use crate::stats::imbalance::{Imbalance, Kinds};
-use crate::stats::labels::Labels;
 use crate::stats::messages::{Cells, Messages, View};
 use crate::stats::profile::{Profile, ProfileKey};
 use crate::stats::resources::Resources;
@@ -35,9 +34,9 @@ pub struct ReportSpec {
     /// Whether message halves are paired (as trace-match does) before the
     /// report sees them.
     pub pairs_halves: bool,
-    /// The report with its options, its locations and types shown through
-    /// `labels`.
-    pub open: fn(&Args, &Env, Labels) -> Result<Box<dyn Report>>,
+    /// The report with its options (its locations and types are shown
+    /// through the labels the command keeps in front of it).
+    pub open: fn(&Args, &Env) -> Result<Box<dyn Report>>,
 }
 
 /// Every report, the first being the default.
@@ -100,7 +99,7 @@ their edges on the sketch's 1 % buckets so each count is exact for its range.",
     options: &["histogram"],
     mergeable: true,
     pairs_halves: false,
-    open: |args, env, labels| Ok(Box::new(open_profile(args, env, labels)?)),
+    open: |args, env| Ok(Box::new(open_profile(args, env)?)),
 };
 
 const MESSAGES: ReportSpec = ReportSpec {
@@ -114,7 +113,12 @@ in log-spaced bins. Merges from msg rows only: run trace-match on each part firs
     options: &["histogram", "matrix", "count", "time"],
     mergeable: true,
     pairs_halves: true,
-    open: |args, _, labels| Ok(Box::new(Messages::new(message_view(args)?, labels))),
+    open: |args, env| {
+        Ok(Box::new(Messages::new(
+            message_view(args)?,
+            env.symbols.clone(),
+        )))
+    },
 };
 
 const COUNTERS: ReportSpec = ReportSpec {
@@ -127,7 +131,12 @@ exact sum), first, last.",
     options: &[],
     mergeable: true,
     pairs_halves: false,
-    open: |_, env, labels| Ok(Box::new(Counters::new(labels, env.warnings.clone()))),
+    open: |_, env| {
+        Ok(Box::new(Counters::new(
+            env.symbols.clone(),
+            env.warnings.clone(),
+        )))
+    },
 };
 
 const STATES: ReportSpec = ReportSpec {
@@ -139,7 +148,7 @@ total time.",
     options: &[],
     mergeable: true,
     pairs_halves: false,
-    open: |_, _, labels| Ok(Box::new(States::new(labels))),
+    open: |_, env| Ok(Box::new(States::new(env.symbols.clone()))),
 };
 
 const RESOURCES: ReportSpec = ReportSpec {
@@ -153,7 +162,7 @@ measured). Parts split by resource merge.",
     options: &[],
     mergeable: true,
     pairs_halves: false,
-    open: |_, env, _| Ok(Box::new(Resources::new(env.symbols.clone()))),
+    open: |_, env| Ok(Box::new(Resources::new(env.symbols.clone()))),
 };
 
 const SUMMARY: ReportSpec = ReportSpec {
@@ -166,7 +175,12 @@ functions with the most exclusive time.",
     options: &[],
     mergeable: false,
     pairs_halves: false,
-    open: |_, env, labels| Ok(Box::new(Summary::new(labels, env.warnings.clone()))),
+    open: |_, env| {
+        Ok(Box::new(Summary::new(
+            env.symbols.clone(),
+            env.warnings.clone(),
+        )))
+    },
 };
 
 const IMBALANCE: ReportSpec = ReportSpec {
@@ -180,9 +194,9 @@ accelerator streams (gpu) and metric recorders (metric) by default, --kinds to c
     options: &["inclusive", "per-location", "kinds"],
     mergeable: true,
     pairs_halves: false,
-    open: |args, env, labels| {
+    open: |args, env| {
         Ok(Box::new(Imbalance::new(
-            labels,
+            env.symbols.clone(),
             (args.inclusive, args.per_location),
             Kinds::parse(args.kinds.as_deref()),
             env.warnings.clone(),
@@ -200,7 +214,7 @@ files), or --bin WIDTH from time 0 in one pass (mergeable). At most 1 000 000 bi
     options: &["bins", "bin", "states", "wide"],
     mergeable: true,
     pairs_halves: false,
-    open: |args, env, labels| Ok(Box::new(open_timeline(args, env, labels)?)),
+    open: |args, env| Ok(Box::new(open_timeline(args, env)?)),
 };
 
 const WAITS: ReportSpec = ReportSpec {
@@ -218,10 +232,14 @@ needs the whole trace in one run.",
     options: &[],
     mergeable: false,
     pairs_halves: false,
-    open: |args, env, labels| {
+    open: |args, env| {
         let key = args.by.as_deref().unwrap_or(waits::WaitKey::KEYS[0]);
         let by = waits::WaitKey::parse(key).ok_or_else(|| bad_by(key, "waits"))?;
-        Ok(Box::new(Waits::new(by, labels, env.warnings.clone())))
+        Ok(Box::new(Waits::new(
+            by,
+            env.symbols.clone(),
+            env.warnings.clone(),
+        )))
     },
 };
 
@@ -238,10 +256,10 @@ after the fact on either side is not followed; it needs the whole trace in one r
     options: &["segments"],
     mergeable: false,
     pairs_halves: false,
-    open: |args, env, labels| {
+    open: |args, env| {
         Ok(Box::new(CriticalPath::new(
             args.segments,
-            labels,
+            env.symbols.clone(),
             env.warnings.clone(),
         )))
     },
@@ -253,11 +271,11 @@ fn bad_by(key: &str, report: &str) -> Error {
 }
 
 /// The profile report with its options.
-pub fn open_profile(args: &Args, env: &Env, labels: Labels) -> Result<Profile> {
+pub fn open_profile(args: &Args, env: &Env) -> Result<Profile> {
     let key = args.by.as_deref().unwrap_or(ProfileKey::KEYS[0]);
     let by = ProfileKey::parse(key).ok_or_else(|| bad_by(key, "profile"))?;
     let bins = args.histogram.map(usize::from);
-    Ok(Profile::new(by, bins, labels).warn_when_empty(env.warnings.clone()))
+    Ok(Profile::new(by, bins, env.symbols.clone()).warn_when_empty(env.warnings.clone()))
 }
 
 /// How the messages report prints, from its options.

@@ -30,6 +30,7 @@ pub mod path;
 use crate::error::{Result, Warnings};
 use crate::fasthash::FastMap;
 use crate::model::record::{Kind, Record, Sym};
+use crate::model::symbol::Symbols;
 use crate::pipe::{Reads, RecordSink};
 use crate::stats::labels::{Labels, Role};
 use crate::stats::waits::{self, Jump, Waits};
@@ -53,7 +54,7 @@ pub struct CriticalPath {
     names: Vec<Sym>,
     start: Option<i64>,
     segments: bool,
-    labels: Labels,
+    symbols: Symbols,
     /// The path found at the end, and where it ends.
     found: Option<(Sym, Value)>,
     /// Waits found too late to follow (their time beyond the history
@@ -64,9 +65,9 @@ pub struct CriticalPath {
 
 impl CriticalPath {
     /// The report: time per function on the path, or its segments when
-    /// `segments`; identifiers printed through `labels`.
-    pub fn new(segments: bool, labels: Labels, warnings: Warnings) -> CriticalPath {
-        let mut waits = Waits::new(waits::WaitKey::Pattern, labels.clone(), warnings.clone());
+    /// `segments`, of rows whose identifiers are in `symbols`.
+    pub fn new(segments: bool, symbols: Symbols, warnings: Warnings) -> CriticalPath {
+        let mut waits = Waits::new(waits::WaitKey::Pattern, symbols.clone(), warnings.clone());
         waits.keep_jumps();
         CriticalPath {
             waits,
@@ -76,7 +77,7 @@ impl CriticalPath {
             names: vec![Sym::EMPTY],
             start: None,
             segments,
-            labels,
+            symbols,
             found: None,
             unfollowed: (0, None),
             warnings,
@@ -172,7 +173,7 @@ impl RecordSink for CriticalPath {
     fn finish(&mut self) -> Result<()> {
         self.waits.finish()?;
         self.take_jumps();
-        let symbols = self.labels.symbols().clone();
+        let symbols = self.symbols.clone();
         let end = self.lanes.iter().max_by(|a, b| {
             a.1.last()
                 .cmp(&b.1.last())
@@ -194,7 +195,7 @@ impl RecordSink for CriticalPath {
 }
 
 impl Report for CriticalPath {
-    fn columns(&self) -> Vec<String> {
+    fn columns(&self, _: &Labels) -> Vec<String> {
         let names: &[&str] = match self.segments {
             true => &["loc", "name", "start", "end"],
             false => &["name", "time"],
@@ -202,11 +203,11 @@ impl Report for CriticalPath {
         names.iter().map(|c| c.to_string()).collect()
     }
 
-    fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
+    fn print(&mut self, table: &mut TableWriter, style: &Style, labels: &Labels) -> Result<()> {
         let Some((_, value)) = &self.found else {
             return Ok(());
         };
-        let symbols = self.labels.symbols();
+        let symbols = &self.symbols;
         let name_of = |sym: Sym| match sym.is_empty() {
             true => OUTSIDE_NAME.to_string(),
             false => symbols.text(sym).to_string(),
@@ -219,7 +220,7 @@ impl Report for CriticalPath {
                 at = segment.before.as_deref();
             }
             for segment in segments.iter().rev() {
-                let loc = self.labels.texts(&[segment.loc], &[Role::Loc]).remove(0);
+                let loc = labels.texts(&[segment.loc], &[Role::Loc]).remove(0);
                 let name = name_of(segment.name);
                 let cells = [
                     Cell::Text(&loc),
@@ -257,8 +258,7 @@ mod tests {
     fn a_wait_found_too_late_is_told() {
         let symbols = Symbols::new();
         let (warnings, kept) = Warnings::collecting();
-        let labels = Labels::new(symbols.clone(), false);
-        let mut report = CriticalPath::new(false, labels, warnings.clone());
+        let mut report = CriticalPath::new(false, symbols.clone(), warnings.clone());
         let (a, b, f) = (
             symbols.intern("a"),
             symbols.intern("b"),

@@ -231,21 +231,18 @@ impl RecordSink for Finder {
 /// The `waits` report.
 pub struct Waits {
     instances: Instances<Finder>,
-    labels: Labels,
 }
 
 impl Waits {
-    /// The report per `by`, identifiers printed through `labels`; odd
-    /// collective instances are told to `warnings`.
-    pub fn new(by: WaitKey, labels: Labels, warnings: Warnings) -> Waits {
-        let symbols = labels.symbols().clone();
+    /// The report per `by` of rows whose identifiers are in `symbols`;
+    /// odd collective instances are told to `warnings`.
+    pub fn new(by: WaitKey, symbols: Symbols, warnings: Warnings) -> Waits {
         let finder = Finder {
             frames: p2p::WaitFinder::new(symbols.clone(), warnings.clone()),
             tally: Tally::new(by, &symbols),
         };
         Waits {
             instances: Instances::new(finder, symbols, warnings).with_details(),
-            labels,
         }
     }
 
@@ -297,19 +294,19 @@ impl RecordSink for Waits {
 }
 
 impl Report for Waits {
-    fn columns(&self) -> Vec<String> {
+    fn columns(&self, _: &Labels) -> Vec<String> {
         let by = self.instances_by();
         let names = by.columns().iter().chain(&["count", "time"]);
         names.map(|c| c.to_string()).collect()
     }
 
-    fn print(&mut self, table: &mut TableWriter, style: &Style) -> Result<()> {
+    fn print(&mut self, table: &mut TableWriter, style: &Style, labels: &Labels) -> Result<()> {
         let by = self.instances_by();
         let tally = &self.instances.inner_mut().tally;
         let mut rows: Vec<(Vec<String>, Figures)> = tally
             .figures
             .iter()
-            .map(|(key, f)| (key_texts(&self.labels, key, by.roles()), *f))
+            .map(|(key, f)| (key_texts(labels, key, by.roles()), *f))
             .collect();
         let order = |label: &[String]| {
             PATTERNS
