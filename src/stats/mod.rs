@@ -2,6 +2,7 @@
 //! a table (`trace-stat`). Memory: per key (name, location, channel...) a few
 //! sums and a sketch, plus each location's open frames.
 
+pub mod calls;
 pub mod counters;
 pub mod critical;
 pub mod imbalance;

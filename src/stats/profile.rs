@@ -16,15 +16,14 @@
 
 use crate::error::{Error, Result, Warnings};
 use crate::fasthash::FastMap;
-use crate::model::frames::{self, FrameStack, OpenFrame};
-use crate::model::nesting;
-use crate::model::record::{Kind, Record, Sym};
+use crate::model::record::{Record, Sym};
 use crate::model::symbol::Symbols;
 use crate::pipe::{FrameSums, Reads, RecordSink};
+use crate::stats::calls::{Call, CallSink, Calls, From};
 use crate::stats::labels::{Labels, Role};
 use crate::stats::partial::{ordered, PartialRow};
 use crate::stats::sketch::Sketch;
-use crate::stats::{add_to, elapsed, key_of_fields, key_texts, Key, Report, Style, FRAME_READS};
+use crate::stats::{add_to, key_of_fields, key_texts, Key, Report, Style, FRAME_READS};
 use crate::table::{Cell, TableWriter};
 
 /// What a profile row is per.
@@ -134,44 +133,48 @@ impl Figures {
     }
 }
 
-/// An open frame.
-#[derive(Default, Clone, Copy)]
-struct OpenCall {
-    key: Key,
-    name: Sym,
-    start: i64,
-    children: i64,
-    /// Since when its parent holds it: its start, or where a frame cut by
-    /// a crossing `leave` was entered again (`model::nesting`).
-    since: i64,
-}
-
-impl OpenFrame for OpenCall {
-    fn name(&self) -> Sym {
-        self.name
-    }
-}
-
-/// One location's open frames and how many frames of each key are open
-/// on it; for `state` rows, the time of finished children per depth.
-#[derive(Default)]
-struct CallStack {
-    frames: FrameStack<OpenCall>,
-    open: FastMap<Key, u32>,
-    children_at: Vec<i64>,
-}
-
 /// The `profile` report.
 pub struct Profile {
-    by: ProfileKey,
     symbols: Symbols,
     /// Told when no frame was found (the profile's own command only).
     empty_warnings: Option<Warnings>,
     /// Instead of the figures, a duration histogram of this many bins per key.
     histogram: Option<usize>,
+    calls: Calls<Key>,
+    tally: Tally,
+}
+
+/// The figures per key, as calls close.
+struct Tally {
+    by: ProfileKey,
     figures: FastMap<Key, Figures>,
-    stacks: FastMap<Sym, CallStack>,
-    clock: i64,
+    /// Per location and key, how many frames are open: a frame closing
+    /// with none of its key left open around it is outermost.
+    open: FastMap<(Sym, Key), u32>,
+}
+
+impl CallSink for Tally {
+    type Tag = Key;
+
+    fn open(&mut self, rec: &Record, _: Option<&Key>) -> Key {
+        let key = self.by.key(rec);
+        *self.open.entry((rec.loc, key)).or_default() += 1;
+        key
+    }
+
+    fn close(&mut self, call: &Call<'_, Key>) -> Result<()> {
+        let (key, outermost) = match call.from {
+            From::Frame(&key) => {
+                let open = self.open.get_mut(&(call.loc, key)).expect("counted at open");
+                *open -= 1;
+                (key, *open == 0)
+            }
+            From::State(rec) => (self.by.key(rec), true),
+        };
+        let figures = self.figures.entry(key).or_default();
+        figures.add(call.duration, call.exclusive, outermost);
+        Ok(())
+    }
 }
 
 impl Profile {
@@ -180,13 +183,15 @@ impl Profile {
     /// instead.
     pub fn new(by: ProfileKey, histogram: Option<usize>, symbols: Symbols) -> Profile {
         Profile {
-            by,
+            calls: Calls::new(symbols.clone()),
             symbols,
             empty_warnings: None,
             histogram,
-            figures: FastMap::default(),
-            stacks: FastMap::default(),
-            clock: i64::MIN,
+            tally: Tally {
+                by,
+                figures: FastMap::default(),
+                open: FastMap::default(),
+            },
         }
     }
 
@@ -201,93 +206,13 @@ impl Profile {
         self
     }
 
-    fn enter(&mut self, rec: &Record) {
-        let (key, time) = (self.by.key(rec), rec.time.unwrap_or_default());
-        let stack = self.stacks.entry(rec.loc).or_default();
-        let resumed = match nesting::is_cut(rec) {
-            true => stack.frames.resume(rec.name, time),
-            false => None,
-        };
-        let frame = match resumed {
-            Some(frame) => {
-                frame.since = time;
-                frame
-            }
-            None => {
-                let frame = stack.frames.enter(time);
-                *frame = OpenCall {
-                    key,
-                    name: rec.name,
-                    start: time,
-                    children: 0,
-                    since: time,
-                };
-                frame
-            }
-        };
-        *stack.open.entry(frame.key).or_default() += 1;
-    }
-
-    /// A `leave` closes the innermost frame; one that cuts it for a
-    /// crossing `leave` (`cut`) keeps it for its re-entry, as one call.
-    fn leave(&mut self, loc: Sym, (name, time): (Sym, i64), cut: bool) -> Result<()> {
-        let stack = self.stacks.entry(loc).or_default();
-        let closed = stack.frames.leave((loc, name), time, &self.symbols)?;
-        let frame = *closed.frame;
-        let duration = elapsed(frame.start, time)?;
-        let exclusive = duration - frame.children;
-        if let Some(parent) = closed.parent {
-            parent.children = parent.children.saturating_add(elapsed(frame.since, time)?);
-        }
-        let open = stack.open.get_mut(&frame.key).expect("counted at enter");
-        *open -= 1;
-        let outermost = *open == 0;
-        if cut {
-            // Kept with the time it was cut at, should it never resume.
-            stack.frames.set_aside(OpenCall {
-                since: time,
-                ..frame
-            });
-            return Ok(());
-        }
-        self.figures
-            .entry(frame.key)
-            .or_default()
-            .add(duration, exclusive, outermost);
-        Ok(())
-    }
-
-    /// A complete frame: its children (one level deeper) finished before it.
-    fn state(&mut self, rec: &Record) -> Result<()> {
-        let (start, end) = (rec.time.unwrap_or_default(), rec.end.unwrap_or_default());
-        let duration = elapsed(start, end)?;
-        let key = self.by.key(rec);
-        let stack = self.stacks.entry(rec.loc).or_default();
-        let depth = rec.depth.map_or(0, |d| d as usize);
-        if stack.children_at.len() < depth + 2 {
-            stack.children_at.resize(depth + 2, 0);
-        }
-        let children = std::mem::take(&mut stack.children_at[depth + 1]);
-        stack.children_at[depth] = stack.children_at[depth].saturating_add(duration);
-        let exclusive = if rec.depth.is_some() {
-            duration - children
-        } else {
-            duration
-        };
-        self.figures
-            .entry(key)
-            .or_default()
-            .add(duration, exclusive, true);
-        Ok(())
-    }
-
     /// The rows by label (keys that print alike, such as two lanes of one
     /// container, merged), most exclusive time first, ties by label. Sums
     /// of merged partial files may overflow: an error.
     fn ranked(&self, labels: &Labels) -> Result<Vec<(Vec<String>, Figures)>> {
         let mut rows: FastMap<Vec<String>, Figures> = FastMap::default();
-        for (key, f) in &self.figures {
-            let label = key_texts(labels, key, self.by.roles());
+        for (key, f) in &self.tally.figures {
+            let label = key_texts(labels, key, self.tally.by.roles());
             rows.entry(label)
                 .or_default()
                 .merge(f)
@@ -324,7 +249,7 @@ impl Profile {
     /// Whether frames summed by a reader ([`FrameSums`]) make this profile:
     /// per location, frames nest in frames of the same key.
     fn takes_frame_sums(&self) -> bool {
-        self.by != ProfileKey::Loc
+        self.tally.by != ProfileKey::Loc
     }
 }
 
@@ -335,7 +260,7 @@ impl FrameSums for Profile {
     }
 
     fn durations(&mut self, frame: &Record, durations: &[u64]) -> Result<()> {
-        let figures = self.figures.entry(self.by.key(frame)).or_default();
+        let figures = self.tally.figures.entry(self.tally.by.key(frame)).or_default();
         for &d in durations {
             let d = i64::try_from(d).map_err(|_| {
                 Error::Record(format!(
@@ -348,7 +273,7 @@ impl FrameSums for Profile {
     }
 
     fn exclusive(&mut self, frame: &Record, exclusive: i128) -> Result<()> {
-        let figures = self.figures.entry(self.by.key(frame)).or_default();
+        let figures = self.tally.figures.entry(self.tally.by.key(frame)).or_default();
         add_to(&mut figures.exclusive, exclusive, "exclusive time").map_err(Error::Record)
     }
 }
@@ -359,43 +284,15 @@ impl RecordSink for Profile {
     }
 
     fn write(&mut self, rec: &Record) -> Result<()> {
-        if let Some(t) = rec.completion() {
-            self.clock = self.clock.max(t);
-        }
-        match rec.kind {
-            Kind::Enter => self.enter(rec),
-            Kind::Leave => {
-                let at = (rec.name, rec.time.unwrap_or_default());
-                self.leave(rec.loc, at, nesting::is_cut(rec))?
-            }
-            Kind::State => self.state(rec)?,
-            _ => {}
-        }
-        Ok(())
+        self.calls.write(rec, &mut self.tally)
     }
 
     fn finish(&mut self) -> Result<()> {
-        for (loc, last) in frames::still_open(
-            self.stacks.iter().map(|(l, s)| (l, &s.frames)),
-            &self.symbols,
-        ) {
-            while self.stacks[&loc].frames.depth() > 0 {
-                self.leave(loc, (Sym::EMPTY, last), false)?;
-            }
-        }
-        // A frame cut and never entered again (a stream cut by hand, a
-        // slice) is a call up to its cut.
-        for stack in self.stacks.values_mut() {
-            for frame in stack.frames.take_aside() {
-                let duration = elapsed(frame.start, frame.since)?;
-                let figures = self.figures.entry(frame.key).or_default();
-                figures.add(duration, duration - frame.children, true);
-            }
-        }
+        self.calls.finish(&mut self.tally)?;
         if let Some(warnings) = self
             .empty_warnings
             .as_ref()
-            .filter(|_| self.figures.is_empty())
+            .filter(|_| self.tally.figures.is_empty())
         {
             warnings.warn(
                 "no frames to profile (no enter/leave or state rows); a TRACE trace's claims are reported by `trace-stat resources`",
@@ -414,7 +311,7 @@ impl Report for Profile {
     }
 
     fn columns(&self, _: &Labels) -> Vec<String> {
-        let mut columns = self.by.columns().to_vec();
+        let mut columns = self.tally.by.columns().to_vec();
         if self.histogram.is_some() {
             columns.extend(["low", "high", "count"]);
         } else {
@@ -453,7 +350,7 @@ impl Report for Profile {
     }
 
     fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
-        let k = self.by.columns().len();
+        let k = self.tally.by.columns().len();
         let row = PartialRow::new(fields, k + 7)?;
         let sketch = Sketch::decode(row.text(k + 6)).ok_or("bad sketch")?;
         let figures = Figures {
@@ -481,7 +378,7 @@ impl Report for Profile {
             ));
         }
         let key = key_of_fields(&self.symbols, fields, k);
-        self.figures.entry(key).or_default().merge(&figures)
+        self.tally.figures.entry(key).or_default().merge(&figures)
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style, labels: &Labels) -> Result<()> {
