@@ -16,6 +16,9 @@ _trace__stat() {
             ",$1")
                 cmd="trace__stat"
                 ;;
+            trace__stat,calltree)
+                cmd="trace__stat__subcmd__calltree"
+                ;;
             trace__stat,counters)
                 cmd="trace__stat__subcmd__counters"
                 ;;
@@ -43,6 +46,9 @@ _trace__stat() {
             trace__stat,timeline)
                 cmd="trace__stat__subcmd__timeline"
                 ;;
+            trace__stat,top)
+                cmd="trace__stat__subcmd__top"
+                ;;
             trace__stat,waits)
                 cmd="trace__stat__subcmd__waits"
                 ;;
@@ -53,7 +59,7 @@ _trace__stat() {
 
     case "${cmd}" in
         trace__stat)
-            opts="-f -q -l -L -o -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --histogram --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version profile messages counters states resources summary imbalance timeline waits critical-path"
+            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --histogram --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version profile messages counters states resources summary imbalance timeline waits critical-path top calltree"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -111,6 +117,88 @@ _trace__stat() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --unit)
+                    COMPREPLY=($(compgen -W "ns us ms s" -- "${cur}"))
+                    return 0
+                    ;;
+                --reorder-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --time-unit)
+                    COMPREPLY=($(compgen -W "s ms us ns" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        trace__stat__subcmd__calltree)
+            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --partial --merge --ids --top --folded --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --input-format)
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas otf2 trace stf stf-dump" -- "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas otf2 trace stf stf-dump" -- "${cur}"))
+                    return 0
+                    ;;
+                --loc)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --loc-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -L)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --under)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --by)
+                    COMPREPLY=($(compgen -W "path loc,path" -- "${cur}"))
+                    return 0
+                    ;;
+                --top)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --unit)
                     COMPREPLY=($(compgen -W "ns us ms s" -- "${cur}"))
                     return 0
@@ -131,7 +219,7 @@ _trace__stat() {
             return 0
             ;;
         trace__stat__subcmd__counters)
-            opts="-f -q -l -L -o -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
+            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -178,6 +266,10 @@ _trace__stat() {
                     return 0
                     ;;
                 --top)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -201,7 +293,7 @@ _trace__stat() {
             return 0
             ;;
         trace__stat__subcmd__critical__subcmd__path)
-            opts="-f -q -l -L -o -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --segments --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
+            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --segments --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -251,6 +343,10 @@ _trace__stat() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --unit)
                     COMPREPLY=($(compgen -W "ns us ms s" -- "${cur}"))
                     return 0
@@ -271,7 +367,7 @@ _trace__stat() {
             return 0
             ;;
         trace__stat__subcmd__imbalance)
-            opts="-f -q -l -L -o -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --inclusive --per-location --kinds --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
+            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --inclusive --per-location --kinds --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -325,6 +421,10 @@ _trace__stat() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --unit)
                     COMPREPLY=($(compgen -W "ns us ms s" -- "${cur}"))
                     return 0
@@ -345,7 +445,7 @@ _trace__stat() {
             return 0
             ;;
         trace__stat__subcmd__messages)
-            opts="-f -q -l -L -o -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --histogram --matrix --count --time --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
+            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --histogram --matrix --count --time --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -403,6 +503,10 @@ _trace__stat() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --unit)
                     COMPREPLY=($(compgen -W "ns us ms s" -- "${cur}"))
                     return 0
@@ -423,7 +527,7 @@ _trace__stat() {
             return 0
             ;;
         trace__stat__subcmd__profile)
-            opts="-f -q -l -L -o -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --histogram --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
+            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --histogram --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -481,6 +585,10 @@ _trace__stat() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --unit)
                     COMPREPLY=($(compgen -W "ns us ms s" -- "${cur}"))
                     return 0
@@ -501,7 +609,7 @@ _trace__stat() {
             return 0
             ;;
         trace__stat__subcmd__resources)
-            opts="-f -q -l -L -o -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
+            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -548,6 +656,10 @@ _trace__stat() {
                     return 0
                     ;;
                 --top)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -571,7 +683,7 @@ _trace__stat() {
             return 0
             ;;
         trace__stat__subcmd__states)
-            opts="-f -q -l -L -o -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
+            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -618,6 +730,10 @@ _trace__stat() {
                     return 0
                     ;;
                 --top)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -641,7 +757,7 @@ _trace__stat() {
             return 0
             ;;
         trace__stat__subcmd__summary)
-            opts="-f -q -l -L -o -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
+            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -691,6 +807,10 @@ _trace__stat() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --unit)
                     COMPREPLY=($(compgen -W "ns us ms s" -- "${cur}"))
                     return 0
@@ -711,7 +831,7 @@ _trace__stat() {
             return 0
             ;;
         trace__stat__subcmd__timeline)
-            opts="-f -q -l -L -o -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --bins --bin --states --wide --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
+            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --bins --bin --states --wide --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -769,6 +889,88 @@ _trace__stat() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --unit)
+                    COMPREPLY=($(compgen -W "ns us ms s" -- "${cur}"))
+                    return 0
+                    ;;
+                --reorder-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --time-unit)
+                    COMPREPLY=($(compgen -W "s ms us ns" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        trace__stat__subcmd__top)
+            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --ids --top --name --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --input-format)
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas otf2 trace stf stf-dump" -- "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas otf2 trace stf stf-dump" -- "${cur}"))
+                    return 0
+                    ;;
+                --loc)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --loc-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -L)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --under)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --top)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --unit)
                     COMPREPLY=($(compgen -W "ns us ms s" -- "${cur}"))
                     return 0
@@ -789,7 +991,7 @@ _trace__stat() {
             return 0
             ;;
         trace__stat__subcmd__waits)
-            opts="-f -q -l -L -o -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
+            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -840,6 +1042,10 @@ _trace__stat() {
                     return 0
                     ;;
                 --top)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

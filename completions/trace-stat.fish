@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_trace_stat_global_optspecs
-    string join \n f/input-format= q/quiet strict prefix-inputs l/loc= L/loc-name= under= o/output= csv json no-header no-progress threads= by= histogram= partial merge ids top= unit= ignore-incomplete-links reorder-window= time-unit= lenient h/help V/version
+    string join \n f/input-format= q/quiet strict prefix-inputs l/loc= L/loc-name= under= o/output= csv json no-header no-progress threads= by= histogram= partial merge ids n/top= unit= ignore-incomplete-links reorder-window= time-unit= lenient h/help V/version
 end
 
 function __fish_trace_stat_needs_command
@@ -42,7 +42,7 @@ loc\,name\t''
 cat\,name\t''
 loc\t''"
 complete -c trace-stat -n "__fish_trace_stat_needs_command" -l histogram -d 'messages: a histogram of message sizes in up to BINS log-spaced bins (low, high, count). profile: instead of the figures, a histogram of each name\'s durations in up to BINS log-spaced bins (low, high, count: gnuplot-ready), their edges on the sketch\'s 1 % buckets so each count is exact for its range (low and high both in the bin; fewer bins where the span holds fewer buckets)' -r
-complete -c trace-stat -n "__fish_trace_stat_needs_command" -l top -d 'At most N rows, the largest first' -r
+complete -c trace-stat -n "__fish_trace_stat_needs_command" -s n -l top -d 'At most N rows, the largest first (top: the N longest frames, default 10)' -r
 complete -c trace-stat -n "__fish_trace_stat_needs_command" -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
 us\t''
 ms\t''
@@ -76,6 +76,8 @@ complete -c trace-stat -n "__fish_trace_stat_needs_command" -a "imbalance" -d 'f
 complete -c trace-stat -n "__fish_trace_stat_needs_command" -a "timeline" -d 'exclusive time per time bin and function (or state), for plots'
 complete -c trace-stat -n "__fish_trace_stat_needs_command" -a "waits" -d 'wait states: who waited for whom, and how long'
 complete -c trace-stat -n "__fish_trace_stat_needs_command" -a "critical-path" -d 'the chain of work and waits that sets the run\'s length'
+complete -c trace-stat -n "__fish_trace_stat_needs_command" -a "top" -d 'the longest frames: where, when, how long'
+complete -c trace-stat -n "__fish_trace_stat_needs_command" -a "calltree" -d 'the calling-context tree: time per call path, for flame graphs'
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand profile" -s f -l input-format -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
 jsonl\t''
 paje\t''
@@ -94,7 +96,7 @@ loc\,name\t''
 cat\,name\t''
 loc\t''"
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand profile" -l histogram -d 'messages: a histogram of message sizes in up to BINS log-spaced bins (low, high, count). profile: instead of the figures, a histogram of each name\'s durations in up to BINS log-spaced bins (low, high, count: gnuplot-ready), their edges on the sketch\'s 1 % buckets so each count is exact for its range (low and high both in the bin; fewer bins where the span holds fewer buckets)' -r
-complete -c trace-stat -n "__fish_trace_stat_using_subcommand profile" -l top -d 'At most N rows, the largest first' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand profile" -s n -l top -d 'At most N rows, the largest first (top: the N longest frames, default 10)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand profile" -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
 us\t''
 ms\t''
@@ -134,7 +136,7 @@ complete -c trace-stat -n "__fish_trace_stat_using_subcommand messages" -l threa
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand messages" -l by -d 'What a row is per (default: pair)' -r -f -a "pair\t''
 comm\t''"
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand messages" -l histogram -d 'messages: a histogram of message sizes in up to BINS log-spaced bins (low, high, count). profile: instead of the figures, a histogram of each name\'s durations in up to BINS log-spaced bins (low, high, count: gnuplot-ready), their edges on the sketch\'s 1 % buckets so each count is exact for its range (low and high both in the bin; fewer bins where the span holds fewer buckets)' -r
-complete -c trace-stat -n "__fish_trace_stat_using_subcommand messages" -l top -d 'At most N rows, the largest first' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand messages" -s n -l top -d 'At most N rows, the largest first (top: the N longest frames, default 10)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand messages" -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
 us\t''
 ms\t''
@@ -174,7 +176,7 @@ complete -c trace-stat -n "__fish_trace_stat_using_subcommand counters" -s L -l 
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand counters" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand counters" -s o -l output -d 'Write to FILE instead of standard output' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand counters" -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use.' -r
-complete -c trace-stat -n "__fish_trace_stat_using_subcommand counters" -l top -d 'At most N rows, the largest first' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand counters" -s n -l top -d 'At most N rows, the largest first (top: the N longest frames, default 10)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand counters" -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
 us\t''
 ms\t''
@@ -211,7 +213,7 @@ complete -c trace-stat -n "__fish_trace_stat_using_subcommand states" -s L -l lo
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand states" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand states" -s o -l output -d 'Write to FILE instead of standard output' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand states" -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use.' -r
-complete -c trace-stat -n "__fish_trace_stat_using_subcommand states" -l top -d 'At most N rows, the largest first' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand states" -s n -l top -d 'At most N rows, the largest first (top: the N longest frames, default 10)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand states" -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
 us\t''
 ms\t''
@@ -248,7 +250,7 @@ complete -c trace-stat -n "__fish_trace_stat_using_subcommand resources" -s L -l
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand resources" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand resources" -s o -l output -d 'Write to FILE instead of standard output' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand resources" -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use.' -r
-complete -c trace-stat -n "__fish_trace_stat_using_subcommand resources" -l top -d 'At most N rows, the largest first' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand resources" -s n -l top -d 'At most N rows, the largest first (top: the N longest frames, default 10)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand resources" -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
 us\t''
 ms\t''
@@ -285,7 +287,7 @@ complete -c trace-stat -n "__fish_trace_stat_using_subcommand summary" -s L -l l
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand summary" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand summary" -s o -l output -d 'Write to FILE instead of standard output' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand summary" -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use.' -r
-complete -c trace-stat -n "__fish_trace_stat_using_subcommand summary" -l top -d 'At most N rows, the largest first' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand summary" -s n -l top -d 'At most N rows, the largest first (top: the N longest frames, default 10)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand summary" -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
 us\t''
 ms\t''
@@ -321,7 +323,7 @@ complete -c trace-stat -n "__fish_trace_stat_using_subcommand imbalance" -l unde
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand imbalance" -s o -l output -d 'Write to FILE instead of standard output' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand imbalance" -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use.' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand imbalance" -l kinds -d 'imbalance: compare the locations of these kinds (their container row\'s cat: thread, gpu, metric, or a Pajé container type), or all; by default every kind but accelerator streams (gpu) and metric recorders (metric)' -r
-complete -c trace-stat -n "__fish_trace_stat_using_subcommand imbalance" -l top -d 'At most N rows, the largest first' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand imbalance" -s n -l top -d 'At most N rows, the largest first (top: the N longest frames, default 10)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand imbalance" -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
 us\t''
 ms\t''
@@ -362,7 +364,7 @@ complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -s o -l 
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use.' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l bins -d 'timeline: cut the run (first to last time) into N equal bins (the default: 100).' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l bin -d 'timeline: bins of this width (10ms, 1s, 5000: ns), from the trace\'s origin (time 0): one pass, any input, and parts merge.' -r
-complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l top -d 'At most N rows, the largest first' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -s n -l top -d 'At most N rows, the largest first (top: the N longest frames, default 10)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
 us\t''
 ms\t''
@@ -405,7 +407,7 @@ complete -c trace-stat -n "__fish_trace_stat_using_subcommand waits" -l by -d 'W
 loc\,pattern\t''
 name\,pattern\t''
 pair\,pattern\t''"
-complete -c trace-stat -n "__fish_trace_stat_using_subcommand waits" -l top -d 'At most N rows, the largest first' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand waits" -s n -l top -d 'At most N rows, the largest first (top: the N longest frames, default 10)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand waits" -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
 us\t''
 ms\t''
@@ -440,7 +442,7 @@ complete -c trace-stat -n "__fish_trace_stat_using_subcommand critical-path" -s 
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand critical-path" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand critical-path" -s o -l output -d 'Write to FILE instead of standard output' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand critical-path" -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use.' -r
-complete -c trace-stat -n "__fish_trace_stat_using_subcommand critical-path" -l top -d 'At most N rows, the largest first' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand critical-path" -s n -l top -d 'At most N rows, the largest first (top: the N longest frames, default 10)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand critical-path" -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
 us\t''
 ms\t''
@@ -463,3 +465,79 @@ complete -c trace-stat -n "__fish_trace_stat_using_subcommand critical-path" -l 
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand critical-path" -l lenient -d 'Skip invalid lines and elements with a warning each (and a count at the end) instead of stopping at the first'
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand critical-path" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand critical-path" -s V -l version -d 'Print version'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -s f -l input-format -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
+jsonl\t''
+paje\t''
+pallas\t''
+otf2\t''
+trace\t''
+stf\t''
+stf-dump\t''"
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -s o -l output -d 'Write to FILE instead of standard output' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use.' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -s n -l top -d 'At most N rows, the largest first (top: the N longest frames, default 10)' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -l name -d 'top: only frames whose name matches this regular expression (anywhere in the name: ^...$ to match it whole)' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
+us\t''
+ms\t''
+s\t''"
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -l time-unit -d 'Unit of the file\'s times, which Pajé does not state (default s; StarPU\'s FxT tools write ms)' -r -f -a "s\t''
+ms\t''
+us\t''
+ns\t''"
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -s q -l quiet -d 'Print no warnings (nor trace-match\'s summary): errors only'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -l strict -d 'Refuse frames that do not nest (a leave of a frame that is open but not the innermost, or of none) at the first, instead of keeping them with one warning (docs/stream.md, "Frames that do not nest")'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -l csv -d 'Write CSV (RFC 4180 quoting) instead of TSV'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -l json -d 'Write JSON Lines, one object per row'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -l no-header -d 'Leave out the header line'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -l ids -d 'Print locations and types as the stream\'s ids (the `loc` and `cat` columns, for joins with the stream) instead of their declared names'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -l ignore-incomplete-links -d 'Drop links whose other half never comes, as pj_dump -z does, instead of failing (a warning counts them)'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -l lenient -d 'Skip invalid lines and elements with a warning each (and a count at the end) instead of stopping at the first'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -s V -l version -d 'Print version'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -s f -l input-format -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
+jsonl\t''
+paje\t''
+pallas\t''
+otf2\t''
+trace\t''
+stf\t''
+stf-dump\t''"
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -s o -l output -d 'Write to FILE instead of standard output' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use.' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l by -d 'What a row is per (default: path)' -r -f -a "path\t''
+loc\,path\t''"
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -s n -l top -d 'At most N rows, the largest first (top: the N longest frames, default 10)' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
+us\t''
+ms\t''
+s\t''"
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l time-unit -d 'Unit of the file\'s times, which Pajé does not state (default s; StarPU\'s FxT tools write ms)' -r -f -a "s\t''
+ms\t''
+us\t''
+ns\t''"
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -s q -l quiet -d 'Print no warnings (nor trace-match\'s summary): errors only'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l strict -d 'Refuse frames that do not nest (a leave of a frame that is open but not the innermost, or of none) at the first, instead of keeping them with one warning (docs/stream.md, "Frames that do not nest")'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l csv -d 'Write CSV (RFC 4180 quoting) instead of TSV'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l json -d 'Write JSON Lines, one object per row'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l no-header -d 'Leave out the header line'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l partial -d 'Write the report\'s state (sums, counts, extremes, sketch buckets) instead of its table, to be merged with --merge: run it on parts of a trace split by location'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l merge -d 'The inputs are files written with --partial (by the same report and --by): print the report of all of them, as one run over the whole input would'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l ids -d 'Print locations and types as the stream\'s ids (the `loc` and `cat` columns, for joins with the stream) instead of their declared names'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l folded -d 'calltree: the folded stacks flame-graph tools read (flamegraph.pl, inferno, speedscope): one line per path with exclusive time, `a;b;c TIME`, no header'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l ignore-incomplete-links -d 'Drop links whose other half never comes, as pj_dump -z does, instead of failing (a warning counts them)'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l lenient -d 'Skip invalid lines and elements with a warning each (and a count at the end) instead of stopping at the first'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -s V -l version -d 'Print version'

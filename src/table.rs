@@ -18,6 +18,10 @@ pub enum TableFormat {
     Csv,
     /// JSON Lines: one object per row.
     Jsonl,
+    /// Cells as they are, separated by one space, no header: the folded
+    /// stacks (`a;b;c 42`) flame-graph tools read (the report escapes what
+    /// a cell must not hold).
+    Folded,
 }
 
 /// One cell of a row.
@@ -68,7 +72,7 @@ impl TableWriter {
             line: Vec::new(),
             text: String::new(),
         };
-        if header && format != TableFormat::Jsonl {
+        if header && matches!(format, TableFormat::Tsv | TableFormat::Csv) {
             let names: Vec<Cell> = columns.iter().map(|c| Cell::Text(c)).collect();
             table.row(&names)?;
         }
@@ -80,14 +84,21 @@ impl TableWriter {
         debug_assert_eq!(cells.len(), self.columns.len());
         self.line.clear();
         match self.format {
-            TableFormat::Tsv => {
+            TableFormat::Tsv | TableFormat::Folded => {
+                let separator = match self.format {
+                    TableFormat::Folded => b' ',
+                    _ => b'\t',
+                };
                 for (i, cell) in cells.iter().enumerate() {
                     if i > 0 {
-                        self.line.push(b'\t');
+                        self.line.push(separator);
                     }
                     self.text.clear();
                     push_cell(cell, &mut self.text);
-                    escape_tsv(&self.text, &mut self.line);
+                    match self.format {
+                        TableFormat::Folded => self.line.extend_from_slice(self.text.as_bytes()),
+                        _ => escape_tsv(&self.text, &mut self.line),
+                    }
                 }
                 self.line.push(b'\n');
             }

@@ -226,12 +226,7 @@ impl<T: Copy + Default> Calls<T> {
 }
 
 /// Hands `frame`, closed at `end`, to `sink`.
-fn close<S: CallSink>(
-    sink: &mut S,
-    loc: Sym,
-    frame: &Open<S::Tag>,
-    end: i64,
-) -> Result<()> {
+fn close<S: CallSink>(sink: &mut S, loc: Sym, frame: &Open<S::Tag>, end: i64) -> Result<()> {
     let duration = elapsed(frame.start, end)?;
     let call = Call {
         loc,

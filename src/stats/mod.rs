@@ -3,6 +3,7 @@
 //! sums and a sketch, plus each location's open frames.
 
 pub mod calls;
+pub mod calltree;
 pub mod counters;
 pub mod critical;
 pub mod imbalance;
@@ -15,6 +16,7 @@ pub mod sketch;
 pub mod states;
 pub mod summary;
 pub mod timeline;
+pub mod top;
 pub mod waits;
 
 use crate::decimal::format_scaled;

@@ -165,7 +165,10 @@ impl CallSink for Tally {
     fn close(&mut self, call: &Call<'_, Key>) -> Result<()> {
         let (key, outermost) = match call.from {
             From::Frame(&key) => {
-                let open = self.open.get_mut(&(call.loc, key)).expect("counted at open");
+                let open = self
+                    .open
+                    .get_mut(&(call.loc, key))
+                    .expect("counted at open");
                 *open -= 1;
                 (key, *open == 0)
             }
@@ -260,7 +263,11 @@ impl FrameSums for Profile {
     }
 
     fn durations(&mut self, frame: &Record, durations: &[u64]) -> Result<()> {
-        let figures = self.tally.figures.entry(self.tally.by.key(frame)).or_default();
+        let figures = self
+            .tally
+            .figures
+            .entry(self.tally.by.key(frame))
+            .or_default();
         for &d in durations {
             let d = i64::try_from(d).map_err(|_| {
                 Error::Record(format!(
@@ -273,7 +280,11 @@ impl FrameSums for Profile {
     }
 
     fn exclusive(&mut self, frame: &Record, exclusive: i128) -> Result<()> {
-        let figures = self.tally.figures.entry(self.tally.by.key(frame)).or_default();
+        let figures = self
+            .tally
+            .figures
+            .entry(self.tally.by.key(frame))
+            .or_default();
         add_to(&mut figures.exclusive, exclusive, "exclusive time").map_err(Error::Record)
     }
 }

@@ -16,6 +16,7 @@ use crate::stats::labels::Labels;
 use crate::stats::partial::PartialOf;
 use crate::stats::timeline::{Bins, TimeSpan, Timeline, MAX_BINS};
 use crate::stats::{Labelled, Report, Style};
+use crate::table::{TableFormat, TableWriter};
 use registry::{ReportSpec, REPORTS, REPORT_OPTIONS};
 
 /// `--help` text after the options.
@@ -34,6 +35,8 @@ Examples:
   trace-stat timeline --bins 50 --wide run/          time per function in 50 bins, for gnuplot
   trace-stat messages --matrix --count run/          the sender x receiver matrix
   trace-stat critical-path --segments run/           the chain of work and waits that sets the run's length
+  trace-stat top -n 5 --name '^MPI_' run/            the five longest MPI calls: where and when
+  trace-stat calltree --folded run/ | flamegraph.pl > run.svg   a flame graph of the call paths
 
 REPORT, the first argument, names the report (profile when the first argument is not a report); \
 its options follow it, and `trace-stat REPORT --help` tells what it computes and which options it \
@@ -160,9 +163,21 @@ pub struct Args {
     #[arg(long)]
     pub ids: bool,
 
-    /// At most N rows, the largest first.
-    #[arg(long, value_name = "N")]
+    /// At most N rows, the largest first (top: the N longest frames,
+    /// default 10).
+    #[arg(short = 'n', long, value_name = "N")]
     pub top: Option<usize>,
+
+    /// calltree: the folded stacks flame-graph tools read (flamegraph.pl,
+    /// inferno, speedscope): one line per path with exclusive time, `a;b;c
+    /// TIME`, no header.
+    #[arg(long, conflicts_with_all = ["csv", "json"])]
+    pub folded: bool,
+
+    /// top: only frames whose name matches this regular expression
+    /// (anywhere in the name: ^...$ to match it whole).
+    #[arg(long, value_name = "REGEX")]
+    pub name: Option<String>,
 
     /// Unit of times and durations: ns (integers, the default), us, ms or s
     /// (exact decimals).
@@ -516,7 +531,13 @@ fn print_report(args: &Args, spec: &ReportSpec, report: &mut Labelled) -> Result
     }
     let columns = report.columns();
     let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
-    let mut table = args.table.open(&columns)?;
+    let mut table = match args.folded {
+        true => {
+            let out = open_output(args.table.output.as_deref(), false)?;
+            TableWriter::new(out, TableFormat::Folded, &columns, false)?
+        }
+        false => args.table.open(&columns)?,
+    };
     let time_factor = match args.unit.as_deref() {
         Some("us") => 1_000,
         Some("ms") => 1_000_000,

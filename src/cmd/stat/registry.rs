@@ -4,6 +4,7 @@
 
 use crate::cli::Env;
 use crate::error::{Error, Result};
+use crate::stats::calltree::{self, CallTree};
 use crate::stats::counters::Counters;
 use crate::stats::critical::CriticalPath;
 use crate::stats::imbalance::{Imbalance, Kinds};
@@ -12,6 +13,7 @@ use crate::stats::profile::{Profile, ProfileKey};
 use crate::stats::resources::Resources;
 use crate::stats::states::States;
 use crate::stats::summary::Summary;
+use crate::stats::top::{self, Top};
 use crate::stats::waits::{self, Waits};
 use crate::stats::Report;
 
@@ -51,6 +53,8 @@ pub const REPORTS: &[ReportSpec] = &[
     TIMELINE,
     WAITS,
     CRITICAL_PATH,
+    TOP,
+    CALLTREE,
 ];
 
 /// The options some reports take and others not (long names): a report not
@@ -68,6 +72,8 @@ pub const REPORT_OPTIONS: &[&str] = &[
     "segments",
     "states",
     "wide",
+    "name",
+    "folded",
 ];
 
 /// The report called `name`.
@@ -261,6 +267,62 @@ after the fact on either side is not followed; it needs the whole trace in one r
             args.segments,
             env.symbols.clone(),
             env.warnings.clone(),
+        )))
+    },
+};
+
+const TOP: ReportSpec = ReportSpec {
+    name: "top",
+    summary: "the longest frames: where, when, how long",
+    about: "The N longest frames (-n N, default 10; --name REGEX: those whose name matches): \
+location, name, start, end, duration and depth (frames around it; empty for a state row \
+without one), longest first, ties by the earlier start, then location and name. Frames are \
+profile's: from enter/leave and state rows, a frame still open at the end closes at its \
+location's last time, one cut by a crossing leave is one call. Holds at most 2N frames. \
+Start and duration feed trace-slice --around START --width DURATION.",
+    keys: &[],
+    options: &["name"],
+    mergeable: false,
+    pairs_halves: false,
+    open: |args, env| {
+        let name = match args.name.as_deref() {
+            Some(re) => Some(
+                regex::Regex::new(re).map_err(|e| Error::Usage(format!("--name `{re}`: {e}")))?,
+            ),
+            None => None,
+        };
+        let n = args.top.unwrap_or(top::DEFAULT_COUNT);
+        Ok(Box::new(Top::new(n, name, env.symbols.clone())))
+    },
+};
+
+const CALLTREE: ReportSpec = ReportSpec {
+    name: "calltree",
+    summary: "the calling-context tree: time per call path, for flame graphs",
+    about: "Per call path from the root (the names of the frames around a frame, outermost \
+first, then its own, joined by `;`; a `;` or `\\` inside a name written `\\;`, `\\\\`), \
+its depth, the frames' count, inclusive time (their durations) and exclusive time (less their \
+direct children's), summed over the locations (--by loc,path: per location), in tree order. \
+Recursion stays a path (f;f;f); a function's exclusive times over its paths add up to \
+profile's. Frames are profile's (enter/leave and state rows, those open at the end closed at \
+their location's last time). --folded: the folded stacks flame-graph tools read, `PATH \
+TIME` for each path with exclusive time (--by loc,path: the location as the outermost \
+frame). --top N: the N paths with the most inclusive time, in tree order. One node per path \
+in memory.",
+    keys: &calltree::KEYS,
+    options: &["folded"],
+    mergeable: true,
+    pairs_halves: false,
+    open: |args, env| {
+        let key = args.by.as_deref().unwrap_or(calltree::KEYS[0]);
+        let form = match args.folded {
+            true => calltree::Form::Folded,
+            false => calltree::Form::Rows,
+        };
+        Ok(Box::new(CallTree::new(
+            key == "loc,path",
+            form,
+            env.symbols.clone(),
         )))
     },
 };

@@ -1,0 +1,398 @@
+//! `trace-stat top` and `calltree`: figures known by construction (frames
+//! and the same frames as `state` rows), partial files merged, and
+//! agreement with `profile` on every corpus trace.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::{accepted_traces, bin, col, corpus, row, scratch};
+
+fn frame_row(kind: &str, t: i64, loc: &str, name: &str) -> String {
+    row(&[
+        ("kind", kind),
+        ("time", &t.to_string()),
+        ("loc", loc),
+        ("name", name),
+    ])
+}
+
+fn state_row((start, end): (i64, i64), depth: u32, loc: &str, name: &str) -> String {
+    row(&[
+        ("kind", "state"),
+        ("time", &start.to_string()),
+        ("end", &end.to_string()),
+        ("loc", loc),
+        ("name", name),
+        ("depth", &depth.to_string()),
+    ])
+}
+
+/// A stream of `rows`, their locations declared first (in name order).
+fn stream(rows: &[String]) -> String {
+    let locs: std::collections::BTreeSet<&str> = rows.iter().map(|r| col(r, "loc")).collect();
+    let mut all: Vec<String> = locs
+        .into_iter()
+        .map(|loc| row(&[("kind", "container"), ("loc", loc), ("name", loc)]))
+        .collect();
+    all.extend(rows.iter().cloned());
+    common::stream(&all)
+}
+
+/// Frames as (location, name, start, end); written as enter/leave rows in
+/// time order (leaves before enters at equal times).
+fn frames_stream(frames: &[(&str, &str, i64, i64)]) -> String {
+    let mut rows: Vec<(i64, u8, i64, String)> = Vec::new();
+    for &(loc, name, start, end) in frames {
+        // At one time: leaves first (innermost first), then enters
+        // (outermost first).
+        rows.push((end, 0, -start, frame_row("leave", end, loc, name)));
+        rows.push((start, 1, -end, frame_row("enter", start, loc, name)));
+    }
+    rows.sort_by_key(|r| (r.0, r.1, r.2));
+    stream(&rows.into_iter().map(|r| r.3).collect::<Vec<_>>())
+}
+
+/// r0: main { f { f { g } }, g }; r1: main { g }. `f` recurses and `g`
+/// runs under two parents.
+const FRAMES: [(&str, &str, i64, i64); 7] = [
+    ("r0", "main", 0, 100),
+    ("r0", "f", 10, 60),
+    ("r0", "f", 20, 40),
+    ("r0", "g", 25, 30),
+    ("r0", "g", 70, 90),
+    ("r1", "main", 0, 50),
+    ("r1", "g", 5, 15),
+];
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn stat(args: &[&str], inputs: &[&Path]) -> String {
+    let out = bin("trace-stat").args(args).args(inputs).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "trace-stat {args:?}: {stderr}");
+    assert!(stderr.is_empty(), "trace-stat {args:?} warned: {stderr}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn calltree_of_a_tree_built_by_hand() {
+    let dir = scratch("calltree_built");
+    let file = write(&dir, "frames.tsv", &frames_stream(&FRAMES));
+    assert_eq!(
+        stat(&["calltree"], &[&file]),
+        "path\tdepth\tcount\tinclusive\texclusive\n\
+         main\t0\t2\t150\t70\n\
+         main;f\t1\t1\t50\t30\n\
+         main;f;f\t2\t1\t20\t15\n\
+         main;f;f;g\t3\t1\t5\t5\n\
+         main;g\t1\t2\t30\t30\n"
+    );
+    assert_eq!(
+        stat(&["calltree", "--by", "loc,path"], &[&file]),
+        "loc\tpath\tdepth\tcount\tinclusive\texclusive\n\
+         r0\tmain\t0\t1\t100\t30\n\
+         r0\tmain;f\t1\t1\t50\t30\n\
+         r0\tmain;f;f\t2\t1\t20\t15\n\
+         r0\tmain;f;f;g\t3\t1\t5\t5\n\
+         r0\tmain;g\t1\t1\t20\t20\n\
+         r1\tmain\t0\t1\t50\t40\n\
+         r1\tmain;g\t1\t1\t10\t10\n"
+    );
+    assert_eq!(
+        stat(&["calltree", "--folded"], &[&file]),
+        "main 70\nmain;f 30\nmain;f;f 15\nmain;f;f;g 5\nmain;g 30\n"
+    );
+    assert_eq!(
+        stat(
+            &["calltree", "--folded", "--by", "loc,path", "--unit", "us"],
+            &[&file]
+        ),
+        "r0;main 0.03\nr0;main;f 0.03\nr0;main;f;f 0.015\nr0;main;f;f;g 0.005\n\
+         r0;main;g 0.02\nr1;main 0.04\nr1;main;g 0.01\n"
+    );
+    // The three paths with the most inclusive time, in tree order.
+    assert_eq!(
+        stat(&["calltree", "-n", "3", "--no-header"], &[&file]),
+        "main\t0\t2\t150\t70\nmain;f\t1\t1\t50\t30\nmain;g\t1\t2\t30\t30\n"
+    );
+}
+
+/// The same frames as `state` rows in completion order (children first)
+/// give the same tree; a state whose parent never comes is a root.
+#[test]
+fn calltree_of_state_rows_waits_for_their_parents() {
+    let dir = scratch("calltree_states");
+    let mut states: Vec<(i64, String)> = Vec::new();
+    let depth = |loc: &str, start: i64, end: i64| {
+        FRAMES
+            .iter()
+            .filter(|f| f.0 == loc && f.2 <= start && end <= f.3 && (f.2, f.3) != (start, end))
+            .count() as u32
+    };
+    for &(loc, name, start, end) in &FRAMES {
+        let d = depth(loc, start, end);
+        states.push((end, state_row((start, end), d, loc, name)));
+    }
+    states.sort_by_key(|s| s.0);
+    let rows: Vec<String> = states.into_iter().map(|s| s.1).collect();
+    let as_states = write(&dir, "states.tsv", &stream(&rows));
+    let as_frames = write(&dir, "frames.tsv", &frames_stream(&FRAMES));
+    for by in ["path", "loc,path"] {
+        assert_eq!(
+            stat(&["calltree", "--by", by], &[&as_states]),
+            stat(&["calltree", "--by", by], &[&as_frames]),
+            "--by {by}"
+        );
+    }
+    let orphan = write(
+        &dir,
+        "orphan.tsv",
+        &stream(&[
+            state_row((0, 10), 1, "r0", "a"),
+            state_row((20, 30), 2, "r0", "c"),
+            state_row((15, 35), 1, "r0", "b"),
+        ]),
+    );
+    assert_eq!(
+        stat(&["calltree", "--no-header"], &[&orphan]),
+        "a\t0\t1\t10\t10\nb\t0\t1\t20\t10\nb;c\t1\t1\t10\t10\n"
+    );
+}
+
+#[test]
+fn calltree_partials_merge_into_the_whole() {
+    let dir = scratch("calltree_partial");
+    let file = write(&dir, "frames.tsv", &frames_stream(&FRAMES));
+    for by in ["path", "loc,path"] {
+        let mut parts = Vec::new();
+        for loc in ["r0", "r1"] {
+            let part = dir.join(format!("{loc}.part"));
+            let args = ["calltree", "--by", by, "--partial", "-l", loc, "-o"];
+            bin("trace-stat")
+                .args(args)
+                .arg(&part)
+                .arg(&file)
+                .assert()
+                .success();
+            parts.push(part);
+        }
+        let parts: Vec<&Path> = parts.iter().map(PathBuf::as_path).collect();
+        assert_eq!(
+            stat(&["calltree", "--by", by, "--merge"], &parts),
+            stat(&["calltree", "--by", by], &[&file]),
+            "--by {by}"
+        );
+    }
+}
+
+/// Names holding the separator keep their frames apart, in the table and
+/// through a partial file.
+#[test]
+fn calltree_escapes_the_separator_in_names() {
+    let dir = scratch("calltree_escapes");
+    // In TSV: `c\` and a tab.
+    let frames = [("r0", "a;b", 0, 10), ("r0", "c\\\\\\t", 2, 4)];
+    let file = write(&dir, "frames.tsv", &frames_stream(&frames));
+    let expected = "a\\;b 8\na\\;b;c\\\\\\t 2\n";
+    assert_eq!(stat(&["calltree", "--folded"], &[&file]), expected);
+    let part = dir.join("part");
+    bin("trace-stat")
+        .args(["calltree", "--partial", "-o"])
+        .arg(&part)
+        .arg(&file)
+        .assert()
+        .success();
+    assert_eq!(
+        stat(&["calltree", "--folded", "--merge"], &[&part]),
+        expected
+    );
+    let bad = write(
+        &dir,
+        "bad.part",
+        &std::fs::read_to_string(&part)
+            .unwrap()
+            .replace("a\\\\;b\t", "a\\\\xb\t"),
+    );
+    let out = bin("trace-stat")
+        .args(["calltree", "--merge"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("bad.part:2") && stderr.contains("escapes"),
+        "{stderr}"
+    );
+    let names = ["a;b".to_string(), "\\\n\t\r;".to_string(), String::new()];
+    let joined = tracepipe::stats::calltree::join_path(&names);
+    assert_eq!(joined, "a\\;b;\\\\\\n\\t\\r\\;;");
+    assert_eq!(
+        tracepipe::stats::calltree::split_path(&joined),
+        Some(names.to_vec())
+    );
+}
+
+#[test]
+fn top_lists_the_longest_frames() {
+    let dir = scratch("top_built");
+    let file = write(&dir, "frames.tsv", &frames_stream(&FRAMES));
+    // Ties of duration (r1's main, r0's outer f: 50) go by start.
+    assert_eq!(
+        stat(&["top", "-n", "3"], &[&file]),
+        "loc\tname\tstart\tend\tduration\tdepth\n\
+         r0\tmain\t0\t100\t100\t0\n\
+         r1\tmain\t0\t50\t50\t0\n\
+         r0\tf\t10\t60\t50\t1\n"
+    );
+    assert_eq!(
+        stat(&["top", "--name", "^g$", "--no-header"], &[&file]),
+        "r0\tg\t70\t90\t20\t1\nr1\tg\t5\t15\t10\t1\nr0\tg\t25\t30\t5\t3\n"
+    );
+    // Every frame when N is larger than their number, by duration.
+    let all = stat(&["top", "-n", "100", "--no-header"], &[&file]);
+    let durations: Vec<i64> = all
+        .lines()
+        .map(|l| l.split('\t').nth(4).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(durations, [100, 50, 50, 20, 20, 10, 5]);
+    // A frame still open at the end closes at its location's last time.
+    let open = write(
+        &dir,
+        "open.tsv",
+        &stream(&[
+            frame_row("enter", 0, "r2", "h"),
+            frame_row("enter", 200, "r2", "k"),
+            frame_row("leave", 300, "r2", "k"),
+        ]),
+    );
+    assert_eq!(
+        stat(&["top", "--no-header"], &[&open]),
+        "r2\th\t0\t300\t300\t0\nr2\tk\t200\t300\t100\t1\n"
+    );
+    let bad = bin("trace-stat")
+        .args(["top", "--name", "("])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+/// Many frames, kept 2N at a time: the same N as sorting them all.
+#[test]
+fn top_keeps_the_longest_of_many() {
+    let dir = scratch("top_many");
+    let mut frames = Vec::new();
+    let mut rng = common::Rng(7);
+    let mut t = 0;
+    for i in 0..3000 {
+        let d = 1 + rng.below(500) as i64;
+        let loc = if i % 2 == 0 { "a" } else { "b" };
+        frames.push((loc, "f", t, t + d));
+        t += d;
+    }
+    let file = write(&dir, "many.tsv", &frames_stream(&frames));
+    let mut by_hand: Vec<(i64, i64, &str)> =
+        frames.iter().map(|f| (-(f.3 - f.2), f.2, f.0)).collect();
+    by_hand.sort();
+    let expected: String = by_hand[..25]
+        .iter()
+        .map(|&(d, start, loc)| format!("{loc}\tf\t{start}\t{}\t{}\t0\n", start - d, -d))
+        .collect();
+    assert_eq!(
+        stat(&["top", "-n", "25", "--no-header"], &[&file]),
+        expected
+    );
+}
+
+/// Per name: exclusive times summed over the calltree's paths, and the
+/// longest frame of `top`, against `profile`.
+fn check_against_profile(trace: &Path) {
+    let table = |args: &[&str]| -> Vec<Vec<String>> {
+        stat(&[&["-q"], args].concat(), &[trace])
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').map(String::from).collect())
+            .collect()
+    };
+    let profile = table(&["profile"]);
+    let mut from_profile: BTreeMap<String, i128> = BTreeMap::new();
+    let mut longest = None;
+    for r in &profile {
+        from_profile.insert(r[0].clone(), r[3].parse().unwrap());
+        longest = longest.max(Some(r[6].parse::<i64>().unwrap()));
+    }
+    let mut from_tree: BTreeMap<String, i128> = BTreeMap::new();
+    for r in table(&["calltree"]) {
+        let names = r[0].replace("\\;", "\u{1}").replace("\\\\", "\\");
+        let last = names.rsplit(';').next().unwrap().replace('\u{1}', ";");
+        *from_tree.entry(last).or_default() += r[4].parse::<i128>().unwrap();
+    }
+    assert_eq!(from_tree, from_profile, "{}", trace.display());
+    let top = table(&["top", "-n", "1"]);
+    let top_duration = top.first().map(|r| r[4].parse::<i64>().unwrap());
+    assert_eq!(top_duration, longest, "{}", trace.display());
+}
+
+#[test]
+fn calltree_and_top_agree_with_profile_on_the_corpus() {
+    let mut checked = 0;
+    for format in ["paje", "pallas", "trace"] {
+        let Some(dir) = corpus(format) else { return };
+        for trace in accepted_traces(&dir) {
+            check_against_profile(&trace);
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "{checked} traces");
+}
+
+#[test]
+fn calltree_and_top_agree_with_profile_on_the_examples() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    check_against_profile(&examples.join("pingpong.tsv"));
+    let dir = scratch("calls_examples");
+    check_against_profile(&write(&dir, "frames.tsv", &frames_stream(&FRAMES)));
+}
+
+/// The README's `top` → `trace-slice --around` example runs and cuts a
+/// window holding the call it found.
+#[test]
+fn readme_top_feeds_a_slice() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let start = readme
+        .find("trace-stat top -n 1")
+        .expect("the README's top example");
+    let end = start + readme[start..].find("; }").expect("its end") + 3;
+    let script = &readme[start..end];
+    let bins = PathBuf::from(bin("trace-stat").get_program())
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!("{}:{}", bins.display(), std::env::var("PATH").unwrap());
+    let out = std::process::Command::new("bash")
+        .args(["-euo", "pipefail", "-c", script])
+        .env("PATH", path)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{script}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The longest MPI call: rank 1's receive from 1050 to 1950 ns.
+    let holds = |kind: &str, t: &str| {
+        text.lines()
+            .any(|l| l.starts_with(kind) && col(l, "name") == "MPI_Recv" && col(l, "time") == t)
+    };
+    assert!(holds("enter", "1050") && holds("leave", "1950"), "{text}");
+}
