@@ -78,6 +78,7 @@ complete -c trace-stat -n "__fish_trace_stat_needs_command" -a "waits" -d 'wait 
 complete -c trace-stat -n "__fish_trace_stat_needs_command" -a "critical-path" -d 'the chain of work and waits that sets the run\'s length'
 complete -c trace-stat -n "__fish_trace_stat_needs_command" -a "top" -d 'the longest frames: where, when, how long'
 complete -c trace-stat -n "__fish_trace_stat_needs_command" -a "calltree" -d 'the calling-context tree: time per call path, for flame graphs'
+complete -c trace-stat -n "__fish_trace_stat_needs_command" -a "compare" -d 'two runs\' profiles side by side: what got slower (a CI gate)'
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand profile" -s f -l input-format -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
 jsonl\t''
 paje\t''
@@ -541,3 +542,47 @@ complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l ignor
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l lenient -d 'Skip invalid lines and elements with a warning each (and a count at the end) instead of stopping at the first'
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -s V -l version -d 'Print version'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -s f -l input-format -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
+jsonl\t''
+paje\t''
+pallas\t''
+otf2\t''
+trace\t''
+stf\t''
+stf-dump\t''"
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -s o -l output -d 'Write to FILE instead of standard output' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use.' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l by -d 'What a row is per (default: name)' -r -f -a "name\t''
+loc\,name\t''
+cat\,name\t''
+loc\t''"
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -s n -l top -d 'At most N rows, the largest first (top: the N longest frames, default 10)' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l metric -d 'compare: what is compared: exclusive time (the default), inclusive time or the count of frames' -r -f -a "exclusive\t''
+inclusive\t''
+count\t''"
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l fail-over -d 'compare: exit 1 when a key present in both runs grew by more than PCT percent of its base value (a key whose base value is 0 and grew: always), naming the one that grew most on standard error: a CI gate' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l min -d 'compare: leave out the keys whose inclusive time is below TIME (10us, 1ms, 5000: ns) in both runs, as noise' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l unit -d 'Unit of times and durations: ns (integers, the default), us, ms or s (exact decimals)' -r -f -a "ns\t''
+us\t''
+ms\t''
+s\t''"
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l time-unit -d 'Unit of the file\'s times, which Pajé does not state (default s; StarPU\'s FxT tools write ms)' -r -f -a "s\t''
+ms\t''
+us\t''
+ns\t''"
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -s q -l quiet -d 'Print no warnings (nor trace-match\'s summary): errors only'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l strict -d 'Refuse frames that do not nest (a leave of a frame that is open but not the innermost, or of none) at the first, instead of keeping them with one warning (docs/stream.md, "Frames that do not nest")'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l prefix-inputs -d 'Put each input\'s file name before its locations (`a.etf/R0`), to merge traces whose location names collide (references from one input to another\'s locations then no longer resolve)'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l csv -d 'Write CSV (RFC 4180 quoting) instead of TSV'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l json -d 'Write JSON Lines, one object per row'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l no-header -d 'Leave out the header line'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l ids -d 'Print locations and types as the stream\'s ids (the `loc` and `cat` columns, for joins with the stream) instead of their declared names'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l ignore-incomplete-links -d 'Drop links whose other half never comes, as pj_dump -z does, instead of failing (a warning counts them)'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l lenient -d 'Skip invalid lines and elements with a warning each (and a count at the end) instead of stopping at the first'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -s V -l version -d 'Print version'

@@ -864,6 +864,10 @@ pub fn run_main<A: CommandFactory + FromArgMatches>(
             to_stderr(format_args!("{name}: error: {msg}\n"));
             ExitCode::from(2)
         }
+        Err(Error::Failed(msg)) => {
+            to_stderr(format_args!("{name}: {msg}\n"));
+            ExitCode::FAILURE
+        }
         Err(e) => {
             to_stderr(format_args!("{name}: error: {e}\n"));
             ExitCode::FAILURE

@@ -128,6 +128,9 @@ pub enum Error {
     },
     /// A bad command-line value that clap could not catch.
     Usage(String),
+    /// A check the command was asked to make did not pass (`trace-stat
+    /// compare --fail-over`): the input was fine, the answer is no.
+    Failed(String),
 }
 
 /// Result alias used throughout the crate.
@@ -194,6 +197,7 @@ impl fmt::Display for Error {
             Error::Record(msg) => f.write_str(&shorten_quotes(msg)),
             Error::Io { what, source } => write!(f, "{what}: {source}"),
             Error::Usage(msg) => f.write_str(&shorten_quotes(msg)),
+            Error::Failed(msg) => f.write_str(msg),
         }
     }
 }

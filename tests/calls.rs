@@ -1,5 +1,6 @@
-//! `trace-stat top` and `calltree`: figures known by construction (frames
-//! and the same frames as `state` rows), partial files merged, and
+//! `trace-stat top`, `calltree` and `compare`: figures known by
+//! construction (frames and the same frames as `state` rows, runs with
+//! known slowdowns), partial files merged, the CI gate's exit status, and
 //! agreement with `profile` on every corpus trace.
 
 mod common;
@@ -341,16 +342,191 @@ fn check_against_profile(trace: &Path) {
 }
 
 #[test]
-fn calltree_and_top_agree_with_profile_on_the_corpus() {
+fn calltree_top_and_compare_agree_with_profile_on_the_corpus() {
     let mut checked = 0;
     for format in ["paje", "pallas", "trace"] {
         let Some(dir) = corpus(format) else { return };
         for trace in accepted_traces(&dir) {
             check_against_profile(&trace);
+            check_compare_with_itself(&trace);
             checked += 1;
         }
     }
     assert!(checked > 20, "{checked} traces");
+}
+
+/// A run compared with itself: every key in both, no difference, the
+/// strictest gate passes; the base values are profile's exclusive times.
+fn check_compare_with_itself(trace: &Path) {
+    let out = bin("trace-stat")
+        .args(["compare", "-q", "--fail-over", "0"])
+        .args([trace, trace])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        trace.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut base: Vec<(String, String)> = Vec::new();
+    for line in text.lines().skip(1) {
+        let r: Vec<&str> = line.split('\t').collect();
+        assert_eq!(
+            (r[1], r[2], r[4], r[5]),
+            ("both", r[3], "0", "0.00"),
+            "{line}"
+        );
+        base.push((r[0].to_string(), r[2].to_string()));
+    }
+    let profile = stat(&["profile", "-q"], &[trace]);
+    let mut expected: Vec<(String, String)> = profile
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let r: Vec<&str> = l.split('\t').collect();
+            (r[0].to_string(), r[3].to_string())
+        })
+        .collect();
+    base.sort();
+    expected.sort();
+    assert_eq!(base, expected, "{}", trace.display());
+}
+
+/// Two runs of one program: `work` slower by 30 %, `io` by 5 %, `init`
+/// gone, `extra` new, `tiny` (1 ns) slower by 100 %.
+fn runs(dir: &Path) -> (PathBuf, PathBuf) {
+    let base = [
+        ("r0", "main", 0, 1000),
+        ("r0", "init", 0, 100),
+        ("r0", "work", 100, 300),
+        ("r0", "io", 300, 500),
+        ("r0", "tiny", 600, 601),
+        ("r1", "main", 0, 500),
+        ("r1", "work", 0, 200),
+    ];
+    let new = [
+        ("r0", "main", 0, 1000),
+        ("r0", "work", 100, 360),
+        ("r0", "io", 400, 610),
+        ("r0", "tiny", 700, 702),
+        ("r0", "extra", 800, 900),
+        ("r1", "main", 0, 500),
+        ("r1", "work", 0, 260),
+    ];
+    (
+        write(dir, "base.tsv", &frames_stream(&base)),
+        write(dir, "new.tsv", &frames_stream(&new)),
+    )
+}
+
+fn compare(args: &[&str], base: &Path, new: &Path) -> (String, String, Option<i32>) {
+    let out = bin("trace-stat")
+        .arg("compare")
+        .args(args)
+        .args([base, new])
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (text(out.stdout), text(out.stderr), out.status.code())
+}
+
+#[test]
+fn compare_finds_what_got_slower() {
+    let dir = scratch("compare_built");
+    let (base, new) = runs(&dir);
+    let (table, stderr, code) = compare(&[], &base, &new);
+    assert_eq!((stderr.as_str(), code), ("", Some(0)));
+    assert_eq!(
+        table,
+        "name\tstatus\tbase\tnew\tdiff\tchange\n\
+         work\tboth\t400\t520\t120\t30.00\n\
+         extra\tnew\t\t100\t100\t\n\
+         io\tboth\t200\t210\t10\t5.00\n\
+         tiny\tboth\t1\t2\t1\t100.00\n\
+         init\tgone\t100\t\t-100\t\n\
+         main\tboth\t799\t668\t-131\t-16.40\n"
+    );
+    // The gate: `tiny` grew most (100 %); with --min it is noise, and
+    // `work` (30 %) trips the gate at 20 %, not at 40.
+    let (_, stderr, code) = compare(&["--fail-over", "20"], &base, &new);
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("`tiny` grew by 100.00 %") && stderr.contains("(2 keys over)"),
+        "{stderr}"
+    );
+    let (table, stderr, code) = compare(&["--fail-over", "20", "--min", "10"], &base, &new);
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("`work` grew by 30.00 % (exclusive 400 ns to 520 ns)"),
+        "{stderr}"
+    );
+    assert!(
+        !table.contains("tiny") && table.contains("extra"),
+        "{table}"
+    );
+    let (_, stderr, code) = compare(&["--fail-over", "40", "--min", "10"], &base, &new);
+    assert_eq!((stderr.as_str(), code), ("", Some(0)));
+    // Other metrics and keys.
+    let (table, _, _) = compare(&["--metric", "count", "--no-header"], &base, &new);
+    assert!(table.contains("work\tboth\t2\t2\t0\t0.00\n"), "{table}");
+    let (table, _, _) = compare(&["--metric", "inclusive", "--by", "loc,name"], &base, &new);
+    assert!(table.starts_with("loc\tname\tstatus"), "{table}");
+    assert!(
+        table.contains("r1\twork\tboth\t200\t260\t60\t30.00\n"),
+        "{table}"
+    );
+    assert!(
+        table.contains("r0\tmain\tboth\t1000\t1000\t0\t0.00\n"),
+        "{table}"
+    );
+}
+
+/// A nightly job keeps last night's partial file: the gate works on two
+/// partial files, and on a partial file against a trace.
+#[test]
+fn compare_gates_on_partial_files() {
+    let dir = scratch("compare_partial");
+    let (base, new) = runs(&dir);
+    let partial = |trace: &Path, name: &str| {
+        let part = dir.join(name);
+        bin("trace-stat")
+            .args(["profile", "--partial", "-o"])
+            .arg(&part)
+            .arg(trace)
+            .assert()
+            .success();
+        part
+    };
+    let (base_part, new_part) = (partial(&base, "base.part"), partial(&new, "new.part"));
+    let whole = compare(&["--fail-over", "20", "--min", "10"], &base, &new);
+    assert_eq!(
+        compare(&["--fail-over", "20", "--min", "10"], &base_part, &new_part),
+        whole
+    );
+    assert_eq!(
+        compare(&["--fail-over", "20", "--min", "10"], &base_part, &new),
+        whole
+    );
+    assert_eq!(whole.2, Some(1));
+    // A partial of another --by, or of another report, is refused.
+    let (_, stderr, code) = compare(&["--by", "loc,name"], &base_part, &new);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("base.part:1"), "{stderr}");
+    // Two inputs, no more, no less.
+    let out = bin("trace-stat")
+        .args(["compare"])
+        .arg(&base)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = bin("trace-stat")
+        .args(["compare"])
+        .args([&base, &new, &base])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]

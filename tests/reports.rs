@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::bin;
-use tracepipe::cmd::stat::registry::{ReportSpec, REPORTS, REPORT_OPTIONS};
+use tracepipe::cmd::stat::registry::{Inputs, ReportSpec, REPORTS, REPORT_OPTIONS};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -36,6 +36,10 @@ fn giving(option: &str) -> Vec<String> {
         "kinds" => Some("thread"),
         "bins" => Some("10"),
         "bin" => Some("1us"),
+        "name" => Some("MPI"),
+        "metric" => Some("count"),
+        "fail-over" => Some("10"),
+        "min" => Some("1us"),
         _ => None,
     };
     let mut args = vec![format!("--{option}")];
@@ -130,12 +134,17 @@ fn every_report_runs_with_each_option_it_takes_and_refuses_the_others() {
     let file = file.to_str().unwrap();
     for report in REPORTS {
         let name = report.name;
-        let (_, err, code) = stat(&[name, file]);
+        // A report that reads its inputs its own way (compare) takes two.
+        let inputs = match report.inputs {
+            Inputs::Own => vec![file, file],
+            Inputs::Stream => vec![file],
+        };
+        let (_, err, code) = stat(&[&[name][..], &inputs].concat());
         assert_eq!(code, 0, "{name}: {err}");
         for option in REPORT_OPTIONS {
             let mut args: Vec<String> = vec![name.into()];
             args.extend(giving(option));
-            args.push(file.into());
+            args.extend(inputs.iter().map(|i| i.to_string()));
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let (_, err, code) = stat(&args);
             if report.options.contains(option) {
@@ -146,7 +155,7 @@ fn every_report_runs_with_each_option_it_takes_and_refuses_the_others() {
             }
         }
         for key in report.keys {
-            let (_, err, code) = stat(&[name, "--by", key, file]);
+            let (_, err, code) = stat(&[&[name, "--by", key][..], &inputs].concat());
             assert_eq!(code, 0, "{name} --by {key}: {err}");
         }
         if report.keys.is_empty() {

@@ -4,6 +4,7 @@
 
 pub mod calls;
 pub mod calltree;
+pub mod compare;
 pub mod counters;
 pub mod critical;
 pub mod imbalance;
@@ -158,20 +159,25 @@ impl Style {
 
 /// A report behind the sink that shows its [`Labels`] the declarations
 /// (containers, lanes, types) as they pass; every row reaches the report.
-pub struct Labelled {
+pub struct Labelled<R: Report + ?Sized = dyn Report> {
     labels: Labels,
-    report: Box<dyn Report>,
+    report: Box<R>,
 }
 
-impl Labelled {
+impl<R: Report + ?Sized> Labelled<R> {
     /// `report`, whose identifiers print through `labels`.
-    pub fn new(report: Box<dyn Report>, labels: Labels) -> Labelled {
+    pub fn new(report: Box<R>, labels: Labels) -> Labelled<R> {
         Labelled { labels, report }
     }
 
     /// The report.
-    pub fn report(&mut self) -> &mut dyn Report {
+    pub fn report(&mut self) -> &mut R {
         self.report.as_mut()
+    }
+
+    /// The report and the labels its identifiers print through.
+    pub fn parts(&self) -> (&R, &Labels) {
+        (&self.report, &self.labels)
     }
 
     /// The report's columns.
@@ -224,7 +230,7 @@ impl FrameSums for LabelledSums<'_> {
     }
 }
 
-impl RecordSink for Labelled {
+impl<R: Report + ?Sized> RecordSink for Labelled<R> {
     fn write(&mut self, rec: &Record) -> Result<()> {
         if rec.kind.is_structural() {
             self.labels.observe(rec);

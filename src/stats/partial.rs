@@ -18,6 +18,22 @@ const MAGIC: &str = "tracepipe-stat-partial/2";
 /// The first field of a partial report's last line.
 const END: &str = "tracepipe-stat-partial-end/2";
 
+/// Whether `path` is a partial report (a file whose first line begins as
+/// a partial file's does); an error when a file cannot be read.
+pub fn is_partial_file(path: &str) -> Result<bool> {
+    use std::io::Read;
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(false);
+    }
+    let magic = format!("{MAGIC}\t");
+    let mut start = Vec::with_capacity(magic.len());
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    file.take(magic.len() as u64)
+        .read_to_end(&mut start)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(start == magic.as_bytes())
+}
+
 /// Which report a partial file holds: its name and `--by` (empty: none).
 pub struct PartialOf<'a> {
     /// The report's name (`profile`, `states`...).
@@ -37,7 +53,7 @@ impl PartialOf<'_> {
 
     /// Writes `report`'s state to `out`: the header, one line per key (in
     /// key order, so a part's file does not depend on hashing), the trailer.
-    pub fn write(&self, report: &Labelled, mut out: Output) -> Result<()> {
+    pub fn write(&self, report: &Labelled<impl Report + ?Sized>, mut out: Output) -> Result<()> {
         let mut rows = report.partial()?.ok_or_else(|| {
             Error::Usage(format!(
                 "the {} report cannot be merged (--partial)",
@@ -65,7 +81,12 @@ impl PartialOf<'_> {
     /// Adds the partial file `input` (named `file` in errors) to `report`,
     /// line by line: every line but the last is a row; the last must be the
     /// trailer counting them.
-    pub fn merge(&self, file: &str, input: impl BufRead, report: &mut dyn Report) -> Result<()> {
+    pub fn merge(
+        &self,
+        file: &str,
+        input: impl BufRead,
+        report: &mut (impl Report + ?Sized),
+    ) -> Result<()> {
         let at = |line: u64, msg: String| Error::Data {
             at: Location::Line {
                 file: file.to_string(),

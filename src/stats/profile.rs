@@ -74,7 +74,8 @@ impl ProfileKey {
         }
     }
 
-    fn columns(self) -> &'static [&'static str] {
+    /// The key columns' names.
+    pub fn columns(self) -> &'static [&'static str] {
         match self {
             ProfileKey::Name => &["name"],
             ProfileKey::LocName => &["loc", "name"],
@@ -82,6 +83,17 @@ impl ProfileKey {
             ProfileKey::Loc => &["loc"],
         }
     }
+}
+
+/// A key's count and times.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Frames.
+    pub count: u64,
+    /// Inclusive time (ns).
+    pub inclusive: i128,
+    /// Exclusive time (ns).
+    pub exclusive: i128,
 }
 
 /// Figures of one key.
@@ -242,9 +254,21 @@ impl Profile {
     /// Each row's label and its inclusive or exclusive time (rows that
     /// print alike merged); merged partial sums may overflow: an error.
     pub fn times(&self, inclusive: bool, labels: &Labels) -> Result<Vec<(Vec<String>, i128)>> {
+        let time = |t: Totals| if inclusive { t.inclusive } else { t.exclusive };
+        let rows = self.totals(labels)?.into_iter();
+        Ok(rows.map(|(key, t)| (key, time(t))).collect())
+    }
+
+    /// Each row's label and totals, most exclusive time first (rows that
+    /// print alike merged); merged partial sums may overflow: an error.
+    pub fn totals(&self, labels: &Labels) -> Result<Vec<(Vec<String>, Totals)>> {
         let rows = self.ranked(labels)?.into_iter();
-        let time = |f: &Figures| if inclusive { f.inclusive } else { f.exclusive };
-        Ok(rows.map(|(key, f)| (key, time(&f))).collect())
+        let totals = |f: Figures| Totals {
+            count: f.count,
+            inclusive: f.inclusive,
+            exclusive: f.exclusive,
+        };
+        Ok(rows.map(|(key, f)| (key, totals(f))).collect())
     }
 }
 

@@ -12,12 +12,14 @@ use crate::error::{Error, Result};
 use crate::io::{check_output_is_not_an_input, open_output};
 use crate::pipe::{RecordSink, Summed};
 use crate::stages::matcher::{Matcher, Unmatched};
+use crate::stats::compare::{Compare, Gate, Metric, Run};
 use crate::stats::labels::Labels;
-use crate::stats::partial::PartialOf;
+use crate::stats::partial::{is_partial_file, PartialOf};
+use crate::stats::profile::{Profile, ProfileKey};
 use crate::stats::timeline::{Bins, TimeSpan, Timeline, MAX_BINS};
 use crate::stats::{Labelled, Report, Style};
 use crate::table::{TableFormat, TableWriter};
-use registry::{ReportSpec, REPORTS, REPORT_OPTIONS};
+use registry::{open_profile, Inputs, ReportSpec, REPORTS, REPORT_OPTIONS};
 
 /// `--help` text after the options.
 const EXAMPLES: &str = "\
@@ -37,6 +39,7 @@ Examples:
   trace-stat critical-path --segments run/           the chain of work and waits that sets the run's length
   trace-stat top -n 5 --name '^MPI_' run/            the five longest MPI calls: where and when
   trace-stat calltree --folded run/ | flamegraph.pl > run.svg   a flame graph of the call paths
+  trace-stat compare --fail-over 10 --min 1ms last.partial run/   exit 1 if a function got 10 % slower
 
 REPORT, the first argument, names the report (profile when the first argument is not a report); \
 its options follow it, and `trace-stat REPORT --help` tells what it computes and which options it \
@@ -173,6 +176,22 @@ pub struct Args {
     /// TIME`, no header.
     #[arg(long, conflicts_with_all = ["csv", "json"])]
     pub folded: bool,
+
+    /// compare: what is compared: exclusive time (the default), inclusive
+    /// time or the count of frames.
+    #[arg(long, value_name = "METRIC", value_parser = PossibleValuesParser::new(Metric::NAMES))]
+    pub metric: Option<String>,
+
+    /// compare: exit 1 when a key present in both runs grew by more than
+    /// PCT percent of its base value (a key whose base value is 0 and grew:
+    /// always), naming the one that grew most on standard error: a CI gate.
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    pub fail_over: Option<f64>,
+
+    /// compare: leave out the keys whose inclusive time is below TIME
+    /// (10us, 1ms, 5000: ns) in both runs, as noise.
+    #[arg(long, value_name = "TIME", value_parser = parse_width)]
+    pub min: Option<i64>,
 
     /// top: only frames whose name matches this regular expression
     /// (anywhere in the name: ^...$ to match it whole).
@@ -418,13 +437,76 @@ fn check_inputs_name_no_report(inputs: &[String]) -> Result<()> {
     }
 }
 
-/// A bin width: a duration of at least 1 ns.
+/// A bin width or a duration: at least 1 ns.
 fn parse_width(text: &str) -> std::result::Result<i64, String> {
     let width = crate::stages::window::parse_time(text)?;
     match width > 0 {
         true => Ok(width),
-        false => Err(format!("a bin is at least 1 ns wide, not `{text}`")),
+        false => Err(format!("a duration of at least 1 ns, not `{text}`")),
     }
+}
+
+/// A percentage: a finite number of at least 0.
+fn parse_percent(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(pct) if pct.is_finite() && pct >= 0.0 => Ok(pct),
+        _ => Err(format!("a percentage of at least 0, not `{text}`")),
+    }
+}
+
+/// The compare report: the profiles of its two inputs, each a trace, a
+/// stream or a profile's partial file (`--partial`, same `--by`).
+fn open_compare(args: &Args, env: &Env) -> Result<Compare> {
+    let [base, new] = args.input.inputs.as_slice() else {
+        return Err(Error::Usage(format!(
+            "compare takes two inputs, BASE and NEW, not {}",
+            args.input.inputs.len()
+        )));
+    };
+    let key = args.by.as_deref().unwrap_or(ProfileKey::KEYS[0]);
+    let by = ProfileKey::parse(key).ok_or_else(|| Error::Usage(format!("--by {key}")))?;
+    let metric = Metric::parse(args.metric.as_deref().unwrap_or(Metric::NAMES[0]));
+    let gate = Gate {
+        fail_over: args.fail_over,
+        min: args.min,
+    };
+    let runs = (profile_of(base, args, env)?, profile_of(new, args, env)?);
+    Ok(Compare::new(
+        by.columns(),
+        runs,
+        metric.expect("checked by clap"),
+        gate,
+    ))
+}
+
+/// The profile of one of compare's inputs: a partial file merged, else a
+/// trace or stream read (with the frames its reader sums where it can).
+fn profile_of(input: &str, args: &Args, env: &Env) -> Result<Run> {
+    let open = || -> Result<Labelled<Profile>> {
+        let labels = Labels::new(env.symbols.clone(), args.ids);
+        Ok(Labelled::new(Box::new(open_profile(args, env)?), labels))
+    };
+    let sink = match input != "-" && is_partial_file(input)? {
+        true => {
+            let mut sink = open()?;
+            let file = std::fs::File::open(input).map_err(|e| Error::io(input, e))?;
+            let of = PartialOf {
+                report: registry::PROFILE.name,
+                by: args.by.as_deref().unwrap_or(""),
+            };
+            of.merge(input, std::io::BufReader::new(file), sink.report())?;
+            sink
+        }
+        false => {
+            let input_args = InputArgs {
+                inputs: vec![input.to_string()],
+                ..args.input.clone()
+            };
+            fill(&open, &input_args, args, &registry::PROFILE, env)?
+        }
+    };
+    let (profile, labels) = sink.parts();
+    profile.totals(labels)
 }
 
 /// The timeline report: bins of `--bin` from time 0, or `--bins N` over
@@ -476,30 +558,52 @@ pub fn run(stat: Stat, env: &Env) -> Result<()> {
         let labels = Labels::new(env.symbols.clone(), args.ids);
         Ok(Labelled::new((spec.open)(&args, env)?, labels))
     };
+    let mut sink = match (spec.inputs, args.merge) {
+        (Inputs::Own, _) => {
+            check_output_is_not_an_input(args.table.output.as_deref(), &args.input.named())?;
+            open()?
+        }
+        (Inputs::Stream, true) => {
+            let mut sink = open()?;
+            merge_partials(&args, spec, sink.report())?;
+            sink
+        }
+        (Inputs::Stream, false) => fill(&open, &args.input, &args, spec, env)?,
+    };
+    print_report(&args, spec, &mut sink)
+}
+
+/// The report `open` gives, filled from `input`: with the frames its reader
+/// sums where it can (a Pallas trace's profile), else with the rows of
+/// its pipeline, halves paired first when the report asks.
+pub fn fill<R: Report + ?Sized>(
+    open: &dyn Fn() -> Result<Labelled<R>>,
+    input: &InputArgs,
+    args: &Args,
+    spec: &ReportSpec,
+    env: &Env,
+) -> Result<Labelled<R>> {
+    let output = args.table.output.as_deref();
     let mut sink = open()?;
-    let summed = match sink.frame_sums().filter(|_| !args.merge) {
-        Some(mut sums) => Some(sum_frames(&args.input, env, &args.table.run, &mut sums)?),
+    let summed = match sink.frame_sums() {
+        Some(mut sums) => Some(sum_frames(input, env, &args.table.run, &mut sums)?),
         None => None,
     };
     match summed {
         Some(Summed::Done) => {
             sink.report().finish()?;
-            check_output_is_not_an_input(args.table.output.as_deref(), &args.input.named())?;
-            return print_report(&args, spec, &mut sink);
+            check_output_is_not_an_input(output, &input.named())?;
+            return Ok(sink);
         }
         // Rows are read after all: what the reader summed is dropped.
         Some(Summed::Not(_)) => sink = open()?,
         None => {}
     }
-    if args.merge {
-        merge_partials(&args, spec, sink.report())?;
-        return print_report(&args, spec, &mut sink);
-    }
-    let pipeline = Pipeline::open(&args.input, env, &args.table.run)?;
-    check_output_is_not_an_input(args.table.output.as_deref(), &args.input.named())?;
+    let pipeline = Pipeline::open(input, env, &args.table.run)?;
+    check_output_is_not_an_input(output, &input.named())?;
     if !spec.pairs_halves {
-        pump_report(pipeline, &mut sink, &args)?;
-        return print_report(&args, spec, &mut sink);
+        pump_report(pipeline, &mut sink, args)?;
+        return Ok(sink);
     }
     let mut matcher = Matcher::new(
         sink,
@@ -507,8 +611,8 @@ pub fn run(stat: Stat, env: &Env) -> Result<()> {
         env.symbols.clone(),
         env.warnings.clone(),
     );
-    pump_report(pipeline, &mut matcher, &args)?;
-    print_report(&args, spec, matcher.inner_mut())
+    pump_report(pipeline, &mut matcher, args)?;
+    Ok(matcher.into_inner())
 }
 
 /// Runs `pipeline` into the report `sink`. A report does less per row than

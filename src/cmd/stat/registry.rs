@@ -36,9 +36,21 @@ pub struct ReportSpec {
     /// Whether message halves are paired (as trace-match does) before the
     /// report sees them.
     pub pairs_halves: bool,
+    /// What it reads: the inputs as one stream, or its own way when it
+    /// opens.
+    pub inputs: Inputs,
     /// The report with its options (its locations and types are shown
     /// through the labels the command keeps in front of it).
     pub open: fn(&Args, &Env) -> Result<Box<dyn Report>>,
+}
+
+/// What a report reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inputs {
+    /// The inputs merged into one stream (or, with `--merge`, partial files).
+    Stream,
+    /// Its inputs, each on its own, read when it opens (`compare`).
+    Own,
 }
 
 /// Every report, the first being the default.
@@ -55,6 +67,7 @@ pub const REPORTS: &[ReportSpec] = &[
     CRITICAL_PATH,
     TOP,
     CALLTREE,
+    COMPARE,
 ];
 
 /// The options some reports take and others not (long names): a report not
@@ -74,6 +87,9 @@ pub const REPORT_OPTIONS: &[&str] = &[
     "wide",
     "name",
     "folded",
+    "metric",
+    "fail-over",
+    "min",
 ];
 
 /// The report called `name`.
@@ -87,7 +103,8 @@ pub fn names() -> String {
     names.join(", ")
 }
 
-const PROFILE: ReportSpec = ReportSpec {
+/// The profile report, which `compare` runs on each of its inputs.
+pub const PROFILE: ReportSpec = ReportSpec {
     name: "profile",
     summary: "time per function: count, inclusive and exclusive time, quantiles",
     about:
@@ -105,6 +122,7 @@ their edges on the sketch's 1 % buckets so each count is exact for its range.",
     options: &["histogram"],
     mergeable: true,
     pairs_halves: false,
+    inputs: Inputs::Stream,
     open: |args, env| Ok(Box::new(open_profile(args, env)?)),
 };
 
@@ -119,6 +137,7 @@ in log-spaced bins. Merges from msg rows only: run trace-match on each part firs
     options: &["histogram", "matrix", "count", "time"],
     mergeable: true,
     pairs_halves: true,
+    inputs: Inputs::Stream,
     open: |args, env| {
         Ok(Box::new(Messages::new(
             message_view(args)?,
@@ -137,6 +156,7 @@ exact sum), first, last.",
     options: &[],
     mergeable: true,
     pairs_halves: false,
+    inputs: Inputs::Stream,
     open: |_, env| {
         Ok(Box::new(Counters::new(
             env.symbols.clone(),
@@ -154,6 +174,7 @@ total time.",
     options: &[],
     mergeable: true,
     pairs_halves: false,
+    inputs: Inputs::Stream,
     open: |_, env| Ok(Box::new(States::new(env.symbols.clone()))),
 };
 
@@ -168,6 +189,7 @@ measured). Parts split by resource merge.",
     options: &[],
     mergeable: true,
     pairs_halves: false,
+    inputs: Inputs::Stream,
     open: |_, env| Ok(Box::new(Resources::new(env.symbols.clone()))),
 };
 
@@ -181,6 +203,7 @@ functions with the most exclusive time.",
     options: &[],
     mergeable: false,
     pairs_halves: false,
+    inputs: Inputs::Stream,
     open: |_, env| {
         Ok(Box::new(Summary::new(
             env.symbols.clone(),
@@ -200,6 +223,7 @@ accelerator streams (gpu) and metric recorders (metric) by default, --kinds to c
     options: &["inclusive", "per-location", "kinds"],
     mergeable: true,
     pairs_halves: false,
+    inputs: Inputs::Stream,
     open: |args, env| {
         Ok(Box::new(Imbalance::new(
             env.symbols.clone(),
@@ -220,6 +244,7 @@ files), or --bin WIDTH from time 0 in one pass (mergeable). At most 1 000 000 bi
     options: &["bins", "bin", "states", "wide"],
     mergeable: true,
     pairs_halves: false,
+    inputs: Inputs::Stream,
     open: |args, env| Ok(Box::new(open_timeline(args, env)?)),
 };
 
@@ -238,6 +263,7 @@ needs the whole trace in one run.",
     options: &[],
     mergeable: false,
     pairs_halves: false,
+    inputs: Inputs::Stream,
     open: |args, env| {
         let key = args.by.as_deref().unwrap_or(waits::WaitKey::KEYS[0]);
         let by = waits::WaitKey::parse(key).ok_or_else(|| bad_by(key, "waits"))?;
@@ -262,6 +288,7 @@ after the fact on either side is not followed; it needs the whole trace in one r
     options: &["segments"],
     mergeable: false,
     pairs_halves: false,
+    inputs: Inputs::Stream,
     open: |args, env| {
         Ok(Box::new(CriticalPath::new(
             args.segments,
@@ -284,6 +311,7 @@ Start and duration feed trace-slice --around START --width DURATION.",
     options: &["name"],
     mergeable: false,
     pairs_halves: false,
+    inputs: Inputs::Stream,
     open: |args, env| {
         let name = match args.name.as_deref() {
             Some(re) => Some(
@@ -313,6 +341,7 @@ in memory.",
     options: &["folded"],
     mergeable: true,
     pairs_halves: false,
+    inputs: Inputs::Stream,
     open: |args, env| {
         let key = args.by.as_deref().unwrap_or(calltree::KEYS[0]);
         let form = match args.folded {
@@ -325,6 +354,25 @@ in memory.",
             env.symbols.clone(),
         )))
     },
+};
+
+const COMPARE: ReportSpec = ReportSpec {
+    name: "compare",
+    summary: "two runs' profiles side by side: what got slower (a CI gate)",
+    about: "trace-stat compare [OPTIONS] BASE NEW: the profiles of two runs (each a trace, a \
+stream or a file of profile --partial with the same --by), per key (--by, as profile's): for \
+--metric exclusive (the default), inclusive or count, the base value, the new value, the \
+difference and the change in percent of the base value; status both, new (in NEW only) or gone \
+(in BASE only); largest difference first. --min TIME leaves out the keys whose inclusive time \
+is below TIME in both runs. --fail-over PCT: exit 1 when a key in both runs grew by more than \
+PCT percent of its base value (one whose base value is 0 and grew: always; new and gone keys \
+never), naming the one that grew most on standard error; the table is printed either way.",
+    keys: &ProfileKey::KEYS,
+    options: &["metric", "fail-over", "min"],
+    mergeable: false,
+    pairs_halves: false,
+    inputs: Inputs::Own,
+    open: |args, env| Ok(Box::new(super::open_compare(args, env)?)),
 };
 
 /// The error of a `--by` the report does not take.

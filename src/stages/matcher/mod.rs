@@ -360,6 +360,11 @@ impl<S: RecordSink> Matcher<S> {
     pub fn inner_mut(&mut self) -> &mut S {
         &mut self.next
     }
+
+    /// The stage after this one, this one done with.
+    pub fn into_inner(self) -> S {
+        self.next
+    }
 }
 
 /// The channel of `rec` in readable form, for the summary.
