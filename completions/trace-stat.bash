@@ -924,7 +924,7 @@ _trace__stat() {
             return 0
             ;;
         trace__stat__subcmd__timeline)
-            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --bins --bin --states --wide --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
+            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --bins --bin --states --messages --wide --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -968,6 +968,10 @@ _trace__stat() {
                     ;;
                 --threads)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --by)
+                    COMPREPLY=($(compgen -W "name pair loc" -- "${cur}"))
                     return 0
                     ;;
                 --bins)

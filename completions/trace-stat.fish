@@ -363,6 +363,9 @@ complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -s L -l 
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -s o -l output -d 'Write to FILE instead of standard output' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use.' -r
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l by -d 'What a row is per (default: name)' -r -f -a "name\t''
+pair\t''
+loc\t''"
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l bins -d 'timeline: cut the run (first to last time) into N equal bins (the default: 100).' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l bin -d 'timeline: bins of this width (10ms, 1s, 5000: ns), from the trace\'s origin (time 0): one pass, any input, and parts merge.' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -s n -l top -d 'At most N rows, the largest first (top: the N longest frames, default 10)' -r
@@ -383,6 +386,7 @@ complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l json 
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l no-header -d 'Leave out the header line'
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l states -d 'timeline: per state type and value instead of per function'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l messages -d 'timeline: message volume instead of time: per bin and sender and receiver (--by pair, the default) or sender (--by loc), the messages sent and their bytes, binned by send time (send halves and msg rows)'
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l wide -d 'timeline: one row per bin and one column per function (the --top heaviest, the rest in `other`), for gnuplot\'s rowstacked histograms'
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l partial -d 'Write the report\'s state (sums, counts, extremes, sketch buckets) instead of its table, to be merged with --merge: run it on parts of a trace split by location'
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l merge -d 'The inputs are files written with --partial (by the same report and --by): print the report of all of them, as one run over the whole input would'

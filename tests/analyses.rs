@@ -560,8 +560,9 @@ fn plot_recipes_render() {
 
 /// The analyses of `file` as text, one report after another.
 fn analyses_of(file: &Path) -> String {
-    let reports: [&[&str]; 6] = [
+    let reports: [&[&str]; 7] = [
         &["waits", "--by", "pair,pattern"],
+        &["timeline", "--messages", "--bin", "1us"],
         &["critical-path", "--segments"],
         &["imbalance", "--per-location"],
         &["timeline", "--bin", "1us"],
@@ -1118,4 +1119,139 @@ fn a_cut_frame_never_entered_again_is_counted_up_to_its_cut() {
         column(&rows, &["name"], "inclusive"),
         BTreeMap::from([("f".into(), 6)])
     );
+}
+
+/// Sends (and their receives) at known times and sizes: the volume per
+/// bin and pair, per sender, through trace-match's `msg` rows, and from
+/// partial files of parts split by location.
+#[test]
+fn message_volume_over_time_by_construction() {
+    let dir = scratch("message_volume");
+    let sent: [(i64, &str, &str, u64); 5] = [
+        (100, "r0", "r1", 10),
+        (900, "r0", "r1", 20),
+        (1200, "r1", "r0", 7),
+        (1500, "r0", "r1", 5),
+        (1999, "r2", "r0", 100),
+    ];
+    let mut rows = Vec::new();
+    for (i, &(t, from, to, size)) in sent.iter().enumerate() {
+        let (id, size) = (i.to_string(), size.to_string());
+        for (kind, at, loc, peer) in [("send", t, from, to), ("recv", t + 50, to, from)] {
+            let t_ = at.to_string();
+            let fields = [
+                ("kind", kind),
+                ("time", t_.as_str()),
+                ("loc", loc),
+                ("peer", peer),
+                ("comm", "world"),
+                ("tag", "0"),
+                ("size", size.as_str()),
+                ("id", id.as_str()),
+            ];
+            rows.push((at, row(&fields)));
+        }
+    }
+    let file = trace(&dir, "sent.tsv", 3, rows);
+    let volume = |args: &[&str], file: &Path| {
+        let mut full = vec!["timeline", "--messages", "--bin", "1000"];
+        full.extend(args);
+        stat(&full, file)
+    };
+    assert_eq!(
+        volume(&[], &file),
+        rows_of6(&[
+            ["start", "end", "sender", "receiver", "count", "bytes"],
+            ["0", "1000", "r0", "r1", "2", "30"],
+            ["1000", "2000", "r2", "r0", "1", "100"],
+            ["1000", "2000", "r1", "r0", "1", "7"],
+            ["1000", "2000", "r0", "r1", "1", "5"],
+        ])
+    );
+    let per_sender: Vec<Vec<String>> = volume(&["--by", "loc"], &file);
+    let expected = [
+        ["0", "1000", "r0", "2", "30"],
+        ["1000", "2000", "r2", "1", "100"],
+        ["1000", "2000", "r1", "1", "7"],
+        ["1000", "2000", "r0", "1", "5"],
+    ];
+    assert_eq!(
+        per_sender[1..],
+        expected.map(|r| r.map(String::from).to_vec())
+    );
+    // The same messages matched into msg rows.
+    let matched = dir.join("matched.tsv");
+    let out = bin("trace-match").arg("-q").arg(&file).output().unwrap();
+    assert!(out.status.success());
+    std::fs::write(&matched, out.stdout).unwrap();
+    assert_eq!(volume(&[], &matched), volume(&[], &file));
+    // Parts split by location, merged.
+    let mut parts = Vec::new();
+    for (n, locs) in ["r0", "r[12]"].iter().enumerate() {
+        let part = dir.join(format!("part{n}"));
+        let args = [
+            "timeline",
+            "--messages",
+            "--bin",
+            "1000",
+            "--partial",
+            "-l",
+            locs,
+            "-o",
+        ];
+        bin("trace-stat")
+            .args(args)
+            .arg(&part)
+            .arg(&file)
+            .assert()
+            .success();
+        parts.push(part);
+    }
+    let merged = bin("trace-stat")
+        .args(["timeline", "--messages", "--bin", "1000", "--merge"])
+        .args(&parts)
+        .output()
+        .unwrap();
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let merged: Vec<Vec<String>> = String::from_utf8(merged.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split('\t').map(String::from).collect())
+        .collect();
+    assert_eq!(merged, volume(&[], &file));
+    // A partial of the time timeline is not one of messages.
+    let time_part = dir.join("time.part");
+    let args = ["timeline", "--bin", "1000", "--partial", "-o"];
+    bin("trace-stat")
+        .args(args)
+        .arg(&time_part)
+        .arg(&file)
+        .assert()
+        .success();
+    let out = bin("trace-stat")
+        .args(["timeline", "--messages", "--bin", "1000", "--merge"])
+        .arg(&time_part)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    // Each pair's bytes over the bins are the messages report's.
+    let mut binned: BTreeMap<String, i64> = BTreeMap::new();
+    for r in &volume(&[], &file)[1..] {
+        *binned.entry(format!("{} {}", r[2], r[3])).or_default() += r[5].parse::<i64>().unwrap();
+    }
+    let messages = stat(&["messages"], &file);
+    let bytes = messages[0].iter().position(|c| c == "bytes").unwrap();
+    let reported: BTreeMap<String, i64> = messages[1..]
+        .iter()
+        .map(|r| (format!("{} {}", r[0], r[1]), r[bytes].parse().unwrap()))
+        .collect();
+    assert_eq!(binned, reported);
+}
+
+fn rows_of6(table: &[[&str; 6]]) -> Vec<Vec<String>> {
+    table.iter().map(|r| r.map(String::from).to_vec()).collect()
 }

@@ -155,7 +155,12 @@ fn every_report_runs_with_each_option_it_takes_and_refuses_the_others() {
             }
         }
         for key in report.keys {
-            let (_, err, code) = stat(&[&[name, "--by", key][..], &inputs].concat());
+            // The timeline's keys of messages go with --messages.
+            let with = match (name, *key) {
+                ("timeline", "pair" | "loc") => &["--messages"][..],
+                _ => &[],
+            };
+            let (_, err, code) = stat(&[&[name, "--by", key][..], with, &inputs].concat());
             assert_eq!(code, 0, "{name} --by {key}: {err}");
         }
         if report.keys.is_empty() {

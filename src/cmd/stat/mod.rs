@@ -16,6 +16,7 @@ use crate::stats::compare::{Compare, Gate, Metric, Run};
 use crate::stats::labels::Labels;
 use crate::stats::partial::{is_partial_file, PartialOf};
 use crate::stats::profile::{Profile, ProfileKey};
+use crate::stats::timeline::messages::MessageTimeline;
 use crate::stats::timeline::{Bins, TimeSpan, Timeline, MAX_BINS};
 use crate::stats::{Labelled, Report, Style};
 use crate::table::{TableFormat, TableWriter};
@@ -36,6 +37,7 @@ Examples:
   trace-stat imbalance --per-location run/           functions by max - mean over the locations
   trace-stat timeline --bins 50 --wide run/          time per function in 50 bins, for gnuplot
   trace-stat messages --matrix --count run/          the sender x receiver matrix
+  trace-stat timeline --messages --bin 1ms run/      bytes sent per millisecond and rank pair
   trace-stat critical-path --segments run/           the chain of work and waits that sets the run's length
   trace-stat top -n 5 --name '^MPI_' run/            the five longest MPI calls: where and when
   trace-stat calltree --folded run/ | flamegraph.pl > run.svg   a flame graph of the call paths
@@ -60,9 +62,10 @@ exact decimals with --unit.";
 
 /// What the command holds in memory, for its man page (not `--help`).
 pub const MEMORY: &str = "\
-A few numbers per key, and the open frames; timeline: each function's bins; waits: the halves in \
-flight; critical-path: per location its path's time per function and its last 256 credits \
-(--segments: the paths).";
+A few numbers per key, and the open frames; timeline: each function's bins (--messages: each \
+pair's); waits: the halves in flight; critical-path: per location its path's time per function \
+and its last 256 credits (--segments: the paths); top: 2N frames; calltree: one node per path; \
+compare: the keys of both runs.";
 
 /// Print a report over a trace: time per function, messages, counters,
 /// states, resources, wait states, imbalance, a timeline or the critical
@@ -143,6 +146,12 @@ pub struct Args {
     /// timeline: per state type and value instead of per function.
     #[arg(long)]
     pub states: bool,
+
+    /// timeline: message volume instead of time: per bin and sender and
+    /// receiver (--by pair, the default) or sender (--by loc), the messages
+    /// sent and their bytes, binned by send time (send halves and msg rows).
+    #[arg(long, conflicts_with_all = ["states", "wide"])]
+    pub messages: bool,
 
     /// timeline: one row per bin and one column per function (the --top
     /// heaviest, the rest in `other`), for gnuplot's rowstacked histograms.
@@ -509,13 +518,37 @@ fn profile_of(input: &str, args: &Args, env: &Env) -> Result<Run> {
     profile.totals(labels)
 }
 
-/// The timeline report: bins of `--bin` from time 0, or `--bins N` over
-/// the span a first pass over the inputs finds.
-fn open_timeline(args: &Args, env: &Env) -> Result<Timeline> {
-    let symbols = env.symbols.clone();
-    let timeline = |bins| Timeline::new(bins, args.states, args.wide, args.top, symbols);
+/// The timeline report: time per function or state (or with --messages,
+/// message volume) in bins of `--bin` from time 0, or `--bins N` over the
+/// span a first pass over the inputs finds.
+fn open_timeline(args: &Args, env: &Env) -> Result<Box<dyn Report>> {
+    let (bins, count) = timeline_bins(args, env)?;
+    let by = args.by.as_deref();
+    if args.messages {
+        let per_pair = match by.unwrap_or("pair") {
+            "pair" => true,
+            "loc" => false,
+            other => {
+                return Err(Error::Usage(format!(
+                    "--by {other} does not go with --messages: pair or loc"
+                )))
+            }
+        };
+        let report = MessageTimeline::new(bins, per_pair, count, env.symbols.clone());
+        return Ok(Box::new(report));
+    }
+    if let Some(by @ ("pair" | "loc")) = by {
+        return Err(Error::Usage(format!("--by {by} goes with --messages")));
+    }
+    let timeline = Timeline::new(bins, args.states, args.wide, args.top, env.symbols.clone());
+    Ok(Box::new(timeline.print_bins(count)))
+}
+
+/// The timeline's bins: of `--bin` from time 0, or `--bins N` (default
+/// 100) over the span a first pass over the inputs finds, with N.
+fn timeline_bins(args: &Args, env: &Env) -> Result<(Bins, Option<u64>)> {
     if let Some(width) = args.bin {
-        return Ok(timeline(Bins { origin: 0, width }));
+        return Ok((Bins { origin: 0, width }, None));
     }
     if args.partial || args.merge {
         return Err(Error::Usage(
@@ -532,7 +565,7 @@ fn open_timeline(args: &Args, env: &Env) -> Result<Timeline> {
     Pipeline::open(&args.input, env, &args.table.run)?.run(&mut span, &args.table.run)?;
     let count = args.bins.unwrap_or(DEFAULT_BINS);
     let (first, last) = span.span.unwrap_or_default();
-    Ok(timeline(Bins::covering(first, last, count)).print_bins(Some(count)))
+    Ok((Bins::covering(first, last, count), Some(count)))
 }
 
 /// Bins of `timeline` without --bins or --bin.
@@ -668,8 +701,13 @@ fn merge_partials(args: &Args, spec: &ReportSpec, report: &mut dyn Report) -> Re
 
 /// Which report and `--by` the partial files are of.
 fn partial_of<'a>(args: &'a Args, spec: &'a ReportSpec) -> PartialOf<'a> {
-    // A timeline per state keys its rows otherwise: its partials say so.
-    let unnamed = if args.states { "states" } else { "" };
+    // A timeline per state, or of messages, keys its rows otherwise: its
+    // partials say so.
+    let unnamed = match (args.states, args.messages) {
+        (true, _) => "states",
+        (_, true) => "pair",
+        _ => "",
+    };
     PartialOf {
         report: spec.name,
         by: args.by.as_deref().unwrap_or(unnamed),

@@ -90,6 +90,7 @@ pub const REPORT_OPTIONS: &[&str] = &[
     "metric",
     "fail-over",
     "min",
+    "messages",
 ];
 
 /// The report called `name`.
@@ -239,13 +240,16 @@ const TIMELINE: ReportSpec = ReportSpec {
     summary: "exclusive time per time bin and function (or state), for plots",
     about: "Per time bin and function (--states: state type and value), exclusive time summed \
 over locations; --bins N (default 100) over the span found by a first pass (inputs must be \
-files), or --bin WIDTH from time 0 in one pass (mergeable). At most 1 000 000 bins are printed.",
-    keys: &[],
-    options: &["bins", "bin", "states", "wide"],
+files), or --bin WIDTH from time 0 in one pass (mergeable). At most 1 000 000 bins are printed. \
+--messages: message volume instead, per bin and sender and receiver (--by pair) or sender \
+(--by loc): the messages sent and their bytes, binned by send time, from send halves and msg \
+rows (a matched message counts once, at its send).",
+    keys: &["name", "pair", "loc"],
+    options: &["bins", "bin", "states", "wide", "messages"],
     mergeable: true,
     pairs_halves: false,
     inputs: Inputs::Stream,
-    open: |args, env| Ok(Box::new(open_timeline(args, env)?)),
+    open: open_timeline,
 };
 
 const WAITS: ReportSpec = ReportSpec {

@@ -15,6 +15,8 @@
 //! starts and ends, summed when printed. A timeline prints at most
 //! [`MAX_BINS`] bins (a partial too); more is a usage error.
 
+pub mod messages;
+
 use std::collections::BTreeMap;
 
 use crate::error::{Error, Result};
@@ -50,6 +52,7 @@ impl Bins {
         }
     }
 
+    /// The bin holding time `t`.
     fn bin(&self, t: i64) -> i64 {
         let offset = i128::from(t) - i128::from(self.origin);
         offset.div_euclid(i128::from(self.width)) as i64
@@ -57,6 +60,25 @@ impl Bins {
 
     fn start(&self, bin: i64) -> i128 {
         i128::from(self.origin) + i128::from(bin) * i128::from(self.width)
+    }
+
+    /// The bin a partial row gives in fields `k..k + 3` (origin, width,
+    /// bin), which must be of these bins and hold times a stream can hold.
+    fn of_partial(&self, row: &PartialRow, k: usize) -> std::result::Result<i64, String> {
+        let (origin, width): (i64, i64) = (row.number(k, "origin")?, row.number(k + 1, "width")?);
+        if (origin, width) != (self.origin, self.width) {
+            return Err(format!(
+                "bins of {width} ns from {origin} ns, not the {} ns from {} ns of this run (give the same --bin)",
+                self.width, self.origin
+            ));
+        }
+        let bin: i64 = row.number(k + 2, "bin")?;
+        if !self.holds(bin) {
+            return Err(format!(
+                "bin {bin} of {width} ns from {origin} ns lies outside the times a stream holds"
+            ));
+        }
+        Ok(bin)
     }
 
     /// Whether bin `bin` starts and ends at times a stream can hold.
@@ -532,19 +554,7 @@ impl Report for Timeline {
     fn absorb(&mut self, fields: &[String]) -> std::result::Result<(), String> {
         let k = self.roles().len();
         let row = PartialRow::new(fields, k + 4)?;
-        let (origin, width): (i64, i64) = (row.number(k, "origin")?, row.number(k + 1, "width")?);
-        if (origin, width) != (self.bins.origin, self.bins.width) {
-            return Err(format!(
-                "bins of {width} ns from {origin} ns, not the {} ns from {} ns of this run (give the same --bin)",
-                self.bins.width, self.bins.origin
-            ));
-        }
-        let bin: i64 = row.number(k + 2, "bin")?;
-        if !self.bins.holds(bin) {
-            return Err(format!(
-                "bin {bin} of {width} ns from {origin} ns lies outside the times a stream holds"
-            ));
-        }
+        let bin = self.bins.of_partial(&row, k)?;
         let ns: i128 = row.number(k + 3, "time")?;
         if ns <= 0 {
             return Err(format!(
