@@ -62,7 +62,7 @@ _trace__stat() {
 
     case "${cmd}" in
         trace__stat)
-            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --histogram --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version profile messages counters states resources summary imbalance timeline waits critical-path top calltree compare"
+            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --histogram --counters --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version profile messages counters states resources summary imbalance timeline waits critical-path top calltree compare"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -620,7 +620,7 @@ _trace__stat() {
             return 0
             ;;
         trace__stat__subcmd__profile)
-            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --histogram --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
+            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --histogram --counters --partial --merge --ids --top --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

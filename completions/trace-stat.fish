@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_trace_stat_global_optspecs
-    string join \n f/input-format= q/quiet strict prefix-inputs l/loc= L/loc-name= under= o/output= csv json no-header no-progress threads= by= histogram= partial merge ids n/top= unit= ignore-incomplete-links reorder-window= time-unit= lenient h/help V/version
+    string join \n f/input-format= q/quiet strict prefix-inputs l/loc= L/loc-name= under= o/output= csv json no-header no-progress threads= by= histogram= counters partial merge ids n/top= unit= ignore-incomplete-links reorder-window= time-unit= lenient h/help V/version
 end
 
 function __fish_trace_stat_needs_command
@@ -59,6 +59,7 @@ complete -c trace-stat -n "__fish_trace_stat_needs_command" -l csv -d 'Write CSV
 complete -c trace-stat -n "__fish_trace_stat_needs_command" -l json -d 'Write JSON Lines, one object per row'
 complete -c trace-stat -n "__fish_trace_stat_needs_command" -l no-header -d 'Leave out the header line'
 complete -c trace-stat -n "__fish_trace_stat_needs_command" -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
+complete -c trace-stat -n "__fish_trace_stat_needs_command" -l counters -d 'profile: instead of the times, each counter\'s change over the frames, per key and counter: frames counted, inclusive and exclusive change (counters sampled at the frames\' enter and leave, as Score-P records its metrics)'
 complete -c trace-stat -n "__fish_trace_stat_needs_command" -l partial -d 'Write the report\'s state (sums, counts, extremes, sketch buckets) instead of its table, to be merged with --merge: run it on parts of a trace split by location'
 complete -c trace-stat -n "__fish_trace_stat_needs_command" -l merge -d 'The inputs are files written with --partial (by the same report and --by): print the report of all of them, as one run over the whole input would'
 complete -c trace-stat -n "__fish_trace_stat_needs_command" -l ids -d 'Print locations and types as the stream\'s ids (the `loc` and `cat` columns, for joins with the stream) instead of their declared names'
@@ -114,6 +115,7 @@ complete -c trace-stat -n "__fish_trace_stat_using_subcommand profile" -l csv -d
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand profile" -l json -d 'Write JSON Lines, one object per row'
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand profile" -l no-header -d 'Leave out the header line'
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand profile" -l no-progress -d 'Never draw the progress line (it is drawn only when stderr is a terminal)'
+complete -c trace-stat -n "__fish_trace_stat_using_subcommand profile" -l counters -d 'profile: instead of the times, each counter\'s change over the frames, per key and counter: frames counted, inclusive and exclusive change (counters sampled at the frames\' enter and leave, as Score-P records its metrics)'
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand profile" -l partial -d 'Write the report\'s state (sums, counts, extremes, sketch buckets) instead of its table, to be merged with --merge: run it on parts of a trace split by location'
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand profile" -l merge -d 'The inputs are files written with --partial (by the same report and --by): print the report of all of them, as one run over the whole input would'
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand profile" -l ids -d 'Print locations and types as the stream\'s ids (the `loc` and `cat` columns, for joins with the stream) instead of their declared names'

@@ -7,6 +7,7 @@ pub mod calltree;
 pub mod compare;
 pub mod counters;
 pub mod critical;
+pub mod frame_counters;
 pub mod imbalance;
 pub mod labels;
 pub mod messages;

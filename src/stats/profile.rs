@@ -55,7 +55,7 @@ impl ProfileKey {
     pub const KEYS: [&'static str; 4] = ["name", "loc,name", "cat,name", "loc"];
 
     /// The key of `rec`'s row (unused parts empty).
-    fn key(self, rec: &Record) -> Key {
+    pub fn key(self, rec: &Record) -> Key {
         match self {
             ProfileKey::Name => [rec.name, Sym::EMPTY, Sym::EMPTY],
             ProfileKey::LocName => [rec.loc, rec.name, Sym::EMPTY],
@@ -65,7 +65,7 @@ impl ProfileKey {
     }
 
     /// What the key columns hold.
-    fn roles(self) -> &'static [Role] {
+    pub fn roles(self) -> &'static [Role] {
         match self {
             ProfileKey::Name => &[Role::Plain],
             ProfileKey::LocName => &[Role::Loc, Role::Plain],

@@ -101,6 +101,13 @@ pub struct Args {
     #[arg(long)]
     pub matrix: bool,
 
+    /// profile: instead of the times, each counter's change over the
+    /// frames, per key and counter: frames counted, inclusive and
+    /// exclusive change (counters sampled at the frames' enter and leave,
+    /// as Score-P records its metrics).
+    #[arg(long, conflicts_with = "histogram")]
+    pub counters: bool,
+
     /// messages --matrix: count messages instead of bytes.
     #[arg(long, requires = "matrix", conflicts_with = "time")]
     pub count: bool,

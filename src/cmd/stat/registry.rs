@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::stats::calltree::{self, CallTree};
 use crate::stats::counters::Counters;
 use crate::stats::critical::CriticalPath;
+use crate::stats::frame_counters::FrameCounters;
 use crate::stats::imbalance::{Imbalance, Kinds};
 use crate::stats::messages::{Cells, Messages, View};
 use crate::stats::profile::{Profile, ProfileKey};
@@ -91,6 +92,7 @@ pub const REPORT_OPTIONS: &[&str] = &[
     "fail-over",
     "min",
     "messages",
+    "counters",
 ];
 
 /// The report called `name`.
@@ -118,13 +120,27 @@ from the durations its grammar stores per block without reading the events where
 tells (lossless, every frame a block of its own, no recursion, each block run directly in frames \
 of one name: docs/formats.md), else from the rows, with the same figures. --histogram BINS: \
 instead of the figures, each name's durations in up to BINS log-spaced bins (low, high, count), \
-their edges on the sketch's 1 % buckets so each count is exact for its range.",
+their edges on the sketch's 1 % buckets so each count is exact for its range. --counters: \
+instead of the times, per key and counter, the frames counted and the counter's change from \
+their enter to their leave summed (inclusive) and less their direct children's (exclusive): \
+counters read at frame boundaries, as Score-P records its metrics (a sample on the frame's \
+location at its enter time and at its leave time, before or after its row); frames without \
+both samples, and counters of mode rel, are left out with a warning (enter/leave frames only; \
+not mergeable).",
     keys: &ProfileKey::KEYS,
-    options: &["histogram"],
+    options: &["histogram", "counters"],
     mergeable: true,
     pairs_halves: false,
     inputs: Inputs::Stream,
-    open: |args, env| Ok(Box::new(open_profile(args, env)?)),
+    open: |args, env| match args.counters {
+        true => {
+            let key = args.by.as_deref().unwrap_or(ProfileKey::KEYS[0]);
+            let by = ProfileKey::parse(key).ok_or_else(|| bad_by(key, "profile"))?;
+            let (symbols, warnings) = (env.symbols.clone(), env.warnings.clone());
+            Ok(Box::new(FrameCounters::new(by, symbols, warnings)))
+        }
+        false => Ok(Box::new(open_profile(args, env)?)),
+    },
 };
 
 const MESSAGES: ReportSpec = ReportSpec {
