@@ -498,7 +498,7 @@ fn plot_recipes_render() {
             .collect()
     };
     let (shells, scripts) = (blocks("sh"), blocks("gnuplot"));
-    assert_eq!(shells.len(), 4);
+    assert_eq!(shells.len(), 8);
     assert_eq!(shells.len(), scripts.len());
     let gnuplot = std::process::Command::new("gnuplot")
         .arg("--version")
