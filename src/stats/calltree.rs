@@ -53,7 +53,7 @@ impl Figures {
 }
 
 /// A node: a path, as its last name below its parent's path.
-struct Node {
+struct PathNode {
     parent: u32,
     name: Sym,
     figures: Figures,
@@ -65,7 +65,7 @@ const TOP: u32 = 0;
 /// The tree of paths.
 struct Tree {
     per_location: bool,
-    nodes: Vec<Node>,
+    nodes: Vec<PathNode>,
     children: FastMap<(u32, Sym), u32>,
     /// Per location, per depth, the paths (below that depth) of the
     /// `state` rows whose parent has not come yet.
@@ -74,7 +74,7 @@ struct Tree {
 
 impl Tree {
     fn new(per_location: bool) -> Tree {
-        let top = Node {
+        let top = PathNode {
             parent: TOP,
             name: Sym::EMPTY,
             figures: Figures::default(),
@@ -91,7 +91,7 @@ impl Tree {
         let next = self.nodes.len() as u32;
         let node = *self.children.entry((parent, name)).or_insert(next);
         if node == next {
-            self.nodes.push(Node {
+            self.nodes.push(PathNode {
                 parent,
                 name,
                 figures: Figures::default(),

@@ -2,7 +2,7 @@
 //! metric (exclusive time, inclusive time or the count of frames), each
 //! key's base value, new value, difference and change in percent of the
 //! base; a key in one run only is `new` or `gone`. As a CI gate
-//! ([`Gate`]), the comparison fails when a key present in both runs grew by
+//! ([`Thresholds`]), the comparison fails when a key present in both runs grew by
 //! more than a given percentage of its base value.
 
 use std::cmp::Reverse;
@@ -52,7 +52,7 @@ impl Metric {
 
 /// When a comparison fails, and what it leaves out.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Gate {
+pub struct Thresholds {
     /// Fail when a key in both runs grew by more than this percentage of
     /// its base value (a key whose base value is 0 and grew: always).
     pub fail_over: Option<f64>,
@@ -65,13 +65,13 @@ pub struct Gate {
 pub type Run = Vec<(Vec<String>, Totals)>;
 
 /// One key of either run.
-struct Row {
+struct Compared {
     key: Vec<String>,
     base: Option<Totals>,
     new: Option<Totals>,
 }
 
-impl Row {
+impl Compared {
     fn values(&self, metric: Metric) -> (i128, i128) {
         let value = |t: &Option<Totals>| t.as_ref().map_or(0, |t| metric.of(t));
         (value(&self.base), value(&self.new))
@@ -91,14 +91,14 @@ impl Row {
 }
 
 /// The `compare` report.
-pub struct Compare {
+pub struct Comparison {
     key_columns: &'static [&'static str],
     metric: Metric,
-    gate: Gate,
-    rows: Vec<Row>,
+    gate: Thresholds,
+    rows: Vec<Compared>,
 }
 
-impl Compare {
+impl Comparison {
     /// The comparison of the `base` and `new` runs' rows (keys under
     /// `key_columns`, as [`Profile::totals`](super::profile::Profile::totals)
     /// gives them) on `metric`; largest difference first, ties by key.
@@ -106,10 +106,10 @@ impl Compare {
         key_columns: &'static [&'static str],
         (base, new): (Run, Run),
         metric: Metric,
-        gate: Gate,
-    ) -> Compare {
-        let mut rows: FastMap<Vec<String>, Row> = FastMap::default();
-        let row = |key: Vec<String>| Row {
+        gate: Thresholds,
+    ) -> Comparison {
+        let mut rows: FastMap<Vec<String>, Compared> = FastMap::default();
+        let row = |key: Vec<String>| Compared {
             key,
             base: None,
             new: None,
@@ -120,17 +120,17 @@ impl Compare {
         for (key, totals) in new {
             rows.entry(key.clone()).or_insert_with(|| row(key)).new = Some(totals);
         }
-        let noise = |r: &Row| {
+        let noise = |r: &Compared| {
             let inclusive = |t: &Option<Totals>| t.as_ref().map_or(0, |t| t.inclusive);
             let floor = i128::from(gate.min.unwrap_or(i64::MIN));
             inclusive(&r.base).max(inclusive(&r.new)) < floor
         };
-        let mut rows: Vec<Row> = rows.into_values().filter(|r| !noise(r)).collect();
+        let mut rows: Vec<Compared> = rows.into_values().filter(|r| !noise(r)).collect();
         rows.sort_by_cached_key(|r| {
             let (base, new) = r.values(metric);
             (Reverse(new - base), r.key.clone())
         });
-        Compare {
+        Comparison {
             key_columns,
             metric,
             gate,
@@ -144,7 +144,7 @@ impl Compare {
         let Some(allowed) = self.gate.fail_over else {
             return Ok(());
         };
-        let over: Vec<(&Row, f64)> = self
+        let over: Vec<(&Compared, f64)> = self
             .rows
             .iter()
             .filter_map(|r| Some((r, r.change(self.metric)?)))
@@ -168,7 +168,7 @@ impl Compare {
     }
 }
 
-impl RecordSink for Compare {
+impl RecordSink for Comparison {
     /// It reads its runs when it opens; no row comes.
     fn reads(&self) -> Reads {
         Reads::only(crate::model::record::ColumnSet::PLACE)
@@ -183,7 +183,7 @@ impl RecordSink for Compare {
     }
 }
 
-impl Report for Compare {
+impl Report for Comparison {
     fn columns(&self, _: &Labels) -> Vec<String> {
         let mut columns: Vec<String> = self.key_columns.iter().map(|c| c.to_string()).collect();
         columns.extend(["status", "base", "new", "diff", "change"].map(String::from));

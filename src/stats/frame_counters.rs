@@ -93,7 +93,7 @@ struct Figures {
 
 /// An open frame (or one closed whose `leave`-time samples may still come).
 #[derive(Default)]
-struct Slot {
+struct CountedFrame {
     key: Key,
     parent: Option<u32>,
     /// Each counter's value at the `enter`.
@@ -105,7 +105,7 @@ struct Slot {
 }
 
 /// A location's latest samples, and the frames at its latest time.
-struct Location {
+struct LocationSamples {
     /// Per counter, the time and value of its latest sample.
     latest: FastMap<Sym, (i64, Amount)>,
     /// The time of the latest row.
@@ -117,9 +117,9 @@ struct Location {
     closed: Vec<u32>,
 }
 
-impl Default for Location {
+impl Default for LocationSamples {
     fn default() -> Self {
-        Location {
+        LocationSamples {
             latest: FastMap::default(),
             now: i64::MIN,
             opened: Vec::new(),
@@ -129,11 +129,11 @@ impl Default for Location {
 }
 
 /// The figures, as frames close.
-struct Tally {
+struct CounterTally {
     by: ProfileKey,
-    slots: Vec<Slot>,
+    slots: Vec<CountedFrame>,
     free: Vec<u32>,
-    locations: FastMap<Sym, Location>,
+    locations: FastMap<Sym, LocationSamples>,
     figures: FastMap<(Key, Sym), Figures>,
     /// Per counter, the frames left out for want of a boundary sample.
     missed: FastMap<Sym, u64>,
@@ -153,9 +153,9 @@ fn get(values: &[(Sym, Amount)], counter: Sym) -> Option<Amount> {
     values.iter().find(|(c, _)| *c == counter).map(|e| e.1)
 }
 
-impl Tally {
+impl CounterTally {
     /// Values sampled on `location` at its current time.
-    fn sampled_now(location: &Location) -> Vec<(Sym, Amount)> {
+    fn sampled_now(location: &LocationSamples) -> Vec<(Sym, Amount)> {
         let now = location.now;
         let at_now = location.latest.iter().filter(|(_, (t, _))| *t == now);
         at_now.map(|(&c, &(_, v))| (c, v)).collect()
@@ -165,7 +165,7 @@ impl Tally {
         match self.free.pop() {
             Some(i) => i,
             None => {
-                self.slots.push(Slot::default());
+                self.slots.push(CountedFrame::default());
                 (self.slots.len() - 1) as u32
             }
         }
@@ -250,15 +250,15 @@ impl Tally {
     }
 }
 
-impl CallSink for Tally {
+impl CallSink for CounterTally {
     type Tag = u32;
 
     fn open(&mut self, rec: &Record, parent: Option<&u32>) -> u32 {
         let index = self.slot();
         let location = self.locations.entry(rec.loc).or_default();
-        let start = Tally::sampled_now(location);
+        let start = CounterTally::sampled_now(location);
         location.opened.push(index);
-        self.slots[index as usize] = Slot {
+        self.slots[index as usize] = CountedFrame {
             key: self.by.key(rec),
             parent: parent.copied(),
             start,
@@ -277,7 +277,7 @@ impl CallSink for Tally {
         // A frame closed before the location's latest time (one cut and
         // never entered again) has no samples known at its end.
         let end = match call.end == location.now {
-            true => Tally::sampled_now(location),
+            true => CounterTally::sampled_now(location),
             false => Vec::new(),
         };
         location.closed.push(index);
@@ -291,7 +291,7 @@ pub struct FrameCounters {
     symbols: Symbols,
     warnings: Warnings,
     calls: Calls<u32>,
-    tally: Tally,
+    tally: CounterTally,
 }
 
 impl FrameCounters {
@@ -302,7 +302,7 @@ impl FrameCounters {
             calls: Calls::new(symbols.clone()),
             symbols,
             warnings,
-            tally: Tally {
+            tally: CounterTally {
                 by,
                 slots: Vec::new(),
                 free: Vec::new(),

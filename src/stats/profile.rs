@@ -153,11 +153,11 @@ pub struct Profile {
     /// Instead of the figures, a duration histogram of this many bins per key.
     histogram: Option<usize>,
     calls: Calls<Key>,
-    tally: Tally,
+    tally: ProfileTally,
 }
 
 /// The figures per key, as calls close.
-struct Tally {
+struct ProfileTally {
     by: ProfileKey,
     figures: FastMap<Key, Figures>,
     /// Per location and key, how many frames are open: a frame closing
@@ -165,7 +165,7 @@ struct Tally {
     open: FastMap<(Sym, Key), u32>,
 }
 
-impl CallSink for Tally {
+impl CallSink for ProfileTally {
     type Tag = Key;
 
     fn open(&mut self, rec: &Record, _: Option<&Key>) -> Key {
@@ -202,7 +202,7 @@ impl Profile {
             symbols,
             empty_warnings: None,
             histogram,
-            tally: Tally {
+            tally: ProfileTally {
                 by,
                 figures: FastMap::default(),
                 open: FastMap::default(),

@@ -23,7 +23,7 @@ pub const DEFAULT_COUNT: usize = 10;
 
 /// A frame among the longest.
 #[derive(Debug, Clone, Copy)]
-struct Frame {
+struct LongFrame {
     loc: Sym,
     name: Sym,
     start: i64,
@@ -39,7 +39,7 @@ struct Longest {
     /// Only frames whose name matches, decided once per name.
     name: Option<(Regex, SymMemo)>,
     /// At most `2n` frames; cut back to the `n` longest when full.
-    kept: Vec<Frame>,
+    kept: Vec<LongFrame>,
     /// The `n`-th longest once `n` were kept: a frame ranked after it
     /// cannot enter.
     floor: Option<(i64, i64)>,
@@ -48,7 +48,7 @@ struct Longest {
 impl Longest {
     /// Longest first, then the earlier start, then by location and name
     /// text (never by symbol number, which follows reading order).
-    fn rank(&self, a: &Frame, b: &Frame) -> Ordering {
+    fn rank(&self, a: &LongFrame, b: &LongFrame) -> Ordering {
         let text = |s: Sym| self.symbols.text(s);
         b.duration
             .cmp(&a.duration)
@@ -95,7 +95,7 @@ impl CallSink for Longest {
         if self.n == 0 || !self.matches(call.name) {
             return Ok(());
         }
-        self.kept.push(Frame {
+        self.kept.push(LongFrame {
             loc: call.loc,
             name: call.name,
             start: call.start,

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::io::{check_output_is_not_an_input, open_output};
 use crate::pipe::{RecordSink, Summed};
 use crate::stages::matcher::{Matcher, Unmatched};
-use crate::stats::compare::{Compare, Gate, Metric, Run};
+use crate::stats::compare::{Comparison, Metric, Run, Thresholds};
 use crate::stats::labels::Labels;
 use crate::stats::partial::{is_partial_file, PartialOf};
 use crate::stats::profile::{Profile, ProfileKey};
@@ -472,7 +472,7 @@ fn parse_percent(text: &str) -> std::result::Result<f64, String> {
 
 /// The compare report: the profiles of its two inputs, each a trace, a
 /// stream or a profile's partial file (`--partial`, same `--by`).
-fn open_compare(args: &Args, env: &Env) -> Result<Compare> {
+fn open_compare(args: &Args, env: &Env) -> Result<Comparison> {
     let [base, new] = args.input.inputs.as_slice() else {
         return Err(Error::Usage(format!(
             "compare takes two inputs, BASE and NEW, not {}",
@@ -482,12 +482,12 @@ fn open_compare(args: &Args, env: &Env) -> Result<Compare> {
     let key = args.by.as_deref().unwrap_or(ProfileKey::KEYS[0]);
     let by = ProfileKey::parse(key).ok_or_else(|| Error::Usage(format!("--by {key}")))?;
     let metric = Metric::parse(args.metric.as_deref().unwrap_or(Metric::NAMES[0]));
-    let gate = Gate {
+    let gate = Thresholds {
         fail_over: args.fail_over,
         min: args.min,
     };
     let runs = (profile_of(base, args, env)?, profile_of(new, args, env)?);
-    Ok(Compare::new(
+    Ok(Comparison::new(
         by.columns(),
         runs,
         metric.expect("checked by clap"),
