@@ -352,7 +352,12 @@ fn calltree_top_and_compare_agree_with_profile_on_the_corpus() {
             checked += 1;
         }
     }
-    assert!(checked > 20, "{checked} traces");
+    for (_, anchor) in common::external_archives() {
+        check_against_profile(&anchor);
+        check_compare_with_itself(&anchor);
+        checked += 1;
+    }
+    assert!(checked > 25, "{checked} traces");
 }
 
 /// A run compared with itself: every key in both, no difference, the

@@ -1412,39 +1412,10 @@ fn events_at_an_instant_are_parameter_records_and_read_back_as_they_were() {
     }
 }
 
-/// The archives other tools wrote (`otf2-external` of the corpus), each
-/// unpacked from its tarball: its anchor file by its `SOURCES.tsv` row.
-fn external_archives() -> Vec<(String, PathBuf)> {
-    let Some(dir) = common::corpus("otf2-external") else {
-        return Vec::new();
-    };
-    let sources = std::fs::read_to_string(dir.join("SOURCES.tsv")).expect("SOURCES.tsv");
-    let header: Vec<&str> = sources.lines().next().unwrap().split('\t').collect();
-    let column = |name: &str| header.iter().position(|c| *c == name).unwrap();
-    let (file, anchor) = (column("file"), column("anchor"));
-    let into = scratch("otf2-external");
-    sources
-        .lines()
-        .skip(1)
-        .map(|line| {
-            let f: Vec<&str> = line.split('\t').collect();
-            let status = Command::new("tar")
-                .arg("-xzf")
-                .arg(dir.join(f[file]))
-                .arg("-C")
-                .arg(&into)
-                .status()
-                .expect("tar runs");
-            assert!(status.success(), "unpacking {}", f[file]);
-            (f[file].to_string(), into.join(f[anchor]))
-        })
-        .collect()
-}
-
 /// The external archives, when they and otf2-print are here (skipped
 /// otherwise, failing under CI: [`common::corpus`], [`reference`]).
 fn archives_and_reference() -> Option<Vec<(String, PathBuf)>> {
-    let archives = external_archives();
+    let archives = common::external_archives();
     (!archives.is_empty() && reference().is_some()).then_some(archives)
 }
 
@@ -1494,7 +1465,7 @@ fn region_exclusive_times(events: &BTreeMap<String, Vec<Keyed>>) -> BTreeMap<Str
 
 #[test]
 fn thread_forks_and_teams_take_no_time_from_the_function_around_them() {
-    let archives = external_archives();
+    let archives = common::external_archives();
     let Some((_, anchor)) = archives.iter().find(|(n, _)| n.contains("jacobi")) else {
         return;
     };
@@ -1525,7 +1496,7 @@ fn thread_forks_and_teams_take_no_time_from_the_function_around_them() {
 
 #[test]
 fn imbalance_on_a_trace_with_gpu_streams_compares_the_ranks() {
-    let archives = external_archives();
+    let archives = common::external_archives();
     let Some((_, anchor)) = archives.iter().find(|(n, _)| n.contains("cloverleaf")) else {
         return;
     };

@@ -358,3 +358,32 @@ pub fn matched(stream: &str) -> String {
     sink.finish().unwrap();
     std::fs::read_to_string(&path).unwrap()
 }
+
+/// The archives other tools wrote (`otf2-external` of the corpus), each
+/// unpacked from its tarball: its anchor file by its `SOURCES.tsv` row.
+pub fn external_archives() -> Vec<(String, PathBuf)> {
+    let Some(dir) = corpus("otf2-external") else {
+        return Vec::new();
+    };
+    let sources = std::fs::read_to_string(dir.join("SOURCES.tsv")).expect("SOURCES.tsv");
+    let header: Vec<&str> = sources.lines().next().unwrap().split('\t').collect();
+    let column = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    let (file, anchor) = (column("file"), column("anchor"));
+    let into = scratch("otf2-external");
+    sources
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            let status = std::process::Command::new("tar")
+                .arg("-xzf")
+                .arg(dir.join(f[file]))
+                .arg("-C")
+                .arg(&into)
+                .status()
+                .expect("tar runs");
+            assert!(status.success(), "unpacking {}", f[file]);
+            (f[file].to_string(), into.join(f[anchor]))
+        })
+        .collect()
+}
