@@ -26,6 +26,14 @@ measure "trace-stat messages --matrix"  "$bytes" "$bin/trace-stat" --no-progress
 measure "trace-stat critical-path"      "$bytes" "$bin/trace-stat" --no-progress critical-path "$tsv"
 measure "trace-stat critical-path --segments" "$bytes" "$bin/trace-stat" --no-progress critical-path --segments "$tsv"
 measure "trace-stat summary"            "$bytes" "$bin/trace-stat" --no-progress summary "$tsv"
+# What comes after the profile: the longest frames, call paths, two runs
+# compared (two profiles), message volume over time.
+measure "trace-stat top -n 10"          "$bytes" "$bin/trace-stat" --no-progress top -n 10 "$tsv"
+measure "trace-stat calltree"           "$bytes" "$bin/trace-stat" --no-progress calltree "$tsv"
+measure "trace-stat calltree --folded"  "$bytes" "$bin/trace-stat" --no-progress calltree --folded "$tsv"
+measure "trace-stat compare (two runs)" "$bytes" "$bin/trace-stat" --no-progress compare "$tsv" "$tsv"
+measure "trace-stat timeline --messages --bin 1ms" "$bytes" "$bin/trace-stat" --no-progress timeline --messages --bin 1ms "$tsv"
+measure "trace-stat profile --counters" "$bytes" "$bin/trace-stat" --no-progress -q profile --counters "$tsv"
 
 # Scale-out: the same report over two halves split by location, run in
 # parallel with --partial and merged, against one run over the whole.
