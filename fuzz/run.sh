@@ -37,7 +37,7 @@ case $target in
   pallas|otf2) ;;  # the target edits a trace (an archive) of its own
   stf) seed ../tests/data/stf/*.txt ../examples/*.tsv ;;  # and edits a file set of its own
   merge)
-    for report in profile messages states counters resources; do
+    for report in profile messages states counters resources calltree; do
       clear_dev_null
       cargo run --quiet --manifest-path ../Cargo.toml --bin trace-stat -- "$report" --partial \
         ../examples/pingpong.tsv > "$seeds/$report.part"

@@ -9,6 +9,7 @@ use common::Buffer;
 use libfuzzer_sys::fuzz_target;
 use tracepipe::error::Warnings;
 use tracepipe::io::Output;
+use tracepipe::stats::calltree::{CallTree, Form};
 use tracepipe::stats::counters::Counters;
 use tracepipe::stats::labels::Labels;
 use tracepipe::stats::imbalance::{Imbalance, Kinds};
@@ -17,6 +18,7 @@ use tracepipe::stats::partial::PartialOf;
 use tracepipe::stats::profile::{Profile, ProfileKey};
 use tracepipe::stats::resources::Resources;
 use tracepipe::stats::states::States;
+use tracepipe::stats::timeline::messages::MessageTimeline;
 use tracepipe::stats::timeline::{Bins, Timeline};
 use tracepipe::stats::{Report, Style};
 use tracepipe::table::{TableFormat, TableWriter};
@@ -47,6 +49,11 @@ fn report(name: &str, by: &str, histogram: Option<usize>, symbols: Symbols) -> B
             let bins = Bins { origin: 0, width: 7 };
             Box::new(Timeline::new(bins, by == "states", histogram.is_some(), Some(3), symbols))
         }
+        "timeline-messages" => {
+            let bins = Bins { origin: 0, width: 7 };
+            Box::new(MessageTimeline::new(bins, by == "pair", None, symbols))
+        }
+        "calltree" => Box::new(CallTree::new(by == "loc,path", Form::Rows, symbols)),
         "states" => Box::new(States::new(symbols)),
         "counters" => Box::new(Counters::new(symbols, Warnings::default())),
         _ => Box::new(Resources::new(symbols)),
@@ -66,6 +73,10 @@ fuzz_target!(|data: &[u8]| {
         ("imbalance", ""),
         ("timeline", ""),
         ("timeline", "states"),
+        ("timeline-messages", "pair"),
+        ("timeline-messages", "loc"),
+        ("calltree", ""),
+        ("calltree", "loc,path"),
     ] {
         // The input as the rows of a partial of this report, and as a whole file.
         let of = PartialOf { report: name, by };
