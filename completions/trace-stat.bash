@@ -144,7 +144,7 @@ _trace__stat() {
             return 0
             ;;
         trace__stat__subcmd__calltree)
-            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --partial --merge --ids --top --folded --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
+            opts="-f -q -l -L -o -n -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --csv --json --no-header --no-progress --threads --by --partial --merge --ids --top --folded --svg --unit --ignore-incomplete-links --reorder-window --time-unit --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -140,6 +140,12 @@ impl TableWriter {
         self.line.extend_from_slice(b"}\n");
     }
 
+    /// Writes `bytes` as they are: a report that is a picture (an SVG)
+    /// rather than rows, in a table opened without a header.
+    pub fn write_raw(&mut self, bytes: &[u8]) -> Result<()> {
+        self.out.write_line(bytes)
+    }
+
     /// Flushes the output.
     pub fn finish(&mut self) -> Result<()> {
         self.out.finish()

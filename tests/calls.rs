@@ -730,3 +730,36 @@ fn counters_per_function_add_up() {
     // A recursive name's inclusive change counts each of its frames.
     assert_eq!(inclusive, expected);
 }
+
+/// `--svg`: a flame graph with one box per path, its function's name and
+/// inclusive time in its title (`all` is the whole).
+#[test]
+fn calltree_draws_a_flame_graph() {
+    let dir = scratch("calltree_svg");
+    let file = write(&dir, "frames.tsv", &frames_stream(&FRAMES));
+    let svg = stat(&["calltree", "--svg"], &[&file]);
+    assert!(
+        svg.starts_with("<?xml") && svg.trim_end().ends_with("</svg>"),
+        "{svg}"
+    );
+    let mut titles: Vec<&str> = svg
+        .split("<title>")
+        .skip(1)
+        .map(|t| t.split(" ns,").next().unwrap())
+        .collect();
+    titles.sort();
+    assert_eq!(
+        titles,
+        ["all (150", "f (20", "f (50", "g (30", "g (5", "main (150"]
+    );
+    let per_location = stat(&["calltree", "--svg", "--by", "loc,path"], &[&file]);
+    for title in ["<title>r0 (100 ns", "<title>r1 (50 ns"] {
+        assert!(per_location.contains(title), "{title}");
+    }
+    let out = bin("trace-stat")
+        .args(["calltree", "--svg", "--csv"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

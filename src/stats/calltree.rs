@@ -213,6 +213,8 @@ pub enum Form {
     Rows,
     /// Folded stacks: `path exclusive-ns`, paths with exclusive time only.
     Folded,
+    /// The folded stacks drawn as a flame graph (SVG).
+    Svg,
 }
 
 /// The `calltree` report.
@@ -237,7 +239,7 @@ impl CallTree {
 
     /// The rows as printed: per location label (empty when summed) and path
     /// text, in tree order (paths that print alike merged).
-    fn rows(&self, labels: &Labels) -> Result<BTreeMap<(String, Vec<String>), Figures>> {
+    fn rows(&self, labels: &Labels) -> Result<Rows> {
         let mut rows: BTreeMap<(String, Vec<String>), Figures> = BTreeMap::new();
         for node in 1..self.tree.nodes.len() as u32 {
             let n = &self.tree.nodes[node as usize];
@@ -255,6 +257,74 @@ impl CallTree {
         }
         Ok(rows)
     }
+}
+
+impl CallTree {
+    /// The rows to print: every path, or the `top` with the most
+    /// inclusive time, in tree order.
+    fn printed(&self, top: Option<usize>, labels: &Labels) -> Result<Rows> {
+        let mut rows = self.rows(labels)?;
+        if let Some(n) = top {
+            let mut by_time: Vec<_> = rows.iter().map(|(k, f)| (f.inclusive, k.clone())).collect();
+            by_time.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+            for (_, key) in by_time.into_iter().skip(n) {
+                rows.remove(&key);
+            }
+        }
+        Ok(rows)
+    }
+
+    fn print_rows(&self, rows: Rows, table: &mut TableWriter, style: &Style) -> Result<()> {
+        for ((loc, names), f) in rows {
+            let path = join_path(&names);
+            let mut cells = Vec::with_capacity(6);
+            if self.tree.per_location {
+                cells.push(Cell::Text(&loc));
+            }
+            cells.extend([
+                Cell::Text(&path),
+                Cell::UInt(names.len() as u64 - 1),
+                Cell::UInt(f.count),
+                style.total(f.inclusive),
+                style.total(f.exclusive),
+            ]);
+            table.row(&cells)?;
+        }
+        Ok(())
+    }
+
+    /// The folded stacks of `rows`: each path with exclusive time (per
+    /// location: the location as the outermost frame) and that time.
+    fn folded(&self, rows: Rows) -> Vec<(String, i128)> {
+        let with_time = rows.into_iter().filter(|(_, f)| f.exclusive != 0);
+        let folded = with_time.map(|((loc, names), f)| {
+            let path = match self.tree.per_location {
+                true => join_path(&[loc]) + ";" + &join_path(&names),
+                false => join_path(&names),
+            };
+            (path, f.exclusive)
+        });
+        folded.collect()
+    }
+}
+
+/// The printed rows: per location label (empty when summed) and path,
+/// the path's figures, in tree order.
+type Rows = BTreeMap<(String, Vec<String>), Figures>;
+
+/// A flame graph of folded-stack `lines` (`PATH NS`) as a self-contained
+/// SVG, drawn by `inferno` (the Rust port of flamegraph.pl): one box per
+/// path, as wide as its inclusive time, each function's name and time
+/// in its title; colours from the names, so a trace gives one picture.
+fn flame_graph(lines: &[String]) -> Result<Vec<u8>> {
+    let mut options = inferno::flamegraph::Options::default();
+    options.title = "trace-stat calltree".to_string();
+    options.count_name = "ns".to_string();
+    options.deterministic = true;
+    let mut svg = Vec::new();
+    inferno::flamegraph::from_lines(&mut options, lines.iter().map(String::as_str), &mut svg)
+        .map_err(|e| Error::Record(format!("flame graph: {e}")))?;
+    Ok(svg)
 }
 
 /// `names` joined by `;`, a `;` or `\` inside a name written `\;`, `\\`,
@@ -319,7 +389,7 @@ impl RecordSink for CallTree {
 impl Report for CallTree {
     fn columns(&self, _: &Labels) -> Vec<String> {
         let columns: &[&str] = match (self.form, self.tree.per_location) {
-            (Form::Folded, _) => &["path", "exclusive"],
+            (Form::Folded | Form::Svg, _) => &["path", "exclusive"],
             (Form::Rows, false) => &["path", "depth", "count", "inclusive", "exclusive"],
             (Form::Rows, true) => &["loc", "path", "depth", "count", "inclusive", "exclusive"],
         };
@@ -327,40 +397,24 @@ impl Report for CallTree {
     }
 
     fn print(&mut self, table: &mut TableWriter, style: &Style, labels: &Labels) -> Result<()> {
-        let mut rows = self.rows(labels)?;
-        if let Some(n) = style.top {
-            let mut by_time: Vec<_> = rows.iter().map(|(k, f)| (f.inclusive, k.clone())).collect();
-            by_time.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-            for (_, key) in by_time.into_iter().skip(n) {
-                rows.remove(&key);
+        let rows = self.printed(style.top, labels)?;
+        match self.form {
+            Form::Rows => self.print_rows(rows, table, style),
+            Form::Folded => {
+                for (path, exclusive) in self.folded(rows) {
+                    table.row(&[Cell::Text(&path), style.total(exclusive)])?;
+                }
+                Ok(())
+            }
+            Form::Svg => {
+                let lines: Vec<String> = self
+                    .folded(rows)
+                    .into_iter()
+                    .map(|(path, exclusive)| format!("{path} {exclusive}"))
+                    .collect();
+                table.write_raw(&flame_graph(&lines)?)
             }
         }
-        for ((loc, names), f) in rows {
-            let mut path = join_path(&names);
-            if self.form == Form::Folded {
-                if f.exclusive == 0 {
-                    continue;
-                }
-                if self.tree.per_location {
-                    path = join_path(&[loc]) + ";" + &path;
-                }
-                table.row(&[Cell::Text(&path), style.total(f.exclusive)])?;
-                continue;
-            }
-            let mut cells = Vec::with_capacity(6);
-            if self.tree.per_location {
-                cells.push(Cell::Text(&loc));
-            }
-            cells.extend([
-                Cell::Text(&path),
-                Cell::UInt(names.len() as u64 - 1),
-                Cell::UInt(f.count),
-                style.total(f.inclusive),
-                style.total(f.exclusive),
-            ]);
-            table.row(&cells)?;
-        }
-        Ok(())
     }
 
     fn partial(&self, labels: &Labels) -> Result<Option<Vec<Vec<String>>>> {

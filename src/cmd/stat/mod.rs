@@ -40,7 +40,7 @@ Examples:
   trace-stat timeline --messages --bin 1ms run/      bytes sent per millisecond and rank pair
   trace-stat critical-path --segments run/           the chain of work and waits that sets the run's length
   trace-stat top -n 5 --name '^MPI_' run/            the five longest MPI calls: where and when
-  trace-stat calltree --folded run/ | flamegraph.pl > run.svg   a flame graph of the call paths
+  trace-stat calltree --svg run/ > run.svg           a flame graph of the call paths
   trace-stat compare --fail-over 10 --min 1ms last.partial run/   exit 1 if a function got 10 % slower
 
 REPORT, the first argument, names the report (profile when the first argument is not a report); \
@@ -192,6 +192,12 @@ pub struct Args {
     /// TIME`, no header.
     #[arg(long, conflicts_with_all = ["csv", "json"])]
     pub folded: bool,
+
+    /// calltree: a flame graph of the call paths, as a self-contained SVG
+    /// (one box per path, as wide as its inclusive time; names and times
+    /// in the titles), drawn by the inferno crate from the folded stacks.
+    #[arg(long, conflicts_with_all = ["csv", "json", "folded"])]
+    pub svg: bool,
 
     /// compare: what is compared: exclusive time (the default), inclusive
     /// time or the count of frames.
@@ -675,7 +681,7 @@ fn print_report(args: &Args, spec: &ReportSpec, report: &mut Labelled) -> Result
     }
     let columns = report.columns();
     let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
-    let mut table = match args.folded {
+    let mut table = match args.folded || args.svg {
         true => {
             let out = open_output(args.table.output.as_deref(), false)?;
             TableWriter::new(out, TableFormat::Folded, &columns, false)?

@@ -88,6 +88,7 @@ pub const REPORT_OPTIONS: &[&str] = &[
     "wide",
     "name",
     "folded",
+    "svg",
     "metric",
     "fail-over",
     "min",
@@ -355,18 +356,21 @@ Recursion stays a path (f;f;f); a function's exclusive times over its paths add 
 profile's. Frames are profile's (enter/leave and state rows, those open at the end closed at \
 their location's last time). --folded: the folded stacks flame-graph tools read, `PATH \
 TIME` for each path with exclusive time (--by loc,path: the location as the outermost \
-frame). --top N: the N paths with the most inclusive time, in tree order. One node per path \
+frame). --svg: a flame graph of those stacks as a self-contained SVG (one box per path, as \
+wide as its inclusive time, names and times in the titles; drawn by the inferno crate; times \
+in ns). --top N: the N paths with the most inclusive time, in tree order. One node per path \
 in memory.",
     keys: &calltree::KEYS,
-    options: &["folded"],
+    options: &["folded", "svg"],
     mergeable: true,
     pairs_halves: false,
     inputs: Inputs::Stream,
     open: |args, env| {
         let key = args.by.as_deref().unwrap_or(calltree::KEYS[0]);
-        let form = match args.folded {
-            true => calltree::Form::Folded,
-            false => calltree::Form::Rows,
+        let form = match (args.folded, args.svg) {
+            (true, _) => calltree::Form::Folded,
+            (_, true) => calltree::Form::Svg,
+            _ => calltree::Form::Rows,
         };
         Ok(Box::new(CallTree::new(
             key == "loc,path",
