@@ -628,6 +628,7 @@ fn counted_frames() -> Vec<String> {
         f("enter", 20, "g"),
         counter_row(25, "r0", "MID", "7", "abs"),
         counter_row(26, "r0", "DELTA", "1.5", "rel"),
+        counter_row(27, "r0", "PAPI_TOT_INS", "n/a", "acc"),
         f("leave", 30, "g"),
         c(30, "230"),
         c(40, "260"),
@@ -656,6 +657,10 @@ fn counters_per_function_by_construction() {
     );
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("counter `DELTA` left out"), "{stderr}");
+    assert!(
+        stderr.contains("counter `PAPI_TOT_INS`: 1 samples left out, their value not a number"),
+        "{stderr}"
+    );
     // MID is sampled inside g only: it has no sample at any boundary and
     // never starts a frame, so nothing is counted or told for it.
     assert!(!stderr.contains("MID"), "{stderr}");

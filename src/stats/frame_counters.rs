@@ -9,7 +9,8 @@
 //! after the frame's row). A frame counts for a counter when the counter has
 //! a sample at both of its times on its location; other frames are left out
 //! of that counter's figures (a counter sampled elsewhere is not
-//! interpolated), and a warning tells how many. A counter of mode `rel`
+//! interpolated), and a warning tells how many; so does one for samples
+//! whose value is not a number, left out too. A counter of mode `rel`
 //! (each sample a change of its own) is left out with a warning. Frames
 //! come from `enter`/`leave` rows through [`Calls`]; `state` rows have no
 //! boundary samples and are not read.
@@ -139,6 +140,8 @@ struct CounterTally {
     missed: FastMap<Sym, u64>,
     /// Counters of mode `rel`, left out.
     relative: FastMap<Sym, ()>,
+    /// Per counter, the samples left out for a value that is no number.
+    unreadable: FastMap<Sym, u64>,
 }
 
 /// Upserts `value` for `counter` in `values`.
@@ -194,6 +197,7 @@ impl CounterTally {
             return Ok(());
         }
         let Some(value) = Amount::parse(&rec.value) else {
+            *self.unreadable.entry(rec.name).or_default() += 1;
             return Ok(());
         };
         let time = rec.time.unwrap_or_default();
@@ -310,6 +314,7 @@ impl FrameCounters {
                 figures: FastMap::default(),
                 missed: FastMap::default(),
                 relative: FastMap::default(),
+                unreadable: FastMap::default(),
             },
         }
     }
@@ -326,6 +331,18 @@ impl FrameCounters {
         for (counter, frames) in missed {
             self.warnings.warn(format!(
                 "counter `{counter}`: {frames} frames left out, with no sample at their enter or leave time on their location (counters are read at frame boundaries)"
+            ));
+        }
+        let mut unreadable: Vec<(String, u64)> = self
+            .tally
+            .unreadable
+            .iter()
+            .map(|(&c, &n)| (text(c), n))
+            .collect();
+        unreadable.sort();
+        for (counter, samples) in unreadable {
+            self.warnings.warn(format!(
+                "counter `{counter}`: {samples} samples left out, their value not a number"
             ));
         }
         let mut relative: Vec<String> = self.tally.relative.keys().map(|&c| text(c)).collect();
