@@ -1,7 +1,8 @@
 //! Report tables: what `trace-stat` and `--list-formats` print. One writer for
-//! the three forms a report takes: TSV with a header (the default; cells use
-//! the stream's escapes), CSV with RFC 4180 quoting (through the `csv` crate),
-//! and JSON Lines (one object per row, keyed by column name).
+//! the forms a report takes: TSV with a header (the default; cells use the
+//! stream's escapes), CSV with RFC 4180 quoting (through the `csv` crate),
+//! JSON Lines (one object per row, keyed by column name), and folded stacks
+//! (cells by a space, no header; a picture such as an SVG written whole).
 
 use crate::error::Result;
 use crate::io::Output;
