@@ -1681,3 +1681,28 @@ fn many_small_locations_cost_their_files_not_a_window_each() {
     let frames = text.lines().filter(|l| kind_of(l) == "leave").count();
     assert_eq!(frames, THREADS);
 }
+
+/// `trace-stat profile --counters` on a Score-P trace with PAPI counters at
+/// every frame boundary (`tests/data/otf2-papi`, from pipit's tests)
+/// agrees with the changes `tests/otf2/counters.py` works out through the
+/// reference library's reader.
+#[test]
+fn counters_per_function_agree_with_the_reference_reader() {
+    let Some(python) = reference() else {
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let anchor = root.join("tests/data/otf2-papi/traces.otf2");
+    let want = run(Command::new(python)
+        .arg(root.join("tests/otf2/counters.py"))
+        .arg(&anchor));
+    let got = common::output_of(
+        "trace-stat",
+        &["profile", "--counters", "--no-header"],
+        &[&anchor],
+    );
+    let mut got: Vec<&str> = got.lines().collect();
+    got.sort_unstable();
+    assert_eq!(want.lines().count(), 21, "{want}");
+    assert_eq!(got, want.lines().collect::<Vec<_>>());
+}
