@@ -816,7 +816,8 @@ fn check_critical_path(file: &Path) {
     );
 }
 
-/// A timeline's partials say whether they are per state: one per state is
+/// A timeline's partials say whether they are per state, per location or
+/// of messages: one per state is
 /// refused at its first line by a merge per function, and bins of another
 /// width at the row that has them.
 #[test]
@@ -848,6 +849,21 @@ fn timeline_partials_of_another_kind_are_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success() && err.contains("states.part:1:"),
+        "{err}"
+    );
+    // Message volume per sender is not time per location.
+    let sent = part(
+        &["timeline", "--bin", "1us", "--messages", "--by", "loc"],
+        "sent.part",
+    );
+    let out = bin("trace-stat")
+        .args(["timeline", "--bin", "1us", "--by", "loc", "--merge"])
+        .arg(&sent)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("sent.part:1:"),
         "{err}"
     );
     let wide = part(&["timeline", "--bin", "2us"], "wide.part");
@@ -1254,4 +1270,73 @@ fn message_volume_over_time_by_construction() {
 
 fn rows_of6(table: &[[&str; 6]]) -> Vec<Vec<String>> {
     table.iter().map(|r| r.map(String::from).to_vec()).collect()
+}
+
+/// `timeline --by loc`: each location's busy time per bin (the time any
+/// frame of it is open, nested frames counted once), states and frames
+/// alike.
+#[test]
+fn timeline_per_location_is_busy_time() {
+    let dir = scratch("timeline_per_loc");
+    let file = dir.join("t.tsv");
+    std::fs::write(
+        &file,
+        stream(&[
+            row(&[("kind", "container"), ("loc", "a")]),
+            row(&[("kind", "container"), ("loc", "b")]),
+            row(&[
+                ("kind", "enter"),
+                ("time", "0"),
+                ("loc", "a"),
+                ("name", "f"),
+            ]),
+            row(&[
+                ("kind", "enter"),
+                ("time", "5"),
+                ("loc", "a"),
+                ("name", "g"),
+            ]),
+            row(&[
+                ("kind", "leave"),
+                ("time", "15"),
+                ("loc", "a"),
+                ("name", "g"),
+            ]),
+            row(&[
+                ("kind", "state"),
+                ("time", "8"),
+                ("end", "22"),
+                ("loc", "b"),
+                ("name", "k"),
+            ]),
+            row(&[
+                ("kind", "leave"),
+                ("time", "25"),
+                ("loc", "a"),
+                ("name", "f"),
+            ]),
+        ]),
+    )
+    .unwrap();
+    let busy = stat(&["timeline", "--by", "loc", "--bin", "10"], &file);
+    let got: Vec<String> = busy.iter().map(|r| r.join(" ")).collect();
+    assert_eq!(
+        got,
+        [
+            "start end loc time",
+            "0 10 a 10",
+            "0 10 b 2",
+            "10 20 a 10",
+            "10 20 b 10",
+            "20 30 a 5",
+            "20 30 b 2"
+        ]
+    );
+    let err = bin("trace-stat")
+        .args(["timeline", "--by", "loc", "--states", "--bin", "10"])
+        .arg(&file)
+        .assert()
+        .code(2);
+    let text = String::from_utf8_lossy(&err.get_output().stderr).into_owned();
+    assert!(text.contains("--by loc and --states"), "{text}");
 }

@@ -19,7 +19,7 @@ use tracepipe::stats::profile::{Profile, ProfileKey};
 use tracepipe::stats::resources::Resources;
 use tracepipe::stats::states::States;
 use tracepipe::stats::timeline::messages::MessageTimeline;
-use tracepipe::stats::timeline::{Bins, Timeline};
+use tracepipe::stats::timeline::{Bins, Per, Timeline};
 use tracepipe::stats::{Report, Style};
 use tracepipe::table::{TableFormat, TableWriter};
 use tracepipe::Symbols;
@@ -47,7 +47,12 @@ fn report(name: &str, by: &str, histogram: Option<usize>, symbols: Symbols) -> B
         )),
         "timeline" => {
             let bins = Bins { origin: 0, width: 7 };
-            Box::new(Timeline::new(bins, by == "states", histogram.is_some(), Some(3), symbols))
+            let per = match by {
+                "states" => Per::State,
+                "loc" => Per::Loc,
+                _ => Per::Name,
+            };
+            Box::new(Timeline::new(bins, per, histogram.is_some(), Some(3), symbols))
         }
         "timeline-messages" => {
             let bins = Bins { origin: 0, width: 7 };
@@ -73,6 +78,7 @@ fuzz_target!(|data: &[u8]| {
         ("imbalance", ""),
         ("timeline", ""),
         ("timeline", "states"),
+        ("timeline", "loc"),
         ("timeline-messages", "pair"),
         ("timeline-messages", "loc"),
         ("calltree", ""),

@@ -17,7 +17,7 @@ use crate::stats::labels::Labels;
 use crate::stats::partial::{is_partial_file, PartialOf};
 use crate::stats::profile::{Profile, ProfileKey};
 use crate::stats::timeline::messages::MessageTimeline;
-use crate::stats::timeline::{Bins, TimeSpan, Timeline, MAX_BINS};
+use crate::stats::timeline::{Bins, Per, TimeSpan, Timeline, MAX_BINS};
 use crate::stats::{Labelled, Report, Style};
 use crate::table::{TableFormat, TableWriter};
 use registry::{open_profile, Inputs, ReportSpec, REPORTS, REPORT_OPTIONS};
@@ -550,10 +550,16 @@ fn open_timeline(args: &Args, env: &Env) -> Result<Box<dyn Report>> {
         let report = MessageTimeline::new(bins, per_pair, count, env.symbols.clone());
         return Ok(Box::new(report));
     }
-    if let Some(by @ ("pair" | "loc")) = by {
-        return Err(Error::Usage(format!("--by {by} goes with --messages")));
-    }
-    let timeline = Timeline::new(bins, args.states, args.wide, args.top, env.symbols.clone());
+    let per = match (by, args.states) {
+        (Some("pair"), _) => return Err(Error::Usage("--by pair goes with --messages".into())),
+        (Some("loc"), true) => {
+            return Err(Error::Usage("--by loc and --states: choose one".into()))
+        }
+        (Some("loc"), false) => Per::Loc,
+        (_, true) => Per::State,
+        (_, false) => Per::Name,
+    };
+    let timeline = Timeline::new(bins, per, args.wide, args.top, env.symbols.clone());
     Ok(Box::new(timeline.print_bins(count)))
 }
 
@@ -715,14 +721,15 @@ fn merge_partials(args: &Args, spec: &ReportSpec, report: &mut dyn Report) -> Re
 /// Which report and `--by` the partial files are of.
 fn partial_of<'a>(args: &'a Args, spec: &'a ReportSpec) -> PartialOf<'a> {
     // A timeline per state, or of messages, keys its rows otherwise: its
-    // partials say so.
-    let unnamed = match (args.states, args.messages) {
-        (true, _) => "states",
-        (_, true) => "pair",
-        _ => "",
+    // partials say so (`messages,loc` is not the time per `loc`).
+    let by = match (args.states, args.messages, args.by.as_deref()) {
+        (true, _, _) => "states",
+        (_, true, Some("loc")) => "messages,loc",
+        (_, true, _) => "messages,pair",
+        (_, _, by) => by.unwrap_or(""),
     };
     PartialOf {
         report: spec.name,
-        by: args.by.as_deref().unwrap_or(unnamed),
+        by,
     }
 }

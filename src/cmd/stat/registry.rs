@@ -255,8 +255,9 @@ accelerator streams (gpu) and metric recorders (metric) by default, --kinds to c
 const TIMELINE: ReportSpec = ReportSpec {
     name: "timeline",
     summary: "exclusive time per time bin and function (or state), for plots",
-    about: "Per time bin and function (--states: state type and value), exclusive time summed \
-over locations; --bins N (default 100) over the span found by a first pass (inputs must be \
+    about: "Per time bin and function (--states: state type and value; --by loc: per location, \
+its busy time, when any frame of it is open, so GPU streams show beside CPU threads), exclusive \
+time summed over locations; --bins N (default 100) over the span found by a first pass (inputs must be \
 files), or --bin WIDTH from time 0 in one pass (mergeable). At most 1 000 000 bins are printed. \
 --messages: message volume instead, per bin and sender and receiver (--by pair) or sender \
 (--by loc): the messages sent and their bytes, binned by send time, from send halves and msg \

@@ -307,10 +307,22 @@ struct Crediting {
     children: Vec<Vec<(i64, i64)>>,
 }
 
+/// What a timeline row is per.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Per {
+    /// Per function (frame name): the default.
+    Name,
+    /// Per state type and value (`--states`).
+    State,
+    /// Per location: its busy time, the time any frame of it is open
+    /// (`--by loc`), so GPU streams show beside CPU threads.
+    Loc,
+}
+
 /// The `timeline` report.
 pub struct Timeline {
     bins: Bins,
-    by_state: bool,
+    per: Per,
     wide: bool,
     /// With `wide`, the heaviest keys that get columns of their own.
     top: Option<usize>,
@@ -323,20 +335,14 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    /// A timeline over `bins`, per function, or per state type and value
-    /// when `by_state`; one row per bin and a column per key when `wide`
+    /// A timeline over `bins`, per function, state type and value, or
+    /// location (`per`); one row per bin and a column per key when `wide`
     /// (the `top` heaviest, the rest in `other`), of rows whose
     /// identifiers are in `symbols`.
-    pub fn new(
-        bins: Bins,
-        by_state: bool,
-        wide: bool,
-        top: Option<usize>,
-        symbols: Symbols,
-    ) -> Timeline {
+    pub fn new(bins: Bins, per: Per, wide: bool, top: Option<usize>, symbols: Symbols) -> Timeline {
         Timeline {
             bins,
-            by_state,
+            per,
             wide,
             top,
             count: None,
@@ -348,16 +354,18 @@ impl Timeline {
     }
 
     fn key(&self, rec: &Record) -> Key {
-        match self.by_state {
-            true => [rec.cat, rec.name, Sym::EMPTY],
-            false => [rec.name, Sym::EMPTY, Sym::EMPTY],
+        match self.per {
+            Per::State => [rec.cat, rec.name, Sym::EMPTY],
+            Per::Name => [rec.name, Sym::EMPTY, Sym::EMPTY],
+            Per::Loc => [rec.loc, Sym::EMPTY, Sym::EMPTY],
         }
     }
 
     fn roles(&self) -> &'static [Role] {
-        match self.by_state {
-            true => &[Role::Type, Role::Plain],
-            false => &[Role::Plain],
+        match self.per {
+            Per::State => &[Role::Type, Role::Plain],
+            Per::Name => &[Role::Plain],
+            Per::Loc => &[Role::Loc],
         }
     }
 
@@ -524,10 +532,10 @@ impl Report for Timeline {
             columns.extend(rows.into_iter().map(|(label, _)| label.join("/")));
             return columns;
         }
-        let keys: &[&str] = if self.by_state {
-            &["type", "value"]
-        } else {
-            &["name"]
+        let keys: &[&str] = match self.per {
+            Per::State => &["type", "value"],
+            Per::Name => &["name"],
+            Per::Loc => &["loc"],
         };
         columns.extend(keys.iter().map(|k| k.to_string()));
         columns.push("time".to_string());
