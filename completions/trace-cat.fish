@@ -5,7 +5,8 @@ pallas\t''
 otf2\t''
 trace\t''
 stf\t''
-stf-dump\t''"
+stf-dump\t''
+chrome\t''"
 complete -c trace-cat -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
 complete -c trace-cat -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
 complete -c trace-cat -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r

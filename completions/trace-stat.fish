@@ -31,7 +31,8 @@ pallas\t''
 otf2\t''
 trace\t''
 stf\t''
-stf-dump\t''"
+stf-dump\t''
+chrome\t''"
 complete -c trace-stat -n "__fish_trace_stat_needs_command" -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_needs_command" -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_needs_command" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
@@ -87,7 +88,8 @@ pallas\t''
 otf2\t''
 trace\t''
 stf\t''
-stf-dump\t''"
+stf-dump\t''
+chrome\t''"
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand profile" -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand profile" -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand profile" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
@@ -130,7 +132,8 @@ pallas\t''
 otf2\t''
 trace\t''
 stf\t''
-stf-dump\t''"
+stf-dump\t''
+chrome\t''"
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand messages" -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand messages" -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand messages" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
@@ -173,7 +176,8 @@ pallas\t''
 otf2\t''
 trace\t''
 stf\t''
-stf-dump\t''"
+stf-dump\t''
+chrome\t''"
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand counters" -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand counters" -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand counters" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
@@ -210,7 +214,8 @@ pallas\t''
 otf2\t''
 trace\t''
 stf\t''
-stf-dump\t''"
+stf-dump\t''
+chrome\t''"
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand states" -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand states" -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand states" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
@@ -247,7 +252,8 @@ pallas\t''
 otf2\t''
 trace\t''
 stf\t''
-stf-dump\t''"
+stf-dump\t''
+chrome\t''"
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand resources" -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand resources" -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand resources" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
@@ -284,7 +290,8 @@ pallas\t''
 otf2\t''
 trace\t''
 stf\t''
-stf-dump\t''"
+stf-dump\t''
+chrome\t''"
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand summary" -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand summary" -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand summary" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
@@ -319,7 +326,8 @@ pallas\t''
 otf2\t''
 trace\t''
 stf\t''
-stf-dump\t''"
+stf-dump\t''
+chrome\t''"
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand imbalance" -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand imbalance" -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand imbalance" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
@@ -359,7 +367,8 @@ pallas\t''
 otf2\t''
 trace\t''
 stf\t''
-stf-dump\t''"
+stf-dump\t''
+chrome\t''"
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand timeline" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
@@ -404,7 +413,8 @@ pallas\t''
 otf2\t''
 trace\t''
 stf\t''
-stf-dump\t''"
+stf-dump\t''
+chrome\t''"
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand waits" -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand waits" -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand waits" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
@@ -443,7 +453,8 @@ pallas\t''
 otf2\t''
 trace\t''
 stf\t''
-stf-dump\t''"
+stf-dump\t''
+chrome\t''"
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand critical-path" -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand critical-path" -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand critical-path" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
@@ -479,7 +490,8 @@ pallas\t''
 otf2\t''
 trace\t''
 stf\t''
-stf-dump\t''"
+stf-dump\t''
+chrome\t''"
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand top" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
@@ -515,7 +527,8 @@ pallas\t''
 otf2\t''
 trace\t''
 stf\t''
-stf-dump\t''"
+stf-dump\t''
+chrome\t''"
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand calltree" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r
@@ -556,7 +569,8 @@ pallas\t''
 otf2\t''
 trace\t''
 stf\t''
-stf-dump\t''"
+stf-dump\t''
+chrome\t''"
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -s l -l loc -d 'Keep rows whose location id (the `loc` column) matches GLOB (`*`, `?`, `[a-z]`; repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -s L -l loc-name -d 'Keep rows whose location\'s display name (its `container` row\'s `name`) matches GLOB (repeatable: any)' -r
 complete -c trace-stat -n "__fish_trace_stat_using_subcommand compare" -l under -d 'Keep rows on the container whose id or name matches GLOB, or on any container below it: a subtree (a Pajé thread and its state lanes, a process and its threads; repeatable: any)' -r

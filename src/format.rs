@@ -7,6 +7,7 @@
 //! `-f/--input-format` and `-t/--output-format` name a format directly.
 
 use crate::error::{Error, Result};
+use crate::formats::chrome;
 use crate::formats::otf2;
 use crate::formats::paje;
 use crate::formats::pallas;
@@ -74,7 +75,7 @@ pub static FORMATS: &[Format] = &[
         name: "jsonl",
         description: "the tracepipe record stream as JSON Lines (`--json`)",
         extensions: &["jsonl", "ndjson", "json"],
-        sniff: stream::jsonl::sniff,
+        sniff: |p| stream::jsonl::sniff(p) && !chrome::sniff(p),
         reader: Some(stream::jsonl::open_reader),
         writer: Some(stream::jsonl::open_writer),
         frame_sums: None,
@@ -189,10 +190,10 @@ pub static FORMATS: &[Format] = &[
     },
     Format {
         name: "chrome",
-        description: "Chrome Trace Event JSON for Perfetto UI and chrome://tracing (write only; docs/formats.md)",
+        description: "Chrome trace JSON (the trace-event format: PyTorch/Kineto, Chrome, clang -ftime-trace; what Perfetto UI and chrome://tracing read)",
         extensions: &[],
-        sniff: |_| false,
-        reader: None,
+        sniff: chrome::sniff,
+        reader: Some(chrome::open_reader),
         writer: Some(viewer::chrome::open_writer),
         frame_sums: None,
         read_options: &[],
@@ -231,12 +232,6 @@ pub struct Foreign {
 /// The formats recognised but not read.
 pub const FOREIGN: &[Foreign] = &[
     Foreign {
-        name: "chrome",
-        what: "a Chrome trace JSON file",
-        advice: "tracepipe writes this format (-t chrome) but does not read it",
-        sign: |p| chrome_json(p.head).then(String::new),
-    },
-    Foreign {
         name: "perfetto",
         what: "a Perfetto protobuf trace",
         advice: "tracepipe writes this format (-t perfetto) but does not read it",
@@ -249,33 +244,6 @@ pub const FOREIGN: &[Foreign] = &[
         sign: |p| p.head.starts_with(b"#Paraver").then(String::new),
     },
 ];
-
-/// Whether `head` starts a Chrome trace: an object whose first key is
-/// `traceEvents`, or an array whose first object has a `ph` (phase) key.
-fn chrome_json(head: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(&head[..head.len().min(4096)]);
-    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    compact.starts_with("{\"traceEvents\"")
-        || (compact.starts_with("[{")
-            && compact
-                .split('}')
-                .next()
-                .is_some_and(|o| o.contains("\"ph\":")))
-}
-
-/// Whether `head` is too short to tell a recognised-but-unread format from
-/// one read (`{"tr` may be a Chrome trace or JSON Lines): detection reads
-/// on before a sniffer decides.
-fn may_become_foreign(head: &[u8]) -> bool {
-    const CHROME: &[u8] = br#"{"traceEvents""#;
-    let compact: Vec<u8> = head
-        .iter()
-        .copied()
-        .filter(|b| !b.is_ascii_whitespace())
-        .take(CHROME.len())
-        .collect();
-    compact.len() < CHROME.len() && CHROME.starts_with(&compact) && !compact.is_empty()
-}
 
 /// The recognised-but-unread format of the input `probe` describes, with
 /// the file that shows it, if it is one.
@@ -393,7 +361,7 @@ pub fn detect(input: &mut Input) -> Result<&'static Format> {
                 format!("this is {}{shown}: {}", f.what, f.advice),
             ));
         }
-        let undecided = may_become_foreign(probe.head);
+        let undecided = chrome::scan::is_undecided(probe.head);
         if let Some(f) = readable().find(|f| !undecided && (f.sniff)(&probe)) {
             return Ok(f);
         }
@@ -466,11 +434,17 @@ pub fn writer_for(to: &str) -> Result<&'static Format> {
 mod tests {
     #[test]
     fn chrome_heads() {
-        assert!(super::chrome_json(br#"{"traceEvents":[{"name":"a"}]}"#));
-        assert!(super::chrome_json(b"[ {\"name\": \"a\", \"ph\": \"X\"}]"));
-        assert!(!super::chrome_json(br#"{"kind":"meta","name":"format"}"#));
-        assert!(super::may_become_foreign(br#" {"tr"#));
-        assert!(!super::may_become_foreign(br#"{"ki"#));
-        assert!(!super::may_become_foreign(br#"{"traceEvents":"#));
+        use crate::formats::chrome::scan::{is_trace_head, is_undecided};
+        assert!(is_trace_head(br#"{"traceEvents":[{"name":"a"}]}"#));
+        assert!(is_trace_head(b"[ {\"name\": \"a\", \"ph\": \"X\"}]"));
+        assert!(is_trace_head(
+            br#"{"schemaVersion": 1, "deviceProperties": ["#
+        ));
+        assert!(is_trace_head(br#"{"foo": 1, "traceEvents": []}"#));
+        assert!(!is_trace_head(br#"{"kind":"meta","name":"format"}"#));
+        assert!(!is_trace_head(br#"{"time":"1","kind":"event"}"#));
+        assert!(is_undecided(br#" {"tr"#));
+        assert!(is_undecided(br#"{"ki"#));
+        assert!(!is_undecided(br#"{"traceEvents":"#));
     }
 }

@@ -638,7 +638,7 @@ fn compressed_inputs_are_read_transparently() {
 /// is read as OTF2 (not as another folder format), so a broken anchor file
 /// is an OTF2 error.
 #[test]
-fn formats_recognised_but_not_read_are_named() {
+fn formats_recognised_but_not_read_are_named_and_chrome_json_is_read() {
     let dir = scratch("foreign");
     let archive = dir.join("run");
     std::fs::create_dir_all(archive.join("traces")).unwrap();
@@ -676,27 +676,26 @@ fn formats_recognised_but_not_read_are_named() {
         1,
         "traces.otf2: byte 0: not an OTF2 anchor file",
     );
-    fails(&[], &chrome, 1, "this is a Chrome trace JSON file");
-    fails(&[], &array, 1, "this is a Chrome trace JSON file");
     fails(
         &["-f", "paraver"],
         &chrome,
         2,
         "tracepipe does not read Paraver traces",
     );
-    fails(
-        &["-f", "chrome"],
-        &chrome,
-        2,
-        "writes this format (-t chrome) but does not read it",
-    );
-    // The same file through a pipe, where it arrives in pieces.
+    // Chrome trace JSON is read, in both forms, and through a pipe, where
+    // it arrives in pieces.
+    for input in [&chrome, &array] {
+        let out = bin("trace-cat").arg(input).assert().success();
+        let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        assert!(text.contains("source_format\t\t\t\t\t\t\tchrome"), "{text}");
+        assert!(text.contains("\nenter\t1000\t\t1/1\t\ta\t"), "{text}");
+    }
     bin("trace-cat")
         .pipe_stdin(&chrome)
         .unwrap()
         .assert()
-        .code(1)
-        .stderr(predicate::str::contains("Chrome trace JSON"));
+        .success()
+        .stdout(predicate::str::contains("\nleave\t3000\t\t1/1\t\ta\t"));
     // A JSON Lines stream whose first key starts alike is still read.
     let jsonl = dir.join("s.jsonl");
     std::fs::write(

@@ -296,3 +296,24 @@ fn otf2_by_record_offset() {
         )
     );
 }
+
+/// Chrome trace JSON: rows sorted (the events come in reverse time
+/// order here), each located at its event's byte offset.
+#[test]
+fn chrome() {
+    let mut text = String::from("[");
+    let mut offsets = Vec::new();
+    for k in (1..=EVENTS).rev() {
+        offsets.push((k, text.len() as u64));
+        text.push_str(&format!(
+            "{{\"ph\":\"i\",\"pid\":1,\"tid\":1,\"ts\":{k},\"name\":\"e{k}\"}},\n"
+        ));
+    }
+    let at = offsets.iter().find(|(k, _)| *k == BAD).unwrap().1;
+    let err = error_of(|opts| {
+        let reader =
+            tracepipe::formats::chrome::ChromeReader::read("t.json", text.as_bytes(), opts);
+        Box::new(reader.unwrap())
+    });
+    assert_eq!(err, format!("t.json: byte {at}: refused `e{BAD}`"));
+}

@@ -342,10 +342,10 @@ fn checker_catches_broken_exports() {
 }
 
 #[test]
-fn both_exports_are_listed_as_write_only() {
+fn the_perfetto_export_is_listed_as_write_only_and_chrome_json_as_read_too() {
     let out = bin("trace-cat").arg("--list-formats").assert().success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    assert!(text.contains("\nchrome\tno\tyes\t"), "{text}");
+    assert!(text.contains("\nchrome\tyes\tyes\t"), "{text}");
     assert!(
         text.contains("\nperfetto\tno\tyes\tpftrace,perfetto-trace\t"),
         "{text}"

@@ -117,6 +117,43 @@ impl RecordBatch {
         self.len += 1;
     }
 
+    /// Writes the batch to `out`, for [`RecordBatch::read_from`] in this
+    /// process (a spill file: `exec::spill`).
+    pub fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        for n in [self.len, self.bytes.len(), self.text.len()] {
+            out.write_all(&(n as u64).to_le_bytes())?;
+        }
+        out.write_all(&self.bytes)?;
+        out.write_all(self.text.as_bytes())
+    }
+
+    /// Replaces the batch with the one [`RecordBatch::write_to`] wrote
+    /// next in `input`; false at the end of the input.
+    pub fn read_from<R: std::io::Read>(&mut self, input: &mut R) -> std::io::Result<bool> {
+        let mut head = [0u8; 24];
+        match input.read_exact(&mut head) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(false),
+            Err(e) => return Err(e),
+        }
+        let number = |i: usize| u64::from_le_bytes(head[i * 8..i * 8 + 8].try_into().expect("8"));
+        let (len, bytes, text) = (number(0), number(1), number(2));
+        self.clear();
+        self.len = len as usize;
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(&mut *input, bytes),
+            &mut self.bytes,
+        )?;
+        let mut text_bytes = std::mem::take(&mut self.text).into_bytes();
+        std::io::Read::read_to_end(&mut std::io::Read::take(&mut *input, text), &mut text_bytes)?;
+        self.text = String::from_utf8(text_bytes)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        if self.bytes.len() as u64 != bytes || self.text.len() as u64 != text {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        Ok(true)
+    }
+
     /// Reads the records back in order.
     pub fn reader(&self) -> BatchReader<'_> {
         BatchReader {

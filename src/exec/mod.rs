@@ -12,6 +12,7 @@ pub mod merge;
 pub mod ordered;
 pub mod pump;
 pub mod reorder;
+pub mod spill;
 pub mod thin;
 
 pub use pump::{pump, pump_here};

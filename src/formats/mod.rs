@@ -4,6 +4,7 @@
 //! one they may use, as the form every format maps to. The registry that
 //! names them for the commands is `crate::format`.
 
+pub mod chrome;
 pub mod otf2;
 pub mod paje;
 pub mod pallas;
