@@ -29,20 +29,23 @@ pub struct Fields {
     /// `s`: an instant's scope.
     pub(super) s: Option<Range<usize>>,
     pub(super) bp: Option<Range<usize>>,
-    pub(super) args: Option<Range<usize>>,
+    /// The keys and values of `args`, in order (parsed once, here).
+    pub(super) args: Vec<(Range<usize>, Range<usize>)>,
     /// Other keys (their text as written, escapes and all) and values.
     pub(super) other: Vec<(Range<usize>, Range<usize>)>,
 }
 
 impl Fields {
-    /// Parses `event` (one JSON object) into the fields.
-    pub fn parse(&mut self, event: &[u8]) -> Result<(), String> {
+    /// Parses `event` (one JSON object, UTF-8 checked) into the fields.
+    pub fn parse(&mut self, event: &str) -> Result<(), String> {
         *self = Fields {
+            args: std::mem::take(&mut self.args),
             other: std::mem::take(&mut self.other),
             ..Fields::default()
         };
+        self.args.clear();
         self.other.clear();
-        let mut de = serde_json::Deserializer::from_slice(event);
+        let mut de = serde_json::Deserializer::from_str(event);
         let seed = FieldsSeed {
             fields: self,
             base: event.as_ptr() as usize,
@@ -72,12 +75,18 @@ impl<'de> Visitor<'de> for FieldsSeed<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let base = self.base;
+        let mut args_seen = false;
         while let Some(key) = map.next_key::<&'de RawValue>()? {
+            if key.get() == "\"args\"" {
+                if std::mem::replace(&mut args_seen, true) {
+                    return Err(de::Error::custom("duplicate key \"args\""));
+                }
+                let items = &mut self.fields.args;
+                map.next_value_seed(ArgsSeed { items, base })?;
+                continue;
+            }
             let value: &'de RawValue = map.next_value()?;
-            let range = |raw: &RawValue| {
-                let at = raw.get().as_ptr() as usize - self.base;
-                at..at + raw.get().len()
-            };
             let f = &mut *self.fields;
             let slot = match key.get() {
                 "\"ph\"" => &mut f.ph,
@@ -92,16 +101,51 @@ impl<'de> Visitor<'de> for FieldsSeed<'_> {
                 "\"scope\"" => &mut f.scope,
                 "\"s\"" => &mut f.s,
                 "\"bp\"" => &mut f.bp,
-                "\"args\"" => &mut f.args,
                 _ => {
-                    f.other.push((range(key), range(value)));
+                    f.other.push((range(base, key), range(base, value)));
                     continue;
                 }
             };
             if slot.is_some() {
                 return Err(de::Error::custom(format!("duplicate key {}", key.get())));
             }
-            *slot = Some(range(value));
+            *slot = Some(range(base, value));
+        }
+        Ok(())
+    }
+}
+
+/// Where `raw`, a value of the text at `base`, lies in it.
+fn range(base: usize, raw: &RawValue) -> Range<usize> {
+    let at = raw.get().as_ptr() as usize - base;
+    at..at + raw.get().len()
+}
+
+/// `args`: an object, its keys' and values' places pushed to `items`.
+struct ArgsSeed<'f> {
+    items: &'f mut Vec<(Range<usize>, Range<usize>)>,
+    base: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for ArgsSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ArgsSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("`args` as an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<&'de RawValue>()? {
+            let value: &'de RawValue = map.next_value()?;
+            self.items
+                .push((range(self.base, key), range(self.base, value)));
         }
         Ok(())
     }
@@ -143,32 +187,21 @@ pub fn id2_text(raw: &str) -> String {
     }
 }
 
-/// Calls `f` with each key and value text of an `args` object, in order;
-/// an `args` that is not an object is one argument, `args`.
+/// Calls `f` with each key and value text of an object (`otherData`), in
+/// order; a value that is not an object is one item, `value`.
 pub fn for_each_arg(raw: &str, mut f: impl FnMut(&str, &str)) {
-    let mut de = serde_json::Deserializer::from_str(raw);
-    let visited = de.deserialize_map(ArgsVisitor { f: &mut f });
-    if visited.is_err() {
-        f("args", &text(raw));
+    let mut items = Vec::new();
+    let seed = ArgsSeed {
+        items: &mut items,
+        base: raw.as_ptr() as usize,
+    };
+    if seed
+        .deserialize(&mut serde_json::Deserializer::from_str(raw))
+        .is_err()
+    {
+        return f("value", &text(raw));
     }
-}
-
-struct ArgsVisitor<'a, F> {
-    f: &'a mut F,
-}
-
-impl<'de, F: FnMut(&str, &str)> Visitor<'de> for ArgsVisitor<'_, F> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(key) = map.next_key::<&'de RawValue>()? {
-            let value: &'de RawValue = map.next_value()?;
-            (self.f)(&text(key.get()), &text(value.get()));
-        }
-        Ok(())
+    for (k, v) in items {
+        f(&text(&raw[k]), &text(&raw[v]));
     }
 }

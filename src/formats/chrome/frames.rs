@@ -18,16 +18,21 @@ use crate::pipe::ReadOptions;
 /// entered first at one time), where, and the mark of its event.
 type Pending = Reverse<(i64, Reverse<u64>, Sym, Sym, Sym, u64)>;
 
-/// Frames made whole and followed as the sorted rows go out.
+/// Frames made whole and followed as the sorted rows go out. Rows move
+/// from the sorter to the caller's record by swaps; only rows the nesting
+/// rule replaced wait in a queue.
 pub(super) struct Frames {
     sorted: Sorted,
-    /// The next sorted row, read ahead.
-    ahead: Option<(Record, RowOrder)>,
+    /// The next sorted row, read ahead, and its order (`None` at the end).
+    ahead: Record,
+    ahead_order: Option<RowOrder>,
     started: bool,
     pending: BinaryHeap<Pending>,
     entered: u64,
     follower: Follower,
+    /// Rows the nesting rule put in the place of one, with their mark.
     queued: VecDeque<(Record, u64)>,
+    kept: VecDeque<Record>,
     mark: u64,
     /// Locations renamed on the way out (a rank's prefix).
     renamed: FastMap<Sym, Sym>,
@@ -50,12 +55,14 @@ impl Frames {
         follower.strict = opts.strict;
         Frames {
             sorted,
-            ahead: None,
+            ahead: Record::default(),
+            ahead_order: None,
             started: false,
             pending: BinaryHeap::new(),
             entered: 0,
             follower,
             queued: VecDeque::new(),
+            kept: VecDeque::new(),
             mark: 0,
             renamed,
             id_prefix,
@@ -82,30 +89,34 @@ impl Frames {
                 self.started = true;
                 self.read_ahead()?;
             }
-            let next_key = self.ahead.as_ref().map_or(i64::MAX, |(_, p)| p.key);
+            let next_key = self.ahead_order.map_or(i64::MAX, |o| o.key);
             let leave_due = self
                 .pending
                 .peek()
                 .is_some_and(|Reverse((end, ..))| *end <= next_key);
-            let row = if leave_due || (self.ahead.is_none() && !self.pending.is_empty()) {
-                self.leave()
-            } else if let Some((row, place)) = self.ahead.take() {
+            if leave_due {
+                self.leave_into(rec);
+            } else if let Some(order) = self.ahead_order {
+                std::mem::swap(rec, &mut self.ahead);
+                self.mark = order.mark;
                 self.read_ahead()?;
-                self.mark = place.mark;
-                self.frame_of(row, place.mark)
+                if rec.kind == Kind::State {
+                    self.enter(rec);
+                }
             } else {
                 self.follower.crossings.report(&self.warnings);
                 return Ok(false);
-            };
-            let mark = self.mark;
-            self.follow(row, mark, name)?;
+            }
+            if !matches!(rec.kind, Kind::Enter | Kind::Leave) || !self.follow(rec, name)? {
+                return Ok(true);
+            }
         }
     }
 
     fn read_ahead(&mut self) -> Result<()> {
-        let mut rec = Record::default();
-        self.ahead = self.sorted.next_into(&mut rec)?.map(|place| (rec, place));
-        if let Some((rec, _)) = &mut self.ahead {
+        self.ahead_order = self.sorted.next_into(&mut self.ahead)?;
+        if self.ahead_order.is_some() {
+            let rec = &mut self.ahead;
             for sym in [&mut rec.loc, &mut rec.peer] {
                 if let Some(&to) = self.renamed.get(sym) {
                     *sym = to;
@@ -119,50 +130,46 @@ impl Frames {
         Ok(())
     }
 
-    /// The `leave` due first.
-    fn leave(&mut self) -> Record {
+    /// `rec` made the `leave` due first.
+    fn leave_into(&mut self, rec: &mut Record) {
         let Reverse((end, _, loc, name, cat, mark)) = self.pending.pop().expect("a leave is due");
-        let mut rec = Record::new(Kind::Leave);
+        rec.clear();
+        rec.kind = Kind::Leave;
         rec.time = Some(end);
         rec.loc = loc;
         rec.name = name;
         rec.cat = cat;
         self.mark = mark;
-        rec
     }
 
-    /// A sorted row as it goes out: a frame's `enter` (its `leave` made
-    /// pending), any other row as it is.
-    fn frame_of(&mut self, mut row: Record, mark: u64) -> Record {
-        if row.kind != Kind::State {
-            return row;
-        }
-        let end = row.end.take().unwrap_or_default();
+    /// A frame (`X`) as its `enter`, its `leave` made pending.
+    fn enter(&mut self, rec: &mut Record) {
+        let end = rec.end.take().unwrap_or_default();
         self.entered += 1;
-        let leave = (end, Reverse(self.entered), row.loc, row.name, row.cat, mark);
+        let leave = (
+            end,
+            Reverse(self.entered),
+            rec.loc,
+            rec.name,
+            rec.cat,
+            self.mark,
+        );
         self.pending.push(Reverse(leave));
-        row.kind = Kind::Enter;
-        row
+        rec.kind = Kind::Enter;
     }
 
-    /// Queues `row` as the nesting rule keeps it.
-    fn follow(&mut self, mut row: Record, mark: u64, name: &str) -> Result<()> {
-        if !matches!(row.kind, Kind::Enter | Kind::Leave) {
-            self.queued.push_back((row, mark));
-            return Ok(());
-        }
-        let mut kept = VecDeque::new();
+    /// Follows `rec` by the nesting rule; true when it was replaced by
+    /// rows now queued.
+    fn follow(&mut self, rec: &mut Record, name: &str) -> Result<bool> {
+        let mark = self.mark;
         let at = || Location::Offset {
             file: name.to_string(),
             offset: mark,
         };
         let replaced =
             self.follower
-                .follow(&mut row, (&self.symbols, &mut kept), |_| Ok(()), at)?;
-        if !replaced {
-            kept.push_back(row);
-        }
-        self.queued.extend(kept.into_iter().map(|r| (r, mark)));
-        Ok(())
+                .follow(rec, (&self.symbols, &mut self.kept), |_| Ok(()), at)?;
+        self.queued.extend(self.kept.drain(..).map(|r| (r, mark)));
+        Ok(replaced)
     }
 }

@@ -62,11 +62,13 @@ impl ChromeReader {
                 },
                 msg,
             };
+            let event =
+                std::str::from_utf8(bytes).map_err(|e| located(format!("not UTF-8 text: {e}")))?;
             fields
-                .parse(bytes)
+                .parse(event)
                 .map_err(|e| located(format!("not a valid event object: {e}")))?;
             mapper
-                .map(&fields, bytes, at, &mut sorter)
+                .map(&fields, event, at, &mut sorter)
                 .map_err(|e| match e {
                     Error::Record(msg) => located(msg),
                     other => other,

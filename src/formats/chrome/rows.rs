@@ -8,7 +8,7 @@ use crate::fasthash::FastMap;
 use crate::model::record::{encode_attr_part, flags, Kind, Record, Sym};
 use crate::model::symbol::{SymCache, Symbols};
 
-use super::event::{for_each_arg, id2_text, micros_to_ns, text, Fields};
+use super::event::{id2_text, micros_to_ns, text, Fields};
 
 /// Categories of the events Kineto writes on GPU streams.
 const GPU_CATS: &[&str] = &["kernel", "gpu_memcpy", "gpu_memset"];
@@ -121,20 +121,17 @@ impl EventMapper {
         i
     }
 
-    /// Maps the event whose text is `bytes` (fields in `f`), read at
+    /// Maps the event whose text is `event` (fields in `f`), read at
     /// `mark`, into `out`. An error says what is wrong with it.
     pub(super) fn map(
         &mut self,
         f: &Fields,
-        bytes: &[u8],
+        event: &str,
         mark: u64,
         out: &mut Sorter,
     ) -> Result<()> {
-        // Each field's text: the parser checked the event is UTF-8 JSON.
-        let field = |r: &Option<std::ops::Range<usize>>| {
-            r.clone()
-                .map(|r| std::str::from_utf8(&bytes[r]).unwrap_or_default())
-        };
+        // Each field's text: a whole JSON value, so on character boundaries.
+        let field = |r: &Option<std::ops::Range<usize>>| r.clone().map(|r| &event[r]);
         let ph = field(&f.ph)
             .map(text)
             .ok_or_else(|| bad("an event has no `ph` (phase)"))?;
@@ -142,7 +139,7 @@ impl EventMapper {
         let tid = field(&f.tid).map(text);
         let (pid, tid) = (pid.as_deref().unwrap_or(""), tid.as_deref());
         if ph == "M" {
-            return self.metadata(f, bytes, pid, tid);
+            return self.metadata(f, event, pid, tid);
         }
         let time = match field(&f.ts) {
             Some(ts) => {
@@ -171,9 +168,9 @@ impl EventMapper {
         rec.name = self
             .syms
             .intern(&field(&f.name).map(text).unwrap_or_default());
-        if let Some(args) = field(&f.args) {
-            let rec = &mut self.rec;
-            for_each_arg(args, |k, v| rec.push_attr(k, v));
+        for (k, v) in &f.args {
+            self.rec
+                .push_attr(&text(&event[k.clone()]), &text(&event[v.clone()]));
         }
         for (key, value) in [("s", &f.s), ("bp", &f.bp), ("scope", &f.scope)] {
             if let Some(v) = field(value) {
@@ -181,14 +178,14 @@ impl EventMapper {
             }
         }
         for (k, v) in &f.other {
-            let key = text(std::str::from_utf8(&bytes[k.clone()]).unwrap_or_default()).into_owned();
-            let value = std::str::from_utf8(&bytes[v.clone()]).unwrap_or_default();
+            let key = text(&event[k.clone()]).into_owned();
+            let value = &event[v.clone()];
             self.rec.push_attr(&key, &text(value));
         }
         let id = field(&f.id)
             .map(|t| text(t).into_owned())
             .or_else(|| field(&f.id2).map(id2_text));
-        self.phase(&ph, f, bytes, id, mark, out)
+        self.phase(&ph, f, event, id, mark, out)
     }
 
     /// The rows of an event of phase `ph` whose common columns are set.
@@ -196,7 +193,7 @@ impl EventMapper {
         &mut self,
         ph: &str,
         f: &Fields,
-        bytes: &[u8],
+        event: &str,
         id: Option<String>,
         mark: u64,
         out: &mut Sorter,
@@ -212,7 +209,7 @@ impl EventMapper {
             "X" => {
                 let dur = match &f.dur {
                     Some(r) => {
-                        let raw = std::str::from_utf8(&bytes[r.clone()]).unwrap_or_default();
+                        let raw = &event[r.clone()];
                         micros_to_ns(raw)
                             .ok_or_else(|| bad(format!("`dur` is not a time in µs: {raw}")))?
                     }
@@ -374,17 +371,17 @@ impl EventMapper {
 
     /// A metadata event: names and sort indexes of processes and threads,
     /// other metadata kept as attributes of its process or thread.
-    fn metadata(&mut self, f: &Fields, bytes: &[u8], pid: &str, tid: Option<&str>) -> Result<()> {
-        let field = |r: &Option<std::ops::Range<usize>>| {
-            r.clone()
-                .map(|r| std::str::from_utf8(&bytes[r]).unwrap_or_default())
-        };
+    fn metadata(&mut self, f: &Fields, event: &str, pid: &str, tid: Option<&str>) -> Result<()> {
+        let field = |r: &Option<std::ops::Range<usize>>| r.clone().map(|r| &event[r]);
         let what = field(&f.name).map(text).unwrap_or_default();
         let thread = what.starts_with("thread_");
         let i = self.place(pid, if thread { tid } else { None });
         let mut args = Vec::new();
-        if let Some(raw) = field(&f.args) {
-            for_each_arg(raw, |k, v| args.push((k.to_string(), v.to_string())));
+        for (k, v) in &f.args {
+            args.push((
+                text(&event[k.clone()]).into_owned(),
+                text(&event[v.clone()]).into_owned(),
+            ));
         }
         let arg = |key: &str| args.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
         let place = &mut self.places[i];
