@@ -32,6 +32,19 @@ fn rows_of(path: &Path) -> (Vec<String>, String) {
     (rows, err)
 }
 
+/// A command's output, or the test fails with its error.
+fn ok(run: Result<String, String>) -> String {
+    run.unwrap_or_else(|err| panic!("{err}"))
+}
+
+/// Writes `trace` as Chrome JSON to `json`.
+fn write_chrome(trace: &Path, json: &Path) {
+    ok(common::cat(
+        &["-q", "-t", "chrome", "-o", &json.to_string_lossy()],
+        trace,
+    ));
+}
+
 /// The row `kind time end loc cat name peer id value flags attrs` as one
 /// line, `|` between the columns (the columns a test looks at).
 fn short(line: &str) -> String {
@@ -196,12 +209,7 @@ fn the_edges_of_real_files_read() {
     assert!(rows[8].contains(&big));
     // The flow whose end came first pairs; the end without a start stays
     // a half.
-    let out = bin("trace-match")
-        .args(["--unmatched", "keep"])
-        .arg(&trace)
-        .output()
-        .unwrap();
-    let matched = String::from_utf8_lossy(&out.stdout);
+    let matched = ok(common::run("trace-match", &["--unmatched", "keep"], &trace));
     let msgs: Vec<&str> = matched.lines().filter(|l| kind_of(l) == "msg").collect();
     assert_eq!(msgs.len(), 1, "{matched}");
     assert_eq!((col(msgs[0], "loc"), col(msgs[0], "peer")), ("2/3", "2/2"));
@@ -228,12 +236,11 @@ fn legacy_async_spans_and_flows_with_several_ends() {
         .map(|l| short(l))
         .collect();
     assert_eq!(claims, ["claim|1000|4000|1|net|req|||3|||"]);
-    let out = bin("trace-match")
-        .args(["--unmatched", "keep", "-q"])
-        .arg(&trace)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = ok(common::run(
+        "trace-match",
+        &["--unmatched", "keep", "-q"],
+        &trace,
+    ));
     let msgs: Vec<(&str, &str, &str)> = text
         .lines()
         .filter(|l| kind_of(l) == "msg")
@@ -282,6 +289,10 @@ fn bad_events_are_located() {
             "byte 1: a flow event has no `id`",
         ),
         (r#"[{"ph": "i", "ts": 1, "ts": 2}]"#, "duplicate key"),
+        (
+            r#"[{"ph": "i", "ts": 1, "args": [1]}]"#,
+            "expected `args` as an object",
+        ),
     ];
     for (i, (text, says)) in cases.iter().enumerate() {
         let path = file(&dir, &format!("bad{i}.json"), text);
@@ -455,17 +466,11 @@ fn a_file_larger_than_a_run_is_sorted_through_temporary_files() {
         "{err}"
     );
     let stream = file(&dir, "big.tsv", &String::from_utf8(out.stdout).unwrap());
-    let profile = bin("trace-stat")
-        .args(["profile", "--no-header", "--by", "name"])
-        .arg(&stream)
-        .output()
-        .unwrap();
-    assert!(
-        profile.status.success(),
-        "{}",
-        String::from_utf8_lossy(&profile.stderr)
-    );
-    let text = String::from_utf8(profile.stdout).unwrap();
+    let text = ok(common::run(
+        "trace-stat",
+        &["profile", "--no-header", "--by", "name"],
+        &stream,
+    ));
     let calls: u32 = text
         .lines()
         .map(|l| l.split('\t').nth(1).unwrap().parse::<u32>().unwrap())
@@ -594,32 +599,14 @@ fn the_round_trip_through_chrome_keeps_every_row() {
     );
     for (i, trace) in traces.iter().enumerate() {
         let what = trace.display();
-        let matched = bin("trace-match")
-            .args(["-q", "--unmatched", "keep"])
-            .arg(trace)
-            .output()
-            .unwrap();
-        assert!(matched.status.success(), "{what}");
-        let matched = String::from_utf8(matched.stdout).unwrap();
+        let matched = ok(common::run(
+            "trace-match",
+            &["-q", "--unmatched", "keep"],
+            trace,
+        ));
         let json = dir.join(format!("t{i}.json"));
-        let out = bin("trace-cat")
-            .args(["-q", "-t", "chrome", "-o"])
-            .arg(&json)
-            .arg(trace)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{what}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let back = bin("trace-cat").arg("-q").arg(&json).output().unwrap();
-        assert!(
-            back.status.success(),
-            "{what}: {}",
-            String::from_utf8_lossy(&back.stderr)
-        );
-        let back = String::from_utf8(back.stdout).unwrap();
+        write_chrome(trace, &json);
+        let back = ok(common::cat(&["-q"], &json));
         let mut got: BTreeMap<(String, i64), usize> = BTreeMap::new();
         for line in body(&back)
             .iter()
@@ -650,4 +637,47 @@ fn the_round_trip_through_chrome_keeps_every_row() {
             );
         }
     }
+}
+
+/// Kineto traces of PyTorch (`tests/data/chrome`: ROCm, CUDA streams, a
+/// CPU-only rank, Triton), the test files above and every corpus trace
+/// written `-t chrome`: per location, frames, instants, counters and flows,
+/// and the first and last times, as Python's `json` reads them
+/// (`tests/chrome_count.py`).
+#[test]
+fn an_independent_parser_counts_the_same_events() {
+    let dir = scratch("chrome-count");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(common::data("chrome"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".json.gz"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 4);
+    files.push(file(&dir, "rank0.json", &kineto_rank(0, 100)));
+    if let Some(corpus) = common::corpus("paje") {
+        for (i, trace) in common::accepted_traces(&corpus).iter().enumerate() {
+            let json = dir.join(format!("paje{i}.json"));
+            write_chrome(trace, &json);
+            files.push(json);
+        }
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/chrome_count.py");
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_trace-cat"))
+        .args(&files)
+        .output()
+        .expect("python3 runs");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        report.lines().filter(|l| l.starts_with("ok ")).count(),
+        files.len(),
+        "{report}"
+    );
 }
