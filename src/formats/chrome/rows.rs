@@ -55,6 +55,8 @@ pub(super) struct EventMapper {
     pub last_time: i64,
     /// Events of phases with no row kind of their own, by phase.
     pub other_phases: FastMap<String, u64>,
+    /// A counter series' name, built here.
+    name_buf: String,
 }
 
 /// The sort key of a frame's start: after other rows at its time, longer
@@ -84,6 +86,7 @@ impl EventMapper {
             rec: Record::default(),
             last_time: i64::MIN,
             other_phases: FastMap::default(),
+            name_buf: String::new(),
         }
     }
 
@@ -266,29 +269,41 @@ impl EventMapper {
     /// A `C` event: one `counter` row per series (`NAME` for a series
     /// called `value`, else `NAME.SERIES`).
     fn counters(&mut self, mark: u64, id: Option<String>, out: &mut Sorter) -> Result<()> {
-        let series: Vec<(String, String)> = self
-            .rec
-            .attrs()
-            .map(|(k, v)| (k.into_owned(), v.into_owned()))
-            .collect();
-        let base = self.rec.name;
-        let base_text = self.syms.symbols().text(base).to_string();
-        let base_text = match id {
-            Some(id) => format!("{base_text}[{id}]"),
-            None => base_text,
+        // The series are the attributes: taken out, read, and the buffer
+        // given back, so a sample costs no allocation once names are known.
+        let series = Record {
+            attrs: std::mem::take(&mut self.rec.attrs),
+            ..Record::default()
         };
-        self.rec.kind = Kind::Counter;
-        self.rec.attrs.clear();
-        for (key, value) in series {
-            self.rec.name = if key == "value" {
-                self.syms.intern(&base_text)
-            } else {
-                self.syms.intern(&format!("{base_text}.{key}"))
-            };
-            self.rec.value = value;
-            push(out, mark, &self.rec)?;
+        let mut name = std::mem::take(&mut self.name_buf);
+        name.clear();
+        name.push_str(self.syms.symbols().text(self.rec.name));
+        if let Some(id) = id {
+            name.push('[');
+            name.push_str(&id);
+            name.push(']');
         }
-        Ok(())
+        let base = name.len();
+        self.rec.kind = Kind::Counter;
+        let mut result = Ok(());
+        for (key, value) in series.attrs() {
+            name.truncate(base);
+            if key != "value" {
+                name.push('.');
+                name.push_str(&key);
+            }
+            self.rec.name = self.syms.intern(&name);
+            self.rec.value.clear();
+            self.rec.value.push_str(&value);
+            result = push(out, mark, &self.rec);
+            if result.is_err() {
+                break;
+            }
+        }
+        self.name_buf = name;
+        self.rec.attrs = series.attrs;
+        self.rec.attrs.clear();
+        result
     }
 
     /// Async events: `b`/`e` (nestable, by process, category and id) and
