@@ -1,5 +1,6 @@
 complete -c trace-cat -s f -l input-format -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
 jsonl\t''
+parquet\t''
 paje\t''
 pallas\t''
 otf2\t''
@@ -13,6 +14,7 @@ complete -c trace-cat -l under -d 'Keep rows on the container whose id or name m
 complete -c trace-cat -s o -l output -d 'Write to FILE instead of standard output; FILE is replaced only once the output is whole (an error or an interruption leaves it as it was), except with --line-buffered, which writes it in place' -r
 complete -c trace-cat -s t -l output-format -d 'Write FORMAT: by default the one -o\'s extension names (`.etf`, `.paje`, `.jsonl`...), else the record stream as TSV' -r -f -a "tsv\t''
 jsonl\t''
+parquet\t''
 paje\t''
 pjdump\t''
 pallas\t''
@@ -27,6 +29,9 @@ us\t''
 ms\t''
 s\t''"
 complete -c trace-cat -l threads -d 'Threads: 1 does everything on one core; N > 1 puts N − 1 more to work on inputs that split (the TSV stream\'s chunks of rows, a Pallas trace\'s threads, a Pajé trace\'s lines cut into words) and encodes the output on a thread of its own (a copy of the rows as read stays on the reading thread); auto is the number of cores the process may use.' -r
+complete -c trace-cat -l partition-by -d 'Write a Hive-partitioned folder (-o DIR): DIR/COLUMN=VALUE/part-N.parquet, one folder per location or kind' -r -f -a "loc\t''
+kind\t''"
+complete -c trace-cat -l row-group -d 'Rows per Parquet row group (default 262144; fewer when its text passes 64 MiB); memory grows with it' -r
 complete -c trace-cat -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
 complete -c trace-cat -l time-unit -d 'Unit of the file\'s times, which Pajé does not state (default s; StarPU\'s FxT tools write ms)' -r -f -a "s\t''
 ms\t''

@@ -23,18 +23,18 @@ _trace__filter() {
 
     case "${cmd}" in
         trace__filter)
-            opts="-f -q -l -L -o -t -k -c -n -a -v -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --output-format --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --kind --cat --name --from --to --attr --invert --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --pallas-codec --otf2-window --lenient --help --version"
+            opts="-f -q -l -L -o -t -k -c -n -a -v -h -V --input-format --quiet --strict --prefix-inputs --loc --loc-name --under --output --output-format --list-formats --json --no-header --rows-only --unit --line-buffered --no-progress --threads --kind --cat --name --from --to --attr --invert --partition-by --row-group --ignore-incomplete-links --reorder-window --time-unit --precision --user-fields --pallas-codec --otf2-window --lenient --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 --loc)
@@ -66,11 +66,11 @@ _trace__filter() {
                     return 0
                     ;;
                 --output-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump pallas otf2 trace stf stf-single chrome perfetto" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pjdump pallas otf2 trace stf stf-single chrome perfetto" -- "${cur}"))
                     return 0
                     ;;
                 -t)
-                    COMPREPLY=($(compgen -W "tsv jsonl paje pjdump pallas otf2 trace stf stf-single chrome perfetto" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pjdump pallas otf2 trace stf stf-single chrome perfetto" -- "${cur}"))
                     return 0
                     ;;
                 --unit)
@@ -118,6 +118,14 @@ _trace__filter() {
                     return 0
                     ;;
                 -a)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --partition-by)
+                    COMPREPLY=($(compgen -W "loc kind" -- "${cur}"))
+                    return 0
+                    ;;
+                --row-group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

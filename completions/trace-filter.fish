@@ -1,5 +1,6 @@
 complete -c trace-filter -s f -l input-format -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
 jsonl\t''
+parquet\t''
 paje\t''
 pallas\t''
 otf2\t''
@@ -13,6 +14,7 @@ complete -c trace-filter -l under -d 'Keep rows on the container whose id or nam
 complete -c trace-filter -s o -l output -d 'Write to FILE instead of standard output; FILE is replaced only once the output is whole (an error or an interruption leaves it as it was), except with --line-buffered, which writes it in place' -r
 complete -c trace-filter -s t -l output-format -d 'Write FORMAT: by default the one -o\'s extension names (`.etf`, `.paje`, `.jsonl`...), else the record stream as TSV' -r -f -a "tsv\t''
 jsonl\t''
+parquet\t''
 paje\t''
 pjdump\t''
 pallas\t''
@@ -48,6 +50,9 @@ complete -c trace-filter -s n -l name -d 'Keep rows whose name matches REGEX (un
 complete -c trace-filter -l from -d 'Keep rows overlapping the window from TIME: nanoseconds from the trace\'s origin.' -r
 complete -c trace-filter -l to -d 'Keep rows overlapping the window that ends before TIME (same syntax as --from); without it the window is open at its end' -r
 complete -c trace-filter -s a -l attr -d 'Keep rows with attribute KEY; with a test: KEY=TEXT, KEY!=TEXT, or a number compared exactly: KEY>N, KEY>=N, KEY<N, KEY<=N (quote them for the shell).' -r
+complete -c trace-filter -l partition-by -d 'Write a Hive-partitioned folder (-o DIR): DIR/COLUMN=VALUE/part-N.parquet, one folder per location or kind' -r -f -a "loc\t''
+kind\t''"
+complete -c trace-filter -l row-group -d 'Rows per Parquet row group (default 262144; fewer when its text passes 64 MiB); memory grows with it' -r
 complete -c trace-filter -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
 complete -c trace-filter -l time-unit -d 'Unit of the file\'s times, which Pajé does not state (default s; StarPU\'s FxT tools write ms)' -r -f -a "s\t''
 ms\t''

@@ -1,5 +1,6 @@
 complete -c trace-match -s f -l input-format -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
 jsonl\t''
+parquet\t''
 paje\t''
 pallas\t''
 otf2\t''
@@ -13,6 +14,7 @@ complete -c trace-match -l under -d 'Keep rows on the container whose id or name
 complete -c trace-match -s o -l output -d 'Write to FILE instead of standard output; FILE is replaced only once the output is whole (an error or an interruption leaves it as it was), except with --line-buffered, which writes it in place' -r
 complete -c trace-match -s t -l output-format -d 'Write FORMAT: by default the one -o\'s extension names (`.etf`, `.paje`, `.jsonl`...), else the record stream as TSV' -r -f -a "tsv\t''
 jsonl\t''
+parquet\t''
 paje\t''
 pjdump\t''
 pallas\t''
@@ -32,6 +34,9 @@ drop\t'Left out (counted in the summary)'
 error\t'Exit 1, naming the first'"
 complete -c trace-match -l max-pending -d 'Stop with an error (naming the row) when more than N halves wait for their partner: the guard for a stream where one side is missing (0: no bound)' -r
 complete -c trace-match -l max-held -d 'Stop with an error (naming the row, the collective and who has not reached it) when more than N rows are held behind a collective instance not every participant has reached: the guard for a stream where one never comes (0: no bound)' -r
+complete -c trace-match -l partition-by -d 'Write a Hive-partitioned folder (-o DIR): DIR/COLUMN=VALUE/part-N.parquet, one folder per location or kind' -r -f -a "loc\t''
+kind\t''"
+complete -c trace-match -l row-group -d 'Rows per Parquet row group (default 262144; fewer when its text passes 64 MiB); memory grows with it' -r
 complete -c trace-match -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
 complete -c trace-match -l time-unit -d 'Unit of the file\'s times, which Pajé does not state (default s; StarPU\'s FxT tools write ms)' -r -f -a "s\t''
 ms\t''

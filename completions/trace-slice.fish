@@ -1,5 +1,6 @@
 complete -c trace-slice -s f -l input-format -d 'Read every input as FORMAT instead of detecting it' -r -f -a "tsv\t''
 jsonl\t''
+parquet\t''
 paje\t''
 pallas\t''
 otf2\t''
@@ -13,6 +14,7 @@ complete -c trace-slice -l under -d 'Keep rows on the container whose id or name
 complete -c trace-slice -s o -l output -d 'Write to FILE instead of standard output; FILE is replaced only once the output is whole (an error or an interruption leaves it as it was), except with --line-buffered, which writes it in place' -r
 complete -c trace-slice -s t -l output-format -d 'Write FORMAT: by default the one -o\'s extension names (`.etf`, `.paje`, `.jsonl`...), else the record stream as TSV' -r -f -a "tsv\t''
 jsonl\t''
+parquet\t''
 paje\t''
 pjdump\t''
 pallas\t''
@@ -33,6 +35,9 @@ complete -c trace-slice -l around -d 'The window is centred on TIME (with --widt
 complete -c trace-slice -l width -d 'The window\'s width around --around (same syntax as --from)' -r
 complete -c trace-slice -l messages -d 'Which messages stay: those in flight during the window (ends outside kept, flagged O), or those with both ends inside' -r -f -a "overlap\t'In flight during the window'
 inside\t'Both ends in the window'"
+complete -c trace-slice -l partition-by -d 'Write a Hive-partitioned folder (-o DIR): DIR/COLUMN=VALUE/part-N.parquet, one folder per location or kind' -r -f -a "loc\t''
+kind\t''"
+complete -c trace-slice -l row-group -d 'Rows per Parquet row group (default 262144; fewer when its text passes 64 MiB); memory grows with it' -r
 complete -c trace-slice -l reorder-window -d 'Rows held to put events of different containers back in time order (default 4096; memory grows with it)' -r
 complete -c trace-slice -l time-unit -d 'Unit of the file\'s times, which Pajé does not state (default s; StarPU\'s FxT tools write ms)' -r -f -a "s\t''
 ms\t''

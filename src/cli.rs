@@ -685,7 +685,7 @@ impl<'e> Pipeline<'e> {
             .output
             .as_deref()
             .and_then(crate::io::output_compression);
-        if compressed.is_some() && format.name.starts_with("stf") {
+        if compressed.is_some() && (format.name.starts_with("stf") || format.name == "parquet") {
             return Err(Error::Usage(format!(
                 "{} is a binary format of its own: write it uncompressed (the `.gz` or `.zst` of -o is for text and viewer formats)",
                 format.name

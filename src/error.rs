@@ -34,6 +34,13 @@ pub enum Location {
         /// 1-based index of the event in the input.
         index: u64,
     },
+    /// The n-th row (1-based) of a columnar input (Parquet).
+    Row {
+        /// Input name.
+        file: String,
+        /// 1-based index of the row in the file.
+        row: u64,
+    },
     /// The input as a whole (for example "at end of input").
     File(String),
 }
@@ -45,6 +52,7 @@ impl Location {
             Location::Line { file, .. }
             | Location::Offset { file, .. }
             | Location::Event { file, .. }
+            | Location::Row { file, .. }
             | Location::File(file) => file,
         }
     }
@@ -58,6 +66,7 @@ impl fmt::Display for Location {
             Location::Line { file, line } => write!(f, "{file}:{line}"),
             Location::Offset { file, offset } => write!(f, "{file}: byte {offset}"),
             Location::Event { file, index } => write!(f, "{file}: event {index}"),
+            Location::Row { file, row } => write!(f, "{file}: row {row}"),
             Location::File(file) => write!(f, "{file}"),
         }
     }

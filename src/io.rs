@@ -656,6 +656,19 @@ impl Output {
     }
 }
 
+/// Bytes written straight through the buffer, for writers of binary
+/// formats that write through `Write` (Parquet); errors are the writer's
+/// to name, through [`Output::name`].
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// One line from a [`LineReader`].
 pub struct Line<'a> {
     /// The bytes without the `\n`.

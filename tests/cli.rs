@@ -60,7 +60,7 @@ fn a_folder_is_claimed_only_by_what_it_holds() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains(
-            "a folder that no format recognises (looked for a `.pallas` file (Pallas), a `.otf2` anchor file (OTF2))",
+            "a folder that no format recognises (looked for `.parquet` files or `COLUMN=VALUE` partition folders (Parquet), a `.pallas` file (Pallas), a `.otf2` anchor file (OTF2))",
         ));
 }
 

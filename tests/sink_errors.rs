@@ -317,3 +317,46 @@ fn chrome() {
     });
     assert_eq!(err, format!("t.json: byte {at}: refused `e{BAD}`"));
 }
+
+/// Parquet: a file's row, and in a partitioned folder, the row of the
+/// file it came from.
+#[test]
+fn parquet_by_row() {
+    let dir = scratch("sink-errors-parquet");
+    let mut text = String::from(common::HEADER);
+    text.push_str("\nmeta\t\t\t\t\tformat\t\t\t\t\t\t\ttracepipe-stream/1\t\t\ncontainer\t\t\tt\t\t\t\t\t\t\t\t\t\t\t\n");
+    for k in 1..=EVENTS {
+        text.push_str(&format!("event\t{k}\t\tt\t\te{k}\t\t\t\t\t\t\t\t\t\n"));
+    }
+    let tsv = dir.join("s.tsv");
+    std::fs::write(&tsv, &text).unwrap();
+    let file = dir.join("s.parquet");
+    let folder = dir.join("by-kind");
+    for (out, args) in [(&file, &[][..]), (&folder, &["--partition-by", "kind"][..])] {
+        let mut cmd = common::bin("trace-cat");
+        cmd.arg(&tsv)
+            .args(["-t", "parquet", "--row-group", "1000", "-o"]);
+        cmd.arg(out).args(args).assert().success();
+    }
+    let open = |path: &std::path::Path| {
+        let name = path.to_str().unwrap().to_string();
+        move |opts: &ReadOptions| {
+            let input = tracepipe::io::Input::open(&name, &Default::default()).unwrap();
+            tracepipe::formats::stream::parquet::open_reader(input, opts).unwrap()
+        }
+    };
+    // The format row, the container, then event k.
+    let err = error_of(open(&file));
+    assert_eq!(
+        err,
+        format!("{}: row {}: refused `e{BAD}`", file.display(), BAD + 2)
+    );
+    // Events alone, a thousand to a file.
+    let err = error_of(open(&folder));
+    let part = folder.join(format!("kind=event/part-{}.parquet", (BAD - 1) / 1000));
+    let row = (BAD - 1) % 1000 + 1;
+    assert_eq!(
+        err,
+        format!("{}: row {row}: refused `e{BAD}`", part.display())
+    );
+}

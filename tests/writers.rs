@@ -12,7 +12,9 @@ use common::{
 use serde_json::{json, Map, Value};
 
 /// The writers whose output this project reads back.
-const WRITERS: [&str; 7] = ["tsv", "jsonl", "paje", "trace", "stf", "otf2", "pallas"];
+const WRITERS: [&str; 8] = [
+    "tsv", "jsonl", "parquet", "paje", "trace", "stf", "otf2", "pallas",
+];
 
 /// Where `writer` writes trace `stem` in `dir`: a file, or for Pallas a
 /// folder.
@@ -26,7 +28,7 @@ fn trace_path(dir: &Path, stem: &str, writer: &str) -> PathBuf {
 /// Writers that map the stream one to one (a second hop changes nothing,
 /// and neither does the first).
 fn is_exact(writer: &str) -> bool {
-    matches!(writer, "tsv" | "jsonl" | "stf")
+    matches!(writer, "tsv" | "jsonl" | "parquet" | "stf")
 }
 
 /// The rows `writer` gives back for `original`: the same, but that STF

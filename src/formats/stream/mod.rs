@@ -3,6 +3,7 @@
 
 pub mod jsonl;
 mod nested;
+pub mod parquet;
 pub mod tsv;
 
 use crate::swar::{bytes_equal, load_zero_padded, HIGHS};
