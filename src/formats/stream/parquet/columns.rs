@@ -40,9 +40,11 @@ impl Texts {
         self.ends.push(self.data.len());
     }
 
-    /// Each row's value: a slice of one shared buffer, not a copy.
+    /// Each row's value: a slice of one shared buffer, not a copy. The
+    /// buffer goes with the values; the next row group's starts as large.
     fn values(&mut self) -> impl Iterator<Item = Option<ByteArray>> + '_ {
-        let data = Bytes::from(std::mem::take(&mut self.data));
+        let next = Vec::with_capacity(self.data.len());
+        let data = Bytes::from(std::mem::replace(&mut self.data, next));
         let mut start = 0;
         self.ends.iter().map(move |&end| {
             let value = (end > start).then(|| ByteArray::from(data.slice(start..end)));
@@ -109,6 +111,23 @@ impl RowGroup {
             seq: Vec::new(),
             text_bytes: 0,
         }
+    }
+
+    /// Empties the row group, keeping what its columns have allocated.
+    fn clear(&mut self) {
+        self.rows = 0;
+        self.text_bytes = 0;
+        self.kinds.clear();
+        self.syms.iter_mut().for_each(Vec::clear);
+        for ints in &mut self.ints {
+            ints.values.clear();
+            ints.defined.clear();
+        }
+        for texts in self.texts.iter_mut().chain(&mut self.extra) {
+            texts.data.clear();
+            texts.ends.clear();
+        }
+        self.seq.clear();
     }
 
     /// Rows held.
@@ -184,7 +203,8 @@ impl ValueCache {
         if self.kinds.len() <= i {
             self.kinds.resize(i + 1, None);
         }
-        let text = || ByteArray::from(kind.as_str().as_bytes());
+        // A static text: its copies count no references.
+        let text = || ByteArray::from(Bytes::from_static(kind.as_str().as_bytes()));
         self.kinds[i].get_or_insert_with(text).clone()
     }
 }
@@ -268,7 +288,7 @@ pub fn write_row_group<W: std::io::Write + Send>(
         writer.close()?;
     }
     group.close()?;
-    *rows = RowGroup::new(rows.extra.len());
+    rows.clear();
     Ok(())
 }
 

@@ -60,6 +60,13 @@ pub fn dictionary_pays(column: Column) -> bool {
     )
 }
 
+/// Whether `column`'s minimum and maximum per page and row group pay for
+/// comparing every value: the integers (a time window skips row groups)
+/// and the locations and names queries select.
+pub fn statistics_pay(column: Column) -> bool {
+    Storage::of(column) != Storage::Text || matches!(column, Column::Loc | Column::Name)
+}
+
 fn field(name: &str, storage: Storage, required: bool) -> Result<TypePtr> {
     let (physical, logical) = match storage {
         Storage::Int => (Physical::INT64, None),

@@ -7,12 +7,14 @@ use std::sync::Arc;
 
 use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::metadata::KeyValue;
-use parquet::file::properties::{WriterProperties, WriterPropertiesPtr};
+use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterPropertiesPtr};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::TypePtr;
 
 use super::columns::{write_error, write_row_group, RowGroup, ValueCache};
-use super::schema::{dictionary_pays, hive_escape, message, DECLARATIONS_KEY, FORMAT_KEY, SEQ};
+use super::schema::{
+    dictionary_pays, hive_escape, message, statistics_pay, DECLARATIONS_KEY, FORMAT_KEY, SEQ,
+};
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::formats::stream::jsonl::encode_row;
@@ -84,6 +86,9 @@ fn properties(schema: &TypePtr, metadata: Vec<KeyValue>) -> WriterPropertiesPtr 
         let column = Column::from_name(name);
         let pays = column.is_some_and(dictionary_pays);
         builder = builder.set_column_dictionary_enabled(name.into(), pays);
+        if !column.is_some_and(statistics_pay) && name != SEQ {
+            builder = builder.set_column_statistics_enabled(name.into(), EnabledStatistics::None);
+        }
         if matches!(column, Some(Column::Time | Column::End)) || name == SEQ {
             // Times grow: their differences are small.
             builder = builder.set_column_encoding(name.into(), Encoding::DELTA_BINARY_PACKED);
