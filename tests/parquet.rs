@@ -39,6 +39,9 @@ fn varied_streams(dir: &Path) -> Vec<PathBuf> {
     ];
     inputs.retain(|p| p.exists());
     assert!(inputs.len() >= 3, "the fixtures are there");
+    let generated = dir.join("generated.tsv");
+    std::fs::write(&generated, many_locations()).unwrap();
+    inputs.push(generated);
     let mut streams = Vec::new();
     for (n, input) in inputs.iter().enumerate() {
         let file = dir.join(format!("stream-{n}.tsv"));
@@ -46,6 +49,35 @@ fn varied_streams(dir: &Path) -> Vec<PathBuf> {
         streams.push(file);
     }
     streams
+}
+
+/// 300 locations (dictionaries of 9 bits) and 70 000 rows (several pages
+/// and row groups), some fields empty.
+fn many_locations() -> String {
+    let mut rows = Vec::new();
+    for l in 0..300 {
+        rows.push(row(&[
+            ("kind", "container"),
+            ("loc", &format!("rank{l}")),
+            ("cat", "thread"),
+        ]));
+    }
+    for t in 0..70_000i64 {
+        let (time, loc) = (t.to_string(), format!("rank{}", t * 7 % 300));
+        let name = format!("f{}", t % 1000);
+        let mut fields = vec![
+            ("kind", "event"),
+            ("time", &time),
+            ("loc", &loc),
+            ("name", &name),
+        ];
+        let value = (t * 3).to_string();
+        if t % 3 == 0 {
+            fields.push(("value", &value));
+        }
+        rows.push(row(&fields));
+    }
+    stream(&rows)
 }
 
 /// `input` as a reader that follows frames gives it: a `leave` that does

@@ -1,56 +1,58 @@
 //! A row group held column by column until it is written: the part of a
 //! Parquet writer that grows with rows, bounded by one row group.
 
-use bytes::Bytes;
-use parquet::data_type::{ByteArray, ByteArrayType, DataType, Int64Type};
 use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::ColumnDescPtr;
 
+use super::encode::{encode_chunk, Chunk, ChunkValues};
+use super::schema::statistics_pay;
 use crate::error::Error;
 use crate::model::record::{Column, Kind, Record};
 use crate::model::symbol::{Sym, Symbols};
 
-/// Values handed to a column writer at a time.
-const BATCH: usize = 8192;
-
-/// An integer column: its values, and a definition level per row (0 null).
+/// An integer column: the values of the rows that have one, and whether
+/// each row has one.
 #[derive(Default)]
 struct Ints {
     values: Vec<i64>,
-    defined: Vec<i16>,
+    defined: Vec<bool>,
 }
 
 impl Ints {
     fn push(&mut self, v: Option<i64>) {
-        self.defined.push(i16::from(v.is_some()));
+        self.defined.push(v.is_some());
         self.values.extend(v);
+    }
+
+    fn clear(&mut self) {
+        self.values.clear();
+        self.defined.clear();
     }
 }
 
-/// A text column: every row's bytes end to end, and where each ends; an
-/// empty text is a null (the stream has no empty value).
+/// A text column: the texts of the rows that have one, end to end, where
+/// each ends, and whether each row has one (an empty text is a null: the
+/// stream has no empty value).
 #[derive(Default)]
 struct Texts {
     data: Vec<u8>,
     ends: Vec<usize>,
+    defined: Vec<bool>,
 }
 
 impl Texts {
     fn push(&mut self, text: &str) {
-        self.data.extend_from_slice(text.as_bytes());
-        self.ends.push(self.data.len());
+        self.defined.push(!text.is_empty());
+        if !text.is_empty() {
+            self.data.extend_from_slice(text.as_bytes());
+            self.ends.push(self.data.len());
+        }
     }
 
-    /// Each row's value: a slice of one shared buffer, not a copy. The
-    /// buffer goes with the values; the next row group's starts as large.
-    fn values(&mut self) -> impl Iterator<Item = Option<ByteArray>> + '_ {
-        let next = Vec::with_capacity(self.data.len());
-        let data = Bytes::from(std::mem::replace(&mut self.data, next));
-        let mut start = 0;
-        self.ends.iter().map(move |&end| {
-            let value = (end > start).then(|| ByteArray::from(data.slice(start..end)));
-            start = end;
-            value
-        })
+    fn clear(&mut self) {
+        self.data.clear();
+        self.ends.clear();
+        self.defined.clear();
     }
 }
 
@@ -119,14 +121,9 @@ impl RowGroup {
         self.text_bytes = 0;
         self.kinds.clear();
         self.syms.iter_mut().for_each(Vec::clear);
-        for ints in &mut self.ints {
-            ints.values.clear();
-            ints.defined.clear();
-        }
-        for texts in self.texts.iter_mut().chain(&mut self.extra) {
-            texts.data.clear();
-            texts.ends.clear();
-        }
+        self.ints.iter_mut().for_each(Ints::clear);
+        self.texts.iter_mut().for_each(Texts::clear);
+        self.extra.iter_mut().for_each(Texts::clear);
         self.seq.clear();
     }
 
@@ -178,35 +175,50 @@ impl RowGroup {
     }
 }
 
-/// The text of each symbol and kind as a Parquet value, made once.
+/// A row group's dictionary of one identifier column: each symbol's key,
+/// numbered as first met. Memory: two numbers per symbol of the table.
 #[derive(Default)]
-pub struct ValueCache {
-    syms: Vec<Option<ByteArray>>,
-    kinds: Vec<Option<ByteArray>>,
+struct SymKeys {
+    /// Per symbol: the row group it was last numbered in, and its key.
+    seen: Vec<(u32, u32)>,
+    /// The current row group's number (from 1: 0 is never).
+    group: u32,
+    /// The symbols numbered, by key.
+    used: Vec<Sym>,
+    keys: Vec<u32>,
 }
 
-impl ValueCache {
-    fn sym(&mut self, sym: Sym, symbols: &Symbols) -> Option<ByteArray> {
-        if sym.is_empty() {
-            return None;
+impl SymKeys {
+    /// Numbers the non-empty symbols of `syms` for a new row group.
+    fn number(&mut self, syms: &[Sym]) -> Vec<bool> {
+        self.group += 1;
+        self.used.clear();
+        self.keys.clear();
+        let mut defined = Vec::with_capacity(syms.len());
+        for &sym in syms {
+            defined.push(!sym.is_empty());
+            if sym.is_empty() {
+                continue;
+            }
+            let i = sym.index();
+            if self.seen.len() <= i {
+                self.seen.resize(i + 1, (0, 0));
+            }
+            if self.seen[i].0 != self.group {
+                self.seen[i] = (self.group, self.used.len() as u32);
+                self.used.push(sym);
+            }
+            self.keys.push(self.seen[i].1);
         }
-        let i = sym.index();
-        if self.syms.len() <= i {
-            self.syms.resize(i + 1, None);
-        }
-        let text = || ByteArray::from(Bytes::copy_from_slice(symbols.text(sym).as_bytes()));
-        Some(self.syms[i].get_or_insert_with(text).clone())
+        defined
     }
+}
 
-    fn kind(&mut self, kind: Kind) -> ByteArray {
-        let i = kind as usize;
-        if self.kinds.len() <= i {
-            self.kinds.resize(i + 1, None);
-        }
-        // A static text: its copies count no references.
-        let text = || ByteArray::from(Bytes::from_static(kind.as_str().as_bytes()));
-        self.kinds[i].get_or_insert_with(text).clone()
-    }
+/// The dictionaries of a writer's identifier columns, kept from one row
+/// group to the next so their memory is allocated once.
+#[derive(Default)]
+pub struct Dictionaries {
+    syms: [SymKeys; 5],
 }
 
 /// A Parquet error about output `name`: a broken pipe stays one, so a
@@ -220,31 +232,6 @@ pub fn write_error(name: &str, e: parquet::errors::ParquetError) -> Error {
     Error::file(name, format!("writing Parquet: {e}"))
 }
 
-/// Writes `values` (one per row, `None` null) to a column, a batch at a
-/// time.
-fn write_column<T: DataType>(
-    writer: &mut parquet::column::writer::ColumnWriterImpl<'_, T>,
-    values: impl Iterator<Item = Option<T::T>>,
-    required: bool,
-) -> parquet::errors::Result<()> {
-    let (mut batch, mut defined) = (Vec::with_capacity(BATCH), Vec::with_capacity(BATCH));
-    let mut flush = |batch: &mut Vec<T::T>, defined: &mut Vec<i16>| {
-        let levels = (!required).then_some(defined.as_slice());
-        writer.write_batch(batch, levels, None)?;
-        batch.clear();
-        defined.clear();
-        Ok::<(), parquet::errors::ParquetError>(())
-    };
-    for value in values {
-        defined.push(i16::from(value.is_some()));
-        batch.extend(value);
-        if defined.len() == BATCH {
-            flush(&mut batch, &mut defined)?;
-        }
-    }
-    flush(&mut batch, &mut defined)
-}
-
 /// Writes `rows` as one row group of `file`, whose columns are the
 /// standard ones but `left_out`, then the extra ones, then the stream
 /// places when kept; empties `rows`.
@@ -252,55 +239,102 @@ pub fn write_row_group<W: std::io::Write + Send>(
     file: &mut SerializedFileWriter<W>,
     rows: &mut RowGroup,
     left_out: Option<Column>,
-    cache: &mut ValueCache,
+    dictionaries: &mut Dictionaries,
     symbols: &Symbols,
 ) -> parquet::errors::Result<()> {
+    let descrs: Vec<ColumnDescPtr> = file.schema_descr().columns().to_vec();
+    let mut descrs = descrs.into_iter();
     let mut group = file.next_row_group()?;
+    let n = rows.rows;
+    let mut append = |chunk: &Chunk| -> parquet::errors::Result<()> {
+        let descr = descrs.next().expect("a column per field");
+        let (bytes, close) = encode_chunk(descr, chunk)?;
+        group.append_column(&bytes, close)
+    };
     for column in Column::ALL.into_iter().filter(|&c| Some(c) != left_out) {
-        let mut writer = group.next_column()?.expect("a column per field");
+        let statistics = statistics_pay(column);
         match slot(column) {
             ColumnSlot::Kind => {
-                let values = rows.kinds.iter().map(|&k| Some(cache.kind(k)));
-                write_column(writer.typed::<ByteArrayType>(), values, true)?;
+                let mut used: Vec<Kind> = Vec::new();
+                let keys: Vec<u32> = (rows.kinds.iter())
+                    .map(|&k| match used.iter().position(|&u| u == k) {
+                        Some(key) => key as u32,
+                        None => {
+                            used.push(k);
+                            (used.len() - 1) as u32
+                        }
+                    })
+                    .collect();
+                let dictionary: Vec<&[u8]> = used.iter().map(|k| k.as_str().as_bytes()).collect();
+                let values = ChunkValues::Keys {
+                    keys: &keys,
+                    dictionary: &dictionary,
+                };
+                append(&Chunk {
+                    defined: None,
+                    values,
+                    rows: n,
+                    statistics,
+                })?;
             }
             ColumnSlot::Sym(i) => {
-                let values = rows.syms[i].iter().map(|&s| cache.sym(s, symbols));
-                write_column(writer.typed::<ByteArrayType>(), values, false)?;
+                let keys = &mut dictionaries.syms[i];
+                let defined = keys.number(&rows.syms[i]);
+                let dictionary: Vec<&[u8]> = keys
+                    .used
+                    .iter()
+                    .map(|&s| symbols.text(s).as_bytes())
+                    .collect();
+                let values = ChunkValues::Keys {
+                    keys: &keys.keys,
+                    dictionary: &dictionary,
+                };
+                append(&Chunk {
+                    defined: Some(&defined),
+                    values,
+                    rows: n,
+                    statistics,
+                })?;
             }
-            ColumnSlot::Int(i) => write_ints(writer.typed::<Int64Type>(), &rows.ints[i])?,
-            ColumnSlot::Text(i) => write_column(
-                writer.typed::<ByteArrayType>(),
-                rows.texts[i].values(),
-                false,
-            )?,
+            ColumnSlot::Int(i) => {
+                let ints = &rows.ints[i];
+                let values = ChunkValues::Ints(&ints.values);
+                append(&Chunk {
+                    defined: Some(&ints.defined),
+                    values,
+                    rows: n,
+                    statistics,
+                })?;
+            }
+            ColumnSlot::Text(i) => append(&text_chunk(&rows.texts[i], n))?,
         }
-        writer.close()?;
     }
-    for texts in &mut rows.extra {
-        let mut writer = group.next_column()?.expect("a column per field");
-        write_column(writer.typed::<ByteArrayType>(), texts.values(), false)?;
-        writer.close()?;
+    for texts in &rows.extra {
+        append(&text_chunk(texts, n))?;
     }
-    if let Some(mut writer) = group.next_column()? {
-        writer
-            .typed::<Int64Type>()
-            .write_batch(&rows.seq, None, None)?;
-        writer.close()?;
+    if !rows.seq.is_empty() {
+        let values = ChunkValues::Ints(&rows.seq);
+        append(&Chunk {
+            defined: None,
+            values,
+            rows: n,
+            statistics: true,
+        })?;
     }
     group.close()?;
     rows.clear();
     Ok(())
 }
 
-fn write_ints(
-    writer: &mut parquet::column::writer::ColumnWriterImpl<'_, Int64Type>,
-    ints: &Ints,
-) -> parquet::errors::Result<()> {
-    let mut at = 0;
-    for defined in ints.defined.chunks(BATCH) {
-        let n = defined.iter().filter(|&&d| d == 1).count();
-        writer.write_batch(&ints.values[at..at + n], Some(defined), None)?;
-        at += n;
+fn text_chunk(texts: &Texts, rows: usize) -> Chunk<'_> {
+    let values = ChunkValues::Texts {
+        data: &texts.data,
+        ends: &texts.ends,
+    };
+    Chunk {
+        defined: Some(&texts.defined),
+        values,
+        rows,
+        statistics: false,
     }
-    Ok(())
 }

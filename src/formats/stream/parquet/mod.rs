@@ -3,6 +3,7 @@
 //! time, and read back from a file or a Hive-partitioned folder.
 
 mod columns;
+mod encode;
 mod part;
 pub mod schema;
 pub mod writer;

@@ -43,23 +43,6 @@ impl Storage {
     }
 }
 
-/// Whether a dictionary pays for `column`: few distinct values, repeated.
-pub fn dictionary_pays(column: Column) -> bool {
-    matches!(
-        column,
-        Column::Kind
-            | Column::Loc
-            | Column::Cat
-            | Column::Name
-            | Column::Peer
-            | Column::Comm
-            | Column::Depth
-            | Column::Tag
-            | Column::Size
-            | Column::Flags
-    )
-}
-
 /// Whether `column`'s minimum and maximum per page and row group pay for
 /// comparing every value: the integers (a time window skips row groups)
 /// and the locations and names queries select.

@@ -5,16 +5,13 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use parquet::basic::{Compression, Encoding, ZstdLevel};
+use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
-use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterPropertiesPtr};
+use parquet::file::properties::{WriterProperties, WriterPropertiesPtr};
 use parquet::file::writer::SerializedFileWriter;
-use parquet::schema::types::TypePtr;
 
-use super::columns::{write_error, write_row_group, RowGroup, ValueCache};
-use super::schema::{
-    dictionary_pays, hive_escape, message, statistics_pay, DECLARATIONS_KEY, FORMAT_KEY, SEQ,
-};
+use super::columns::{write_error, write_row_group, Dictionaries, RowGroup};
+use super::schema::{hive_escape, message, DECLARATIONS_KEY, FORMAT_KEY};
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
 use crate::formats::stream::jsonl::encode_row;
@@ -74,26 +71,14 @@ pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSin
     Ok(Box::new(writer))
 }
 
-/// The properties of a written file: zstd, dictionaries where they pay,
-/// times delta-encoded; `metadata` in its footer.
-fn properties(schema: &TypePtr, metadata: Vec<KeyValue>) -> WriterPropertiesPtr {
-    let mut builder = WriterProperties::builder()
+/// The properties of a written file: its footer's `metadata` and who
+/// wrote it (the column chunks are encoded by `encode`, not by the
+/// properties' rules).
+fn properties(metadata: Vec<KeyValue>) -> WriterPropertiesPtr {
+    let builder = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
         .set_created_by(format!("tracepipe {}", env!("CARGO_PKG_VERSION")))
         .set_key_value_metadata(Some(metadata));
-    for field in schema.get_fields() {
-        let name = field.name();
-        let column = Column::from_name(name);
-        let pays = column.is_some_and(dictionary_pays);
-        builder = builder.set_column_dictionary_enabled(name.into(), pays);
-        if !column.is_some_and(statistics_pay) && name != SEQ {
-            builder = builder.set_column_statistics_enabled(name.into(), EnabledStatistics::None);
-        }
-        if matches!(column, Some(Column::Time | Column::End)) || name == SEQ {
-            // Times grow: their differences are small.
-            builder = builder.set_column_encoding(name.into(), Encoding::DELTA_BINARY_PACKED);
-        }
-    }
     Arc::new(builder.build())
 }
 
@@ -116,7 +101,7 @@ pub struct ParquetWriter {
     file: SerializedFileWriter<Output>,
     name: String,
     rows: RowGroup,
-    cache: ValueCache,
+    dictionaries: Dictionaries,
     symbols: Symbols,
     extra: Vec<String>,
     group_rows: usize,
@@ -128,14 +113,14 @@ impl ParquetWriter {
     pub fn new(out: Output, opts: &WriteOptions, group_rows: usize) -> Result<ParquetWriter> {
         let name = out.name().to_string();
         let schema = message(None, &opts.extra_columns, false)?;
-        let props = properties(&schema, vec![format_metadata()]);
+        let props = properties(vec![format_metadata()]);
         let file =
             SerializedFileWriter::new(out, schema, props).map_err(|e| write_error(&name, e))?;
         Ok(ParquetWriter {
             file,
             name,
             rows: RowGroup::new(opts.extra_columns.len()),
-            cache: ValueCache::default(),
+            dictionaries: Dictionaries::default(),
             symbols: opts.symbols.clone(),
             extra: opts.extra_columns.clone(),
             group_rows,
@@ -152,8 +137,8 @@ impl ParquetWriter {
     }
 
     fn flush(&mut self) -> Result<()> {
-        let (rows, cache, symbols) = (&mut self.rows, &mut self.cache, &self.symbols);
-        write_row_group(&mut self.file, rows, None, cache, symbols)
+        let (rows, dictionaries) = (&mut self.rows, &mut self.dictionaries);
+        write_row_group(&mut self.file, rows, None, dictionaries, &self.symbols)
             .map_err(|e| write_error(&self.name, e))
     }
 
@@ -249,7 +234,7 @@ pub struct PartitionedWriter {
     seq: i64,
     /// Bytes held by all partitions.
     held: usize,
-    cache: ValueCache,
+    dictionaries: Dictionaries,
     symbols: Symbols,
     extra: Vec<String>,
     group_rows: usize,
@@ -276,7 +261,7 @@ impl PartitionedWriter {
             declarations: DeclarationRows::default(),
             seq: 0,
             held: 0,
-            cache: ValueCache::default(),
+            dictionaries: Dictionaries::default(),
             symbols: opts.symbols.clone(),
             extra: opts.extra_columns.clone(),
             group_rows,
@@ -349,12 +334,12 @@ impl PartitionedWriter {
             KeyValue::new(DECLARATIONS_KEY.to_string(), declarations),
         ];
         let schema = message(Some(self.by), &self.extra, true)?;
-        let props = properties(&schema, metadata);
+        let props = properties(metadata);
         self.held -= part.rows.bytes();
-        let (by, cache, symbols) = (Some(self.by), &mut self.cache, &self.symbols);
+        let (by, dictionaries, symbols) = (Some(self.by), &mut self.dictionaries, &self.symbols);
         let write = |out, rows| -> parquet::errors::Result<SerializedFileWriter<Output>> {
             let mut file = SerializedFileWriter::new(out, schema, props)?;
-            write_row_group(&mut file, rows, by, cache, symbols)?;
+            write_row_group(&mut file, rows, by, dictionaries, symbols)?;
             file.finish()?;
             Ok(file)
         };
