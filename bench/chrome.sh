@@ -7,6 +7,7 @@
 # Usage: bench/chrome.sh [EVENTS] [ROUNDS]   (default 2 000 000 CPU events: 3.1 M events, ~500 MB; 3 rounds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 events=${1:-2000000}
 rounds=${2:-3}
 json=bench/data/kineto-$events.json
@@ -17,20 +18,14 @@ bytes=$(stat -c %s "$json")
 cat "$json" > /dev/null
 echo "CPU events: $events; file: $bytes bytes"
 names=("jq -c '.traceEvents[]' | wc -l" "trace-cat (TSV)" "trace-stat profile")
-best=(0 0 0) rss=(0 0 0)
-for _ in $(seq "$rounds"); do
-  for i in 0 1 2; do
-    case $i in
-      0) cmd=(bash -c "jq -c '.traceEvents[]' '$json' | wc -l") ;;
-      1) cmd=(target/release/trace-cat --no-progress -q "$json") ;;
-      2) cmd=(target/release/trace-stat --no-progress -q profile "$json") ;;
-    esac
-    s=$(date +%s%N)
-    r=$( { /usr/bin/time -f %M "${cmd[@]}" > /dev/null; } 2>&1 | tail -1 )
-    e=$(date +%s%N)
-    if [ "${best[$i]}" = 0 ] || [ $((e - s)) -lt "${best[$i]}" ]; then best[$i]=$((e - s)); rss[$i]=$r; fi
-  done
-done
+command_of() {
+  case $1 in
+    0) cmd=(bash -c "jq -c '.traceEvents[]' '$json' | wc -l") ;;
+    1) cmd=(target/release/trace-cat --no-progress -q "$json") ;;
+    2) cmd=(target/release/trace-stat --no-progress -q profile "$json") ;;
+  esac
+}
+alternate "$rounds" 3
 for i in 0 1 2; do
   awk -v n="${names[$i]}" -v ns="${best[$i]}" -v b="$bytes" -v kb="${rss[$i]}" -v jq="${best[0]}" \
     'BEGIN { printf "%s\t%.2f s\t%.0f MB/s\tpeak RSS %.1f MiB\t%.1fx jq\n", n, ns / 1e9, b / (ns / 1e9) / 1e6, kb / 1024, jq / ns }'

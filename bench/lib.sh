@@ -66,3 +66,22 @@ otf2_side_by_side() {
                n, ns / 1e6, ev / (ns / 1e9) / 1e6, ref / ns, kb / 1024 }'
   done
 }
+
+# `alternate ROUNDS N`: runs commands 0..N-1 in turn, ROUNDS times, each
+# with its output to /dev/null; `command_of I` (defined by the caller)
+# sets the array `cmd` to command I. Leaves in `best[I]` its best wall time
+# (ns) and in `rss[I]` that run's peak RSS (KiB).
+alternate() {
+  local rounds=$1 n=$2 i s e r
+  best=() rss=()
+  for i in $(seq 0 $((n - 1))); do best[$i]=0; rss[$i]=0; done
+  for _ in $(seq "$rounds"); do
+    for i in $(seq 0 $((n - 1))); do
+      command_of "$i"
+      s=$(date +%s%N)
+      r=$( { /usr/bin/time -f %M "${cmd[@]}" > /dev/null; } 2>&1 | tail -1 )
+      e=$(date +%s%N)
+      if [ "${best[$i]}" = 0 ] || [ $((e - s)) -lt "${best[$i]}" ]; then best[$i]=$((e - s)); rss[$i]=$r; fi
+    done
+  done
+}

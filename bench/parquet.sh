@@ -17,19 +17,13 @@ target/release/trace-cat --no-progress -q "$tsv" -t parquet -o "$parquet"
 echo "rows: $rows; tsv: $(stat -c %s "$tsv") bytes; parquet: $(stat -c %s "$parquet") bytes" \
   "($(awk -v t="$(stat -c %s "$tsv")" -v p="$(stat -c %s "$parquet")" 'BEGIN { printf "%.1f", t / p }')x smaller)"
 names=("write jsonl (--json)" "write parquet (-t parquet)")
-best=(0 0) rss=(0 0)
-for _ in $(seq "$rounds"); do
-  for i in 0 1; do
-    case $i in
-      0) cmd=(target/release/trace-cat --no-progress -q --json "$tsv") ;;
-      1) cmd=(target/release/trace-cat --no-progress -q -t parquet "$tsv") ;;
-    esac
-    s=$(date +%s%N)
-    r=$( { /usr/bin/time -f %M "${cmd[@]}" > /dev/null; } 2>&1 | tail -1 )
-    e=$(date +%s%N)
-    if [ "${best[$i]}" = 0 ] || [ $((e - s)) -lt "${best[$i]}" ]; then best[$i]=$((e - s)); rss[$i]=$r; fi
-  done
-done
+command_of() {
+  case $1 in
+    0) cmd=(target/release/trace-cat --no-progress -q --json "$tsv") ;;
+    1) cmd=(target/release/trace-cat --no-progress -q -t parquet "$tsv") ;;
+  esac
+}
+alternate "$rounds" 2
 for i in 0 1; do
   awk -v n="${names[$i]}" -v ns="${best[$i]}" -v r="$rows" -v kb="${rss[$i]}" -v j="${best[0]}" \
     'BEGIN { printf "%s\t%.2f s\t%.2f M rows/s\tpeak RSS %.1f MiB\t%.2fx jsonl\n", n, ns / 1e9, r / (ns / 1e9) / 1e6, kb / 1024, j / ns }'
