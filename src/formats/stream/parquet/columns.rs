@@ -4,7 +4,7 @@
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::ColumnDescPtr;
 
-use super::encode::{encode_chunk, Chunk, ChunkValues};
+use super::encode::{ChunkEncoder, ChunkValues, PageFramer, PageRows, PAGE_ROWS};
 use super::schema::statistics_pay;
 use crate::error::Error;
 use crate::model::record::{Column, Kind, Record};
@@ -56,9 +56,17 @@ impl Texts {
     }
 }
 
-/// The rows of one row group, column by column.
+/// A row group being written: its column chunks encoded a page at a
+/// time, and the rows of the page being filled, column by column.
 pub struct RowGroup {
+    /// Rows of the page being filled.
     rows: usize,
+    /// Rows of the pages encoded.
+    encoded: usize,
+    /// Bytes of the pages encoded.
+    encoded_bytes: usize,
+    chunks: Vec<ChunkEncoder>,
+    keys: GroupKeys,
     kinds: Vec<Kind>,
     /// `loc`, `cat`, `name`, `peer`, `comm`, as in [`Record::syms`].
     syms: [Vec<Sym>; 5],
@@ -105,6 +113,10 @@ impl RowGroup {
     pub fn new(extra: usize) -> RowGroup {
         RowGroup {
             rows: 0,
+            encoded: 0,
+            encoded_bytes: 0,
+            chunks: Vec::new(),
+            keys: GroupKeys::default(),
             kinds: Vec::new(),
             syms: Default::default(),
             ints: Default::default(),
@@ -115,7 +127,8 @@ impl RowGroup {
         }
     }
 
-    /// Empties the row group, keeping what its columns have allocated.
+    /// Empties the page being filled, keeping what its columns have
+    /// allocated.
     fn clear(&mut self) {
         self.rows = 0;
         self.text_bytes = 0;
@@ -127,19 +140,25 @@ impl RowGroup {
         self.seq.clear();
     }
 
-    /// Rows held.
+    /// Rows in the row group.
     pub fn rows(&self) -> usize {
-        self.rows
+        self.encoded + self.rows
     }
 
-    /// About the bytes held: the fixed part of each row and the text.
+    /// About the bytes held: the pages encoded, the fixed part of each row
+    /// of the page being filled, and its text.
     pub fn bytes(&self) -> usize {
-        self.rows * 80 + self.text_bytes
+        self.encoded_bytes + self.rows * 80 + self.text_bytes
     }
 
-    /// The locations of the rows held.
+    /// Whether the page being filled is full.
+    pub fn page_full(&self) -> bool {
+        self.rows >= PAGE_ROWS
+    }
+
+    /// The locations of the rows encoded (after [`RowGroup::encode_page`]).
     pub fn locs(&self) -> &[Sym] {
-        &self.syms[0]
+        &self.keys.used[0]
     }
 
     /// Adds `rec`, whose extra columns are among `extra` (checked by the
@@ -175,50 +194,78 @@ impl RowGroup {
     }
 }
 
-/// A row group's dictionary of one identifier column: each symbol's key,
-/// numbered as first met. Memory: two numbers per symbol of the table.
+/// Each symbol's key in the row group that numbered it last, per
+/// identifier column, shared by the row groups a writer fills (a
+/// partitioned folder's among them). Memory: two numbers per symbol of
+/// the table and column.
 #[derive(Default)]
-struct SymKeys {
-    /// Per symbol: the row group it was last numbered in, and its key.
-    seen: Vec<(u32, u32)>,
-    /// The current row group's number (from 1: 0 is never).
-    group: u32,
-    /// The symbols numbered, by key.
-    used: Vec<Sym>,
-    keys: Vec<u32>,
+pub struct Dictionaries {
+    /// Per column and symbol: the row group that numbered it last, and the
+    /// key it gave.
+    seen: [Vec<(u32, u32)>; 5],
+    /// The last row group's number (from 1: 0 is never).
+    groups: u32,
 }
 
-impl SymKeys {
-    /// Numbers the non-empty symbols of `syms` for a new row group.
-    fn number(&mut self, syms: &[Sym]) -> Vec<bool> {
-        self.group += 1;
-        self.used.clear();
-        self.keys.clear();
-        let mut defined = Vec::with_capacity(syms.len());
+/// A row group's dictionaries: the symbols of each identifier column and
+/// the kinds, by key. A symbol another row group numbered in between is
+/// numbered again: a dictionary may repeat a value, never misplace one.
+#[derive(Default)]
+struct GroupKeys {
+    /// Its number in [`Dictionaries`] (0: none yet).
+    group: u32,
+    used: [Vec<Sym>; 5],
+    kinds: Vec<Kind>,
+}
+
+impl GroupKeys {
+    /// The keys of `syms`' non-empty symbols in column `c`, and whether
+    /// each row has one.
+    fn number(
+        &mut self,
+        c: usize,
+        syms: &[Sym],
+        shared: &mut Dictionaries,
+    ) -> (Vec<u32>, Vec<bool>) {
+        if self.group == 0 {
+            shared.groups += 1;
+            self.group = shared.groups;
+        }
+        let seen = &mut shared.seen[c];
+        let (mut keys, mut defined) = (
+            Vec::with_capacity(syms.len()),
+            Vec::with_capacity(syms.len()),
+        );
         for &sym in syms {
             defined.push(!sym.is_empty());
             if sym.is_empty() {
                 continue;
             }
             let i = sym.index();
-            if self.seen.len() <= i {
-                self.seen.resize(i + 1, (0, 0));
+            if seen.len() <= i {
+                seen.resize(i + 1, (0, 0));
             }
-            if self.seen[i].0 != self.group {
-                self.seen[i] = (self.group, self.used.len() as u32);
-                self.used.push(sym);
+            if seen[i].0 != self.group {
+                seen[i] = (self.group, self.used[c].len() as u32);
+                self.used[c].push(sym);
             }
-            self.keys.push(self.seen[i].1);
+            keys.push(seen[i].1);
         }
-        defined
+        (keys, defined)
     }
-}
 
-/// The dictionaries of a writer's identifier columns, kept from one row
-/// group to the next so their memory is allocated once.
-#[derive(Default)]
-pub struct Dictionaries {
-    syms: [SymKeys; 5],
+    /// The keys of `kinds`.
+    fn kinds(&mut self, kinds: &[Kind]) -> Vec<u32> {
+        let used = &mut self.kinds;
+        let key = |k: &Kind| match used.iter().position(|u| u == k) {
+            Some(key) => key as u32,
+            None => {
+                used.push(*k);
+                (used.len() - 1) as u32
+            }
+        };
+        kinds.iter().map(key).collect()
+    }
 }
 
 /// A Parquet error about output `name`: a broken pipe stays one, so a
@@ -232,109 +279,115 @@ pub fn write_error(name: &str, e: parquet::errors::ParquetError) -> Error {
     Error::file(name, format!("writing Parquet: {e}"))
 }
 
-/// Writes `rows` as one row group of `file`, whose columns are the
-/// standard ones but `left_out`, then the extra ones, then the stream
-/// places when kept; empties `rows`.
-pub fn write_row_group<W: std::io::Write + Send>(
-    file: &mut SerializedFileWriter<W>,
-    rows: &mut RowGroup,
-    left_out: Option<Column>,
-    dictionaries: &mut Dictionaries,
-    symbols: &Symbols,
-) -> parquet::errors::Result<()> {
-    let descrs: Vec<ColumnDescPtr> = file.schema_descr().columns().to_vec();
-    let mut descrs = descrs.into_iter();
-    let mut group = file.next_row_group()?;
-    let n = rows.rows;
-    let mut append = |chunk: &Chunk| -> parquet::errors::Result<()> {
-        let descr = descrs.next().expect("a column per field");
-        let (bytes, close) = encode_chunk(descr, chunk)?;
-        group.append_column(&bytes, close)
-    };
-    for column in Column::ALL.into_iter().filter(|&c| Some(c) != left_out) {
-        let statistics = statistics_pay(column);
-        match slot(column) {
-            ColumnSlot::Kind => {
-                let mut used: Vec<Kind> = Vec::new();
-                let keys: Vec<u32> = (rows.kinds.iter())
-                    .map(|&k| match used.iter().position(|&u| u == k) {
-                        Some(key) => key as u32,
-                        None => {
-                            used.push(k);
-                            (used.len() - 1) as u32
-                        }
-                    })
-                    .collect();
-                let dictionary: Vec<&[u8]> = used.iter().map(|k| k.as_str().as_bytes()).collect();
-                let values = ChunkValues::Keys {
-                    keys: &keys,
-                    dictionary: &dictionary,
-                };
-                append(&Chunk {
-                    defined: None,
-                    values,
-                    rows: n,
-                    statistics,
-                })?;
-            }
-            ColumnSlot::Sym(i) => {
-                let keys = &mut dictionaries.syms[i];
-                let defined = keys.number(&rows.syms[i]);
-                let dictionary: Vec<&[u8]> = keys
-                    .used
-                    .iter()
-                    .map(|&s| symbols.text(s).as_bytes())
-                    .collect();
-                let values = ChunkValues::Keys {
-                    keys: &keys.keys,
-                    dictionary: &dictionary,
-                };
-                append(&Chunk {
-                    defined: Some(&defined),
-                    values,
-                    rows: n,
-                    statistics,
-                })?;
-            }
-            ColumnSlot::Int(i) => {
-                let ints = &rows.ints[i];
-                let values = ChunkValues::Ints(&ints.values);
-                append(&Chunk {
-                    defined: Some(&ints.defined),
-                    values,
-                    rows: n,
-                    statistics,
-                })?;
-            }
-            ColumnSlot::Text(i) => append(&text_chunk(&rows.texts[i], n))?,
+impl RowGroup {
+    /// Encodes the page being filled as the next page of each column
+    /// chunk (the standard columns but `left_out`, the extra ones, the
+    /// stream places when kept), and empties it.
+    pub fn encode_page(
+        &mut self,
+        left_out: Option<Column>,
+        shared: &mut Dictionaries,
+        pages: &mut PageFramer,
+    ) -> parquet::errors::Result<()> {
+        let n = self.rows;
+        if n == 0 {
+            return Ok(());
         }
+        let columns = Column::ALL.into_iter().filter(|&c| Some(c) != left_out);
+        let count = columns.clone().count() + self.extra.len() + usize::from(!self.seq.is_empty());
+        self.chunks.resize_with(count, ChunkEncoder::default);
+        let mut chunks = self.chunks.iter_mut();
+        let mut add = |defined: Option<&[bool]>, values: ChunkValues| {
+            let chunk = chunks.next().expect("a chunk per column");
+            chunk.add_page(
+                &PageRows {
+                    defined,
+                    values,
+                    rows: n,
+                },
+                pages,
+            )
+        };
+        for column in columns {
+            match slot(column) {
+                ColumnSlot::Kind => add(None, ChunkValues::Keys(&self.keys.kinds(&self.kinds)))?,
+                ColumnSlot::Sym(i) => {
+                    let (keys, defined) = self.keys.number(i, &self.syms[i], shared);
+                    add(Some(&defined), ChunkValues::Keys(&keys))?;
+                }
+                ColumnSlot::Int(i) => {
+                    let ints = &self.ints[i];
+                    add(Some(&ints.defined), ChunkValues::Ints(&ints.values))?;
+                }
+                ColumnSlot::Text(i) => {
+                    let texts = &self.texts[i];
+                    add(Some(&texts.defined), text_values(texts))?;
+                }
+            }
+        }
+        for texts in &self.extra {
+            add(Some(&texts.defined), text_values(texts))?;
+        }
+        if !self.seq.is_empty() {
+            add(None, ChunkValues::Ints(&self.seq))?;
+        }
+        self.encoded += n;
+        self.encoded_bytes = self.chunks.iter().map(ChunkEncoder::bytes).sum();
+        self.clear();
+        Ok(())
     }
-    for texts in &rows.extra {
-        append(&text_chunk(texts, n))?;
+
+    /// Writes the row group (its last page encoded first, with
+    /// [`RowGroup::encode_page`]) as the next row group of `file`, whose
+    /// columns are those the pages were encoded for; empties it.
+    pub fn write<W: std::io::Write + Send>(
+        &mut self,
+        file: &mut SerializedFileWriter<W>,
+        left_out: Option<Column>,
+        symbols: &Symbols,
+        pages: &mut PageFramer,
+    ) -> parquet::errors::Result<()> {
+        debug_assert_eq!(self.rows, 0, "the last page is encoded first");
+        let descrs: Vec<ColumnDescPtr> = file.schema_descr().columns().to_vec();
+        let mut group = file.next_row_group()?;
+        let keys = &self.keys;
+        let texts = |c: usize| -> Vec<&[u8]> {
+            keys.used[c]
+                .iter()
+                .map(|&s| symbols.text(s).as_bytes())
+                .collect()
+        };
+        let mut chunks = self.chunks.iter_mut().zip(descrs);
+        for column in Column::ALL.into_iter().filter(|&c| Some(c) != left_out) {
+            let (chunk, descr) = chunks.next().expect("a chunk per column");
+            let stats = statistics_pay(column);
+            let (bytes, close) = match slot(column) {
+                ColumnSlot::Kind => {
+                    let kinds: Vec<&[u8]> =
+                        keys.kinds.iter().map(|k| k.as_str().as_bytes()).collect();
+                    chunk.finish(descr, Some(&kinds), stats, pages)?
+                }
+                ColumnSlot::Sym(i) => chunk.finish(descr, Some(&texts(i)), stats, pages)?,
+                _ => chunk.finish(descr, None, stats, pages)?,
+            };
+            group.append_column(&bytes, close)?;
+        }
+        // The extra columns, then the places (with their range).
+        for (n, (chunk, descr)) in chunks.enumerate() {
+            let stats = n == self.extra.len();
+            let (bytes, close) = chunk.finish(descr, None, stats, pages)?;
+            group.append_column(&bytes, close)?;
+        }
+        group.close()?;
+        self.keys = GroupKeys::default();
+        (self.encoded, self.encoded_bytes) = (0, 0);
+        Ok(())
     }
-    if !rows.seq.is_empty() {
-        let values = ChunkValues::Ints(&rows.seq);
-        append(&Chunk {
-            defined: None,
-            values,
-            rows: n,
-            statistics: true,
-        })?;
-    }
-    group.close()?;
-    rows.clear();
-    Ok(())
 }
 
-fn text_chunk(texts: &Texts, rows: usize) -> Chunk<'_> {
-    let values = ChunkValues::Texts {
+fn text_values(texts: &Texts) -> ChunkValues<'_> {
+    ChunkValues::Texts {
         data: &texts.data,
         ends: &texts.ends,
-    };
-    Chunk {
-        defined: Some(&texts.defined),
-        values,
-        rows,
-        statistics: false,
     }
 }

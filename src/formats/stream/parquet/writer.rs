@@ -10,7 +10,8 @@ use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{WriterProperties, WriterPropertiesPtr};
 use parquet::file::writer::SerializedFileWriter;
 
-use super::columns::{write_error, write_row_group, Dictionaries, RowGroup};
+use super::columns::{write_error, Dictionaries, RowGroup};
+use super::encode::PageFramer;
 use super::schema::{hive_escape, message, DECLARATIONS_KEY, FORMAT_KEY};
 use crate::error::{Error, Result};
 use crate::fasthash::FastMap;
@@ -102,6 +103,7 @@ pub struct ParquetWriter {
     name: String,
     rows: RowGroup,
     dictionaries: Dictionaries,
+    pages: PageFramer,
     symbols: Symbols,
     extra: Vec<String>,
     group_rows: usize,
@@ -116,11 +118,13 @@ impl ParquetWriter {
         let props = properties(vec![format_metadata()]);
         let file =
             SerializedFileWriter::new(out, schema, props).map_err(|e| write_error(&name, e))?;
+        let pages = PageFramer::new().map_err(|e| write_error(&name, e))?;
         Ok(ParquetWriter {
             file,
             name,
             rows: RowGroup::new(opts.extra_columns.len()),
             dictionaries: Dictionaries::default(),
+            pages,
             symbols: opts.symbols.clone(),
             extra: opts.extra_columns.clone(),
             group_rows,
@@ -130,6 +134,11 @@ impl ParquetWriter {
 
     fn push(&mut self, rec: &Record) -> Result<()> {
         self.rows.push(rec, &self.extra, None);
+        if self.rows.page_full() {
+            let (shared, pages) = (&mut self.dictionaries, &mut self.pages);
+            let encoded = self.rows.encode_page(None, shared, pages);
+            encoded.map_err(|e| write_error(&self.name, e))?;
+        }
         if self.rows.rows() >= self.group_rows || self.rows.bytes() >= GROUP_BYTES {
             self.flush()?;
         }
@@ -137,9 +146,11 @@ impl ParquetWriter {
     }
 
     fn flush(&mut self) -> Result<()> {
-        let (rows, dictionaries) = (&mut self.rows, &mut self.dictionaries);
-        write_row_group(&mut self.file, rows, None, dictionaries, &self.symbols)
-            .map_err(|e| write_error(&self.name, e))
+        let (rows, shared, pages) = (&mut self.rows, &mut self.dictionaries, &mut self.pages);
+        let written = rows
+            .encode_page(None, shared, pages)
+            .and_then(|()| rows.write(&mut self.file, None, &self.symbols, pages));
+        written.map_err(|e| write_error(&self.name, e))
     }
 
     fn start(&mut self) -> Result<()> {
@@ -217,6 +228,8 @@ impl DeclarationRows {
 /// written.
 struct Partition {
     folder: OsString,
+    /// The location of a partition by location.
+    loc: Sym,
     rows: RowGroup,
     files: u32,
 }
@@ -235,6 +248,7 @@ pub struct PartitionedWriter {
     /// Bytes held by all partitions.
     held: usize,
     dictionaries: Dictionaries,
+    pages: PageFramer,
     symbols: Symbols,
     extra: Vec<String>,
     group_rows: usize,
@@ -252,6 +266,7 @@ impl PartitionedWriter {
     ) -> Result<PartitionedWriter> {
         old_partitions(&root)?;
         let staging = StagingFolder::create(&root)?;
+        let shown_root = root.display().to_string();
         Ok(PartitionedWriter {
             by,
             root,
@@ -262,6 +277,7 @@ impl PartitionedWriter {
             seq: 0,
             held: 0,
             dictionaries: Dictionaries::default(),
+            pages: PageFramer::new().map_err(|e| write_error(&shown_root, e))?,
             symbols: opts.symbols.clone(),
             extra: opts.extra_columns.clone(),
             group_rows,
@@ -291,6 +307,11 @@ impl PartitionedWriter {
         }
         self.parts.push(Partition {
             folder: folder.into(),
+            loc: if self.by == Column::Loc {
+                rec.loc
+            } else {
+                Sym::EMPTY
+            },
             rows: RowGroup::new(self.extra.len()),
             files: 0,
         });
@@ -306,7 +327,13 @@ impl PartitionedWriter {
         let rows = &mut self.parts[i].rows;
         let before = rows.bytes();
         rows.push(rec, &self.extra, Some(self.seq));
-        self.held += rows.bytes() - before;
+        if rows.page_full() {
+            let (by, shared, pages) = (Some(self.by), &mut self.dictionaries, &mut self.pages);
+            let encoded = rows.encode_page(by, shared, pages);
+            encoded.map_err(|e| write_error(&self.root.display().to_string(), e))?;
+        }
+        // Encoding a page may make it smaller.
+        self.held = (self.held + rows.bytes()).saturating_sub(before);
         self.seq += 1;
         if rows.rows() >= self.group_rows || rows.bytes() >= GROUP_BYTES {
             self.flush(i)?;
@@ -328,21 +355,29 @@ impl PartitionedWriter {
         std::fs::create_dir_all(&folder).map_err(|e| Error::io(&shown, e))?;
         let file = std::fs::File::create(&path).map_err(|e| Error::io(&shown, e))?;
         let out = Output::new(&shown, Box::new(file));
-        let declarations = self.declarations.needed(part.rows.locs());
+        let (by, shared, pages) = (Some(self.by), &mut self.dictionaries, &mut self.pages);
+        let encoded = part.rows.encode_page(by, shared, pages);
+        encoded.map_err(|e| write_error(&shown, e))?;
+        let locs = match part.loc.is_empty() {
+            true => part.rows.locs(),
+            false => std::slice::from_ref(&part.loc),
+        };
+        let declarations = self.declarations.needed(locs);
         let metadata = vec![
             format_metadata(),
             KeyValue::new(DECLARATIONS_KEY.to_string(), declarations),
         ];
         let schema = message(Some(self.by), &self.extra, true)?;
         let props = properties(metadata);
-        self.held -= part.rows.bytes();
-        let (by, dictionaries, symbols) = (Some(self.by), &mut self.dictionaries, &self.symbols);
-        let write = |out, rows| -> parquet::errors::Result<SerializedFileWriter<Output>> {
-            let mut file = SerializedFileWriter::new(out, schema, props)?;
-            write_row_group(&mut file, rows, by, dictionaries, symbols)?;
-            file.finish()?;
-            Ok(file)
-        };
+        self.held = self.held.saturating_sub(part.rows.bytes());
+        let symbols = &self.symbols;
+        let write =
+            |out, rows: &mut RowGroup| -> parquet::errors::Result<SerializedFileWriter<Output>> {
+                let mut file = SerializedFileWriter::new(out, schema, props)?;
+                rows.write(&mut file, by, symbols, pages)?;
+                file.finish()?;
+                Ok(file)
+            };
         let mut file = write(out, &mut part.rows).map_err(|e| write_error(&shown, e))?;
         file.inner_mut().finish()?;
         part.files += 1;
