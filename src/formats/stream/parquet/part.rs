@@ -108,7 +108,10 @@ impl PartFile {
         } = file;
         let name = name.as_str();
         let file = File::open(&path).map_err(|e| Error::io(name, e))?;
-        let reader = SerializedFileReader::new(file).map_err(|e| parquet_error(name, e))?;
+        let len = file.metadata().map_err(|e| Error::io(name, e))?.len();
+        let reader =
+            guarded(|| SerializedFileReader::new(file)).map_err(|e| parquet_error(name, e))?;
+        check_layout(name, &reader, len)?;
         let columns = file_columns(name, &reader, extra)?;
         let has = |c: Column| columns.iter().any(|f| f.target == Target::Std(c));
         let constants: Vec<_> = constants.into_iter().filter(|(c, _)| !has(*c)).collect();
@@ -205,13 +208,13 @@ impl PartFile {
             if self.group == self.reader.num_row_groups() {
                 return Ok(false);
             }
-            let group = self
-                .reader
-                .get_row_group(self.group)
-                .map_err(|e| parquet_error(&self.name, e))?;
-            let cursors = (0..self.columns.len())
-                .map(|j| Cursor::new(group.as_ref(), j))
-                .collect::<parquet::errors::Result<Vec<_>>>();
+            let (reader, group, columns) = (&self.reader, self.group, self.columns.len());
+            let cursors = guarded(|| {
+                let group = reader.get_row_group(group)?;
+                (0..columns)
+                    .map(|j| Cursor::new(group.as_ref(), j))
+                    .collect::<parquet::errors::Result<Vec<_>>>()
+            });
             self.cursors = cursors.map_err(|e| parquet_error(&self.name, e))?;
             self.group += 1;
         }
@@ -222,7 +225,7 @@ impl PartFile {
     fn read_batch(&mut self) -> Result<usize> {
         let mut rows = None;
         for (column, cursor) in self.columns.iter().zip(&mut self.cursors) {
-            let read = cursor.read().map_err(|e| {
+            let read = guarded(|| cursor.read()).map_err(|e| {
                 Error::file(
                     &self.name,
                     format!("row group {}, column `{}`: {e}", self.group, column.name),
@@ -305,6 +308,65 @@ fn file_columns(
         });
     }
     Ok(columns)
+}
+
+/// What `f` gives, or an error where the parquet crate panics: it asserts
+/// some properties of the data it decodes (a variable-length integer of
+/// ten bytes at most, in a damaged delta-encoded page) rather than
+/// returning an error. Its message is printed by the panic hook before
+/// the reader reports the file.
+fn guarded<T>(f: impl FnOnce() -> parquet::errors::Result<T>) -> parquet::errors::Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(panic) => {
+            let why = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("a panic");
+            Err(parquet::errors::ParquetError::General(format!(
+                "damaged data ({why})"
+            )))
+        }
+    }
+}
+
+/// Checks that every column chunk the footer names lies inside the file
+/// (the parquet crate takes it on trust, and panics on a negative one).
+fn check_layout(name: &str, reader: &SerializedFileReader<File>, len: u64) -> Result<()> {
+    for (g, group) in reader.metadata().row_groups().iter().enumerate() {
+        if group.num_rows() < 0 {
+            return Err(Error::file(
+                name,
+                format!("row group {g} has {} rows", group.num_rows()),
+            ));
+        }
+        for chunk in group.columns() {
+            let offsets = [
+                Some(chunk.data_page_offset()),
+                chunk.dictionary_page_offset(),
+            ];
+            let start = chunk
+                .dictionary_page_offset()
+                .unwrap_or(chunk.data_page_offset());
+            let inside = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(chunk.compressed_size()).ok())
+                .and_then(|(start, size)| start.checked_add(size))
+                .is_some_and(|end| end <= len);
+            if !inside || offsets.into_iter().flatten().any(|o| o < 0) {
+                return Err(Error::file(
+                    name,
+                    format!(
+                        "row group {g}, column `{}`: its pages (byte {start}, {} bytes) lie outside the file",
+                        chunk.column_path(),
+                        chunk.compressed_size()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Refuses a physical type no stream column can hold.
