@@ -234,16 +234,17 @@ impl ParquetReader {
         let seq = match &mut self.lanes[lane] {
             Lane::File(part) => {
                 let read = part.next(head, &mut self.syms, &self.extra);
-                let at = Location::Row {
+                // Made only for an error: a row read is not located.
+                let at = |part: &PartFile| Location::Row {
                     file: part.name.clone(),
                     row: part.rows,
                 };
-                if !read.map_err(|e| e.at(at.clone()))? {
+                if !read.map_err(|e| e.at(at(part)))? {
                     return Ok(());
                 }
                 part.seq.ok_or_else(|| {
                     Error::Record("no `seq`: a partition's files keep each row's place".into())
-                        .at(at)
+                        .at(at(part))
                 })?
             }
             Lane::Declarations(rows) => match rows.pop() {
