@@ -246,13 +246,47 @@ fn push_plain_text(body: &mut Vec<u8>, text: &[u8]) {
 }
 
 /// Definition levels (0 or 1) as a v1 data page starts: their length, then
-/// the hybrid encoding.
+/// the hybrid encoding, found a byte of eight levels at a time: two or
+/// more whole bytes of equal levels make an RLE run, the bytes between
+/// them are bit-packed as they are.
 fn push_levels(body: &mut Vec<u8>, defined: &[bool]) {
     let at = body.len();
     body.extend_from_slice(&[0; 4]);
-    push_hybrid(body, defined, 1);
+    let bytes: Vec<u8> = defined.chunks(8).map(level_byte).collect();
+    let whole = defined.len() / 8;
+    let (mut packed, mut j) = (0, 0);
+    while j < whole {
+        let byte = bytes[j];
+        if byte != 0 && byte != 0xff {
+            j += 1;
+            continue;
+        }
+        let run = bytes[j..whole].iter().take_while(|&&b| b == byte).count();
+        if run >= 2 {
+            push_packed_levels(body, &bytes[packed..j]);
+            push_varint(body, (run as u64 * 8) << 1);
+            body.push(byte & 1);
+            packed = j + run;
+        }
+        j += run;
+    }
+    push_packed_levels(body, &bytes[packed..]);
     let len = (body.len() - at - 4) as u32;
     body[at..at + 4].copy_from_slice(&len.to_le_bytes());
+}
+
+/// Up to eight levels as a byte, the first the least significant bit.
+fn level_byte(levels: &[bool]) -> u8 {
+    let set = levels.iter().enumerate();
+    set.fold(0, |byte, (k, &d)| byte | (u8::from(d) << k))
+}
+
+/// Bytes of eight levels as bit-packed runs of at most 63 groups.
+fn push_packed_levels(body: &mut Vec<u8>, bytes: &[u8]) {
+    for run in bytes.chunks(63) {
+        body.push(((run.len() << 1) | 1) as u8);
+        body.extend_from_slice(run);
+    }
 }
 
 /// Bits needed for `max`, at least 1.
@@ -267,8 +301,14 @@ fn bit_width(max: u64) -> u32 {
 fn push_hybrid<T: Copy + PartialEq + Into<u32>>(body: &mut Vec<u8>, values: &[T], width: u32) {
     let n = values.len();
     let (mut packed, mut i) = (0, 0);
-    while i < n {
-        let run = values[i..].iter().take_while(|&&v| v == values[i]).count();
+    while i + 8 <= n {
+        // A run of eight needs its eighth value equal to its first: most
+        // places fail that at once.
+        if values[i + 7] != values[i] {
+            i += 1;
+            continue;
+        }
+        let run = run_length(&values[i..]);
         if run < 8 {
             i += run;
             continue;
@@ -286,6 +326,20 @@ fn push_hybrid<T: Copy + PartialEq + Into<u32>>(body: &mut Vec<u8>, values: &[T]
     push_bit_packed(body, &values[packed..], width);
 }
 
+/// How many values `values` starts with equal to its first, compared
+/// sixteen at a time where it can.
+fn run_length<T: Copy + PartialEq>(values: &[T]) -> usize {
+    let first = values[0];
+    let mut run = 0;
+    for chunk in values.chunks_exact(16) {
+        if !chunk.iter().fold(true, |all, &v| all & (v == first)) {
+            break;
+        }
+        run += 16;
+    }
+    run + values[run..].iter().take_while(|&&v| v == first).count()
+}
+
 /// Bit-packed runs of `values` (whole groups of eight but at the end),
 /// least significant bit first, at most 63 groups a run (a one-byte
 /// header, as every reader takes).
@@ -293,25 +347,22 @@ fn push_bit_packed<T: Copy + Into<u32>>(body: &mut Vec<u8>, values: &[T], width:
     for run in values.chunks(63 * 8) {
         let groups = run.len().div_ceil(8);
         body.push(((groups << 1) | 1) as u8);
+        // Whole bytes leave the accumulator four at a time: it holds less
+        // than 32 bits between values and a value at most 32.
         let (mut acc, mut bits) = (0u64, 0u32);
-        for group in run.chunks(8) {
-            for &v in group {
-                acc |= u64::from(v.into()) << bits;
-                bits += width;
-                while bits >= 8 {
-                    body.push(acc as u8);
-                    acc >>= 8;
-                    bits -= 8;
-                }
-            }
-            // A last group short of eight is padded with zeros.
-            bits += width * (8 - group.len() as u32);
-            while bits >= 8 {
-                body.push(acc as u8);
-                acc >>= 8;
-                bits -= 8;
+        for &v in run {
+            acc |= u64::from(v.into()) << bits;
+            bits += width;
+            if bits >= 32 {
+                body.extend_from_slice(&(acc as u32).to_le_bytes());
+                acc >>= 32;
+                bits -= 32;
             }
         }
+        // A last group short of eight is padded with zeros.
+        let bytes = (bits + width * ((8 - run.len() % 8) % 8) as u32) as usize / 8;
+        body.extend_from_slice(&acc.to_le_bytes()[..bytes.min(8)]);
+        body.resize(body.len() + bytes.saturating_sub(8), 0);
     }
 }
 
@@ -394,6 +445,13 @@ mod tests {
         let mut levels = Vec::new();
         push_levels(&mut levels, &[true, false, true]);
         assert_eq!(levels, [2, 0, 0, 0, 0b11, 0b101]);
+        // A mixed byte, then 24 levels set as one run, then three left.
+        let mut defined = vec![false, true, false, false, false, false, false, false];
+        defined.extend([true; 24]);
+        defined.extend([false, false, true]);
+        let mut levels = Vec::new();
+        push_levels(&mut levels, &defined);
+        assert_eq!(levels, [6, 0, 0, 0, 0b11, 0b10, 48, 1, 0b11, 0b100]);
         // Three values, then 200 equal ones: the three topped up to a
         // group from the run, the rest one RLE run (count 195, varint).
         let mut keys = vec![1u32, 2, 3];
@@ -402,6 +460,14 @@ mod tests {
         push_hybrid(&mut body, &keys, 9);
         assert_eq!(body.len(), 1 + 9 + 2 + 2);
         assert_eq!(&body[10..], [0x86, 0x03, 44, 1]);
+        // Five 13-bit values: a group padded with three zeros (39 bits).
+        let mut body = Vec::new();
+        push_bit_packed(&mut body, &[0x1fffu32, 0, 0x1fff, 0, 1], 13);
+        let mut expected = vec![0b11, 0xff, 0x1f, 0, 0xfc, 0x7f, 0, 0x10];
+        expected.resize(1 + 13, 0);
+        assert_eq!(body, expected);
+        assert_eq!(run_length(&[3u32; 40]), 40);
+        assert_eq!(run_length(&[1u8, 1, 2]), 2);
         assert_eq!(
             (bit_width(0), bit_width(1), bit_width(2), bit_width(255)),
             (1, 1, 2, 8)
