@@ -30,11 +30,11 @@ _trace__cat() {
             fi
             case "${prev}" in
                 --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 --loc)

@@ -5,6 +5,7 @@ paje\t''
 pallas\t''
 otf2\t''
 trace\t''
+paraver\t''
 stf\t''
 stf-dump\t''
 chrome\t''"

@@ -69,11 +69,11 @@ _trace__stat() {
             fi
             case "${prev}" in
                 --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 --loc)
@@ -151,11 +151,11 @@ _trace__stat() {
             fi
             case "${prev}" in
                 --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 --loc)
@@ -229,11 +229,11 @@ _trace__stat() {
             fi
             case "${prev}" in
                 --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 --loc)
@@ -319,11 +319,11 @@ _trace__stat() {
             fi
             case "${prev}" in
                 --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 --loc)
@@ -393,11 +393,11 @@ _trace__stat() {
             fi
             case "${prev}" in
                 --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 --loc)
@@ -467,11 +467,11 @@ _trace__stat() {
             fi
             case "${prev}" in
                 --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 --loc)
@@ -545,11 +545,11 @@ _trace__stat() {
             fi
             case "${prev}" in
                 --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 --loc)
@@ -627,11 +627,11 @@ _trace__stat() {
             fi
             case "${prev}" in
                 --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 --loc)
@@ -709,11 +709,11 @@ _trace__stat() {
             fi
             case "${prev}" in
                 --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 --loc)
@@ -783,11 +783,11 @@ _trace__stat() {
             fi
             case "${prev}" in
                 --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 --loc)
@@ -857,11 +857,11 @@ _trace__stat() {
             fi
             case "${prev}" in
                 --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 --loc)
@@ -931,11 +931,11 @@ _trace__stat() {
             fi
             case "${prev}" in
                 --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 --loc)
@@ -1017,11 +1017,11 @@ _trace__stat() {
             fi
             case "${prev}" in
                 --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 --loc)
@@ -1095,11 +1095,11 @@ _trace__stat() {
             fi
             case "${prev}" in
                 --input-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace stf stf-dump chrome" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pallas otf2 trace paraver stf stf-dump chrome" -- "${cur}"))
                     return 0
                     ;;
                 --loc)

@@ -11,6 +11,7 @@ use crate::formats::chrome;
 use crate::formats::otf2;
 use crate::formats::paje;
 use crate::formats::pallas;
+use crate::formats::paraver;
 use crate::formats::stf;
 use crate::formats::stream;
 use crate::formats::trace;
@@ -163,6 +164,19 @@ pub static FORMATS: &[Format] = &[
         writes_beside: None,
     },
     Format {
+        name: "paraver",
+        description: "Paraver (BSC: Extrae, Paraver, Dimemas): name the .prv; its .pcf and .row are read from beside it",
+        extensions: &["prv"],
+        sniff: paraver::sniff,
+        reader: Some(paraver::reader::open_reader),
+        writer: None,
+        frame_sums: None,
+        read_options: &[],
+        write_options: &[],
+        folder_sign: None,
+        writes_beside: None,
+    },
+    Format {
         name: "stf",
         description: "Intel STF (Intel Trace Analyzer and Collector) in tracepipe's documented encoding (docs/stf.md); name the index .stf or the .single.stf",
         extensions: &["stf"],
@@ -243,20 +257,12 @@ pub struct Foreign {
 }
 
 /// The formats recognised but not read.
-pub const FOREIGN: &[Foreign] = &[
-    Foreign {
-        name: "perfetto",
-        what: "a Perfetto protobuf trace",
-        advice: "tracepipe writes this format (-t perfetto) but does not read it",
-        sign: |p| matches!(p.extension, Some("pftrace" | "perfetto-trace")).then(String::new),
-    },
-    Foreign {
-        name: "paraver",
-        what: "a Paraver trace",
-        advice: "tracepipe does not read Paraver traces",
-        sign: |p| p.head.starts_with(b"#Paraver").then(String::new),
-    },
-];
+pub const FOREIGN: &[Foreign] = &[Foreign {
+    name: "perfetto",
+    what: "a Perfetto protobuf trace",
+    advice: "tracepipe writes this format (-t perfetto) but does not read it",
+    sign: |p| matches!(p.extension, Some("pftrace" | "perfetto-trace")).then(String::new),
+}];
 
 /// The recognised-but-unread format of the input `probe` describes, with
 /// the file that shows it, if it is one.

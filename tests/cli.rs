@@ -679,8 +679,8 @@ fn formats_recognised_but_not_read_are_named_and_chrome_json_is_read() {
     fails(
         &["-f", "paraver"],
         &chrome,
-        2,
-        "tracepipe does not read Paraver traces",
+        1,
+        "trace.json:1: expected the Paraver header",
     );
     // Chrome trace JSON is read, in both forms, and through a pipe, where
     // it arrives in pieces.

@@ -360,3 +360,19 @@ fn parquet_by_row() {
         format!("{}: row {row}: refused `e{BAD}`", part.display())
     );
 }
+
+/// Paraver: each row located at its record's line; an event type with no
+/// `.pcf` is an `event` row.
+#[test]
+fn paraver_by_line() {
+    let mut text = String::from("#Paraver (x):99999_ns:0:1:1(1:0)\n");
+    for k in 1..=EVENTS {
+        text.push_str(&format!("2:0:1:1:1:{k}:7:{k}\n"));
+    }
+    let err = error_of(|opts| {
+        let input: Box<dyn std::io::BufRead> = Box::new(std::io::Cursor::new(text.clone()));
+        let reader = tracepipe::formats::paraver::reader::ParaverReader::open("t.prv", input, opts);
+        Box::new(reader.unwrap())
+    });
+    assert_eq!(err, format!("t.prv:{}: refused `type 7`", BAD + 1));
+}

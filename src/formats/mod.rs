@@ -8,6 +8,7 @@ pub mod chrome;
 pub mod otf2;
 pub mod paje;
 pub mod pallas;
+pub mod paraver;
 pub mod stf;
 pub mod stream;
 pub mod trace;

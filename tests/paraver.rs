@@ -1,0 +1,193 @@
+//! The Paraver reader: fixtures written from the format's description
+//! against golden streams, traces Extrae wrote against an independent
+//! count of their records, the analyses on an MPI trace, bad input.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use common::{bin, col, data, kind_of, output_of, scratch};
+
+/// `trace-cat FILE` against `tests/data/paraver/NAME.tsv`
+/// (`TRACEPIPE_BLESS=1` rewrites it).
+fn golden(name: &str) {
+    let got = output_of("trace-cat", &[], &[&data(&format!("paraver/{name}.prv"))]);
+    let file = data(&format!("paraver/{name}.tsv"));
+    if std::env::var_os("TRACEPIPE_BLESS").is_some() {
+        std::fs::write(&file, &got).unwrap();
+    }
+    let expected = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(got, expected, "{name}");
+}
+
+#[test]
+fn fixtures_read_as_their_golden_streams() {
+    // Nodes, a communicator per message, comments, a type-4 record, open
+    // states, a call-stack type changing value without 0, frames that
+    // nest across types, a type the .pcf does not name; then two
+    // applications in µs with no .pcf and no .row.
+    golden("mpi");
+    golden("apps-us");
+}
+
+#[test]
+fn an_mpi_trace_gives_its_calls_and_late_senders() {
+    let trace = data("paraver/mpi.prv");
+    let waits = output_of("trace-stat", &["waits"], &[&trace]);
+    assert!(waits.lines().any(|l| l == "late-sender\t1\t50"), "{waits}");
+    let profile = output_of("trace-stat", &["profile"], &[&trace]);
+    for (name, inclusive) in [("MPI_Send", "50"), ("MPI_Recv", "250")] {
+        let line = profile
+            .lines()
+            .find(|l| l.starts_with(&format!("{name}\t")));
+        let fields: Vec<&str> = line.expect(name).split('\t').collect();
+        assert_eq!((fields[1], fields[2]), ("1", inclusive), "{profile}");
+    }
+}
+
+/// Per thread (`a.t.th`): states, event pairs and messages sent, counted
+/// from the `.prv` by splitting its lines, nothing else.
+fn counted(prv: &Path) -> BTreeMap<(String, &'static str), usize> {
+    let mut counts = BTreeMap::new();
+    let text = std::fs::read_to_string(prv).unwrap();
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(':').collect();
+        let what = match f[0] {
+            "1" => "states",
+            "2" => "pairs",
+            "3" => "messages",
+            _ => continue,
+        };
+        let n = if what == "pairs" {
+            (f.len() - 6) / 2
+        } else {
+            1
+        };
+        *counts.entry((f[2..5].join("."), what)).or_default() += n;
+    }
+    counts
+}
+
+/// The same from the stream: `state` rows on a thread's lane, rows that
+/// carry a pair (`paraver.type`, not made by the reader), `msg` rows.
+fn read(stream: &str) -> BTreeMap<(String, &'static str), usize> {
+    let mut counts = BTreeMap::new();
+    for line in stream.lines() {
+        let (loc, attrs, flags) = (col(line, "loc"), col(line, "attrs"), col(line, "flags"));
+        let (loc, what) = match kind_of(line) {
+            "state" => (loc.trim_end_matches("/state"), "states"),
+            "msg" => (loc, "messages"),
+            _ if attrs.contains("paraver.type=") && !flags.contains('S') => (loc, "pairs"),
+            _ => continue,
+        };
+        *counts.entry((loc.to_string(), what)).or_default() += 1;
+    }
+    counts
+}
+
+#[test]
+fn extrae_traces_agree_with_an_independent_count() {
+    for name in ["my-example", "prime_v0", "trmm_v0"] {
+        let prv = data(&format!("paraver/extrae/{name}.prv"));
+        let stream = output_of("trace-cat", &[], &[&prv]);
+        assert_eq!(read(&stream), counted(&prv), "{name}");
+        // Names come from the .pcf and the .row.
+        for line in stream.lines() {
+            let (kind, name) = (kind_of(line), col(line, "name"));
+            match kind {
+                "enter" | "state" => assert!(name.parse::<i64>().is_err(), "{line}"),
+                "counter" => assert!(!name.starts_with("type "), "{line}"),
+                _ => {}
+            }
+        }
+    }
+    let stream = output_of("trace-cat", &[], &[&data("paraver/extrae/prime_v0.prv")]);
+    assert!(
+        stream.contains("container\t\t\tnode4\tnode\tc7105\t"),
+        "node names from the .row"
+    );
+    let profile = output_of(
+        "trace-stat",
+        &["profile"],
+        &[&data("paraver/extrae/prime_v0.prv")],
+    );
+    let calls: Vec<&str> = profile
+        .lines()
+        .filter(|l| l.starts_with("MPI_"))
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    for call in ["MPI_Init", "MPI_Bcast", "MPI_Reduce", "MPI_Finalize"] {
+        assert!(calls.contains(&call), "{profile}");
+    }
+}
+
+#[test]
+fn bad_input_is_located() {
+    let dir = scratch("paraver-bad");
+    let header = "#Paraver (x):99_ns:0:1:1(1:0)\n";
+    let cases = [
+        (
+            "#Paraver (x):10_s:0:1:1(1:0)\n",
+            "t.prv:1: unknown time unit `_s`",
+        ),
+        (
+            "#Paraver (x):10:0:1:1(1:0\n",
+            "t.prv:1: expected `)` after the node of a task",
+        ),
+        ("2:0:1:2:1:5:7:1\n", "t.prv:2: no task 1.2 in the header"),
+        (
+            "2:0:1:1:2:5:7:1\n",
+            "t.prv:2: no thread 1.1.2 in the header",
+        ),
+        (
+            "2:0:1:1:1:9:7:1\n2:0:1:1:1:5:7:1\n",
+            "t.prv:3: record at 5 ns, before rows already complete at 9 ns",
+        ),
+        (
+            "1:0:1:1:1:9:5:1\n",
+            "t.prv:2: a state that ends (5) before it begins (9)",
+        ),
+        ("7:1\n", "t.prv:2: expected a record type"),
+        ("2:0:1:1:1:5:7\n", "t.prv:2: expected the event value"),
+        (
+            "2:0:1:1:1:5:7:x\n",
+            "t.prv:2: expected an event value, found `x`",
+        ),
+        (
+            "2:0:1:1:1:5\n",
+            "t.prv:2: an event record with no TYPE:VALUE pair",
+        ),
+        (
+            "2:0:1:1:1:99999999999999999999:7:1\n",
+            "t.prv:2: expected the time as a whole number",
+        ),
+    ];
+    for (body, expected) in cases {
+        let text = if body.starts_with('#') {
+            body.to_string()
+        } else {
+            format!("{header}{body}")
+        };
+        std::fs::write(dir.join("t.prv"), text).unwrap();
+        let out = bin("trace-cat")
+            .arg("t.prv")
+            .current_dir(&dir)
+            .assert()
+            .code(1);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(err.contains(expected), "{body:?}: {err}");
+    }
+    std::fs::write(dir.join("t.prv"), format!("{header}1:0:1:1:1:0:5:1\n")).unwrap();
+    std::fs::write(dir.join("t.pcf"), "STATES\n0 Idle\nx Running\n").unwrap();
+    let out = bin("trace-cat")
+        .arg("t.prv")
+        .current_dir(&dir)
+        .assert()
+        .code(1);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        err.contains("t.pcf:3: expected a state number, found `x`"),
+        "{err}"
+    );
+}
