@@ -3,7 +3,7 @@
 # is beside the clone, the reference corpus. Needs the nightly toolchain and
 # cargo-fuzz (`cargo install cargo-fuzz`).
 # Usage: fuzz/run.sh TARGET [LIBFUZZER OPTIONS]   e.g. fuzz/run.sh paje -runs=10000000
-# Targets: tsv jsonl paje trace pallas writers slice stf merge otf2 chrome parquet
+# Targets: tsv jsonl paje trace pallas writers slice stf merge otf2 chrome parquet paraver
 # FUZZ_SANITIZER=none builds without AddressSanitizer (several times faster;
 # the code under test is safe Rust apart from the libzfp calls and the
 # Pajé reader's UTF-8 checks left out for text already checked).
@@ -41,6 +41,7 @@ case $target in
       cargo run --quiet --manifest-path ../Cargo.toml --bin trace-cat -- -q -t chrome "$f" \
         > "$seeds/$(basename "$f" .tsv).json"
     done ;;
+  paraver) seed ../tests/data/paraver/*.prv ../tests/data/paraver/*.pcf ../tests/data/paraver/extrae/trmm_v0.prv ;;
   pallas|otf2|parquet) ;;  # the target edits a trace (an archive, a file) of its own
   stf) seed ../tests/data/stf/*.txt ../examples/*.tsv ;;  # and edits a file set of its own
   merge)

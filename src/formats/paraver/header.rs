@@ -5,7 +5,7 @@
 
 /// Threads a header may declare in all, so a corrupt count is an error
 /// rather than millions of container rows.
-const MAX_THREADS: u64 = 1 << 22;
+const MAX_THREADS: u64 = 1 << 20;
 
 /// One task (an MPI rank): its threads and the node it ran on (from 1; 0
 /// when the header names no nodes).
