@@ -66,11 +66,11 @@ _trace__slice() {
                     return 0
                     ;;
                 --output-format)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pjdump pallas otf2 trace stf stf-single chrome perfetto" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pjdump pallas otf2 trace paraver stf stf-single chrome perfetto" -- "${cur}"))
                     return 0
                     ;;
                 -t)
-                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pjdump pallas otf2 trace stf stf-single chrome perfetto" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tsv jsonl parquet paje pjdump pallas otf2 trace paraver stf stf-single chrome perfetto" -- "${cur}"))
                     return 0
                     ;;
                 --unit)

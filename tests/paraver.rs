@@ -191,3 +191,152 @@ fn bad_input_is_located() {
         "{err}"
     );
 }
+
+/// Rows but `meta` rows.
+fn data_rows(stream: &str) -> Vec<String> {
+    stream
+        .lines()
+        .filter(|l| !l.starts_with("meta\t"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Writes `input` with `-t paraver` as `dir/NAME.prv`; its path.
+fn written(input: &Path, dir: &Path, name: &str) -> std::path::PathBuf {
+    let prv = dir.join(format!("{name}.prv"));
+    bin("trace-cat")
+        .arg(input)
+        .args(["-q", "-t", "paraver", "-o"])
+        .arg(&prv)
+        .assert()
+        .success();
+    prv
+}
+
+#[test]
+fn paraver_traces_written_back_read_the_same() {
+    let dir = scratch("paraver-round-trip");
+    for name in [
+        "mpi",
+        "extrae/my-example",
+        "extrae/prime_v0",
+        "extrae/trmm_v0",
+    ] {
+        let source = data(&format!("paraver/{name}.prv"));
+        let original = output_of("trace-cat", &["-q"], &[&source]);
+        let prv = written(&source, &dir, &name.replace('/', "-"));
+        let back = output_of("trace-cat", &["-q"], &[&prv]);
+        // The same rows; of rows at one time, Paraver's order is not kept.
+        let sorted = |s: &str| {
+            let mut rows = data_rows(s);
+            rows.sort();
+            rows
+        };
+        assert_eq!(sorted(&back), sorted(&original), "{name}");
+        // A second hop writes the same files.
+        let again = written(&prv, &dir, &format!("{}-again", name.replace('/', "-")));
+        for ext in ["prv", "pcf", "row"] {
+            let read = |p: &Path| std::fs::read_to_string(p.with_extension(ext)).unwrap();
+            assert_eq!(read(&again), read(&prv), "{name}.{ext}");
+        }
+    }
+}
+
+/// Per kind, the rows a stream has (frames, states, messages, samples).
+fn kinds(stream: &str) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for line in stream.lines() {
+        let kind = kind_of(line);
+        if ["enter", "leave", "state", "msg", "counter", "event", "coll"].contains(&kind)
+            && !col(line, "flags").contains('S')
+        {
+            *counts.entry(kind.to_string()).or_default() += 1;
+        }
+    }
+    counts
+}
+
+/// Every type and state a `.prv` uses is named in its `.pcf`.
+fn pcf_names_everything(prv: &Path) {
+    let pcf = std::fs::read_to_string(prv.with_extension("pcf")).unwrap();
+    let declared: Vec<&str> = pcf
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
+    let states: Vec<&str> = pcf
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    for line in std::fs::read_to_string(prv).unwrap().lines().skip(1) {
+        let f: Vec<&str> = line.split(':').collect();
+        match f[0] {
+            "2" => assert!(
+                declared.contains(&f[6]),
+                "type {} of `{line}` not in the .pcf",
+                f[6]
+            ),
+            "1" => assert!(
+                states.contains(&f[7]),
+                "state {} of `{line}` not in the .pcf",
+                f[7]
+            ),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn traces_of_other_formats_written_as_paraver_keep_their_rows() {
+    let dir = scratch("paraver-other-formats");
+    let mut inputs = vec![data("../../examples/pingpong.tsv")];
+    let listed = |dir: std::path::PathBuf, keep: &dyn Fn(&Path) -> bool| {
+        let mut found: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        found.retain(|p| keep(p));
+        found.sort();
+        found
+    };
+    if let Some(paje) = common::corpus("paje") {
+        let traces = |p: &Path| p.extension().is_some_and(|e| e == "trace" || e == "paje");
+        inputs.extend(listed(paje, &traces));
+    }
+    if let Some(trace) = common::corpus("trace") {
+        inputs.extend(listed(trace.join("synthetic/valid"), &|p| {
+            p.extension().is_some_and(|e| e == "etf")
+        }));
+    }
+    if let Some(pallas) = common::corpus("pallas") {
+        let zfp = cfg!(feature = "zfp");
+        let folders =
+            |p: &Path| p.is_dir() && !p.ends_with("expected") && (zfp || !p.ends_with("zfp_lossy"));
+        inputs.extend(listed(pallas, &folders));
+    }
+    for (i, input) in inputs.iter().enumerate() {
+        // Corpus traces tracepipe refuses (invalid on purpose) are not
+        // traces to convert.
+        if !bin("trace-cat")
+            .arg("-q")
+            .arg(input)
+            .output()
+            .unwrap()
+            .status
+            .success()
+        {
+            continue;
+        }
+        let matched = output_of("trace-match", &["-q"], &[input]);
+        let prv = written(input, &dir, &format!("t{i}"));
+        let back = output_of("trace-cat", &["-q"], &[&prv]);
+        pcf_names_everything(&prv);
+        let (mut want, got) = (kinds(&matched), kinds(&back));
+        // A collective is written as a frame of Extrae's collective type.
+        if let Some(colls) = want.remove("coll") {
+            *want.entry("enter".into()).or_default() += colls;
+        }
+        for kind in ["enter", "state", "msg", "counter", "event"] {
+            assert_eq!(got.get(kind), want.get(kind), "{}: {kind}", input.display());
+        }
+    }
+}

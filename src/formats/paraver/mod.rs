@@ -6,6 +6,7 @@
 pub mod header;
 pub mod names;
 pub mod reader;
+pub mod writer;
 
 use crate::pipe::Probe;
 

@@ -1,0 +1,679 @@
+//! `-t paraver -o X.prv`: the stream as a Paraver trace, `X.prv` with
+//! `X.pcf` and `X.row` beside it. Message halves are paired first
+//! (`stages::matcher`). Rows arrive in completion order and Paraver's
+//! records go in order of their first time, so the records are sorted in
+//! bounded memory (`exec::spill`) and written, after the header that
+//! counts the threads, when the stream ends. `docs/formats.md`
+//! ("Paraver") gives the mapping.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use super::{
+    companions, ATTR_PHYSICAL_RECV, ATTR_PHYSICAL_SEND, ATTR_STATE, ATTR_TYPE, ATTR_VALUE,
+};
+use crate::error::{Error, Result, Warnings};
+use crate::exec::spill::Sorter;
+use crate::fasthash::{FastMap, OrderedMap};
+use crate::io::{open_output, Output};
+use crate::model::record::{Kind, Record, Sym};
+use crate::model::symbol::{well_known, Symbols};
+use crate::pipe::{RecordSink, WriteOptions};
+use crate::stages::matcher::{Matcher, Unmatched};
+
+/// The files `-t paraver -o NAME` writes besides NAME.
+pub fn written_paths(name: &str) -> Vec<PathBuf> {
+    let (pcf, row) = companions(name);
+    vec![PathBuf::from(pcf), PathBuf::from(row)]
+}
+
+/// Registry constructor: the writer behind the matcher.
+pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSink + Send>> {
+    if out.name().starts_with('<') {
+        return Err(Error::Usage(
+            "a Paraver trace is three files (.prv, .pcf, .row): name the .prv with -o".into(),
+        ));
+    }
+    let writer = ParaverWriter::new(out, opts);
+    let symbols = opts.symbols.clone();
+    let unmatched = Unmatched::Drop;
+    Ok(Box::new(Matcher::new(
+        writer,
+        unmatched,
+        symbols,
+        opts.warnings.clone(),
+    )))
+}
+
+/// Event types tracepipe gives rows that come with none: frames by
+/// category and nesting level, counters and events by name.
+const FIRST_FRAME_TYPE: u64 = 60_100_000;
+const FIRST_COUNTER_TYPE: u64 = 90_000_000;
+const FIRST_EVENT_TYPE: u64 = 95_000_000;
+/// Extrae's type of MPI collectives, for `coll` rows, and its label.
+const COLLECTIVE_TYPE: u64 = 50_000_002;
+const COLLECTIVE_LABEL: &str = "MPI Collective Comm";
+/// Collectives per thread an overlap is looked for among.
+const KEPT_COLLECTIVES: usize = 64;
+/// State numbers given to state names that come with none.
+const FIRST_STATE: u64 = 1_000;
+
+/// An event type written: its label, what it is, its values' labels.
+#[derive(Default)]
+struct WrittenType {
+    label: String,
+    stack: bool,
+    counter: bool,
+    values: OrderedMap<i128, String>,
+}
+
+/// A location declared by a `container` row.
+struct Declared {
+    cat: Sym,
+    parent: Sym,
+    name: Sym,
+}
+
+/// Writes a Paraver trace.
+pub struct ParaverWriter {
+    out: Output,
+    symbols: Symbols,
+    warnings: Warnings,
+    sorter: Sorter,
+    /// In declaration order.
+    declared: OrderedMap<Sym, Declared>,
+    /// The locations rows are written on (threads), in order of first use.
+    threads: OrderedMap<Sym, ()>,
+    /// Per thread: its open frames (type, category, read from a Paraver
+    /// trace), outermost first.
+    stacks: FastMap<Sym, Vec<(u64, Sym, bool)>>,
+    types: OrderedMap<u64, WrittenType>,
+    /// Types given by (category, level) for frames, by name otherwise.
+    frame_types: FastMap<(Sym, usize), u64>,
+    named_types: FastMap<(bool, Sym), u64>,
+    states: OrderedMap<u64, String>,
+    state_numbers: FastMap<Sym, u64>,
+    /// Per thread: the last collectives (start, end, level).
+    collectives: FastMap<Sym, std::collections::VecDeque<(i64, i64, usize)>>,
+    /// Communicators by text: their number and the threads they join.
+    comms: OrderedMap<Sym, Vec<Sym>>,
+    date: String,
+    end: i64,
+    lost: OrderedMap<&'static str, u64>,
+    scratch: Record,
+    mark: u64,
+}
+
+impl ParaverWriter {
+    fn new(out: Output, opts: &WriteOptions) -> ParaverWriter {
+        ParaverWriter {
+            out,
+            symbols: opts.symbols.clone(),
+            warnings: opts.warnings.clone(),
+            sorter: Sorter::default(),
+            declared: OrderedMap::default(),
+            threads: OrderedMap::default(),
+            stacks: FastMap::default(),
+            types: OrderedMap::default(),
+            frame_types: FastMap::default(),
+            named_types: FastMap::default(),
+            states: OrderedMap::default(),
+            state_numbers: FastMap::default(),
+            collectives: FastMap::default(),
+            comms: OrderedMap::default(),
+            date: "01/01/70 at 00:00".into(),
+            end: 0,
+            lost: OrderedMap::default(),
+            scratch: Record::default(),
+            mark: 0,
+        }
+    }
+
+    /// The thread a row on `loc` is written on: a lane's owner.
+    fn thread(&mut self, loc: Sym) -> Sym {
+        let mut loc = loc;
+        while let Some(d) = self.declared.get(&loc) {
+            if d.cat != well_known::LANE || d.parent.is_empty() {
+                break;
+            }
+            loc = d.parent;
+        }
+        self.threads.entry(loc).or_default();
+        loc
+    }
+
+    /// A row's time, which Paraver holds unsigned.
+    fn time(&mut self, t: Option<i64>) -> Result<i64> {
+        let t = t.unwrap_or(0);
+        if t < 0 {
+            return Err(Error::Record(format!(
+                "a time of {t} ns: Paraver's times are not negative (shift the trace with trace-slice or a filter first)"
+            )));
+        }
+        self.end = self.end.max(t);
+        Ok(t)
+    }
+
+    /// The number of a value of `event_type` named `label` (a stack type's
+    /// values from 1, 0 being its end).
+    fn value_of(&mut self, event_type: u64, label: &str) -> i128 {
+        let t = self.types.entry(event_type).or_default();
+        if let Some((&v, _)) = t.values.iter().find(|(_, l)| l.as_str() == label) {
+            return v;
+        }
+        let v = t.values.keys().copied().max().unwrap_or(0).max(0) + 1;
+        t.values.insert(v, label.to_string());
+        v
+    }
+
+    /// The type and value a row carries (read from a Paraver trace).
+    fn carried(rec: &Record) -> Option<(u64, i128)> {
+        let event_type = rec.attr(ATTR_TYPE)?.parse().ok()?;
+        let value = rec
+            .attr(ATTR_VALUE)
+            .and_then(|v| super::names::parse_value(&v));
+        Some((event_type, value.unwrap_or(0)))
+    }
+
+    /// Queues `rec` (a copy, its pair or state number set) at its first
+    /// time.
+    fn queue(&mut self, rec: &Record, pair: Option<(u64, i128)>, state: Option<u64>) -> Result<()> {
+        self.scratch.clone_from(rec);
+        if let Some((t, v)) = pair {
+            self.scratch.set_attr(ATTR_TYPE, &t.to_string());
+            self.scratch.set_attr(ATTR_VALUE, &v.to_string());
+        }
+        if let Some(state) = state {
+            self.scratch.set_attr(ATTR_STATE, &state.to_string());
+        }
+        let time = self.time(rec.time)?;
+        if let Some(end) = rec.end {
+            self.time(Some(end))?;
+        }
+        self.sorter.push(time, 0, self.mark, &self.scratch)
+    }
+}
+
+impl ParaverWriter {
+    /// Registers `event_type` with `label` if it has none.
+    fn declare_type(&mut self, event_type: u64, label: &str, stack: bool, counter: bool) {
+        let t = self.types.entry(event_type).or_default();
+        if t.label.is_empty() {
+            t.label = label.to_string();
+        }
+        t.stack |= stack;
+        t.counter |= counter;
+        if stack {
+            t.values.entry(0).or_insert_with(|| "End".into());
+        }
+    }
+
+    fn enter(&mut self, rec: &Record) -> Result<()> {
+        let thread = self.thread(rec.loc);
+        let (cat, name) = (
+            self.symbols.text(rec.cat).to_string(),
+            self.symbols.text(rec.name).to_string(),
+        );
+        let stack = self.stacks.entry(thread).or_default();
+        let level = stack.iter().filter(|(_, c, _)| *c == rec.cat).count();
+        let carried = Self::carried(rec).filter(|&(_, v)| v != 0);
+        let pair = match carried {
+            Some((t, v)) => {
+                self.declare_type(t, &cat, true, false);
+                self.types
+                    .entry(t)
+                    .or_default()
+                    .values
+                    .entry(v)
+                    .or_insert(name);
+                (t, v)
+            }
+            _ => {
+                let next = FIRST_FRAME_TYPE + self.frame_types.len() as u64;
+                let t = *self.frame_types.entry((rec.cat, level)).or_insert(next);
+                let label = match (cat.is_empty(), level) {
+                    (true, 0) => "Function".to_string(),
+                    (true, l) => format!("Function (level {})", l + 1),
+                    (false, 0) => cat,
+                    (false, l) => format!("{cat} (level {})", l + 1),
+                };
+                self.declare_type(t, &label, true, false);
+                (t, self.value_of(t, &name))
+            }
+        };
+        let frame = (pair.0, rec.cat, carried.is_some());
+        self.stacks.entry(thread).or_default().push(frame);
+        self.queue(rec, Some(pair), None)
+    }
+
+    fn leave(&mut self, rec: &Record) -> Result<()> {
+        let thread = self.thread(rec.loc);
+        match self.stacks.get_mut(&thread).and_then(Vec::pop) {
+            // Read from a Paraver trace, a leave that carries no pair was
+            // a new value of its type: the next enter's record says it.
+            Some((_, _, true)) if rec.attr(ATTR_TYPE).is_none() && !rec.flags.contains('S') => {
+                Ok(())
+            }
+            Some((t, _, _)) => self.queue(rec, Some((t, 0)), None),
+            None => {
+                *self.lost.entry("a leave with no frame open").or_default() += 1;
+                Ok(())
+            }
+        }
+    }
+
+    fn state(&mut self, rec: &Record) -> Result<()> {
+        self.thread(rec.loc);
+        let number = match rec.attr(ATTR_STATE).and_then(|s| s.parse::<u64>().ok()) {
+            Some(n) => n,
+            None => {
+                let next = FIRST_STATE + self.state_numbers.len() as u64;
+                *self.state_numbers.entry(rec.name).or_insert(next)
+            }
+        };
+        let name = self.symbols.text(rec.name).to_string();
+        self.states.entry(number).or_insert(name);
+        self.queue(rec, None, Some(number))
+    }
+
+    /// A `counter` (an integer value; a fraction is rounded) or an `event`.
+    fn instant(&mut self, rec: &Record) -> Result<()> {
+        self.thread(rec.loc);
+        let counter = rec.kind == Kind::Counter;
+        let name = self.symbols.text(rec.name).to_string();
+        let pair = match Self::carried(rec) {
+            Some((t, v)) => {
+                self.declare_type(t, &name, false, counter);
+                if !counter && !rec.value.is_empty() {
+                    self.types
+                        .entry(t)
+                        .or_default()
+                        .values
+                        .entry(v)
+                        .or_insert(rec.value.clone());
+                }
+                let v = if counter {
+                    super::names::parse_value(&rec.value).unwrap_or(v)
+                } else {
+                    v
+                };
+                (t, v)
+            }
+            None => {
+                let first = if counter {
+                    FIRST_COUNTER_TYPE
+                } else {
+                    FIRST_EVENT_TYPE
+                };
+                let next = first + self.named_types.len() as u64;
+                let t = *self.named_types.entry((counter, rec.name)).or_insert(next);
+                self.declare_type(t, &name, false, counter);
+                let v = match counter {
+                    true => match counter_value(&rec.value) {
+                        Some(v) => v,
+                        None => {
+                            *self
+                                .lost
+                                .entry("a counter sample that is no number")
+                                .or_default() += 1;
+                            return Ok(());
+                        }
+                    },
+                    false if rec.value.is_empty() => self.value_of(t, "(none)"),
+                    false => self.value_of(t, &rec.value.clone()),
+                };
+                (t, v)
+            }
+        };
+        self.queue(rec, Some(pair), None)
+    }
+
+    fn message(&mut self, rec: &Record) -> Result<()> {
+        let (from, to) = (self.thread(rec.loc), self.thread(rec.peer));
+        if !rec.comm.is_empty() {
+            let joined = self.comms.entry(rec.comm).or_default();
+            for t in [from, to] {
+                if !joined.contains(&t) {
+                    joined.push(t);
+                }
+            }
+        }
+        self.queue(rec, None, None)
+    }
+
+    /// A `coll` row: a frame of Extrae's collective type from its start to
+    /// its end, its value the operation.
+    fn collective(&mut self, rec: &Record) -> Result<()> {
+        let thread = self.thread(rec.loc);
+        let (start, end) = (rec.time.unwrap_or(0), rec.end.or(rec.time).unwrap_or(0));
+        let level = self.collective_level(thread, start, end);
+        let (event_type, label) = match level {
+            0 => (COLLECTIVE_TYPE, COLLECTIVE_LABEL.to_string()),
+            l => {
+                let next = FIRST_FRAME_TYPE + self.frame_types.len() as u64;
+                let key = (self.symbols.intern(COLLECTIVE_LABEL), l);
+                let t = *self.frame_types.entry(key).or_insert(next);
+                (t, format!("{COLLECTIVE_LABEL} (level {})", l + 1))
+            }
+        };
+        self.declare_type(event_type, &label, true, false);
+        let op = self.symbols.text(rec.name).to_string();
+        let value = self.value_of(event_type, if op.is_empty() { "collective" } else { &op });
+        let mut enter = Record::new(Kind::Enter);
+        (enter.time, enter.loc, enter.name) = (rec.time, rec.loc, rec.name);
+        self.queue(&enter, Some((event_type, value)), None)?;
+        let mut leave = Record::new(Kind::Leave);
+        (leave.time, leave.loc) = (rec.end.or(rec.time), rec.loc);
+        self.queue(&leave, Some((event_type, 0)), None)
+    }
+
+    /// The lowest level at which a collective from `start` to `end` on
+    /// `thread` overlaps none of the last ones there: one type cannot
+    /// hold two frames at once, so overlapping collectives (nonblocking
+    /// ones) take a type per level.
+    fn collective_level(&mut self, thread: Sym, start: i64, end: i64) -> usize {
+        let last = self.collectives.entry(thread).or_default();
+        let overlaps = |&&(s, e, _): &&(i64, i64, usize)| s < end.max(start + 1) && start < e;
+        let taken: Vec<usize> = last.iter().filter(overlaps).map(|c| c.2).collect();
+        let level = (0..).find(|l| !taken.contains(l)).unwrap_or(0);
+        if last.len() == KEPT_COLLECTIVES {
+            last.pop_front();
+        }
+        last.push_back((start, end, level));
+        level
+    }
+}
+
+/// A counter's value as Paraver's integer: a fraction rounded.
+fn counter_value(text: &str) -> Option<i128> {
+    super::names::parse_value(text).or_else(|| {
+        let f: f64 = text.parse().ok()?;
+        (f.is_finite() && f.abs() < 9.2e18).then(|| f.round() as i128)
+    })
+}
+
+impl RecordSink for ParaverWriter {
+    fn write(&mut self, rec: &Record) -> Result<()> {
+        self.mark += 1;
+        match rec.kind {
+            Kind::Container => {
+                let d = Declared {
+                    cat: rec.cat,
+                    parent: rec.peer,
+                    name: rec.name,
+                };
+                self.declared.insert(rec.loc, d);
+                Ok(())
+            }
+            Kind::Meta => {
+                if self.symbols.text(rec.name) == "paraver.date" {
+                    self.date = rec.value.clone();
+                }
+                Ok(())
+            }
+            Kind::Enter => self.enter(rec),
+            Kind::Leave => self.leave(rec),
+            Kind::State => self.state(rec),
+            Kind::Counter | Kind::Event => self.instant(rec),
+            Kind::Msg => self.message(rec),
+            Kind::Coll => self.collective(rec),
+            other => {
+                *self.lost.entry(other.as_str()).or_default() += 1;
+                Ok(())
+            }
+        }
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        let layout = ThreadLayout::of(self);
+        self.write_prv(&layout)?;
+        self.out.finish()?;
+        let (pcf, row) = companions(self.out.name());
+        let mut pcf_out = open_output(Some(&pcf), false)?;
+        pcf_out
+            .write_all(self.pcf_text().as_bytes())
+            .map_err(|e| Error::io(&pcf, e))?;
+        pcf_out.finish()?;
+        let mut row_out = open_output(Some(&row), false)?;
+        row_out
+            .write_all(layout.row_text(self).as_bytes())
+            .map_err(|e| Error::io(&row, e))?;
+        row_out.finish()?;
+        if !self.lost.is_empty() {
+            let lost: Vec<String> = self.lost.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            self.warnings.warn(format!(
+                "{}: not written (Paraver has no record for them): {}",
+                self.out.name(),
+                lost.join(", ")
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Where each thread goes: tasks (a thread's `process` parent, else the
+/// thread alone), their threads, and the nodes (a task's `node` parent).
+struct ThreadLayout {
+    tasks: OrderedMap<Sym, Vec<Sym>>,
+    nodes: OrderedMap<Sym, ()>,
+    /// Per thread: its task and thread numbers, from 1.
+    place: FastMap<Sym, (usize, usize)>,
+}
+
+impl ThreadLayout {
+    fn of(w: &ParaverWriter) -> ThreadLayout {
+        let cat = |loc: &Sym, want: &str| {
+            w.declared
+                .get(loc)
+                .is_some_and(|d| w.symbols.text(d.cat) == want)
+        };
+        let parent = |loc: &Sym| w.declared.get(loc).map_or(Sym::EMPTY, |d| d.parent);
+        // Threads in declaration order, then those never declared.
+        let used = |loc: &&Sym| w.threads.contains_key(*loc);
+        let mut order: Vec<Sym> = w.declared.keys().filter(used).copied().collect();
+        order.extend(w.threads.keys().filter(|l| !w.declared.contains_key(*l)));
+        let mut tasks: OrderedMap<Sym, Vec<Sym>> = OrderedMap::default();
+        for thread in order {
+            let p = parent(&thread);
+            let task = if !p.is_empty() && cat(&p, "process") {
+                p
+            } else {
+                thread
+            };
+            tasks.entry(task).or_default().push(thread);
+        }
+        let on_node = |node: &&Sym| cat(node, "node") && tasks.keys().any(|t| parent(t) == **node);
+        let nodes = w
+            .declared
+            .keys()
+            .filter(on_node)
+            .map(|&n| (n, ()))
+            .collect();
+        let mut place = FastMap::default();
+        for (t, threads) in tasks.values().enumerate() {
+            for (th, &thread) in threads.iter().enumerate() {
+                place.insert(thread, (t + 1, th + 1));
+            }
+        }
+        ThreadLayout {
+            tasks,
+            nodes,
+            place,
+        }
+    }
+
+    /// `0`, or `N(CPUS,...)` when every task is on a declared node.
+    fn node_of(&self, w: &ParaverWriter, task: Sym) -> usize {
+        let node = w.declared.get(&task).map_or(Sym::EMPTY, |d| d.parent);
+        self.nodes.get_index_of(&node).map_or(0, |i| i + 1)
+    }
+
+    fn header(&self, w: &ParaverWriter) -> String {
+        let with_nodes =
+            !self.nodes.is_empty() && self.tasks.keys().all(|&t| self.node_of(w, t) > 0);
+        let mut h = format!("#Paraver ({}):{}_ns:", w.date, w.end);
+        if with_nodes {
+            let mut cpus = vec![0usize; self.nodes.len()];
+            for (&task, threads) in &self.tasks {
+                cpus[self.node_of(w, task) - 1] += threads.len();
+            }
+            let cpus: Vec<String> = cpus.iter().map(|c| c.max(&1).to_string()).collect();
+            let _ = write!(h, "{}({})", cpus.len(), cpus.join(","));
+        } else {
+            h.push('0');
+        }
+        let tasks: Vec<String> = self
+            .tasks
+            .iter()
+            .map(|(&task, threads)| {
+                let node = if with_nodes { self.node_of(w, task) } else { 0 };
+                format!("{}:{node}", threads.len())
+            })
+            .collect();
+        // Paraver needs a task: a stream with no rows has one empty thread.
+        let tasks = if tasks.is_empty() {
+            vec!["1:0".to_string()]
+        } else {
+            tasks
+        };
+        let _ = write!(h, ":1:{}({})", tasks.len(), tasks.join(","));
+        if !w.comms.is_empty() {
+            let _ = write!(h, ",{}", w.comms.len());
+        }
+        h.push('\n');
+        for (i, (comm, threads)) in w.comms.iter().enumerate() {
+            let text = w.symbols.text(*comm);
+            let id = if text.parse::<u64>().is_ok() {
+                text.to_string()
+            } else {
+                (i + 1).to_string()
+            };
+            let mut tasks: Vec<usize> = threads.iter().map(|t| self.place[t].0).collect();
+            tasks.sort_unstable();
+            tasks.dedup();
+            let tasks: Vec<String> = tasks.iter().map(usize::to_string).collect();
+            let _ = writeln!(h, "c:1:{id}:{}:{}", tasks.len(), tasks.join(":"));
+        }
+        h
+    }
+
+    /// `0:1:TASK:THREAD` of the thread `loc` is written on.
+    fn thread(&self, w: &ParaverWriter, loc: Sym) -> String {
+        let mut loc = loc;
+        while !self.place.contains_key(&loc) {
+            match w.declared.get(&loc) {
+                Some(d) if !d.parent.is_empty() => loc = d.parent,
+                _ => break,
+            }
+        }
+        let (t, th) = self.place.get(&loc).copied().unwrap_or((1, 1));
+        format!("0:1:{t}:{th}")
+    }
+
+    fn row_text(&self, w: &ParaverWriter) -> String {
+        let name = |loc: &Sym| {
+            let named = w.declared.get(loc).map_or(Sym::EMPTY, |d| d.name);
+            let sym = if named.is_empty() { *loc } else { named };
+            w.symbols.text(sym).to_string()
+        };
+        let mut text = String::new();
+        let mut level = |title: &str, names: Vec<String>| {
+            let _ = writeln!(text, "LEVEL {title} SIZE {}", names.len());
+            for n in names {
+                let _ = writeln!(text, "{n}");
+            }
+            text.push('\n');
+        };
+        if !self.nodes.is_empty() {
+            level("NODE", self.nodes.keys().map(name).collect());
+        }
+        level("TASK", self.tasks.keys().map(name).collect());
+        level("THREAD", self.tasks.values().flatten().map(name).collect());
+        text
+    }
+}
+
+impl ParaverWriter {
+    /// The header, then the records in order of their first time.
+    fn write_prv(&mut self, layout: &ThreadLayout) -> Result<()> {
+        let name = self.out.name().to_string();
+        let header = layout.header(self);
+        self.out
+            .write_all(header.as_bytes())
+            .map_err(|e| Error::io(&name, e))?;
+        let sorter = std::mem::take(&mut self.sorter);
+        let mut sorted = sorter.finish()?;
+        let mut rec = Record::default();
+        let mut line = String::new();
+        while sorted.next_into(&mut rec)?.is_some() {
+            line.clear();
+            self.record_line(layout, &rec, &mut line);
+            self.out
+                .write_all(line.as_bytes())
+                .map_err(|e| Error::io(&name, e))?;
+        }
+        Ok(())
+    }
+
+    /// A row's Paraver record.
+    fn record_line(&self, layout: &ThreadLayout, rec: &Record, line: &mut String) {
+        let time = rec.time.unwrap_or(0);
+        let at = layout.thread(self, rec.loc);
+        let attr = |key: &str| rec.attr(key);
+        match rec.kind {
+            Kind::State => {
+                let state = attr(ATTR_STATE).unwrap_or_default();
+                let _ = writeln!(line, "1:{at}:{time}:{}:{state}", rec.end.unwrap_or(time));
+            }
+            Kind::Msg => {
+                let end = rec.end.unwrap_or(time);
+                let psend = attr(ATTR_PHYSICAL_SEND).unwrap_or_else(|| time.to_string());
+                let lrecv = attr("paraver.lrecv").unwrap_or_else(|| end.to_string());
+                let precv = attr(ATTR_PHYSICAL_RECV).unwrap_or_else(|| end.to_string());
+                let to = layout.thread(self, rec.peer);
+                let (size, tag) = (rec.size.unwrap_or(0), rec.tag.unwrap_or(0));
+                let _ = writeln!(
+                    line,
+                    "3:{at}:{time}:{psend}:{to}:{lrecv}:{precv}:{size}:{tag}"
+                );
+            }
+            _ => {
+                let (t, v) = (
+                    attr(ATTR_TYPE).unwrap_or_default(),
+                    attr(ATTR_VALUE).unwrap_or_default(),
+                );
+                let _ = writeln!(line, "2:{at}:{time}:{t}:{v}");
+            }
+        }
+    }
+
+    /// The `.pcf`: the states and event types written, with their values.
+    fn pcf_text(&self) -> String {
+        let mut text = String::from("DEFAULT_OPTIONS\n\nLEVEL               THREAD\nUNITS               NANOSEC\n\n\nSTATES\n");
+        let mut states: Vec<(&u64, &String)> = self.states.iter().collect();
+        states.sort();
+        if !self.states.contains_key(&0) {
+            text.push_str("0    Idle\n");
+        }
+        for (n, label) in states {
+            let _ = writeln!(text, "{n}    {label}");
+        }
+        for (number, t) in &self.types {
+            let gradient = if t.counter { 7 } else { 0 };
+            let _ = write!(
+                text,
+                "\n\nEVENT_TYPE\n{gradient}    {number}    {}\n",
+                t.label
+            );
+            if t.counter && !t.stack {
+                continue;
+            }
+            text.push_str("VALUES\n");
+            for (v, label) in &t.values {
+                let _ = writeln!(text, "{v}      {label}");
+            }
+        }
+        text
+    }
+}
