@@ -340,3 +340,49 @@ fn traces_of_other_formats_written_as_paraver_keep_their_rows() {
         }
     }
 }
+
+#[test]
+fn labels_that_are_no_pcf_line_are_written_on_one() {
+    let dir = scratch("paraver-labels");
+    let stream = common::stream(&[
+        common::row(&[("kind", "container"), ("loc", "t"), ("cat", "thread")]),
+        common::row(&[
+            ("kind", "enter"),
+            ("time", "1"),
+            ("loc", "t"),
+            ("name", "two\\nlines"),
+        ]),
+        common::row(&[
+            ("kind", "leave"),
+            ("time", "2"),
+            ("loc", "t"),
+            ("name", "two\\nlines"),
+        ]),
+        common::row(&[("kind", "state"), ("time", "1"), ("end", "3"), ("loc", "t")]),
+        common::row(&[
+            ("kind", "event"),
+            ("time", "3"),
+            ("loc", "t"),
+            ("name", "e"),
+            ("value", "tab\\there"),
+        ]),
+    ]);
+    let tsv = dir.join("s.tsv");
+    std::fs::write(&tsv, stream).unwrap();
+    let prv = written(&tsv, &dir, "s");
+    let back = output_of("trace-cat", &["-q"], &[&prv]);
+    let rows: Vec<(&str, &str, &str)> = back
+        .lines()
+        .filter(|l| ["enter", "state", "event"].contains(&kind_of(l)))
+        .map(|l| (kind_of(l), col(l, "name"), col(l, "value")))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("enter", "two lines", ""),
+            ("state", "state 1000", ""),
+            ("event", "e", "tab here")
+        ],
+        "{back}"
+    );
+}

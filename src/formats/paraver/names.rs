@@ -103,8 +103,7 @@ impl Pcf {
             }
             match section {
                 Section::States => {
-                    let (number, label) = numbered(trimmed)
-                        .ok_or_else(|| (at, "expected `NUMBER LABEL` for a state".to_string()))?;
+                    let (number, label) = numbered(trimmed).unwrap_or((trimmed, ""));
                     let number = number
                         .parse()
                         .map_err(|_| (at, format!("expected a state number, found `{number}`")))?;

@@ -385,6 +385,18 @@ impl ParaverWriter {
     }
 }
 
+/// Text as a `.pcf` or `.row` line holds it: on one line, never empty.
+fn one_line(text: &str, otherwise: impl FnOnce() -> String) -> String {
+    let line: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    match line.trim() {
+        "" => otherwise(),
+        trimmed => trimmed.to_string(),
+    }
+}
+
 /// A counter's value as Paraver's integer: a fraction rounded.
 fn counter_value(text: &str) -> Option<i128> {
     super::names::parse_value(text).or_else(|| {
@@ -575,7 +587,7 @@ impl ThreadLayout {
         let name = |loc: &Sym| {
             let named = w.declared.get(loc).map_or(Sym::EMPTY, |d| d.name);
             let sym = if named.is_empty() { *loc } else { named };
-            w.symbols.text(sym).to_string()
+            one_line(w.symbols.text(sym), || "(unnamed)".into())
         };
         let mut text = String::new();
         let mut level = |title: &str, names: Vec<String>| {
@@ -657,21 +669,18 @@ impl ParaverWriter {
             text.push_str("0    Idle\n");
         }
         for (n, label) in states {
-            let _ = writeln!(text, "{n}    {label}");
+            let _ = writeln!(text, "{n}    {}", one_line(label, || format!("state {n}")));
         }
         for (number, t) in &self.types {
             let gradient = if t.counter { 7 } else { 0 };
-            let _ = write!(
-                text,
-                "\n\nEVENT_TYPE\n{gradient}    {number}    {}\n",
-                t.label
-            );
+            let label = one_line(&t.label, || format!("type {number}"));
+            let _ = write!(text, "\n\nEVENT_TYPE\n{gradient}    {number}    {label}\n");
             if t.counter && !t.stack {
                 continue;
             }
             text.push_str("VALUES\n");
             for (v, label) in &t.values {
-                let _ = writeln!(text, "{v}      {label}");
+                let _ = writeln!(text, "{v}      {}", one_line(label, || v.to_string()));
             }
         }
         text
