@@ -11,6 +11,7 @@ use tracepipe::formats::otf2::reader::Otf2Source;
 use tracepipe::formats::pallas::reader::PallasSource;
 use tracepipe::io::Output;
 use tracepipe::formats::paje::reader::PajeReader;
+use tracepipe::formats::paraver::reader::ParaverReader;
 use tracepipe::pipe::{ReadOptions, RecordSink, RecordSource, WriteOptions};
 use tracepipe::formats::stream::jsonl::JsonlReader;
 use tracepipe::formats::stream::tsv::TsvReader;
@@ -83,7 +84,38 @@ fuzz_target!(|data: &[u8]| {
     }
     otf2_round(&rows, &opts);
     pallas_round(&rows, &opts);
+    paraver_round(&rows, &opts);
 });
+
+/// The Paraver writer (its `.prv`, `.pcf` and `.row` in a folder of this
+/// process's own) and its reader on what it wrote: it must read.
+fn paraver_round(rows: &[Record], opts: &WriteOptions) {
+    let dir = std::env::temp_dir().join(format!("paraver-writer-fuzz-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let prv = dir.join("w.prv");
+    let name = prv.to_str().unwrap();
+    let buffer = Buffer::default();
+    let Ok(mut sink) = tracepipe::formats::paraver::writer::open_writer(
+        Output::new(name, Box::new(buffer.clone())),
+        opts,
+    ) else {
+        return;
+    };
+    let written = rows
+        .iter()
+        .try_for_each(|r| sink.write(r))
+        .and_then(|()| sink.finish());
+    if written.is_err() {
+        return;
+    }
+    let bytes = buffer.0.lock().unwrap().clone();
+    let input: Box<dyn std::io::BufRead> = Box::new(std::io::Cursor::new(bytes));
+    let source = ParaverReader::open(name, input, &ReadOptions::default());
+    let mut source = source.expect("a written Paraver trace opens");
+    let mut rec = Record::default();
+    while source.next_record(&mut rec).expect("a written Paraver trace reads") {}
+}
 
 /// The Pallas writer (a folder of this process's own) and its reader on
 /// what it wrote: every row the writer took reads back, on its location
