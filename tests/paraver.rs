@@ -345,6 +345,11 @@ fn traces_of_other_formats_written_as_paraver_keep_their_rows() {
 fn labels_that_are_no_pcf_line_are_written_on_one() {
     let dir = scratch("paraver-labels");
     let stream = common::stream(&[
+        common::row(&[
+            ("kind", "meta"),
+            ("name", "paraver.date"),
+            ("value", "(1) \\n2"),
+        ]),
         common::row(&[("kind", "container"), ("loc", "t"), ("cat", "thread")]),
         common::row(&[
             ("kind", "enter"),
@@ -371,6 +376,11 @@ fn labels_that_are_no_pcf_line_are_written_on_one() {
     std::fs::write(&tsv, stream).unwrap();
     let prv = written(&tsv, &dir, "s");
     let back = output_of("trace-cat", &["-q"], &[&prv]);
+    // The date, its `)` and line break as spaces, read back from the header.
+    assert!(
+        back.contains("\tparaver.date\t\t\t\t\t\t\t(1   2\t"),
+        "{back}"
+    );
     let rows: Vec<(&str, &str, &str)> = back
         .lines()
         .filter(|l| ["enter", "state", "event"].contains(&kind_of(l)))

@@ -420,7 +420,8 @@ impl RecordSink for ParaverWriter {
             }
             Kind::Meta => {
                 if self.symbols.text(rec.name) == "paraver.date" {
-                    self.date = rec.value.clone();
+                    // The header ends its date at `)`.
+                    self.date = one_line(&rec.value.replace(')', " "), || "?".into());
                 }
                 Ok(())
             }
