@@ -313,6 +313,11 @@ fn traces_of_other_formats_written_as_paraver_keep_their_rows() {
             |p: &Path| p.is_dir() && !p.ends_with("expected") && (zfp || !p.ends_with("zfp_lossy"));
         inputs.extend(listed(pallas, &folders));
     }
+    inputs.extend(
+        common::external_archives()
+            .into_iter()
+            .map(|(_, anchor)| anchor),
+    );
     for (i, input) in inputs.iter().enumerate() {
         // Corpus traces tracepipe refuses (invalid on purpose) are not
         // traces to convert.
