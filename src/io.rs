@@ -398,13 +398,12 @@ impl Staged {
     }
 
     /// Puts the finished file in place of the target.
-    fn commit(self) -> io::Result<()> {
+    fn commit(mut self) -> io::Result<()> {
         let result = std::fs::rename(&self.temp, &self.target);
-        interrupt::remove_on_signal(Path::new(""));
-        if result.is_err() {
-            let _ = std::fs::remove_file(&self.temp);
+        if result.is_ok() {
+            // Renamed: the drop, which removes what is left, finds nothing.
+            self.temp = PathBuf::new();
         }
-        std::mem::forget(self);
         result
     }
 }
