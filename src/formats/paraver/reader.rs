@@ -128,6 +128,8 @@ pub struct ParaverReader {
     global_records: u64,
     opts_warnings: crate::error::Warnings,
     ended: bool,
+    /// The line being read.
+    text: String,
 }
 
 impl ParaverReader {
@@ -184,6 +186,7 @@ impl ParaverReader {
             global_records: 0,
             opts_warnings: opts.warnings.clone(),
             ended: false,
+            text: String::new(),
             pcf,
             header,
         };
@@ -322,10 +325,15 @@ impl ParaverReader {
         };
         let number = line.number;
         let text = std::str::from_utf8(line.text)
-            .map_err(|_| Error::line(&self.name, number, "not UTF-8 text"))?
-            .to_string();
-        self.record(&text, number)
-            .map_err(|e| Error::line(&self.name, number, e))?;
+            .map_err(|_| Error::line(&self.name, number, "not UTF-8 text"))?;
+        // The line is copied into a buffer kept between lines: the records
+        // need the reader while they read it.
+        let mut buffer = std::mem::take(&mut self.text);
+        buffer.clear();
+        buffer.push_str(text);
+        let read = self.record(&buffer, number);
+        self.text = buffer;
+        read.map_err(|e| Error::line(&self.name, number, e))?;
         Ok(true)
     }
 
