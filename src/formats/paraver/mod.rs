@@ -3,6 +3,7 @@
 //! and event types and a `.row` naming the rows of each level, both found
 //! beside it by name. `docs/formats.md` ("Paraver") gives the mapping.
 
+pub mod extrae;
 pub mod header;
 pub mod names;
 pub mod reader;

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use super::extrae::{self, COLLECTIVE_TYPE};
 use super::{
     companions, ATTR_PHYSICAL_RECV, ATTR_PHYSICAL_SEND, ATTR_STATE, ATTR_TYPE, ATTR_VALUE,
 };
@@ -51,8 +52,7 @@ pub fn open_writer(out: Output, opts: &WriteOptions) -> Result<Box<dyn RecordSin
 const FIRST_FRAME_TYPE: u64 = 60_100_000;
 const FIRST_COUNTER_TYPE: u64 = 90_000_000;
 const FIRST_EVENT_TYPE: u64 = 95_000_000;
-/// Extrae's type of MPI collectives, for `coll` rows, and its label.
-const COLLECTIVE_TYPE: u64 = 50_000_002;
+/// The label of Extrae's type of MPI collectives.
 const COLLECTIVE_LABEL: &str = "MPI Collective Comm";
 /// Collectives per thread an overlap is looked for among.
 const KEPT_COLLECTIVES: usize = 64;
@@ -205,46 +205,81 @@ impl ParaverWriter {
         t.stack |= stack;
         t.counter |= counter;
         if stack {
-            t.values.entry(0).or_insert_with(|| "End".into());
+            let end = match extrae::type_label(event_type) {
+                Some(_) => extrae::OUTSIDE_MPI,
+                None => "End",
+            };
+            t.values.entry(0).or_insert_with(|| end.into());
         }
     }
 
     fn enter(&mut self, rec: &Record) -> Result<()> {
         let thread = self.thread(rec.loc);
-        let (cat, name) = (
-            self.symbols.text(rec.cat).to_string(),
-            self.symbols.text(rec.name).to_string(),
-        );
-        let stack = self.stacks.entry(thread).or_default();
-        let level = stack.iter().filter(|(_, c, _)| *c == rec.cat).count();
         let carried = Self::carried(rec).filter(|&(_, v)| v != 0);
         let pair = match carried {
             Some((t, v)) => {
+                let cat = self.symbols.text(rec.cat).to_string();
                 self.declare_type(t, &cat, true, false);
-                self.types
-                    .entry(t)
-                    .or_default()
-                    .values
-                    .entry(v)
-                    .or_insert(name);
+                self.label_value(t, v, rec.name);
                 (t, v)
             }
-            _ => {
-                let next = FIRST_FRAME_TYPE + self.frame_types.len() as u64;
-                let t = *self.frame_types.entry((rec.cat, level)).or_insert(next);
-                let label = match (cat.is_empty(), level) {
-                    (true, 0) => "Function".to_string(),
-                    (true, l) => format!("Function (level {})", l + 1),
-                    (false, 0) => cat,
-                    (false, l) => format!("{cat} (level {})", l + 1),
-                };
-                self.declare_type(t, &label, true, false);
-                (t, self.value_of(t, &name))
-            }
+            None => match self.mpi_call(thread, rec.name) {
+                Some((t, v)) => {
+                    let label = extrae::type_label(t).unwrap_or_default();
+                    self.declare_type(t, label, true, false);
+                    self.label_value(t, v, rec.name);
+                    (t, v)
+                }
+                None => self.frame_pair(thread, rec),
+            },
         };
         let frame = (pair.0, rec.cat, carried.is_some());
         self.stacks.entry(thread).or_default().push(frame);
         self.queue(rec, Some(pair), None)
+    }
+
+    /// Extrae's type and value for a frame named `name` on `thread`: an
+    /// MPI call as Extrae spells it, unless its type is open there
+    /// already (one type holds one frame at a time).
+    fn mpi_call(&self, thread: Sym, name: Sym) -> Option<(u64, i128)> {
+        let (t, v) = extrae::mpi_call(self.symbols.text(name))?;
+        let open = self.stacks.get(&thread);
+        let taken = open.is_some_and(|s| s.iter().any(|f| f.0 == t));
+        (!taken).then_some((t, v))
+    }
+
+    /// Labels value `v` of `event_type` with `name` if it has no label.
+    fn label_value(&mut self, event_type: u64, v: i128, name: Sym) {
+        let values = &mut self.types.entry(event_type).or_default().values;
+        if !values.contains_key(&v) {
+            values.insert(v, self.symbols.text(name).to_string());
+        }
+    }
+
+    /// A frame's type by its category and level in it, and its value by
+    /// name: the first level of user code is Extrae's user functions.
+    fn frame_pair(&mut self, thread: Sym, rec: &Record) -> (u64, i128) {
+        let stack = self.stacks.entry(thread).or_default();
+        let level = stack.iter().filter(|(_, c, _)| *c == rec.cat).count();
+        let cat = self.symbols.text(rec.cat).to_string();
+        let user_code = ["", "USER", "COMPILER", "FUNCTION"].contains(&cat.as_str());
+        let (user_type, user_label) = extrae::USER_FUNCTION;
+        let user_type_free = !self.frame_types.values().any(|&t| t == user_type);
+        let next = match level == 0 && user_code && user_type_free {
+            true => user_type,
+            false => FIRST_FRAME_TYPE + self.frame_types.len() as u64,
+        };
+        let t = *self.frame_types.entry((rec.cat, level)).or_insert(next);
+        let label = match (cat.is_empty(), level) {
+            _ if t == user_type => user_label.to_string(),
+            (true, 0) => "Function".to_string(),
+            (true, l) => format!("Function (level {})", l + 1),
+            (false, 0) => cat,
+            (false, l) => format!("{cat} (level {})", l + 1),
+        };
+        self.declare_type(t, &label, true, false);
+        let name = self.symbols.text(rec.name).to_string();
+        (t, self.value_of(t, &name))
     }
 
     fn leave(&mut self, rec: &Record) -> Result<()> {
@@ -342,10 +377,17 @@ impl ParaverWriter {
         self.queue(rec, None, None)
     }
 
-    /// A `coll` row: a frame of Extrae's collective type from its start to
-    /// its end, its value the operation.
+    /// A `coll` row. Inside the frame of its MPI call (Extrae's
+    /// collective type open on its thread) it is what Extrae writes there,
+    /// the bytes sent and received as Global OP values at its start;
+    /// otherwise a frame of the collective type from its start to its
+    /// end, its value the operation's MPI call.
     fn collective(&mut self, rec: &Record) -> Result<()> {
         let thread = self.thread(rec.loc);
+        let open = self.stacks.get(&thread);
+        if open.is_some_and(|s| s.iter().any(|f| f.0 == COLLECTIVE_TYPE)) {
+            return self.global_op(rec);
+        }
         let (start, end) = (rec.time.unwrap_or(0), rec.end.or(rec.time).unwrap_or(0));
         let level = self.collective_level(thread, start, end);
         let (event_type, label) = match level {
@@ -359,13 +401,38 @@ impl ParaverWriter {
         };
         self.declare_type(event_type, &label, true, false);
         let op = self.symbols.text(rec.name).to_string();
-        let value = self.value_of(event_type, if op.is_empty() { "collective" } else { &op });
+        let value = match extrae::collective_call(&op).and_then(extrae::mpi_call) {
+            Some((_, v)) if level == 0 => {
+                let call = extrae::collective_call(&op).unwrap_or_default();
+                let name = self.symbols.intern(call);
+                self.label_value(event_type, v, name);
+                v
+            }
+            _ => self.value_of(event_type, if op.is_empty() { "collective" } else { &op }),
+        };
         let mut enter = Record::new(Kind::Enter);
         (enter.time, enter.loc, enter.name) = (rec.time, rec.loc, rec.name);
         self.queue(&enter, Some((event_type, value)), None)?;
         let mut leave = Record::new(Kind::Leave);
         (leave.time, leave.loc) = (rec.end.or(rec.time), rec.loc);
         self.queue(&leave, Some((event_type, 0)), None)
+    }
+
+    /// A collective inside its call's frame: Extrae's Global OP sizes.
+    fn global_op(&mut self, rec: &Record) -> Result<()> {
+        let received = counter_value(&rec.value).unwrap_or(0);
+        let sizes = [
+            (extrae::GLOBAL_OP_SENT, i128::from(rec.size.unwrap_or(0))),
+            (extrae::GLOBAL_OP_RECEIVED, received),
+        ];
+        let mut sample = Record::new(Kind::Counter);
+        (sample.time, sample.loc) = (rec.time, rec.loc);
+        for ((event_type, label), bytes) in sizes {
+            self.declare_type(event_type, label, false, true);
+            sample.value = bytes.to_string();
+            self.queue(&sample, Some((event_type, bytes)), None)?;
+        }
+        Ok(())
     }
 
     /// The lowest level at which a collective from `start` to `end` on
