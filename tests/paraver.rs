@@ -46,6 +46,35 @@ fn an_mpi_trace_gives_its_calls_and_late_senders() {
     }
 }
 
+#[test]
+fn an_extrae_trace_profiles_its_mpi_calls() {
+    // Entries to each call, counted from the pairs of `prime_v0.prv`:
+    // the value Extrae's .pcf gives the call, under its type.
+    let trace = data("paraver/extrae/prime_v0.prv");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let entries = |pair: (&str, &str)| {
+        let records = text.lines().filter(|l| l.starts_with("2:"));
+        let fields = records.flat_map(|l| {
+            let f: Vec<&str> = l.split(':').skip(6).collect();
+            f.chunks(2).map(|c| (c[0], c[1])).collect::<Vec<_>>()
+        });
+        fields.filter(|&p| p == pair).count().to_string()
+    };
+    let profile = output_of("trace-stat", &["profile"], &[&trace]);
+    for (call, pair) in [
+        ("MPI_Init", ("50000003", "31")),
+        ("MPI_Bcast", ("50000002", "7")),
+        ("MPI_Reduce", ("50000002", "9")),
+        ("MPI_Finalize", ("50000003", "32")),
+    ] {
+        let line = profile
+            .lines()
+            .find(|l| l.starts_with(&format!("{call}\t")));
+        let count = line.expect(call).split('\t').nth(1).unwrap();
+        assert_eq!(count, entries(pair), "{call}");
+    }
+}
+
 /// Per thread (`a.t.th`): states, event pairs and messages sent, counted
 /// from the `.prv` by splitting its lines, nothing else.
 fn counted(prv: &Path) -> BTreeMap<(String, &'static str), usize> {
