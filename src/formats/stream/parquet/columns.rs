@@ -236,9 +236,15 @@ impl GroupKeys {
             Vec::with_capacity(syms.len()),
             Vec::with_capacity(syms.len()),
         );
+        // Rows in a row often share a symbol: the last one's key is kept.
+        let mut last = (Sym::EMPTY, 0);
         for &sym in syms {
             defined.push(!sym.is_empty());
             if sym.is_empty() {
+                continue;
+            }
+            if sym == last.0 {
+                keys.push(last.1);
                 continue;
             }
             let i = sym.index();
@@ -250,21 +256,26 @@ impl GroupKeys {
                 self.used[c].push(sym);
             }
             keys.push(seen[i].1);
+            last = (sym, seen[i].1);
         }
         (keys, defined)
     }
 
     /// The keys of `kinds`.
     fn kinds(&mut self, kinds: &[Kind]) -> Vec<u32> {
+        let mut keys = [u32::MAX; Kind::ALL.len()];
+        for (key, &k) in self.kinds.iter().enumerate() {
+            keys[k as usize] = key as u32;
+        }
         let used = &mut self.kinds;
-        let key = |k: &Kind| match used.iter().position(|u| u == k) {
-            Some(key) => key as u32,
-            None => {
-                used.push(*k);
-                (used.len() - 1) as u32
+        let mut key = |k: Kind| {
+            if keys[k as usize] == u32::MAX {
+                keys[k as usize] = used.len() as u32;
+                used.push(k);
             }
+            keys[k as usize]
         };
-        kinds.iter().map(key).collect()
+        kinds.iter().map(|&k| key(k)).collect()
     }
 }
 

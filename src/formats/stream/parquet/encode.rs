@@ -407,16 +407,19 @@ fn push_delta_packed(body: &mut Vec<u8>, values: &[i64]) {
 /// `values` in `width` bits each, least significant bit first, padded
 /// with zeros to `slots` values.
 fn push_packed_u64(body: &mut Vec<u8>, values: &[u64], width: u32, slots: usize) {
+    // Eight bytes written at a time; `slots` values of `width` bits fill
+    // whole bytes (slots is a multiple of 8), so what is left is whole.
     let (mut acc, mut bits) = (0u128, 0u32);
     for i in 0..slots {
         acc |= u128::from(values.get(i).copied().unwrap_or(0)) << bits;
         bits += width;
-        while bits >= 8 {
-            body.push(acc as u8);
-            acc >>= 8;
-            bits -= 8;
+        if bits >= 64 {
+            body.extend_from_slice(&(acc as u64).to_le_bytes());
+            acc >>= 64;
+            bits -= 64;
         }
     }
+    body.extend_from_slice(&acc.to_le_bytes()[..bits.div_ceil(8) as usize]);
 }
 
 fn zigzag(n: i64) -> u64 {
