@@ -26,6 +26,8 @@ pub const ATTR_TYPE: &str = "paraver.type";
 pub const ATTR_VALUE: &str = "paraver.value";
 /// The attribute holding a message's physical send time (stream ns).
 pub const ATTR_PHYSICAL_SEND: &str = "paraver.psend";
+/// The attribute holding a message's logical receive time (stream ns).
+pub const ATTR_LOGICAL_RECV: &str = "paraver.lrecv";
 /// The attribute holding a message's physical receive time (stream ns).
 pub const ATTR_PHYSICAL_RECV: &str = "paraver.precv";
 /// The attribute holding a state's Paraver state number.

@@ -12,7 +12,8 @@ use std::path::PathBuf;
 
 use super::extrae::{self, COLLECTIVE_TYPE};
 use super::{
-    companions, ATTR_PHYSICAL_RECV, ATTR_PHYSICAL_SEND, ATTR_STATE, ATTR_TYPE, ATTR_VALUE,
+    companions, ATTR_LOGICAL_RECV, ATTR_PHYSICAL_RECV, ATTR_PHYSICAL_SEND, ATTR_STATE, ATTR_TYPE,
+    ATTR_VALUE,
 };
 use crate::error::{Error, Result, Warnings};
 use crate::exec::spill::Sorter;
@@ -92,6 +93,8 @@ pub struct ParaverWriter {
     /// Types given by (category, level) for frames, by name otherwise.
     frame_types: FastMap<(Sym, usize), u64>,
     named_types: FastMap<(bool, Sym), u64>,
+    /// Values numbered by [`ParaverWriter::value_of`], by type and label.
+    value_numbers: FastMap<(u64, Sym), i128>,
     states: OrderedMap<u64, String>,
     state_numbers: FastMap<Sym, u64>,
     /// Per thread: the last collectives (start, end, level).
@@ -118,6 +121,7 @@ impl ParaverWriter {
             types: OrderedMap::default(),
             frame_types: FastMap::default(),
             named_types: FastMap::default(),
+            value_numbers: FastMap::default(),
             states: OrderedMap::default(),
             state_numbers: FastMap::default(),
             collectives: FastMap::default(),
@@ -158,41 +162,79 @@ impl ParaverWriter {
     /// The number of a value of `event_type` named `label` (a stack type's
     /// values from 1, 0 being its end).
     fn value_of(&mut self, event_type: u64, label: &str) -> i128 {
-        let t = self.types.entry(event_type).or_default();
-        if let Some((&v, _)) = t.values.iter().find(|(_, l)| l.as_str() == label) {
+        let key = (event_type, self.symbols.intern(label));
+        if let Some(&v) = self.value_numbers.get(&key) {
             return v;
         }
-        let v = t.values.keys().copied().max().unwrap_or(0).max(0) + 1;
-        t.values.insert(v, label.to_string());
+        let t = self.types.entry(event_type).or_default();
+        let v = match t.values.iter().find(|(_, l)| l.as_str() == label) {
+            Some((&v, _)) => v,
+            None => {
+                let v = t.values.keys().copied().max().unwrap_or(0).max(0) + 1;
+                t.values.insert(v, label.to_string());
+                v
+            }
+        };
+        self.value_numbers.insert(key, v);
         v
     }
 
     /// The type and value a row carries (read from a Paraver trace).
     fn carried(rec: &Record) -> Option<(u64, i128)> {
-        let event_type = rec.attr(ATTR_TYPE)?.parse().ok()?;
-        let value = rec
-            .attr(ATTR_VALUE)
-            .and_then(|v| super::names::parse_value(&v));
-        Some((event_type, value.unwrap_or(0)))
+        if rec.attrs.is_empty() {
+            return None;
+        }
+        let (mut event_type, mut value) = (None, None);
+        for (key, text) in rec.attrs() {
+            match &*key {
+                ATTR_TYPE if event_type.is_none() => event_type = text.parse().ok(),
+                ATTR_VALUE if value.is_none() => value = super::names::parse_value(&text),
+                _ => {}
+            }
+        }
+        Some((event_type?, value.unwrap_or(0)))
     }
 
-    /// Queues `rec` (a copy, its pair or state number set) at its first
-    /// time.
+    /// Queues `rec` at its first time as the writer needs it back: its
+    /// kind, times, thread, peer, size and tag, and in `value` the fields
+    /// of its record that follow the time (`TYPE:VALUE` of a pair, a
+    /// state's number, a message's physical send and receives).
     fn queue(&mut self, rec: &Record, pair: Option<(u64, i128)>, state: Option<u64>) -> Result<()> {
-        self.scratch.clone_from(rec);
-        if let Some((t, v)) = pair {
-            self.scratch.set_attr(ATTR_TYPE, &t.to_string());
-            self.scratch.set_attr(ATTR_VALUE, &v.to_string());
-        }
-        if let Some(state) = state {
-            self.scratch.set_attr(ATTR_STATE, &state.to_string());
-        }
         let time = self.time(rec.time)?;
         if let Some(end) = rec.end {
             self.time(Some(end))?;
         }
+        let s = &mut self.scratch;
+        (s.kind, s.time, s.end, s.loc, s.peer) = (rec.kind, rec.time, rec.end, rec.loc, rec.peer);
+        (s.size, s.tag) = (rec.size, rec.tag);
+        s.value.clear();
+        match (pair, state) {
+            (Some((t, v)), _) => write!(s.value, "{t}:{v}"),
+            (None, Some(state)) => write!(s.value, "{state}"),
+            (None, None) => message_times(rec, &mut s.value),
+        }
+        .map_err(|_| Error::Record("a Paraver record too long".into()))?;
         self.sorter.push(time, 0, self.mark, &self.scratch)
     }
+}
+
+/// A message's physical send, logical receive and physical receive, as
+/// its record holds them: those it carries, else its send and receive.
+fn message_times(rec: &Record, out: &mut String) -> std::fmt::Result {
+    let (time, end) = (rec.time.unwrap_or(0), rec.end.or(rec.time).unwrap_or(0));
+    let (mut psend, mut lrecv, mut precv) = (time, end, end);
+    for (key, text) in rec.attrs() {
+        let slot = match &*key {
+            ATTR_PHYSICAL_SEND => &mut psend,
+            ATTR_LOGICAL_RECV => &mut lrecv,
+            ATTR_PHYSICAL_RECV => &mut precv,
+            _ => continue,
+        };
+        if let Ok(t) = text.parse() {
+            *slot = t;
+        }
+    }
+    write!(out, "{psend}:{lrecv}:{precv}")
 }
 
 impl ParaverWriter {
@@ -218,8 +260,8 @@ impl ParaverWriter {
         let carried = Self::carried(rec).filter(|&(_, v)| v != 0);
         let pair = match carried {
             Some((t, v)) => {
-                let cat = self.symbols.text(rec.cat).to_string();
-                self.declare_type(t, &cat, true, false);
+                let symbols = self.symbols.clone();
+                self.declare_type(t, symbols.text(rec.cat), true, false);
                 self.label_value(t, v, rec.name);
                 (t, v)
             }
@@ -261,25 +303,33 @@ impl ParaverWriter {
     fn frame_pair(&mut self, thread: Sym, rec: &Record) -> (u64, i128) {
         let stack = self.stacks.entry(thread).or_default();
         let level = stack.iter().filter(|(_, c, _)| *c == rec.cat).count();
-        let cat = self.symbols.text(rec.cat).to_string();
-        let user_code = ["", "USER", "COMPILER", "FUNCTION"].contains(&cat.as_str());
+        let symbols = self.symbols.clone();
+        let t = match self.frame_types.get(&(rec.cat, level)) {
+            Some(&t) => t,
+            None => self.new_frame_type(symbols.text(rec.cat), rec.cat, level),
+        };
+        (t, self.value_of(t, symbols.text(rec.name)))
+    }
+
+    /// The type of frames of category `cat` at `level` in it, declared.
+    fn new_frame_type(&mut self, cat: &str, cat_sym: Sym, level: usize) -> u64 {
+        let user_code = ["", "USER", "COMPILER", "FUNCTION"].contains(&cat);
         let (user_type, user_label) = extrae::USER_FUNCTION;
         let user_type_free = !self.frame_types.values().any(|&t| t == user_type);
-        let next = match level == 0 && user_code && user_type_free {
+        let t = match level == 0 && user_code && user_type_free {
             true => user_type,
             false => FIRST_FRAME_TYPE + self.frame_types.len() as u64,
         };
-        let t = *self.frame_types.entry((rec.cat, level)).or_insert(next);
+        self.frame_types.insert((cat_sym, level), t);
         let label = match (cat.is_empty(), level) {
             _ if t == user_type => user_label.to_string(),
             (true, 0) => "Function".to_string(),
             (true, l) => format!("Function (level {})", l + 1),
-            (false, 0) => cat,
+            (false, 0) => cat.to_string(),
             (false, l) => format!("{cat} (level {})", l + 1),
         };
         self.declare_type(t, &label, true, false);
-        let name = self.symbols.text(rec.name).to_string();
-        (t, self.value_of(t, &name))
+        t
     }
 
     fn leave(&mut self, rec: &Record) -> Result<()> {
@@ -316,47 +366,42 @@ impl ParaverWriter {
     fn instant(&mut self, rec: &Record) -> Result<()> {
         self.thread(rec.loc);
         let counter = rec.kind == Kind::Counter;
-        let name = self.symbols.text(rec.name).to_string();
+        // A handle of the table, so its texts outlive borrows of `self`.
+        let symbols = self.symbols.clone();
+        let name = symbols.text(rec.name);
         let pair = match Self::carried(rec) {
             Some((t, v)) => {
-                self.declare_type(t, &name, false, counter);
+                self.declare_type(t, name, false, counter);
                 if !counter && !rec.value.is_empty() {
-                    self.types
-                        .entry(t)
-                        .or_default()
-                        .values
-                        .entry(v)
-                        .or_insert(rec.value.clone());
+                    let values = &mut self.types.entry(t).or_default().values;
+                    if !values.contains_key(&v) {
+                        values.insert(v, rec.value.clone());
+                    }
                 }
-                let v = if counter {
-                    super::names::parse_value(&rec.value).unwrap_or(v)
-                } else {
-                    v
-                };
-                (t, v)
+                match counter {
+                    true => (t, super::names::parse_value(&rec.value).unwrap_or(v)),
+                    false => (t, v),
+                }
             }
             None => {
-                let first = if counter {
-                    FIRST_COUNTER_TYPE
-                } else {
-                    FIRST_EVENT_TYPE
+                let first = match counter {
+                    true => FIRST_COUNTER_TYPE,
+                    false => FIRST_EVENT_TYPE,
                 };
                 let next = first + self.named_types.len() as u64;
                 let t = *self.named_types.entry((counter, rec.name)).or_insert(next);
-                self.declare_type(t, &name, false, counter);
+                self.declare_type(t, name, false, counter);
                 let v = match counter {
                     true => match counter_value(&rec.value) {
                         Some(v) => v,
                         None => {
-                            *self
-                                .lost
-                                .entry("a counter sample that is no number")
-                                .or_default() += 1;
+                            let lost = "a counter sample that is no number";
+                            *self.lost.entry(lost).or_default() += 1;
                             return Ok(());
                         }
                     },
                     false if rec.value.is_empty() => self.value_of(t, "(none)"),
-                    false => self.value_of(t, &rec.value.clone()),
+                    false => self.value_of(t, &rec.value),
                 };
                 (t, v)
             }
@@ -639,7 +684,7 @@ impl ThreadLayout {
     }
 
     /// `0:1:TASK:THREAD` of the thread `loc` is written on.
-    fn thread(&self, w: &ParaverWriter, loc: Sym) -> String {
+    fn place_of(&self, w: &ParaverWriter, loc: Sym) -> (usize, usize) {
         let mut loc = loc;
         while !self.place.contains_key(&loc) {
             match w.declared.get(&loc) {
@@ -647,8 +692,7 @@ impl ThreadLayout {
                 _ => break,
             }
         }
-        let (t, th) = self.place.get(&loc).copied().unwrap_or((1, 1));
-        format!("0:1:{t}:{th}")
+        self.place.get(&loc).copied().unwrap_or((1, 1))
     }
 
     fn row_text(&self, w: &ParaverWriter) -> String {
@@ -699,33 +743,24 @@ impl ParaverWriter {
     /// A row's Paraver record.
     fn record_line(&self, layout: &ThreadLayout, rec: &Record, line: &mut String) {
         let time = rec.time.unwrap_or(0);
-        let at = layout.thread(self, rec.loc);
-        let attr = |key: &str| rec.attr(key);
-        match rec.kind {
+        let (t, th) = layout.place_of(self, rec.loc);
+        let fields = &rec.value;
+        let _ = match rec.kind {
             Kind::State => {
-                let state = attr(ATTR_STATE).unwrap_or_default();
-                let _ = writeln!(line, "1:{at}:{time}:{}:{state}", rec.end.unwrap_or(time));
+                let end = rec.end.unwrap_or(time);
+                writeln!(line, "1:0:1:{t}:{th}:{time}:{end}:{fields}")
             }
             Kind::Msg => {
-                let end = rec.end.unwrap_or(time);
-                let psend = attr(ATTR_PHYSICAL_SEND).unwrap_or_else(|| time.to_string());
-                let lrecv = attr("paraver.lrecv").unwrap_or_else(|| end.to_string());
-                let precv = attr(ATTR_PHYSICAL_RECV).unwrap_or_else(|| end.to_string());
-                let to = layout.thread(self, rec.peer);
+                let (to_t, to_th) = layout.place_of(self, rec.peer);
                 let (size, tag) = (rec.size.unwrap_or(0), rec.tag.unwrap_or(0));
-                let _ = writeln!(
+                let (psend, receives) = fields.split_once(':').unwrap_or_default();
+                writeln!(
                     line,
-                    "3:{at}:{time}:{psend}:{to}:{lrecv}:{precv}:{size}:{tag}"
-                );
+                    "3:0:1:{t}:{th}:{time}:{psend}:0:1:{to_t}:{to_th}:{receives}:{size}:{tag}"
+                )
             }
-            _ => {
-                let (t, v) = (
-                    attr(ATTR_TYPE).unwrap_or_default(),
-                    attr(ATTR_VALUE).unwrap_or_default(),
-                );
-                let _ = writeln!(line, "2:{at}:{time}:{t}:{v}");
-            }
-        }
+            _ => writeln!(line, "2:0:1:{t}:{th}:{time}:{fields}"),
+        };
     }
 
     /// The `.pcf`: the states and event types written, with their values.
