@@ -675,6 +675,16 @@ impl Record {
         encode_attr_part(value, &mut self.attrs);
     }
 
+    /// [`Record::push_attr`] of a number, written straight into the
+    /// attributes (a number needs no encoding).
+    pub fn push_number_attr(&mut self, key: &str, n: impl std::fmt::Display) {
+        if !self.attrs.is_empty() {
+            self.attrs.push(';');
+        }
+        encode_attr_part(key, &mut self.attrs);
+        let _ = write!(self.attrs, "={n}");
+    }
+
     /// [`Record::push_attr`] with the key given encoded and followed by
     /// its `=` ([`encoded_key`]), for a reader that adds the same keys to
     /// row after row.

@@ -61,6 +61,9 @@ enum Section {
 
 /// An integer of a Paraver file: values are 64-bit, signed or not.
 pub fn parse_value(text: &str) -> Option<i128> {
+    if let Some(v) = crate::number::parse_uint(text.as_bytes()) {
+        return Some(i128::from(v));
+    }
     let v: i128 = text.parse().ok()?;
     (i128::from(i64::MIN)..=i128::from(u64::MAX))
         .contains(&v)

@@ -11,7 +11,8 @@ use std::io::BufRead;
 use super::header::Header;
 use super::names::{parse_value, Pcf, RowNames, TypeRole};
 use super::{
-    companions, ATTR_PHYSICAL_RECV, ATTR_PHYSICAL_SEND, ATTR_STATE, ATTR_TYPE, ATTR_VALUE,
+    companions, ATTR_LOGICAL_RECV, ATTR_PHYSICAL_RECV, ATTR_PHYSICAL_SEND, ATTR_STATE, ATTR_TYPE,
+    ATTR_VALUE,
 };
 use crate::error::{Error, Location, Result};
 use crate::fasthash::FastMap;
@@ -130,6 +131,8 @@ pub struct ParaverReader {
     ended: bool,
     /// The line being read.
     text: String,
+    /// The pairs of the event record being read.
+    pairs: Vec<(u64, i128)>,
 }
 
 impl ParaverReader {
@@ -187,6 +190,7 @@ impl ParaverReader {
             opts_warnings: opts.warnings.clone(),
             ended: false,
             text: String::new(),
+            pairs: Vec::new(),
             pcf,
             header,
         };
@@ -263,21 +267,40 @@ impl ParaverReader {
 
 /// A record's `:`-separated fields, read in order.
 struct Fields<'a> {
-    parts: std::str::Split<'a, char>,
+    /// What follows the fields read; none after the last.
+    rest: Option<&'a str>,
 }
 
 impl<'a> Fields<'a> {
+    fn of(record: &'a str) -> Fields<'a> {
+        Fields { rest: Some(record) }
+    }
+
+    /// The next field, if any (a plain byte scan: fields are short).
+    fn next_part(&mut self) -> Option<&'a str> {
+        let rest = self.rest?;
+        match rest.bytes().position(|b| b == b':') {
+            Some(i) => {
+                self.rest = Some(&rest[i + 1..]);
+                Some(&rest[..i])
+            }
+            None => {
+                self.rest = None;
+                Some(rest)
+            }
+        }
+    }
+
     fn next(&mut self, what: &str) -> std::result::Result<&'a str, String> {
-        self.parts
-            .next()
+        self.next_part()
             .ok_or_else(|| format!("expected the {what}, found the end of the record"))
     }
 
     fn number(&mut self, what: &str) -> std::result::Result<u64, String> {
         let field = self.next(what)?;
-        field
-            .parse()
-            .map_err(|_| format!("expected the {what} as a whole number, found `{field}`"))
+        crate::number::parse_uint(field.as_bytes())
+            .or_else(|| field.parse().ok())
+            .ok_or_else(|| format!("expected the {what} as a whole number, found `{field}`"))
     }
 
     /// `CPU:APPL:TASK:THREAD`: the thread's global index (the CPU is not
@@ -340,9 +363,7 @@ impl ParaverReader {
     /// One line of the body.
     fn record(&mut self, text: &str, line: u64) -> std::result::Result<(), String> {
         let text = text.trim_end_matches('\r');
-        let mut fields = Fields {
-            parts: text.split(':'),
-        };
+        let mut fields = Fields::of(text);
         match fields.next("record type")? {
             "" if text.is_empty() => Ok(()),
             t if t.starts_with('#') => Ok(()),
@@ -427,7 +448,7 @@ impl ParaverReader {
             Some(label) => self.symbols.intern(label),
             None => self.symbols.intern(&format!("state {state}")),
         };
-        rec.push_attr(ATTR_STATE, &state.to_string());
+        rec.push_number_attr(ATTR_STATE, state);
         self.waiting.push(rec, end, line);
         Ok(())
     }
@@ -464,11 +485,12 @@ impl ParaverReader {
         let thread = fields.thread(self)?;
         let time = self.ns(fields.number("time")?)?;
         self.advance(time)?;
-        let mut pairs = Vec::new();
-        while let Some(event_type) = fields.parts.next() {
-            let event_type: u64 = event_type
-                .parse()
-                .map_err(|_| format!("expected an event type, found `{event_type}`"))?;
+        let mut pairs = std::mem::take(&mut self.pairs);
+        pairs.clear();
+        while let Some(event_type) = fields.next_part() {
+            let event_type = crate::number::parse_uint(event_type.as_bytes())
+                .or_else(|| event_type.parse().ok())
+                .ok_or_else(|| format!("expected an event type, found `{event_type}`"))?;
             let value = fields.next("event value")?;
             let number = parse_value(value)
                 .ok_or_else(|| format!("expected an event value, found `{value}`"))?;
@@ -504,6 +526,7 @@ impl ParaverReader {
                 }
             }
         }
+        self.pairs = pairs;
         Ok(())
     }
 
@@ -533,9 +556,9 @@ impl ParaverReader {
         } else {
             let _ = write!(rec.value, "{value}");
         }
-        rec.push_attr(ATTR_TYPE, &event_type.to_string());
+        rec.push_number_attr(ATTR_TYPE, event_type);
         if kind == Kind::Event {
-            rec.push_attr(ATTR_VALUE, &value.to_string());
+            rec.push_number_attr(ATTR_VALUE, value);
         }
         self.waiting.push(rec, time, line);
     }
@@ -548,8 +571,8 @@ impl ParaverReader {
         let mut rec = Record::new(Kind::Enter);
         (rec.time, rec.loc, rec.name, rec.cat) = (Some(time), t.loc, name, cat);
         rec.depth = Some(t.frames.len() as u32);
-        rec.push_attr(ATTR_TYPE, &event_type.to_string());
-        rec.push_attr(ATTR_VALUE, &value.to_string());
+        rec.push_number_attr(ATTR_TYPE, event_type);
+        rec.push_number_attr(ATTR_VALUE, value);
         t.frames.push(TypedFrame {
             event_type,
             name,
@@ -572,7 +595,7 @@ impl ParaverReader {
         (rec.time, rec.loc, rec.name, rec.cat) = (Some(time), t.loc, frame.name, frame.cat);
         rec.depth = Some(at as u32);
         if value == 0 {
-            rec.push_attr(ATTR_TYPE, &event_type.to_string());
+            rec.push_number_attr(ATTR_TYPE, event_type);
             rec.push_attr(ATTR_VALUE, "0");
         }
         if at == t.frames.len() {
@@ -618,10 +641,10 @@ impl ParaverReader {
         (rec.loc, rec.peer) = (self.threads[sender].loc, self.threads[receiver].loc);
         (rec.size, rec.tag) = (Some(size), Some(tag));
         rec.comm = self.communicator_of(sender, receiver);
-        rec.push_attr(ATTR_PHYSICAL_SEND, &physical_send.to_string());
-        rec.push_attr("paraver.lrecv", &logical_recv.to_string());
+        rec.push_number_attr(ATTR_PHYSICAL_SEND, physical_send);
+        rec.push_number_attr(ATTR_LOGICAL_RECV, logical_recv);
         if physical_recv < logical_send {
-            rec.push_attr(ATTR_PHYSICAL_RECV, &physical_recv.to_string());
+            rec.push_number_attr(ATTR_PHYSICAL_RECV, physical_recv);
         }
         let key = rec.end.unwrap_or(logical_send);
         self.waiting.push(rec, key, line);
