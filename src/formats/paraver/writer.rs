@@ -208,12 +208,12 @@ impl ParaverWriter {
         (s.kind, s.time, s.end, s.loc, s.peer) = (rec.kind, rec.time, rec.end, rec.loc, rec.peer);
         (s.size, s.tag) = (rec.size, rec.tag);
         s.value.clear();
-        match (pair, state) {
+        // Writing into a String cannot fail.
+        let _ = match (pair, state) {
             (Some((t, v)), _) => write!(s.value, "{t}:{v}"),
             (None, Some(state)) => write!(s.value, "{state}"),
             (None, None) => message_times(rec, &mut s.value),
-        }
-        .map_err(|_| Error::Record("a Paraver record too long".into()))?;
+        };
         self.sorter.push(time, 0, self.mark, &self.scratch)
     }
 }
@@ -474,7 +474,6 @@ impl ParaverWriter {
         (sample.time, sample.loc) = (rec.time, rec.loc);
         for ((event_type, label), bytes) in sizes {
             self.declare_type(event_type, label, false, true);
-            sample.value = bytes.to_string();
             self.queue(&sample, Some((event_type, bytes)), None)?;
         }
         Ok(())
@@ -683,7 +682,7 @@ impl ThreadLayout {
         h
     }
 
-    /// `0:1:TASK:THREAD` of the thread `loc` is written on.
+    /// The task and thread numbers of the thread `loc` is written on.
     fn place_of(&self, w: &ParaverWriter, loc: Sym) -> (usize, usize) {
         let mut loc = loc;
         while !self.place.contains_key(&loc) {
