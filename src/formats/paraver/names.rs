@@ -59,9 +59,16 @@ enum Section {
     Other,
 }
 
+/// A whole number of a Paraver file (a time, an identifier, a type): the
+/// integer parser of the stream first, `str::parse` for what it leaves
+/// (a leading `+` or `0`).
+pub fn parse_whole(text: &str) -> Option<u64> {
+    crate::number::parse_uint(text.as_bytes()).or_else(|| text.parse().ok())
+}
+
 /// An integer of a Paraver file: values are 64-bit, signed or not.
 pub fn parse_value(text: &str) -> Option<i128> {
-    if let Some(v) = crate::number::parse_uint(text.as_bytes()) {
+    if let Some(v) = parse_whole(text) {
         return Some(i128::from(v));
     }
     let v: i128 = text.parse().ok()?;

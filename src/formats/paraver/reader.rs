@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::io::BufRead;
 
 use super::header::Header;
-use super::names::{parse_value, Pcf, RowNames, TypeRole};
+use super::names::{parse_value, parse_whole, Pcf, RowNames, TypeRole};
 use super::{
     companions, ATTR_LOGICAL_RECV, ATTR_PHYSICAL_RECV, ATTR_PHYSICAL_SEND, ATTR_STATE, ATTR_TYPE,
     ATTR_VALUE,
@@ -298,8 +298,7 @@ impl<'a> Fields<'a> {
 
     fn number(&mut self, what: &str) -> std::result::Result<u64, String> {
         let field = self.next(what)?;
-        crate::number::parse_uint(field.as_bytes())
-            .or_else(|| field.parse().ok())
+        parse_whole(field)
             .ok_or_else(|| format!("expected the {what} as a whole number, found `{field}`"))
     }
 
@@ -488,8 +487,7 @@ impl ParaverReader {
         let mut pairs = std::mem::take(&mut self.pairs);
         pairs.clear();
         while let Some(event_type) = fields.next_part() {
-            let event_type = crate::number::parse_uint(event_type.as_bytes())
-                .or_else(|| event_type.parse().ok())
+            let event_type = parse_whole(event_type)
                 .ok_or_else(|| format!("expected an event type, found `{event_type}`"))?;
             let value = fields.next("event value")?;
             let number = parse_value(value)

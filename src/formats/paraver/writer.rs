@@ -187,7 +187,7 @@ impl ParaverWriter {
         let (mut event_type, mut value) = (None, None);
         for (key, text) in rec.attrs() {
             match &*key {
-                ATTR_TYPE if event_type.is_none() => event_type = text.parse().ok(),
+                ATTR_TYPE if event_type.is_none() => event_type = super::names::parse_whole(&text),
                 ATTR_VALUE if value.is_none() => value = super::names::parse_value(&text),
                 _ => {}
             }
@@ -445,15 +445,15 @@ impl ParaverWriter {
             }
         };
         self.declare_type(event_type, &label, true, false);
-        let op = self.symbols.text(rec.name).to_string();
-        let value = match extrae::collective_call(&op).and_then(extrae::mpi_call) {
-            Some((_, v)) if level == 0 => {
-                let call = extrae::collective_call(&op).unwrap_or_default();
-                let name = self.symbols.intern(call);
-                self.label_value(event_type, v, name);
+        let symbols = self.symbols.clone();
+        let op = symbols.text(rec.name);
+        let call = extrae::collective_call(op).filter(|_| level == 0);
+        let value = match call.and_then(|c| Some((c, extrae::mpi_call(c)?))) {
+            Some((call, (_, v))) => {
+                self.label_value(event_type, v, symbols.intern(call));
                 v
             }
-            _ => self.value_of(event_type, if op.is_empty() { "collective" } else { &op }),
+            None => self.value_of(event_type, if op.is_empty() { "collective" } else { op }),
         };
         let mut enter = Record::new(Kind::Enter);
         (enter.time, enter.loc, enter.name) = (rec.time, rec.loc, rec.name);
