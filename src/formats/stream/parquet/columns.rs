@@ -21,7 +21,9 @@ struct Ints {
 impl Ints {
     fn push(&mut self, v: Option<i64>) {
         self.defined.push(v.is_some());
-        self.values.extend(v);
+        if let Some(v) = v {
+            self.values.push(v);
+        }
     }
 
     fn clear(&mut self) {
@@ -166,8 +168,11 @@ impl RowGroup {
     pub fn push(&mut self, rec: &Record, extra: &[String], seq: Option<i64>) {
         self.rows += 1;
         self.kinds.push(rec.kind);
-        for (column, sym) in self.syms.iter_mut().zip(rec.syms()) {
-            column.push(sym);
+        // Loops by index, which the compiler unrolls (it did not unroll
+        // zipped ones): this runs for every row.
+        let syms = rec.syms();
+        for (c, &sym) in syms.iter().enumerate() {
+            self.syms[c].push(sym);
         }
         let ints = [
             rec.time,
@@ -177,11 +182,12 @@ impl RowGroup {
             // Stored as the bits of an unsigned INT64.
             rec.size.map(|s| s as i64),
         ];
-        for (column, v) in self.ints.iter_mut().zip(ints) {
-            column.push(v);
+        for (c, &v) in ints.iter().enumerate() {
+            self.ints[c].push(v);
         }
-        for (column, text) in self.texts.iter_mut().zip(rec.texts()) {
-            column.push(text);
+        let texts = rec.texts();
+        for (c, text) in texts.iter().enumerate() {
+            self.texts[c].push(text);
             self.text_bytes += text.len();
         }
         for (column, name) in self.extra.iter_mut().zip(extra) {
@@ -190,7 +196,9 @@ impl RowGroup {
             column.push(text);
             self.text_bytes += text.len();
         }
-        self.seq.extend(seq);
+        if let Some(seq) = seq {
+            self.seq.push(seq);
+        }
     }
 }
 

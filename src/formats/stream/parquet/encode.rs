@@ -105,18 +105,20 @@ impl ChunkEncoder {
         pages.body.clear();
         let present = match rows.defined {
             Some(defined) => {
-                push_levels(&mut pages.body, defined);
-                defined.iter().filter(|&&d| d).count()
+                let present = defined.iter().filter(|&&d| d).count();
+                push_levels(&mut pages.body, defined, present);
+                present
             }
             None => rows.rows,
         };
         self.nulls += (rows.rows - present) as u64;
-        if let ChunkValues::Ints(ints) = rows.values {
-            let (min, max) = (ints.iter().min(), ints.iter().max());
-            if let (Some(&min), Some(&max)) = (min, max) {
-                let (lo, hi) = self.range.unwrap_or((min, max));
-                self.range = Some((lo.min(min), hi.max(max)));
-            }
+        if let ChunkValues::Ints(ints @ &[first, ..]) = rows.values {
+            // One pass for both ends.
+            let start = self.range.unwrap_or((first, first));
+            let range = ints
+                .iter()
+                .fold(start, |(lo, hi), &v| (lo.min(v), hi.max(v)));
+            self.range = Some(range);
         }
         let encoding = push_values(&mut pages.body, &rows.values, present);
         self.encoding = Some(encoding);
@@ -245,13 +247,26 @@ fn push_plain_text(body: &mut Vec<u8>, text: &[u8]) {
     body.extend_from_slice(text);
 }
 
-/// Definition levels (0 or 1) as a v1 data page starts: their length, then
-/// the hybrid encoding, found a byte of eight levels at a time: two or
-/// more whole bytes of equal levels make an RLE run, the bytes between
-/// them are bit-packed as they are.
-fn push_levels(body: &mut Vec<u8>, defined: &[bool]) {
+/// Definition levels (0 or 1), `present` of them 1, as a v1 data page
+/// starts: their length, then the hybrid encoding.
+fn push_levels(body: &mut Vec<u8>, defined: &[bool], present: usize) {
     let at = body.len();
     body.extend_from_slice(&[0; 4]);
+    if present == 0 || present == defined.len() {
+        // Most pages of most columns: all nulls or all values, one run.
+        push_varint(body, (defined.len() as u64) << 1);
+        body.push(u8::from(present > 0));
+    } else {
+        push_level_runs(body, defined);
+    }
+    let len = (body.len() - at - 4) as u32;
+    body[at..at + 4].copy_from_slice(&len.to_le_bytes());
+}
+
+/// Mixed levels in the hybrid encoding, found a byte of eight levels at a
+/// time: two or more whole bytes of equal levels make an RLE run, the
+/// bytes between them are bit-packed as they are.
+fn push_level_runs(body: &mut Vec<u8>, defined: &[bool]) {
     let bytes: Vec<u8> = defined.chunks(8).map(level_byte).collect();
     let whole = defined.len() / 8;
     let (mut packed, mut j) = (0, 0);
@@ -271,8 +286,6 @@ fn push_levels(body: &mut Vec<u8>, defined: &[bool]) {
         j += run;
     }
     push_packed_levels(body, &bytes[packed..]);
-    let len = (body.len() - at - 4) as u32;
-    body[at..at + 4].copy_from_slice(&len.to_le_bytes());
 }
 
 /// Up to eight levels as a byte, the first the least significant bit.
@@ -446,15 +459,19 @@ mod tests {
         push_bit_packed(&mut body, &[0u32, 1, 2, 3, 4, 5, 6, 7], 3);
         assert_eq!(body, [0b11, 0b1000_1000, 0b1100_0110, 0b1111_1010]);
         let mut levels = Vec::new();
-        push_levels(&mut levels, &[true, false, true]);
+        push_levels(&mut levels, &[true, false, true], 2);
         assert_eq!(levels, [2, 0, 0, 0, 0b11, 0b101]);
         // A mixed byte, then 24 levels set as one run, then three left.
         let mut defined = vec![false, true, false, false, false, false, false, false];
         defined.extend([true; 24]);
         defined.extend([false, false, true]);
         let mut levels = Vec::new();
-        push_levels(&mut levels, &defined);
+        push_levels(&mut levels, &defined, 26);
         assert_eq!(levels, [6, 0, 0, 0, 0b11, 0b10, 48, 1, 0b11, 0b100]);
+        // 200 nulls: one run, its count a two-byte varint.
+        let mut levels = Vec::new();
+        push_levels(&mut levels, &[false; 200], 0);
+        assert_eq!(levels, [3, 0, 0, 0, 0x90, 0x03, 0]);
         // Three values, then 200 equal ones: the three topped up to a
         // group from the run, the rest one RLE run (count 195, varint).
         let mut keys = vec![1u32, 2, 3];
