@@ -2,8 +2,9 @@
 //! format lays them out: a dictionary page and `RLE_DICTIONARY` data pages
 //! for identifiers (their symbols numbered once per row group, no value
 //! hashed), `DELTA_BINARY_PACKED` pages for integers, `PLAIN` pages for
-//! free text, definition levels in the RLE / bit-packed hybrid; pages
-//! compressed with zstd. The parquet crate writes the page headers, the
+//! free text, definition levels in the RLE / bit-packed hybrid; a chunk's
+//! pages compressed with zstd where its first page shows that it pays
+//! ([`Codec`]). The parquet crate writes the page headers, the
 //! metadata and the file. Its own column writer, which hashes and compares
 //! every value, took 1.53 s where this takes 0.90 s on bench/parquet.sh's
 //! stream (`docs/performance.md`, "Parquet").
@@ -42,6 +43,31 @@ pub struct PageRows<'a> {
     pub rows: usize,
 }
 
+/// How a column chunk's pages are stored. The codec is the chunk's, and
+/// the chunk's first page decides it: zstd shrinks text, and keys that
+/// repeat in patterns, but on keys and integers packed with no pattern
+/// left it only costs time (`docs/formats.md`, "Parquet").
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+enum Codec {
+    /// No page written yet.
+    #[default]
+    Undecided,
+    /// zstd, at Parquet's default level.
+    Zstd,
+    /// Uncompressed.
+    Plain,
+}
+
+impl Codec {
+    /// The chunk's codec as its metadata says it.
+    fn compression(self) -> Compression {
+        match self {
+            Codec::Plain => Compression::UNCOMPRESSED,
+            _ => Compression::ZSTD(ZstdLevel::default()),
+        }
+    }
+}
+
 /// zstd at Parquet's default level, one compressor for every page.
 pub struct PageFramer {
     compressor: zstd::bulk::Compressor<'static>,
@@ -63,14 +89,29 @@ impl PageFramer {
         })
     }
 
-    /// `page` with its body compressed, written to `sink`: its compressed
-    /// and uncompressed sizes with its header.
+    /// `page` with its body compressed or not, as `codec` says, written to
+    /// `sink`: its compressed and uncompressed sizes with its header. An
+    /// undecided `codec` is decided by this page.
     fn write(
         &mut self,
         sink: &mut Vec<u8>,
+        codec: &mut Codec,
         page: impl FnOnce(Bytes) -> Page,
     ) -> Result<(u64, u64)> {
-        let packed = Bytes::from(self.compressor.compress(&self.body).map_err(external)?);
+        let packed = match codec {
+            Codec::Plain => Bytes::copy_from_slice(&self.body),
+            Codec::Zstd => Bytes::from(self.compressor.compress(&self.body).map_err(external)?),
+            Codec::Undecided => {
+                let packed = self.compressor.compress(&self.body).map_err(external)?;
+                // zstd must save a tenth of the page to be kept.
+                let pays = packed.len() + self.body.len() / 10 < self.body.len();
+                *codec = if pays { Codec::Zstd } else { Codec::Plain };
+                match pays {
+                    true => Bytes::from(packed),
+                    false => Bytes::copy_from_slice(&self.body),
+                }
+            }
+        };
         let page = CompressedPage::new(page(packed), self.body.len());
         let mut tracked = TrackedWrite::new(std::mem::take(sink));
         let spec = SerializedPageWriter::new(&mut tracked).write_page(page)?;
@@ -92,6 +133,7 @@ pub struct ChunkEncoder {
     range: Option<(i64, i64)>,
     /// The data pages' encoding.
     encoding: Option<Encoding>,
+    codec: Codec,
 }
 
 impl ChunkEncoder {
@@ -123,7 +165,7 @@ impl ChunkEncoder {
         let encoding = push_values(&mut pages.body, &rows.values, present);
         self.encoding = Some(encoding);
         let num_values = rows.rows as u32;
-        let sizes = pages.write(&mut self.data, |buf| Page::DataPage {
+        let sizes = pages.write(&mut self.data, &mut self.codec, |buf| Page::DataPage {
             buf,
             num_values,
             encoding,
@@ -158,12 +200,13 @@ impl ChunkEncoder {
                     push_plain_text(&mut pages.body, value);
                 }
                 let num_values = dictionary.len() as u32;
-                let page = pages.write(&mut chunk, |buf| Page::DictionaryPage {
-                    buf,
-                    num_values,
-                    encoding: Encoding::PLAIN,
-                    is_sorted: false,
-                })?;
+                let page =
+                    pages.write(&mut chunk, &mut self.codec, |buf| Page::DictionaryPage {
+                        buf,
+                        num_values,
+                        encoding: Encoding::PLAIN,
+                        is_sorted: false,
+                    })?;
                 sizes = (sizes.0 + page.0, sizes.1 + page.1);
             }
         }
@@ -171,7 +214,7 @@ impl ChunkEncoder {
         chunk.extend_from_slice(&self.data);
         let mut metadata = ColumnChunkMetaData::builder(descr)
             .set_encodings(encodings)
-            .set_compression(Compression::ZSTD(ZstdLevel::default()))
+            .set_compression(self.codec.compression())
             .set_num_values(self.rows as i64)
             .set_total_compressed_size(sizes.0 as i64)
             .set_total_uncompressed_size(sizes.1 as i64)
@@ -451,6 +494,55 @@ fn push_varint(body: &mut Vec<u8>, mut n: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn page<'a>(values: ChunkValues<'a>, rows: usize) -> PageRows<'a> {
+        PageRows {
+            defined: None,
+            values,
+            rows,
+        }
+    }
+
+    #[test]
+    fn a_chunk_keeps_zstd_where_its_first_page_shows_it_pays() {
+        let mut pages = PageFramer::new().unwrap();
+        // Text whose rows repeat words.
+        let data = b"MPI_Send MPI_Recv ".repeat(1000);
+        let ends: Vec<usize> = (1..=1000).map(|i| i * 18).collect();
+        let text = || {
+            page(
+                ChunkValues::Texts {
+                    data: &data,
+                    ends: &ends,
+                },
+                1000,
+            )
+        };
+        let mut chunk = ChunkEncoder::default();
+        chunk.add_page(&text(), &mut pages).unwrap();
+        assert_eq!(chunk.codec, Codec::Zstd);
+        assert!(chunk.sizes.0 * 10 < chunk.sizes.1, "{:?}", chunk.sizes);
+        // Integers whose differences look random: delta packing leaves
+        // nothing for zstd.
+        let mut x = 1u64;
+        let ints: Vec<i64> = (0..PAGE_ROWS)
+            .map(|_| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                (x >> 24) as i64
+            })
+            .collect();
+        let mut chunk = ChunkEncoder::default();
+        chunk
+            .add_page(&page(ChunkValues::Ints(&ints), PAGE_ROWS), &mut pages)
+            .unwrap();
+        assert_eq!(chunk.codec, Codec::Plain);
+        assert_eq!(chunk.sizes.0, chunk.sizes.1);
+        // The chunk's codec holds for its later pages.
+        chunk.add_page(&text(), &mut pages).unwrap();
+        assert_eq!(chunk.codec, Codec::Plain);
+        assert_eq!(chunk.sizes.0, chunk.sizes.1);
+        assert_eq!(Codec::Plain.compression(), Compression::UNCOMPRESSED);
+    }
 
     #[test]
     fn bit_packing_follows_the_format() {
