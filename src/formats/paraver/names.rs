@@ -68,7 +68,8 @@ pub fn parse_whole(text: &str) -> Option<u64> {
 
 /// An integer of a Paraver file: values are 64-bit, signed or not.
 pub fn parse_value(text: &str) -> Option<i128> {
-    if let Some(v) = parse_whole(text) {
+    // The fast parser alone: the general parse below takes the rest.
+    if let Some(v) = crate::number::parse_uint(text.as_bytes()) {
         return Some(i128::from(v));
     }
     let v: i128 = text.parse().ok()?;
